@@ -1,0 +1,212 @@
+// pypto/ir/attrs.hpp — typed attribute values and keyed attribute lists.
+//
+// Functions, scopes, loops and calls carry `Attrs`: an ordered list of (key, AttrValue)
+// entries. A value is exactly one of bool, int64, double, string, DataType, an IR enum
+// (EnumValue: which enum and which value), an expression reference (a Var or any Expr), a list of
+// values, or an OpaquePayload — a host compiler's own data, which the library carries and prints
+// but cannot compare (structural comparison reports it as unsupported rather than guessing).
+// Entries keep insertion order for printing; comparison sorts by key (seed 003: "attrs: unique
+// keys sorted, value types and vector order kept"). Duplicate keys are representable so that
+// foreign IR can be loaded and rejected with a precise error instead of being silently merged.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "pypto/core/dtype.hpp"
+#include "pypto/ir/enums.hpp"
+#include "pypto/ir/node.hpp"
+
+namespace pypto::ir {
+
+/// The IR enums an attribute may hold, in a fixed order (the order defines EnumValue::id).
+template <class... E>
+struct EnumList {};
+using AttrEnums = EnumList<FunctionType, ParamDirection, ArgDirection, Level, Role, ForKind,
+                           SplitMode, MemorySpace, TensorLayout, TileLayout, PadValue, CompactMode,
+                           CachePolicy, ScopeMode, AtomicType>;
+
+namespace detail {
+template <class E, class... Es>
+constexpr std::uint8_t enum_index(EnumList<Es...>) {
+  std::uint8_t i = 0, found = 0xff;
+  ((std::is_same_v<E, Es> ? (found = i, ++i) : ++i), ...);
+  return found;
+}
+}  // namespace detail
+
+/// One value of one IR enum, stored as (enum id, underlying value).
+struct EnumValue {
+  std::uint8_t enum_id = 0;
+  std::int64_t value = 0;
+
+  template <IrEnum E>
+  static EnumValue of(E v) {
+    constexpr std::uint8_t id = detail::enum_index<E>(AttrEnums{});
+    static_assert(id != 0xff, "pypto::ir::EnumValue: add this enum to AttrEnums");
+    return {id, static_cast<std::int64_t>(v)};
+  }
+  template <IrEnum E>
+  bool holds() const {
+    return enum_id == detail::enum_index<E>(AttrEnums{});
+  }
+  template <IrEnum E>
+  std::optional<E> get() const {
+    if (!holds<E>()) return std::nullopt;
+    return static_cast<E>(value);
+  }
+  friend bool operator==(const EnumValue&, const EnumValue&) = default;
+};
+
+/// Calls `fn(std::type_identity<E>{})` for each enum E of AttrEnums, in order.
+template <class Fn>
+constexpr void for_each_attr_enum(Fn&& fn) {
+  [&]<class... Es>(EnumList<Es...>) { (fn(std::type_identity<Es>{}), ...); }(AttrEnums{});
+}
+
+/// `pl.<Enum>` type name of an EnumValue ("SplitMode"); "?" for an unknown id.
+inline std::string_view enum_type_name(const EnumValue& e) {
+  std::string_view out = "?";
+  for_each_attr_enum([&]<class E>(std::type_identity<E>) {
+    if (e.holds<E>()) out = EnumTraits<E>::type_name;
+  });
+  return out;
+}
+
+/// Printed name of an EnumValue's value ("UP_DOWN"); "?" when out of range.
+inline std::string_view enum_value_name(const EnumValue& e) {
+  std::string_view out = "?";
+  for_each_attr_enum([&]<class E>(std::type_identity<E>) {
+    if (e.holds<E>()) out = enum_name(static_cast<E>(e.value));
+  });
+  return out;
+}
+
+/// The EnumValue spelled `pl.<type_name>.<value_name>`; nullopt when either part is unknown.
+inline std::optional<EnumValue> parse_enum_value(std::string_view type_name,
+                                                 std::string_view value_name) {
+  std::optional<EnumValue> out;
+  for_each_attr_enum([&]<class E>(std::type_identity<E>) {
+    if (EnumTraits<E>::type_name != type_name) return;
+    if (auto v = parse_enum<E>(value_name)) out = EnumValue::of(*v);
+  });
+  return out;
+}
+
+/// A host compiler's own attribute payload: carried and printed by name, never compared.
+struct OpaquePayload {
+  std::string type_name;
+  Ref<const core::RefCounted> data;
+};
+
+struct AttrValue;
+using AttrValueList = std::vector<AttrValue>;
+
+struct AttrValue {
+  using Storage = std::variant<bool, std::int64_t, double, std::string, core::DataType,
+                               EnumValue, ExprRef, AttrValueList, OpaquePayload>;
+  Storage value;
+
+  AttrValue() : value(false) {}
+  AttrValue(bool b) : value(b) {}  // NOLINT: implicit conversions make attr lists readable
+  template <class I>
+    requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
+  AttrValue(I i) : value(static_cast<std::int64_t>(i)) {}  // NOLINT
+  AttrValue(double d) : value(d) {}                        // NOLINT
+  AttrValue(const char* s) : value(std::string(s)) {}     // NOLINT
+  AttrValue(std::string s) : value(std::move(s)) {}       // NOLINT
+  AttrValue(core::DataType t) : value(t) {}                // NOLINT
+  template <IrEnum E>
+  AttrValue(E e) : value(EnumValue::of(e)) {}  // NOLINT
+  AttrValue(EnumValue e) : value(e) {}         // NOLINT
+  template <class T>
+    requires std::is_convertible_v<Ref<T>, ExprRef>
+  AttrValue(Ref<T> e) : value(ExprRef(std::move(e))) {}  // NOLINT
+  AttrValue(AttrValueList l) : value(std::move(l)) {}    // NOLINT
+  AttrValue(OpaquePayload p) : value(std::move(p)) {}    // NOLINT
+
+  template <class T>
+  bool is() const {
+    return std::holds_alternative<T>(value);
+  }
+  template <class T>
+  const T* get_if() const {
+    return std::get_if<T>(&value);
+  }
+};
+
+struct AttrEntry {
+  std::string key;
+  AttrValue value;
+};
+
+/// An ordered list of keyed attribute values (small; lookups are linear).
+struct Attrs {
+  std::vector<AttrEntry> entries;
+
+  Attrs() = default;
+  Attrs(std::initializer_list<AttrEntry> init) : entries(init) {}
+
+  bool empty() const { return entries.empty(); }
+  std::size_t size() const { return entries.size(); }
+  auto begin() const { return entries.begin(); }
+  auto end() const { return entries.end(); }
+
+  /// The first value stored under `key`, or null.
+  const AttrValue* find(std::string_view key) const {
+    for (const auto& e : entries)
+      if (e.key == key) return &e.value;
+    return nullptr;
+  }
+  bool contains(std::string_view key) const { return find(key) != nullptr; }
+
+  /// The value under `key` as a T, or nullopt when absent or of another type.
+  template <class T>
+  std::optional<T> get(std::string_view key) const {
+    const AttrValue* v = find(key);
+    if (!v) return std::nullopt;
+    if constexpr (IrEnum<T>) {
+      const auto* e = v->get_if<EnumValue>();
+      return e ? e->get<T>() : std::nullopt;
+    } else {
+      const T* p = v->get_if<T>();
+      return p ? std::optional<T>(*p) : std::nullopt;
+    }
+  }
+
+  /// A copy with `key` set to `value` (replacing an existing entry in place, else appended).
+  Attrs with(std::string key, AttrValue value) const {
+    Attrs out = *this;
+    for (auto& e : out.entries)
+      if (e.key == key) {
+        e.value = std::move(value);
+        return out;
+      }
+    out.entries.push_back({std::move(key), std::move(value)});
+    return out;
+  }
+
+  /// A copy without any entry under `key`.
+  Attrs without(std::string_view key) const {
+    Attrs out;
+    for (const auto& e : entries)
+      if (e.key != key) out.entries.push_back(e);
+    return out;
+  }
+
+  /// The first key that occurs twice, if any (builders of foreign IR check this).
+  std::optional<std::string> duplicate_key() const {
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      for (std::size_t j = i + 1; j < entries.size(); ++j)
+        if (entries[i].key == entries[j].key) return entries[i].key;
+    return std::nullopt;
+  }
+};
+
+}  // namespace pypto::ir

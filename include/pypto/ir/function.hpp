@@ -1,0 +1,109 @@
+// pypto/ir/function.hpp — a function: parameters with directions, return types, body, metadata.
+//
+// Parameters are Def fields (bound for the whole function, including the types of other
+// parameters: a shape may name a later scalar parameter). The name is Ignore (a function
+// compares equal to a renamed copy); the program keys functions by name instead. Directions,
+// return types, attrs, function type, level, role and the runtime-binding flag all compare
+// (seed 003, "function metadata"). When no level/role is given the builder derives them from
+// the function type, as upstream does.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pypto/ir/attrs.hpp"
+#include "pypto/ir/enums.hpp"
+#include "pypto/ir/node.hpp"
+#include "pypto/ir/var.hpp"
+
+namespace pypto::ir {
+
+/// One parameter: its variable and the callee-side direction.
+struct Param {
+  VarRef var;
+  ParamDirection direction = ParamDirection::In;
+};
+
+/// The rarely set parts of a function, with chainable setters:
+/// `FunctionOptions().with_level(Level::HOST).with_span(span)`.
+struct FunctionOptions {
+  std::optional<Level> level;  ///< derived from the function type when absent
+  std::optional<Role> role;    ///< derived from the function type when absent
+  bool requires_runtime_binding = false;
+  Span span;
+
+  FunctionOptions& with_level(Level l) { level = l; return *this; }
+  FunctionOptions& with_role(Role r) { role = r; return *this; }
+  FunctionOptions& with_runtime_binding(bool b = true) { requires_runtime_binding = b; return *this; }
+  FunctionOptions& with_span(Span s) { span = std::move(s); return *this; }
+};
+
+struct Function final : Node {
+  PYPTO_CONCRETE_NODE(Function)
+  Span span;
+  std::string name;
+  std::vector<VarRef> params;
+  std::vector<ParamDirection> param_directions;
+  std::vector<TypeRef> return_types;
+  StmtRef body;  ///< null only for a runtime-bound declaration
+  FunctionType func_type = FunctionType::Opaque;
+  std::optional<Level> level;
+  std::optional<Role> role;
+  Attrs attrs;
+  bool requires_runtime_binding = false;
+
+  using fields = FieldList<
+      IgnoreField<&Function::span, "span">, IgnoreField<&Function::name, "name">,
+      DefField<&Function::params, "params">,
+      UsualField<&Function::param_directions, "param_directions">,
+      UsualField<&Function::return_types, "return_types">,
+      UsualField<&Function::func_type, "func_type">, UsualField<&Function::level, "level">,
+      UsualField<&Function::role, "role">, UsualField<&Function::attrs, "attrs">,
+      UsualField<&Function::requires_runtime_binding, "requires_runtime_binding">,
+      UsualField<&Function::body, "body">>;
+
+  static Ref<const Function> make(std::string name, std::vector<Param> params,
+                                  std::vector<TypeRef> return_types, StmtRef body,
+                                  FunctionType func_type = FunctionType::Opaque, Attrs attrs = {},
+                                  FunctionOptions options = {}) {
+    detail::require(!name.empty(), "Function", "name", "must not be empty");
+    auto f = make_node<Function>();
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      const std::string field = "params[" + std::to_string(i) + "]";
+      detail::require(static_cast<bool>(params[i].var), "Function " + name, field,
+                      "must not be null");
+      for (std::size_t j = 0; j < i; ++j)
+        detail::require(params[j].var != params[i].var, "Function " + name, field,
+                        "the same variable is already parameter " + std::to_string(j));
+      f->params.push_back(std::move(params[i].var));
+      f->param_directions.push_back(params[i].direction);
+    }
+    for (std::size_t i = 0; i < return_types.size(); ++i)
+      detail::require(static_cast<bool>(return_types[i]), "Function " + name,
+                      "return_types[" + std::to_string(i) + "]", "must not be null");
+    detail::require(body || options.requires_runtime_binding, "Function " + name, "body",
+                    "must not be null (only a runtime-bound declaration has no body)");
+    f->span = std::move(options.span);
+    f->name = std::move(name);
+    f->return_types = std::move(return_types);
+    f->body = std::move(body);
+    f->func_type = func_type;
+    f->level = options.level ? options.level : default_level(func_type);
+    f->role = options.role ? options.role : default_role(func_type);
+    f->attrs = std::move(attrs);
+    f->requires_runtime_binding = options.requires_runtime_binding;
+    return f;
+  }
+
+  /// This function under another name (for passes that rename or outline).
+  Ref<const Function> renamed(std::string new_name) const {
+    detail::require(!new_name.empty(), "Function", "name", "must not be empty");
+    auto f = copy_node(*this);
+    f->name = std::move(new_name);
+    return f;
+  }
+};
+using FunctionRef = Ref<const Function>;
+
+}  // namespace pypto::ir

@@ -1,0 +1,95 @@
+// pypto/ir/visit.hpp — dispatch on a node's kind, and generic child walks.
+//
+// `visit(node, fn)` calls `fn(const Concrete&)` with the node's concrete class: one switch per
+// node, generated from the catalog in node.hpp, so a new node cannot be forgotten. On top of it,
+// `for_each_child` lists a node's direct children in field order (derived from the field
+// descriptors, including nodes held in optional fields, views and attribute values), and
+// `for_each_node` walks a whole graph depth-first with an explicit stack — constant native stack
+// whatever the depth — visiting each shared node once. Both are O(nodes + fields).
+#pragma once
+
+#include <concepts>
+#include <type_traits>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "pypto/ir/attrs.hpp"
+#include "pypto/ir/expr.hpp"
+#include "pypto/ir/function.hpp"
+#include "pypto/ir/node.hpp"
+#include "pypto/ir/program.hpp"
+#include "pypto/ir/stmt.hpp"
+#include "pypto/ir/type.hpp"
+#include "pypto/ir/var.hpp"
+#include "pypto/reflect/walk.hpp"
+
+namespace pypto::ir {
+
+/// Calls `fn(static_cast<const T&>(n))` where T is n's concrete class; every branch must
+/// return the same type.
+template <class Fn>
+decltype(auto) visit(const Node& n, Fn&& fn) {
+  switch (n.kind()) {
+#define PYPTO_X(T) \
+  case NodeKind::T: return std::forward<Fn>(fn)(static_cast<const T&>(n));
+    PYPTO_IR_NODES(PYPTO_X)
+#undef PYPTO_X
+  }
+  throw core::InternalError("visit: node with an invalid kind");
+}
+
+namespace detail {
+/// A reflect::walk visitor that reports every child node handle and ignores leaves.
+template <class Fn>
+struct ChildCollector {
+  Fn& fn;
+
+  template <class T>
+    requires std::derived_from<T, Node>
+  void visit(const Ref<const T>& child) {
+    if (child) fn(NodeRef(child));
+  }
+  void visit(const Attrs& attrs) {
+    for (const auto& e : attrs) visit_attr(e.value);
+  }
+  void visit_attr(const AttrValue& v) {
+    if (const auto* e = v.get_if<ExprRef>()) visit(*e);
+    if (const auto* l = v.get_if<AttrValueList>())
+      for (const auto& item : *l) visit_attr(item);
+  }
+  template <class T>
+    requires(std::is_arithmetic_v<T> || std::is_enum_v<T>)
+  void visit(const T&) {}
+  void visit(const std::string&) {}
+  void visit(const Span&) {}
+};
+}  // namespace detail
+
+/// Calls `fn(NodeRef)` for each direct child of `n`, in field order (null children skipped).
+template <class Fn>
+void for_each_child(const Node& n, Fn&& fn) {
+  detail::ChildCollector<std::remove_reference_t<Fn>> collector{fn};
+  visit(n, [&](const auto& concrete) { reflect::walk_fields(collector, concrete); });
+}
+
+/// Calls `fn(const Node&)` once for every node reachable from `root`, parents before children,
+/// children in field order. Iterative: safe for arbitrarily deep IR.
+template <class Fn>
+void for_each_node(const NodeRef& root, Fn&& fn) {
+  if (!root) return;
+  std::unordered_set<const Node*> seen;  // membership only; never iterated
+  std::vector<NodeRef> stack{root};
+  std::vector<NodeRef> children;
+  while (!stack.empty()) {
+    NodeRef n = std::move(stack.back());
+    stack.pop_back();
+    if (!seen.insert(n.get()).second) continue;
+    fn(*n);
+    children.clear();
+    for_each_child(*n, [&](NodeRef c) { children.push_back(std::move(c)); });
+    for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(*it);
+  }
+}
+
+}  // namespace pypto::ir
