@@ -1,11 +1,22 @@
-// Consumer of the installed package: include a pypto header, use it, exit 0 on success.
+// Consumer of the installed package: builds a small Program through <pypto/ir.hpp> and checks
+// it, so the installed headers, the package config and the Boost dependency are all exercised.
 #include <cstdio>
-#include <pypto/core/dtype.hpp>
+#include <pypto/ir.hpp>
 
 int main() {
-  constexpr auto name = pypto::core::dtype_name(pypto::core::DataType::FP32);
-  static_assert(name == "FP32");
-  std::printf("pypto install test: found pypto::pypto, dtype %.*s\n",
-              static_cast<int>(name.size()), name.data());
+  using namespace pypto::ir;
+  const TypeRef tensor = TensorType::make(DataType::FP32, {ConstInt::make(16)});
+  auto x = Var::make("x", tensor);
+  auto y = Var::make("y", tensor);
+  auto body = SeqStmts::make({AssignStmt::make(y, x), ReturnStmt::make({y})});
+  auto main_fn = Function::make("main", {{x}}, {tensor}, body, FunctionType::Orchestration);
+  auto program = Program::make("Consumer", {main_fn});
+  std::size_t nodes = 0;
+  for_each_node(program, [&](const Node&) { ++nodes; });
+  if (program->find("main") != main_fn || nodes == 0) {
+    std::printf("pypto install test: unexpected program\n");
+    return 1;
+  }
+  std::printf("pypto install test: built a program of %zu nodes\n", nodes);
   return 0;
 }

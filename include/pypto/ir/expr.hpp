@@ -76,11 +76,12 @@ struct ConstInt final : Expr {
 
   static Ref<const ConstInt> make(std::int64_t value, DataType dtype = DataType::INDEX,
                                   Span span = {}) {
-    detail::require(core::is_int(dtype), "ConstInt", "type",
-                    "dtype " + std::string(core::dtype_name(dtype)) + " is not an integer type");
-    detail::require(detail::int_fits(value, dtype), "ConstInt", "value",
-                    std::to_string(value) + " does not fit " +
-                        std::string(core::dtype_name(dtype)));
+    if (!core::is_int(dtype))
+      detail::fail("ConstInt", "type",
+                   "dtype " + std::string(core::dtype_name(dtype)) + " is not an integer type");
+    if (!detail::int_fits(value, dtype))
+      detail::fail("ConstInt", "value",
+                   std::to_string(value) + " does not fit " + std::string(core::dtype_name(dtype)));
     auto c = make_node<ConstInt>();
     c->type = ScalarType::make(dtype);
     c->span = std::move(span);
@@ -98,8 +99,9 @@ struct ConstFloat final : Expr {
 
   static Ref<const ConstFloat> make(double value, DataType dtype = DataType::FP32,
                                     Span span = {}) {
-    detail::require(core::is_float(dtype), "ConstFloat", "type",
-                    "dtype " + std::string(core::dtype_name(dtype)) + " is not a float type");
+    if (!core::is_float(dtype))
+      detail::fail("ConstFloat", "type",
+                   "dtype " + std::string(core::dtype_name(dtype)) + " is not a float type");
     auto c = make_node<ConstFloat>();
     c->type = ScalarType::make(dtype);
     c->span = std::move(span);
@@ -164,8 +166,9 @@ inline DataType typed_result(OperatorClass c, DataType operand, std::string_view
       return operand;
     case OperatorClass::Comparison: return DataType::BOOL;
     case OperatorClass::Arithmetic:
-      require(operand != DataType::BOOL && operand != DataType::TASK_ID, node, "operand",
-              "arithmetic needs numeric operands, got " + std::string(core::dtype_name(operand)));
+      if (operand == DataType::BOOL || operand == DataType::TASK_ID)
+        fail(node, "operand",
+             "arithmetic needs numeric operands, got " + std::string(core::dtype_name(operand)));
       return operand;
   }
   return operand;
@@ -190,9 +193,10 @@ struct BinaryNode final : BinaryExpr {
   static Ref<const BinaryNode> make(ExprRef left, ExprRef right, Span span = {}) {
     const DataType l = detail::scalar_operand(left, class_name, "left");
     const DataType r = detail::scalar_operand(right, class_name, "right");
-    detail::require(l == r, class_name, "right",
-                    "operand dtypes differ (" + std::string(core::dtype_name(l)) + " vs " +
-                        std::string(core::dtype_name(r)) + "); insert a Cast");
+    if (l != r)
+      detail::fail(class_name, "right",
+                   "operand dtypes differ (" + std::string(core::dtype_name(l)) + " vs " +
+                       std::string(core::dtype_name(r)) + "); insert a Cast");
     auto b = make_node<BinaryNode>();
     b->type = ScalarType::make(detail::typed_result(operator_class(K), l, class_name));
     b->span = std::move(span);
@@ -258,8 +262,7 @@ namespace detail {
 inline void require_exprs(const std::vector<ExprRef>& xs, std::string_view node,
                           std::string_view field) {
   for (std::size_t i = 0; i < xs.size(); ++i)
-    require(static_cast<bool>(xs[i]), node, std::string(field) + "[" + std::to_string(i) + "]",
-            "must not be null");
+    if (!xs[i]) fail(node, indexed(field, i), "must not be null");
 }
 }  // namespace detail
 
@@ -340,8 +343,8 @@ struct Submit final : Expr {
     detail::require_exprs(launch.deps, "Submit", "deps");
     for (std::size_t i = 0; i < launch.deps.size(); ++i) {
       const auto* st = as<ScalarType>(launch.deps[i]->type.get());
-      detail::require(st && st->dtype == DataType::TASK_ID, "Submit",
-                      "deps[" + std::to_string(i) + "]", "a dependency must be a TASK_ID");
+      if (!st || st->dtype != DataType::TASK_ID)
+        detail::fail("Submit", detail::indexed("deps", i), "a dependency must be a TASK_ID");
     }
     detail::require(!launch.core_num || is_integer_scalar(launch.core_num), "Submit", "core_num",
                     "must be an integer scalar expression");
@@ -398,10 +401,10 @@ struct TupleGetItem final : Expr {
     detail::require(static_cast<bool>(tuple), "TupleGetItem", "tuple", "must not be null");
     const auto* tt = as<TupleType>(tuple->type.get());
     detail::require(tt != nullptr, "TupleGetItem", "tuple", "must have a tuple type");
-    detail::require(index >= 0 && static_cast<std::size_t>(index) < tt->types.size(),
-                    "TupleGetItem", "index",
-                    std::to_string(index) + " is out of range for a " +
-                        std::to_string(tt->types.size()) + "-element tuple");
+    if (index < 0 || static_cast<std::size_t>(index) >= tt->types.size())
+      detail::fail("TupleGetItem", "index",
+                   std::to_string(index) + " is out of range for a " +
+                       std::to_string(tt->types.size()) + "-element tuple");
     auto g = make_node<TupleGetItem>();
     g->type = tt->types[static_cast<std::size_t>(index)];
     g->span = std::move(span);

@@ -69,21 +69,22 @@ struct Function final : Node {
                                   FunctionOptions options = {}) {
     detail::require(!name.empty(), "Function", "name", "must not be empty");
     auto f = make_node<Function>();
+    auto fail = [&](std::string_view field, std::string_view problem) {
+      detail::fail("Function " + name, field, problem);
+    };
     for (std::size_t i = 0; i < params.size(); ++i) {
-      const std::string field = "params[" + std::to_string(i) + "]";
-      detail::require(static_cast<bool>(params[i].var), "Function " + name, field,
-                      "must not be null");
+      if (!params[i].var) fail(detail::indexed("params", i), "must not be null");
       for (std::size_t j = 0; j < i; ++j)
-        detail::require(params[j].var != params[i].var, "Function " + name, field,
-                        "the same variable is already parameter " + std::to_string(j));
+        if (params[j].var == params[i].var)
+          fail(detail::indexed("params", i),
+               "the same variable is already parameter " + std::to_string(j));
       f->params.push_back(std::move(params[i].var));
       f->param_directions.push_back(params[i].direction);
     }
     for (std::size_t i = 0; i < return_types.size(); ++i)
-      detail::require(static_cast<bool>(return_types[i]), "Function " + name,
-                      "return_types[" + std::to_string(i) + "]", "must not be null");
-    detail::require(body || options.requires_runtime_binding, "Function " + name, "body",
-                    "must not be null (only a runtime-bound declaration has no body)");
+      if (!return_types[i]) fail(detail::indexed("return_types", i), "must not be null");
+    if (!body && !options.requires_runtime_binding)
+      fail("body", "must not be null (only a runtime-bound declaration has no body)");
     f->span = std::move(options.span);
     f->name = std::move(name);
     f->return_types = std::move(return_types);

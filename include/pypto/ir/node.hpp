@@ -207,12 +207,21 @@ struct Stmt : Node {
 using StmtRef = Ref<const Stmt>;
 
 namespace detail {
-/// Throws ValueError("<node>.<field>: <problem>") unless `ok`; the builders' one check idiom.
+/// Throws ValueError("<node>.<field>: <problem>"). Builders call it only on the failure path,
+/// so a valid node never pays for building a message.
+[[noreturn]] inline void fail(std::string_view node, std::string_view field,
+                              std::string_view problem) {
+  throw core::ValueError(std::string(node) + "." + std::string(field) + ": " +
+                         std::string(problem));
+}
+/// The builders' check idiom for a fixed message: fail unless `ok`.
 inline void require(bool ok, std::string_view node, std::string_view field,
                     std::string_view problem) {
-  if (!ok)
-    throw core::ValueError(std::string(node) + "." + std::string(field) + ": " +
-                           std::string(problem));
+  if (!ok) fail(node, field, problem);
+}
+/// "field[i]", for messages about one element of a list field.
+inline std::string indexed(std::string_view field, std::size_t i) {
+  return std::string(field) + "[" + std::to_string(i) + "]";
 }
 }  // namespace detail
 

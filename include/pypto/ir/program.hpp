@@ -37,15 +37,15 @@ struct Program final : Node {
     auto p = make_node<Program>();
     p->name = std::move(name);
     for (std::size_t i = 0; i < functions.size(); ++i) {
-      detail::require(static_cast<bool>(functions[i]), "Program",
-                      "functions[" + std::to_string(i) + "]", "must not be null");
+      if (!functions[i]) detail::fail("Program", detail::indexed("functions", i), "must not be null");
       p->functions.push_back({functions[i]->name, std::move(functions[i])});
     }
     std::stable_sort(p->functions.begin(), p->functions.end(),
                      [](const NamedFunction& a, const NamedFunction& b) { return a.name < b.name; });
     for (std::size_t i = 1; i < p->functions.size(); ++i)
-      detail::require(p->functions[i - 1].name != p->functions[i].name, "Program", "functions",
-                      "duplicate function name '" + p->functions[i].name + "'");
+      if (p->functions[i - 1].name == p->functions[i].name)
+        detail::fail("Program", "functions",
+                     "duplicate function name '" + p->functions[i].name + "'");
     return p;
   }
 

@@ -27,8 +27,7 @@ template <class T>
 void require_all(const std::vector<Ref<const T>>& xs, std::string_view node,
                  std::string_view field) {
   for (std::size_t i = 0; i < xs.size(); ++i)
-    require(static_cast<bool>(xs[i]), node, std::string(field) + "[" + std::to_string(i) + "]",
-            "must not be null");
+    if (!xs[i]) fail(node, indexed(field, i), "must not be null");
 }
 inline void require_bool(const ExprRef& e, std::string_view node, std::string_view field) {
   require(static_cast<bool>(e), node, field, "must not be null");
@@ -121,9 +120,10 @@ struct ForStmt final : Stmt {
                     "must be an integer scalar expression");
     detail::require_all(iter_args, "ForStmt", "iter_args");
     detail::require_all(return_vars, "ForStmt", "return_vars");
-    detail::require(iter_args.size() == return_vars.size(), "ForStmt", "return_vars",
-                    "needs one return var per iter_arg (" + std::to_string(iter_args.size()) +
-                        " iter_args, " + std::to_string(return_vars.size()) + " return vars)");
+    if (iter_args.size() != return_vars.size())
+      detail::fail("ForStmt", "return_vars",
+                   "needs one return var per iter_arg (" + std::to_string(iter_args.size()) +
+                       " iter_args, " + std::to_string(return_vars.size()) + " return vars)");
     detail::require(iter_args.empty() || for_kind != ForKind::Unroll, "ForStmt", "iter_args",
                     "an unrolled loop cannot carry values");
     detail::require(static_cast<bool>(body), "ForStmt", "body", "must not be null");

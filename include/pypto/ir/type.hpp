@@ -76,9 +76,10 @@ namespace detail {
 inline void require_dims(const std::vector<ExprRef>& dims, std::string_view node,
                          std::string_view field) {
   for (std::size_t i = 0; i < dims.size(); ++i)
-    require(is_integer_scalar(dims[i]), node, std::string(field) + "[" + std::to_string(i) + "]",
-            dims[i] ? "a dimension must be an integer scalar expression"
-                    : "a dimension must not be null");
+    if (!is_integer_scalar(dims[i]))
+      fail(node, indexed(field, i),
+           dims[i] ? "a dimension must be an integer scalar expression"
+                   : "a dimension must not be null");
 }
 }  // namespace detail
 
@@ -208,9 +209,10 @@ struct ShapedType : Type {
   static void check_view_dims(const std::vector<ExprRef>& dims, std::size_t rank,
                               std::string_view node, std::string_view field) {
     detail::require_dims(dims, node, field);
-    detail::require(dims.empty() || dims.size() == rank, node, field,
-                    "has " + std::to_string(dims.size()) + " entries for a rank-" +
-                        std::to_string(rank) + " shape");
+    if (!dims.empty() && dims.size() != rank)
+      detail::fail(node, field,
+                   "has " + std::to_string(dims.size()) + " entries for a rank-" +
+                       std::to_string(rank) + " shape");
   }
 };
 
@@ -277,8 +279,7 @@ struct TupleType final : Type {
 
   static Ref<const TupleType> make(std::vector<TypeRef> types) {
     for (std::size_t i = 0; i < types.size(); ++i)
-      detail::require(static_cast<bool>(types[i]), "TupleType",
-                      "types[" + std::to_string(i) + "]", "must not be null");
+      if (!types[i]) detail::fail("TupleType", detail::indexed("types", i), "must not be null");
     auto t = make_node<TupleType>();
     t->types = std::move(types);
     return t;

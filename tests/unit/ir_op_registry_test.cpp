@@ -1,0 +1,257 @@
+// The op registry: the standard ops, their declared effects, keyword checks and type rules.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <pypto/ir.hpp>
+#include <pypto/ir/op_registry.hpp>
+
+using namespace pypto::ir;
+using pypto::core::TypeError;
+using pypto::core::ValueError;
+
+namespace {
+
+ExprRef idx(std::int64_t v) { return ConstInt::make(v); }
+ExprRef list(std::vector<ExprRef> xs) { return MakeTuple::make(std::move(xs)); }
+TypeRef tensor(DataType dt, std::int64_t rows, std::int64_t cols) {
+  return TensorType::make(dt, {idx(rows), idx(cols)});
+}
+std::int64_t const_dim(const ExprRef& e) { return cast<ConstInt>(e)->value; }
+
+struct Fixture {
+  OpRegistry ops = standard_op_registry();
+  VarRef a = Var::make("a", tensor(DataType::FP16, 64, 128));
+  VarRef out = Var::make("out", tensor(DataType::FP16, 64, 128));
+  ExprRef origin = list({idx(0), idx(0)});
+  ExprRef tile_shape = list({idx(16), idx(32)});
+
+  Ref<const Call> load(Attrs kw = {}) {
+    return ops.make_call("tile.load", {a, origin, tile_shape}, std::move(kw));
+  }
+  VarRef tile_var(const char* name = "t") { return Var::make(name, load()->type); }
+};
+
+}  // namespace
+
+TEST_CASE("standard registry: every op the pipeline needs is registered") {
+  const OpRegistry ops = standard_op_registry();
+  for (const char* name :
+       {"tile.load", "tile.store", "tile.add", "tile.sub", "tile.mul", "tile.div", "tile.max",
+        "tile.min", "tile.neg", "tile.abs", "tile.exp", "tile.sqrt", "tile.rsqrt", "tile.cast",
+        "tile.row_sum", "tile.row_max", "tile.matmul", "tensor.add", "tensor.sub", "tensor.mul",
+        "tensor.div", "tensor.read", "tensor.write", "tensor.slice", "tensor.assemble",
+        "tensor.dim", "tensor.create", "tensor.expand_clone", "set_cache_policy",
+        "pld.tensor.put", "pld.tile.remote_store", "pld.tensor.remote_store",
+        "pld.system.notify", "pld.system.wait", "pld.system.defer_wait", "system.set_ffts",
+        "system.sync_set", "system.sync_wait", "system.import_peer_buffer",
+        "prefetch.make_context", "prefetch.async_prefetch", "prefetch.session",
+        "prefetch.wait"}) {
+    CAPTURE(name);
+    CHECK(ops.find(name) != nullptr);
+  }
+  CHECK(ops.find("tile.nope") == nullptr);
+  CHECK_THROWS_WITH_AS(ops.at("tile.nope"), "unknown op 'tile.nope'", ValueError);
+}
+
+TEST_CASE("standard registry: ops are listed sorted by name") {
+  const OpRegistry ops = standard_op_registry();
+  const auto& all = ops.ops();
+  CHECK(std::is_sorted(all.begin(), all.end(),
+                       [](const OpDef& x, const OpDef& y) { return x.name < y.name; }));
+}
+
+TEST_CASE("standard registry: exactly seed 001's legacy allowlist is statement-only") {
+  const OpRegistry ops = standard_op_registry();
+  std::vector<std::string> statement_only;
+  for (const auto& def : ops.ops())
+    if (def.statement_only && def.name != "set_cache_policy") statement_only.push_back(def.name);
+  CHECK(statement_only == std::vector<std::string>{
+                              "pld.system.defer_wait", "pld.system.notify", "pld.system.wait",
+                              "pld.tensor.put", "pld.tensor.remote_store",
+                              "pld.tile.remote_store", "system.set_ffts", "system.sync_set",
+                              "system.sync_wait"});
+}
+
+TEST_CASE("effects: tile.store writes its destination, ReadWrite when atomic") {
+  Fixture f;
+  auto t = f.tile_var();
+  auto plain = f.ops.make_call("tile.store", {t, f.origin, f.out});
+  CHECK(f.ops.effect(*plain, 0) == ArgEffect::Read);
+  CHECK(f.ops.effect(*plain, 1) == ArgEffect::Read);
+  CHECK(f.ops.effect(*plain, 2) == ArgEffect::Write);
+  auto atomic = f.ops.make_call("tile.store", {t, f.origin, f.out}, {{"atomic", AtomicType::Add}});
+  CHECK(f.ops.effect(*atomic, 2) == ArgEffect::ReadWrite);
+  auto explicit_none =
+      f.ops.make_call("tile.store", {t, f.origin, f.out}, {{"atomic", AtomicType::None}});
+  CHECK(f.ops.effect(*explicit_none, 2) == ArgEffect::Write);
+}
+
+TEST_CASE("effects: tensor.assemble, tensor.write and expand_clone declare their write slots") {
+  Fixture f;
+  auto src = Var::make("src", tensor(DataType::FP16, 16, 32));
+  auto assemble = f.ops.make_call("tensor.assemble", {f.out, src, f.origin});
+  CHECK(f.ops.effect(*assemble, 0) == ArgEffect::Write);
+  CHECK(f.ops.effect(*assemble, 1) == ArgEffect::Read);
+  auto atomic = f.ops.make_call("tensor.assemble", {f.out, src, f.origin},
+                                {{"atomic", AtomicType::Add}});
+  CHECK(f.ops.effect(*atomic, 0) == ArgEffect::ReadWrite);
+
+  auto value = ConstFloat::make(1.0, DataType::FP16);
+  auto write = f.ops.make_call("tensor.write", {f.out, f.origin, value});
+  CHECK(f.ops.effect(*write, 0) == ArgEffect::Write);
+
+  auto clone = f.ops.make_call("tensor.expand_clone", {f.a, f.out});
+  CHECK(f.ops.effect(*clone, 0) == ArgEffect::Read);
+  CHECK(f.ops.effect(*clone, 1) == ArgEffect::Write);
+}
+
+TEST_CASE("effects: notify reads its signal in the AtomicAdd form only; wait never writes") {
+  Fixture f;
+  auto sig = Var::make("sig", tensor(DataType::INT32, 1, 8));
+  auto peer = ConstInt::make(1, DataType::INT32);
+  auto one = ConstInt::make(1, DataType::INT32);
+  auto add = f.ops.make_call("pld.system.notify", {sig, peer, f.origin, one});
+  CHECK(f.ops.effect(*add, 0) == ArgEffect::ReadWrite);
+  auto set = f.ops.make_call("pld.system.notify", {sig, peer, f.origin, one}, {{"op", 1}});
+  CHECK(f.ops.effect(*set, 0) == ArgEffect::Write);
+  auto wait = f.ops.make_call("pld.system.wait", {sig, f.origin, one}, {{"cmp", 0}});
+  for (std::size_t i = 0; i < 3; ++i) CHECK(f.ops.effect(*wait, i) == ArgEffect::Read);
+  CHECK(isa<UnknownType>(wait->type));
+}
+
+TEST_CASE("effects: a call of a program function reads its arguments as far as ops know") {
+  Fixture f;
+  auto call = Call::make(GlobalVar::make("kernel"), {f.a, f.out}, f.out->type);
+  CHECK(f.ops.effect(*call, 1) == ArgEffect::Read);
+}
+
+TEST_CASE("typing: tile.load takes the tensor's dtype, the shape list and the target memory") {
+  Fixture f;
+  auto t = cast<TileType>(f.load({{"target_memory", MemorySpace::Vec}})->type);
+  CHECK(t->dtype == DataType::FP16);
+  REQUIRE(t->rank() == 2);
+  CHECK(const_dim(t->shape[0]) == 16);
+  CHECK(const_dim(t->shape[1]) == 32);
+  CHECK(t->memory_space == MemorySpace::Vec);
+  CHECK_FALSE(cast<TileType>(f.load()->type)->memory_space.has_value());
+}
+
+TEST_CASE("typing: tile.store returns the destination's type and checks the dtype") {
+  Fixture f;
+  auto t = f.tile_var();
+  CHECK(f.ops.make_call("tile.store", {t, f.origin, f.out})->type == f.out->type);
+  auto f32_out = Var::make("o32", tensor(DataType::FP32, 64, 128));
+  CHECK_THROWS_WITH_AS(f.ops.make_call("tile.store", {t, f.origin, f32_out}),
+                       "tile.store: argument 2 must have the tile's dtype", TypeError);
+}
+
+TEST_CASE("typing: elementwise tile ops accept a same-dtype tile or scalar") {
+  Fixture f;
+  auto t = f.tile_var();
+  CHECK(f.ops.make_call("tile.add", {t, t})->type == t->type);
+  CHECK(f.ops.make_call("tile.mul", {t, ConstFloat::make(2.0, DataType::FP16)})->type == t->type);
+  CHECK_THROWS_WITH_AS(f.ops.make_call("tile.add", {t, ConstFloat::make(2.0)}),
+                       "tile.add: argument 1 must be a scalar of the tile's dtype", TypeError);
+  CHECK_THROWS_WITH_AS(f.ops.make_call("tile.add", {t, f.a}),
+                       "tile.add: argument 1 must be a tile or a scalar", TypeError);
+  CHECK(f.ops.make_call("tile.exp", {t})->type == t->type);
+}
+
+TEST_CASE("typing: reductions, matmul and cast compute their result shapes and dtypes") {
+  Fixture f;
+  auto t = f.tile_var();
+  auto rows = cast<TileType>(f.ops.make_call("tile.row_sum", {t, t})->type);
+  CHECK(const_dim(rows->shape[0]) == 16);
+  CHECK(const_dim(rows->shape[1]) == 1);
+
+  auto lhs = Var::make("l", TileType::make(DataType::FP16, {idx(16), idx(64)}, MemorySpace::Left));
+  auto rhs = Var::make("r", TileType::make(DataType::FP16, {idx(64), idx(8)}, MemorySpace::Right));
+  auto mm = cast<TileType>(f.ops.make_call("tile.matmul", {lhs, rhs})->type);
+  CHECK(mm->dtype == DataType::FP32);
+  CHECK(const_dim(mm->shape[0]) == 16);
+  CHECK(const_dim(mm->shape[1]) == 8);
+  CHECK(mm->memory_space == MemorySpace::Acc);
+
+  auto c = cast<TileType>(
+      f.ops.make_call("tile.cast", {t}, {{"target_type", DataType::FP32}})->type);
+  CHECK(c->dtype == DataType::FP32);
+  CHECK_THROWS_WITH_AS(f.ops.make_call("tile.cast", {t}),
+                       "tile.cast: keyword 'target_type' is required", TypeError);
+}
+
+TEST_CASE("typing: tensor.dim checks the axis against the rank") {
+  Fixture f;
+  auto d = f.ops.make_call("tensor.dim", {f.a, idx(-1)});
+  CHECK(cast<ScalarType>(d->type)->dtype == DataType::INDEX);
+  CHECK_THROWS_WITH_AS(f.ops.make_call("tensor.dim", {f.a, idx(2)}),
+                       "tensor.dim: argument 1 must be a constant axis in [-rank, rank)",
+                       TypeError);
+}
+
+TEST_CASE("typing: tensor.create and tensor.read") {
+  Fixture f;
+  auto created = cast<TensorType>(
+      f.ops.make_call("tensor.create", {list({idx(8), idx(8)})},
+                      {{"dtype", DataType::BF16}, {"layout", TensorLayout::NZ}})
+          ->type);
+  CHECK(created->dtype == DataType::BF16);
+  REQUIRE(created->tensor_view.has_value());
+  CHECK(created->tensor_view->layout == TensorLayout::NZ);
+  auto read = f.ops.make_call("tensor.read", {f.a, list({idx(1), idx(2)})});
+  CHECK(cast<ScalarType>(read->type)->dtype == DataType::FP16);
+  CHECK_THROWS_WITH_AS(f.ops.make_call("tensor.read", {f.a, list({idx(1)})}),
+                       "tensor.read: argument 1 must index every dimension", TypeError);
+}
+
+TEST_CASE("typing: prefetch handles have their resource types") {
+  Fixture f;
+  auto ws = Var::make("ws", tensor(DataType::INT8, 1, 1024));
+  auto ctx = f.ops.make_call("prefetch.make_context", {ws});
+  CHECK(isa<PrefetchAsyncContextType>(ctx->type));
+  auto ev = f.ops.make_call("prefetch.async_prefetch", {f.a, ctx});
+  CHECK(isa<AsyncEventType>(ev->type));
+  auto session = f.ops.make_call("prefetch.session", {ctx});
+  CHECK(isa<AsyncSessionType>(session->type));
+  auto done = f.ops.make_call("prefetch.wait", {ev, session});
+  CHECK(cast<ScalarType>(done->type)->dtype == DataType::BOOL);
+  auto peer = f.ops.make_call("system.import_peer_buffer", {},
+                              {{"name", "buf"}, {"peer_func", "k_aiv"}});
+  CHECK(cast<ScalarType>(peer->type)->dtype == DataType::INT32);
+}
+
+TEST_CASE("calls are checked: argument count, keyword names, keyword kinds, duplicates") {
+  Fixture f;
+  CHECK_THROWS_WITH_AS(f.ops.make_call("tile.load", {f.a, f.origin}),
+                       "tile.load: expected 3 to 4 arguments, got 2", TypeError);
+  CHECK_THROWS_WITH_AS(f.load({{"bogus", 1}}), "tile.load: unknown keyword argument 'bogus'",
+                       TypeError);
+  CHECK_THROWS_WITH_AS(f.load({{"clamp", 1}}),
+                       "tile.load: keyword 'clamp' has a value of the wrong kind", TypeError);
+  Attrs twice;
+  twice.entries = {{"clamp", true}, {"clamp", false}};
+  CHECK_THROWS_WITH_AS(f.load(twice), "tile.load: keyword 'clamp' given twice", ValueError);
+  CHECK_THROWS_WITH_AS(f.ops.make_call("tile.load", {f.origin, f.origin, f.tile_shape}),
+                       "tile.load: argument 0 must have a TensorType, got a TupleType",
+                       TypeError);
+}
+
+TEST_CASE("a registry is a value: ops are added explicitly and checked") {
+  OpRegistry ops;
+  CHECK(ops.ops().empty());
+  auto rule = [](std::string_view, const std::vector<ExprRef>&, const Attrs&) -> TypeRef {
+    return UnknownType::make();
+  };
+  ops.add({"my.op", {{"dst", ArgEffect::Write}}, {}, rule});
+  CHECK(ops.find("my.op") != nullptr);
+  CHECK(standard_op_registry().find("my.op") == nullptr);
+  CHECK_THROWS_WITH_AS(ops.add({"my.op", {}, {}, rule}),
+                       "OpRegistry.add: op 'my.op' is already registered", ValueError);
+  CHECK_THROWS_WITH_AS(ops.add({"bad", {{"a", ArgEffect::Read, true}, {"b"}}, {}, rule}),
+                       "OpDef bad.args[1]: a required argument cannot follow an optional one",
+                       ValueError);
+  CHECK_THROWS_WITH_AS(ops.add({"untyped", {}, {}, nullptr}),
+                       "OpDef untyped.type_rule: is required", ValueError);
+}
