@@ -75,7 +75,7 @@ struct Function final : Node {
     for (std::size_t i = 0; i < params.size(); ++i) {
       if (!params[i].var) fail(detail::indexed("params", i), "must not be null");
       for (std::size_t j = 0; j < i; ++j)
-        if (params[j].var == params[i].var)
+        if (f->params[j] == params[i].var)  // params[j].var was moved into f->params
           fail(detail::indexed("params", i),
                "the same variable is already parameter " + std::to_string(j));
       f->params.push_back(std::move(params[i].var));
@@ -85,6 +85,8 @@ struct Function final : Node {
       if (!return_types[i]) fail(detail::indexed("return_types", i), "must not be null");
     if (!body && !options.requires_runtime_binding)
       fail("body", "must not be null (only a runtime-bound declaration has no body)");
+    if (body && options.requires_runtime_binding)
+      fail("body", "a runtime-bound declaration has no body (its code is bound at run time)");
     f->span = std::move(options.span);
     f->name = std::move(name);
     f->return_types = std::move(return_types);

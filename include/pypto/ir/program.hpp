@@ -59,6 +59,7 @@ struct Program final : Node {
 
   /// A copy with `fn` added, or replacing the function of the same name.
   Ref<const Program> with_function(FunctionRef fn) const {
+    if (!fn) detail::fail("Program", "functions", "with_function needs a function, got null");
     std::vector<FunctionRef> fns;
     for (const auto& e : functions)
       if (e.name != fn->name) fns.push_back(e.function);

@@ -315,6 +315,8 @@ struct HierarchyScopeStmt final : ScopeStmt {
                                             std::optional<Role> role = std::nullopt,
                                             std::string name_hint = {}, Attrs attrs = {},
                                             Span span = {}) {
+    detail::require(level != Level::CORE_GROUP, "HierarchyScopeStmt", "level",
+                    "CORE_GROUP is the level of an InCoreScopeStmt");
     auto s = make_scope<HierarchyScopeStmt>("HierarchyScopeStmt", std::move(name_hint),
                                             std::move(body), std::move(attrs), std::move(span));
     s->level = level;

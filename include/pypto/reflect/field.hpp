@@ -126,15 +126,28 @@ constexpr bool has_field(std::string_view name) {
   return found;
 }
 
+/// True when descriptors A and B point at the same member (member pointers of different
+/// types are different members).
+template <class A, class B>
+constexpr bool same_member() {
+  if constexpr (std::is_same_v<decltype(A::member), decltype(B::member)>)
+    return A::member == B::member;
+  else
+    return false;
+}
+
 /// True when no two descriptors of T share a name or a member.
 template <Reflected T>
 constexpr bool fields_are_distinct() {
   return []<class... F>(FieldList<F...>) {
-    constexpr std::string_view names[] = {std::string_view(), F::name...};
-    for (std::size_t i = 1; i < sizeof...(F) + 1; ++i)
-      for (std::size_t j = i + 1; j < sizeof...(F) + 1; ++j)
-        if (names[i] == names[j]) return false;
-    return true;
+    bool distinct = true;
+    // For each descriptor A, count the descriptors with A's name or member: exactly one (A).
+    ([&]<class A>(std::type_identity<A>) {
+      const std::size_t clashes =
+          ((A::name == F::name || same_member<A, F>() ? std::size_t{1} : 0) + ... + 0);
+      distinct = distinct && clashes == 1;
+    }(std::type_identity<F>{}), ...);
+    return distinct;
   }(FieldsOf<T>{});
 }
 

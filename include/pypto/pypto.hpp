@@ -1,0 +1,7 @@
+// pypto/pypto.hpp — everything the library offers, for quick experiments. Library code and tests
+// include the specific headers they use instead (compile time is a feature).
+#pragma once
+
+#include "pypto/ir.hpp"
+#include "pypto/ir/op_registry.hpp"
+#include "pypto/text/printer.hpp"

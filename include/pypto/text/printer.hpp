@@ -1,0 +1,1038 @@
+// pypto/text/printer.hpp — the printer of the `pl` DSL: IR in, Python-syntax text out.
+//
+// `print(program)` writes the text upstream PyPTO's printer writes (reference/pypto.md §7):
+// a `# pypto.program:` header, `pl.dynamic` lines for free shape symbols, and an `@pl.program`
+// class whose `@pl.function` methods come callees first. `print(node)` writes any node alone:
+// a Function as a `def` without `self`, a statement as its lines, an expression or a type as
+// one line.
+//
+// Invariants: the text is a function of the IR's structure and names only. Vars get unique,
+// valid identifiers per function in first-appearance order (params first; a later Var whose
+// name is taken becomes `x_1`, `x_2`, ...); maps and sets keyed by address are looked up, never
+// iterated, so no pointer value reaches the text. Where upstream's text would not read back as
+// the same IR, we print more: shape dims keep their dtype, views and memrefs print every
+// non-default field, non-finite floats print their bits, a comparison operand of a comparison
+// is parenthesised (Python chains `a < b < c`), and Neg of a literal prints `-(5)`.
+//
+// Complexity: O(N log N) in the node count (ordered name tables), O(N) memory; constant native
+// stack in the IR walks, recursion only along statement nesting and expression depth.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "pypto/ir.hpp"
+
+namespace pypto::text {
+
+struct PrintOptions {
+  bool concise = false;  ///< drop the `: T` annotations of assignments and single-var yields
+};
+
+namespace detail {
+
+using ir::NodeKind;
+
+// ---- lexical helpers --------------------------------------------------------------------------
+
+inline bool is_python_keyword(std::string_view s) {
+  static constexpr std::string_view kKeywords[] = {
+      "False",  "None",   "True",    "and",      "as",     "assert", "async",  "await",
+      "break",  "class",  "continue", "def",     "del",    "elif",   "else",   "except",
+      "finally", "for",   "from",    "global",   "if",     "import", "in",     "is",
+      "lambda", "nonlocal", "not",   "or",       "pass",   "raise",  "return", "try",
+      "while",  "with",   "yield"};
+  for (std::string_view k : kKeywords)
+    if (k == s) return true;
+  return false;
+}
+
+/// Names a variable may not take: keywords, and the globals the printed text itself refers to.
+inline bool is_reserved_name(std::string_view s) {
+  return is_python_keyword(s) || s == "pl" || s == "pld" || s == "self" || s == "abs" ||
+         s == "tuple";
+}
+
+/// `name_hint` as a Python identifier: invalid characters become `_`, a leading digit gets a
+/// `_` prefix, an empty hint becomes `v`.
+inline std::string identifier(std::string_view hint) {
+  if (hint.empty()) return "v";
+  std::string out;
+  if (hint.front() >= '0' && hint.front() <= '9') out += '_';
+  for (char c : hint) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_';
+    out += ok ? c : '_';
+  }
+  return out;
+}
+
+/// A Python string literal in quote `q` (`"` for attrs and names, `'` for op kwargs).
+inline std::string quote(std::string_view s, char q = '"') {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(1, q);
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (ch == '\\' || ch == q) {
+      out += '\\';
+      out += ch;
+    } else if (ch == '\n') {
+      out += "\\n";
+    } else if (ch == '\t') {
+      out += "\\t";
+    } else if (ch == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += ch;  // printable ASCII and UTF-8 bytes pass through
+    }
+  }
+  out += q;
+  return out;
+}
+
+/// A finite double as Python reads it back exactly: `%.17g`, plus `.0` when it would otherwise
+/// look like an int. Non-finite values (any NaN payload, either infinity) keep their bits:
+/// `pl._dump.float64("<16 hex digits>")`.
+inline std::string float_literal(double v) {
+  if (!std::isfinite(v)) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    const auto bits = std::bit_cast<std::uint64_t>(v);
+    std::string hex(16, '0');
+    for (int i = 0; i < 16; ++i) hex[static_cast<std::size_t>(15 - i)] = kHex[(bits >> (4 * i)) & 0xf];
+    return "pl._dump.float64(\"" + hex + "\")";
+  }
+  char buf[40];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 17);
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return s;
+}
+
+inline std::string dtype(core::DataType t) { return "pl." + std::string(core::dtype_name(t)); }
+
+template <ir::IrEnum E>
+std::string enum_text(E v) {
+  return "pl." + std::string(ir::EnumTraits<E>::type_name) + "." + std::string(ir::enum_name(v));
+}
+
+inline std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ") {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+/// `(a,)` / `(a, b)`: a Python tuple display (one element needs the trailing comma).
+inline std::string tuple_display(const std::vector<std::string>& parts) {
+  return "(" + join(parts) + (parts.size() == 1 ? ",)" : ")");
+}
+
+// ---- operator precedence ----------------------------------------------------------------------
+
+/// Python's binding strength, low to high. A child binding weaker than its parent is
+/// parenthesised; see Printer::operand for ties.
+enum Prec : int {
+  kOr = 1, kAnd, kNot, kComparison, kBitOr, kBitXor, kBitAnd, kBitShift, kAddSub, kMulDivMod,
+  kUnary, kPow, kCall, kAtom,
+};
+
+constexpr int precedence(NodeKind k) {
+  switch (k) {
+    case NodeKind::Or: return kOr;
+    case NodeKind::And: return kAnd;
+    case NodeKind::Not: return kNot;
+    case NodeKind::Eq: case NodeKind::Ne: case NodeKind::Lt: case NodeKind::Le:
+    case NodeKind::Gt: case NodeKind::Ge: return kComparison;
+    case NodeKind::BitOr: return kBitOr;
+    case NodeKind::BitXor: return kBitXor;
+    case NodeKind::BitAnd: return kBitAnd;
+    case NodeKind::BitShiftLeft: case NodeKind::BitShiftRight: return kBitShift;
+    case NodeKind::Add: case NodeKind::Sub: return kAddSub;
+    case NodeKind::Mul: case NodeKind::FloorDiv: case NodeKind::FloorMod:
+    case NodeKind::FloatDiv: return kMulDivMod;
+    case NodeKind::Neg: case NodeKind::BitNot: return kUnary;
+    case NodeKind::Pow: return kPow;
+    // Function-call forms: pl.min/pl.max/pl._dump.logical_xor, abs, pl.cast, calls, memrefs.
+    case NodeKind::Min: case NodeKind::Max: case NodeKind::Xor: case NodeKind::Abs:
+    case NodeKind::Cast: case NodeKind::Call: case NodeKind::Submit: case NodeKind::MemRef:
+      return kCall;
+    default: return kAtom;
+  }
+}
+
+/// The infix spelling of a binary kind; empty for the function forms (Min, Max, Xor).
+constexpr std::string_view infix(NodeKind k) {
+  switch (k) {
+    case NodeKind::Add: return "+";
+    case NodeKind::Sub: return "-";
+    case NodeKind::Mul: return "*";
+    case NodeKind::FloorDiv: return "//";
+    case NodeKind::FloorMod: return "%";
+    case NodeKind::FloatDiv: return "/";
+    case NodeKind::Pow: return "**";
+    case NodeKind::Eq: return "==";
+    case NodeKind::Ne: return "!=";
+    case NodeKind::Lt: return "<";
+    case NodeKind::Le: return "<=";
+    case NodeKind::Gt: return ">";
+    case NodeKind::Ge: return ">=";
+    case NodeKind::And: return "and";
+    case NodeKind::Or: return "or";
+    case NodeKind::BitAnd: return "&";
+    case NodeKind::BitOr: return "|";
+    case NodeKind::BitXor: return "^";
+    case NodeKind::BitShiftLeft: return "<<";
+    case NodeKind::BitShiftRight: return ">>";
+    default: return {};
+  }
+}
+
+constexpr std::string_view function_form(NodeKind k) {
+  switch (k) {
+    case NodeKind::Min: return "pl.min";
+    case NodeKind::Max: return "pl.max";
+    case NodeKind::Xor: return "pl._dump.logical_xor";  // Python has no logical xor operator
+    default: return {};
+  }
+}
+
+// ---- analysis: names, bindings, call graph ----------------------------------------------------
+
+/// Unique printable names for the Vars of one context, handed out in request order.
+class NameTable {
+ public:
+  void reserve(const std::string& name) { taken_.insert(name); }
+
+  /// `v`'s name, allocating it on first request: the identifier of its hint if still free,
+  /// else the first free `<hint>_<k>`, k = 1, 2, ...
+  const std::string& assign(const ir::Var& v) {
+    if (auto it = names_.find(&v); it != names_.end()) return it->second;
+    const std::string base = identifier(v.name_hint);
+    std::string name = base;
+    for (std::size_t k = 1; taken_.count(name) || is_reserved_name(name); ++k)
+      name = base + "_" + std::to_string(k);
+    taken_.insert(name);
+    return names_.emplace(&v, std::move(name)).first->second;
+  }
+
+  const std::string* find(const ir::Var& v) const {
+    auto it = names_.find(&v);
+    return it == names_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::map<const ir::Var*, std::string> names_;  // looked up only: addresses never reach output
+  std::set<std::string> taken_;
+};
+
+/// Calls `fn(const Var&)` for each Var held in a Def field value (a handle or a list of them).
+template <class T, class Fn>
+void for_each_defined_var(const T& value, Fn& fn) {
+  if constexpr (requires { value.begin(); }) {
+    for (const auto& item : value) for_each_defined_var(item, fn);
+  } else {
+    static_assert(std::is_base_of_v<ir::Var, std::remove_const_t<typename T::element_type>>,
+                  "pypto::text: a Def field must hold Vars");
+    if (value) fn(static_cast<const ir::Var&>(*value));
+  }
+}
+
+/// Calls `fn(const Var&, bool is_param)` for every Var a node binds, read from its Def field
+/// descriptors (so a new binding node needs no change here).
+template <class Fn>
+void for_each_binding(const ir::Node& n, Fn&& fn) {
+  const bool is_function = ir::isa<ir::Function>(n);
+  auto bind = [&](const ir::Var& v) { fn(v, is_function); };
+  ir::visit(n, [&](const auto& node) {
+    reflect::for_each_field(node, [&](auto field, const auto& value) {
+      if constexpr (decltype(field)::kind == reflect::FieldKind::Def)
+        for_each_defined_var(value, bind);
+    });
+  });
+}
+
+/// The dimension expressions of a shaped type: shape, view valid_shape/stride, start_offset.
+inline std::vector<const ir::Expr*> dimension_exprs(const ir::Node& n) {
+  std::vector<const ir::Expr*> out;
+  auto add = [&](const std::vector<ir::ExprRef>& dims) {
+    for (const auto& d : dims) out.push_back(d.get());
+  };
+  if (const auto* t = ir::as<ir::TensorType>(&n)) {
+    add(t->shape);
+    if (t->tensor_view) {
+      add(t->tensor_view->valid_shape);
+      add(t->tensor_view->stride);
+    }
+  } else if (const auto* t = ir::as<ir::TileType>(&n)) {
+    add(t->shape);
+    if (t->tile_view) {
+      add(t->tile_view->valid_shape);
+      add(t->tile_view->stride);
+      if (t->tile_view->start_offset) out.push_back(t->tile_view->start_offset.get());
+    }
+  }
+  return out;
+}
+
+/// What the printer needs to know about one printing context (a function or a lone node).
+struct ScopeFacts {
+  std::set<const ir::Var*> params;     // membership only
+  std::set<const ir::Var*> body_defs;  // membership only
+  std::vector<const ir::Var*> vars;    // every Var reached, in walk order
+  std::vector<const ir::Var*> free_shape_symbols;  // unbound Vars in type dims, walk order
+
+  bool bound(const ir::Var* v) const { return params.count(v) || body_defs.count(v); }
+};
+
+inline ScopeFacts analyze(const ir::Node& root) {
+  ScopeFacts f;
+  std::vector<const ir::Var*> symbol_candidates;
+  std::set<const ir::Var*> seen_candidates;
+  ir::for_each_node(ir::NodeRef(&root), [&](const ir::Node& n) {
+    for_each_binding(n, [&](const ir::Var& v, bool is_param) {
+      (is_param ? f.params : f.body_defs).insert(&v);
+    });
+    if (const auto* v = ir::as<ir::Var>(&n)) f.vars.push_back(v);
+    for (const ir::Expr* dim : dimension_exprs(n))
+      ir::for_each_node(ir::NodeRef(dim), [&](const ir::Node& d) {
+        const auto* v = ir::as<ir::Var>(&d);
+        if (v && seen_candidates.insert(v).second) symbol_candidates.push_back(v);
+      });
+  });
+  for (const ir::Var* v : symbol_candidates)
+    if (!f.bound(v)) f.free_shape_symbols.push_back(v);
+  return f;
+}
+
+/// Names of the program functions a function calls or submits, sorted.
+inline std::set<std::string> callees(const ir::Function& fn) {
+  std::set<std::string> out;
+  auto note = [&](const ir::OpRef& op) {
+    if (ir::isa<ir::GlobalVar>(op)) out.insert(op->name);
+  };
+  ir::for_each_node(ir::NodeRef(&fn), [&](const ir::Node& n) {
+    if (const auto* c = ir::as<ir::Call>(&n)) note(c->op);
+    if (const auto* s = ir::as<ir::Submit>(&n)) note(s->op);
+  });
+  return out;
+}
+
+/// Callees before callers: a DFS from each function in name order, visiting callees in name
+/// order. On a cycle there is no such order and the program's name order is used.
+inline std::vector<const ir::Function*> function_order(const ir::Program& p) {
+  std::map<std::string, std::set<std::string>> calls;
+  for (const auto& e : p.functions) calls[e.name] = callees(*e.function);
+  std::map<std::string, int> state;  // 0 new, 1 on the DFS path, 2 done
+  std::vector<const ir::Function*> order;
+  bool cycle = false;
+  auto dfs = [&](auto& self, const std::string& name) -> void {
+    state[name] = 1;
+    for (const auto& callee : calls[name]) {
+      if (!calls.count(callee)) continue;  // not a function of this program
+      if (state[callee] == 1) cycle = true;
+      if (state[callee] == 0) self(self, callee);
+    }
+    state[name] = 2;
+    order.push_back(p.find(name).get());
+  };
+  for (const auto& e : p.functions)
+    if (state[e.name] == 0) dfs(dfs, e.name);
+  if (cycle) {
+    order.clear();
+    for (const auto& e : p.functions) order.push_back(e.function.get());
+  }
+  return order;
+}
+
+// ---- the printer ------------------------------------------------------------------------------
+
+/// Where a statement sits, for the statements whose spelling depends on it (yields).
+struct StmtContext {
+  const std::vector<ir::VarRef>* return_vars = nullptr;  ///< last stmt of a body binding these
+  bool in_function_body = false;  ///< directly in a function body: a yield is a `return`
+};
+
+class Printer {
+ public:
+  explicit Printer(PrintOptions options) : opts_(options) {}
+
+  std::string program(const ir::Program& p) {
+    in_program_ = true;
+    const auto order = function_order(p);
+    std::vector<ScopeFacts> facts;
+    for (const ir::Function* f : order) facts.push_back(analyze(*f));
+    for (const auto& f : facts) add_dynamic_symbols(f);
+
+    indent_ = 1;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (i) out_ += '\n';
+      print_function(*order[i], std::move(facts[i]));
+    }
+    if (order.empty()) line("pass");
+
+    const std::string name = p.name.empty() ? "Program" : p.name;
+    std::string head = "# pypto.program: " + name + "\nimport pypto.language as pl\n";
+    if (uses_pld_) head += "import pypto.language.distributed as pld\n";
+    head += '\n';
+    std::vector<std::string> dyn_names;
+    for (const ir::Var* v : dyn_order_) dyn_names.push_back(*dyn_.find(*v));
+    std::sort(dyn_names.begin(), dyn_names.end());
+    for (const auto& n : dyn_names) head += n + " = pl.dynamic(" + quote(n) + ")\n";
+    if (!dyn_names.empty()) head += '\n';
+    head += "@pl.program\nclass " + name + ":\n";
+    return head + out_;
+  }
+
+  /// A function outside a program: no `self`, callees by bare name, shape symbols by name.
+  std::string function(const ir::Function& f) {
+    const ScopeFacts facts = analyze(f);
+    add_dynamic_symbols(facts);
+    print_function(f, facts);
+    return out_;
+  }
+
+  std::string statement(const ir::Stmt& s) {
+    enter_scope(analyze(s), /*in_function=*/false);
+    block(s, {});
+    return out_;
+  }
+
+  std::string expression(const ir::Expr& e) {
+    enter_scope(analyze(e), /*in_function=*/false);
+    return expr(e);
+  }
+
+  std::string type_text(const ir::Type& t) {
+    enter_scope(analyze(t), /*in_function=*/false);
+    return type(t);
+  }
+
+  std::string callee_text(const ir::Op& op) { return callee(op); }
+
+ private:
+  // ---- output ----
+
+  void line(std::string_view text) {
+    out_.append(static_cast<std::size_t>(indent_) * 4, ' ');
+    out_ += text;
+    out_ += '\n';
+  }
+
+  void comments(const ir::Stmt& s) {
+    for (const auto& c : s.leading_comments) {
+      std::size_t start = 0;
+      for (;;) {  // one `#` line per line of the comment
+        const std::size_t end = c.find('\n', start);
+        const std::string_view part = std::string_view(c).substr(start, end - start);
+        line(part.empty() ? "#" : "# " + std::string(part));
+        if (end == std::string::npos) break;
+        start = end + 1;
+      }
+    }
+  }
+
+  // ---- scopes and names ----
+
+  /// Starts a naming context: free dynamic symbols keep their program names (reserved here so
+  /// no local takes them), then params, then every other Var in walk order.
+  void enter_scope(ScopeFacts facts, bool in_function) {
+    facts_ = std::move(facts);
+    in_function_ = in_function;
+    locals_ = NameTable();
+    for (const ir::Var* v : facts_.vars)
+      if (is_dynamic_symbol(*v)) locals_.reserve(*dyn_.find(*v));
+    for (const ir::Var* v : facts_.vars)
+      if (facts_.params.count(v)) locals_.assign(*v);
+    for (const ir::Var* v : facts_.vars)
+      if (!is_dynamic_symbol(*v)) locals_.assign(*v);
+  }
+
+  /// Free shape symbols become program-level `pl.dynamic` names, first appearance first.
+  void add_dynamic_symbols(const ScopeFacts& f) {
+    for (const ir::Var* v : f.free_shape_symbols)
+      if (dyn_vars_.insert(v).second) {
+        dyn_.assign(*v);
+        dyn_order_.push_back(v);
+      }
+  }
+
+  bool is_dynamic_symbol(const ir::Var& v) const {
+    return dyn_vars_.count(&v) && !facts_.bound(&v);
+  }
+
+  /// The printed name of `v`; a use that nothing in the function binds gets `__FREE_VAR`.
+  std::string var_name(const ir::Var& v, bool mark_free = true) {
+    if (is_dynamic_symbol(v)) return *dyn_.find(v);
+    std::string name = locals_.assign(v);
+    if (mark_free && in_function_ && !facts_.bound(&v)) name += "__FREE_VAR";
+    return name;
+  }
+
+  std::string callee(const ir::Op& op) {
+    if (ir::isa<ir::GlobalVar>(op)) return in_program_ ? "self." + op.name : op.name;
+    std::string name = op.name;
+    // A keyword leaf is not a Python attribute name: `tile.and` prints `pl.tile.and_`.
+    if (is_python_keyword(std::string_view(name).substr(name.rfind('.') + 1))) name += '_';
+    if (name.starts_with("pld.")) {
+      uses_pld_ = true;
+      return name;
+    }
+    return "pl." + name;
+  }
+
+  // ---- functions ----
+
+  void print_function(const ir::Function& f, ScopeFacts facts) {
+    enter_scope(std::move(facts), /*in_function=*/true);
+    line(decorator(f));
+    line(signature(f));
+    ++indent_;
+    if (std::string attrs = func_attrs(f); !attrs.empty()) line(attrs);
+    if (f.requires_runtime_binding || !f.body)
+      line("...");
+    else
+      block(*f.body, {nullptr, /*in_function_body=*/true});
+    --indent_;
+  }
+
+  static std::string decorator(const ir::Function& f) {
+    std::vector<std::string> kw;
+    if (f.func_type != ir::FunctionType::Opaque) kw.push_back("type=" + enum_text(f.func_type));
+    // The builder derives level/role from the type; print them only when they differ, so that
+    // parsing the text back through the builder yields the same Function.
+    if (f.level && f.level != ir::default_level(f.func_type))
+      kw.push_back("level=" + enum_text(*f.level));
+    if (f.role && f.role != ir::default_role(f.func_type))
+      kw.push_back("role=" + enum_text(*f.role));
+    return kw.empty() ? "@pl.function" : "@pl.function(" + join(kw) + ")";
+  }
+
+  std::string signature(const ir::Function& f) {
+    in_signature_ = true;
+    std::vector<std::string> params;
+    if (in_program_) params.push_back("self");
+    for (std::size_t i = 0; i < f.params.size(); ++i) {
+      std::string t = type(*f.params[i]->type);
+      const auto dir = i < f.param_directions.size() ? f.param_directions[i] : ir::ParamDirection::In;
+      if (dir == ir::ParamDirection::Out) t = "pl.Out[" + t + "]";
+      if (dir == ir::ParamDirection::InOut) t = "pl.InOut[" + t + "]";
+      params.push_back(var_name(*f.params[i]) + ": " + t);
+    }
+    std::string ret;
+    if (f.return_types.size() == 1) ret = " -> " + type(*f.return_types[0]);
+    if (f.return_types.size() > 1) {
+      std::vector<std::string> ts;
+      for (const auto& t : f.return_types) ts.push_back(type(*t));
+      ret = " -> tuple[" + join(ts) + "]";
+    }
+    in_signature_ = false;
+    return "def " + f.name + "(" + join(params) + ")" + ret + ":";
+  }
+
+  std::string func_attrs(const ir::Function& f) {
+    ir::Attrs shown;
+    for (const auto& e : f.attrs) {
+      const auto* mode = e.value.get_if<ir::EnumValue>();
+      // As upstream: `split` = NONE is the default and is not printed.
+      if (e.key == "split" && mode && mode->get<ir::SplitMode>() == ir::SplitMode::None) continue;
+      shown.entries.push_back(e);
+    }
+    return shown.empty() ? std::string() : "pl.func_attr(" + attr_dict(shown) + ")";
+  }
+
+  // ---- statements ----
+
+  /// Leaves of `s` in order, looking through nested SeqStmts; a SeqStmts with comments is kept
+  /// as a marker so its comments print where it starts.
+  static void flatten(const ir::Stmt& s, std::vector<const ir::Stmt*>& out) {
+    if (const auto* seq = ir::as<ir::SeqStmts>(&s)) {
+      if (!seq->leading_comments.empty()) out.push_back(seq);
+      for (const auto& c : seq->stmts) flatten(*c, out);
+    } else {
+      out.push_back(&s);
+    }
+  }
+
+  /// Prints a body at the current indent; `pass` when it has no statement. The last statement
+  /// gets `ctx.return_vars`; every statement gets `ctx.in_function_body`.
+  void block(const ir::Stmt& body, StmtContext ctx, bool pass_if_empty = true) {
+    std::vector<const ir::Stmt*> items;
+    flatten(body, items);
+    std::size_t last = items.size();
+    for (std::size_t i = 0; i < items.size(); ++i)
+      if (!ir::isa<ir::SeqStmts>(*items[i])) last = i;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      comments(*items[i]);
+      if (ir::isa<ir::SeqStmts>(*items[i])) continue;
+      StmtContext here = ctx;
+      if (i != last) here.return_vars = nullptr;
+      ir::visit(*items[i], [&](const auto& n) { stmt(n, here); });
+    }
+    if (last == items.size() && pass_if_empty) line("pass");
+  }
+
+  void nested(const ir::Stmt& body, StmtContext ctx, bool pass_if_empty = true) {
+    ++indent_;
+    block(body, ctx, pass_if_empty);
+    --indent_;
+  }
+
+  void stmt(const ir::AssignStmt& s, const StmtContext&) {
+    std::string lhs = var_name(*s.var);
+    if (!opts_.concise) lhs += ": " + type(*s.var->type);
+    line(lhs + " = " + expr(*s.value));
+  }
+  void stmt(const ir::EvalStmt& s, const StmtContext&) { line(expr(*s.expr)); }
+  void stmt(const ir::BreakStmt&, const StmtContext&) { line("break"); }
+  void stmt(const ir::ContinueStmt&, const StmtContext&) { line("continue"); }
+  void stmt(const ir::ReturnStmt& s, const StmtContext&) { line(return_line(s.values)); }
+
+  std::string return_line(const std::vector<ir::ExprRef>& values) {
+    return values.empty() ? "return" : "return " + exprs(values);
+  }
+
+  void stmt(const ir::YieldStmt& s, const StmtContext& ctx) {
+    if (ctx.in_function_body) return line(return_line(s.values));
+    const auto* rvs = ctx.return_vars;
+    const std::string call = "pl.yield_(" + exprs(s.values) + ")";
+    if (!rvs || rvs->empty() || rvs->size() != s.values.size()) return line(call);
+    if (rvs->size() == 1) {
+      const ir::Var& rv = *(*rvs)[0];
+      std::string lhs = var_name(rv);
+      if (!opts_.concise) lhs += ": " + type(*rv.type);
+      return line(lhs + " = " + call);
+    }
+    std::vector<std::string> names;
+    for (const auto& rv : *rvs) names.push_back(var_name(*rv));
+    line(join(names) + " = " + call);
+  }
+
+  void stmt(const ir::IfStmt& s, const StmtContext&) {
+    const StmtContext arm{s.return_vars.empty() ? nullptr : &s.return_vars, false};
+    line("if " + expr(*s.condition) + ":");
+    nested(*s.then_body, arm);
+    if (s.else_body) {
+      line("else:");
+      nested(*s.else_body, arm);
+    }
+  }
+
+  void stmt(const ir::ForStmt& s, const StmtContext&) {
+    std::string target = var_name(*s.loop_var);
+    if (!s.iter_args.empty()) target += ", " + iter_arg_names(s.iter_args);
+
+    std::vector<std::string> args;
+    const bool unit_step = is_index_const(s.step, 1);
+    if (!(is_index_const(s.start, 0) && unit_step)) args.push_back(expr(*s.start));
+    args.push_back(expr(*s.stop));
+    if (!unit_step) args.push_back(expr(*s.step));
+
+    ir::Attrs rest = s.attrs;
+    std::string_view fn = "pl.range";
+    switch (s.for_kind) {
+      case ir::ForKind::Sequential: break;
+      case ir::ForKind::Parallel: fn = "pl.parallel"; break;
+      case ir::ForKind::Unroll: fn = "pl.unroll"; break;
+      case ir::ForKind::Pipeline:
+        fn = "pl.pipeline";
+        if (const auto* stages = s.attrs.find("pipeline_stages")) {
+          args.push_back("stage=" + attr_value(*stages));
+          rest = s.attrs.without("pipeline_stages");
+        }
+        break;
+    }
+    if (!s.iter_args.empty()) args.push_back("init_values=" + init_values(s.iter_args));
+    if (!rest.empty()) args.push_back("attrs=" + attr_dict(rest));
+    line("for " + target + " in " + std::string(fn) + "(" + join(args) + "):");
+    nested(*s.body, {s.return_vars.empty() ? nullptr : &s.return_vars, false});
+  }
+
+  void stmt(const ir::WhileStmt& s, const StmtContext&) {
+    if (s.iter_args.empty()) {
+      line("while " + expr(*s.condition) + ":");
+      nested(*s.body, {});
+      return;
+    }
+    // The SSA form: the carried values are the loop target, the condition the first line.
+    line("for " + iter_arg_names(s.iter_args) + " in pl.while_(init_values=" +
+         init_values(s.iter_args) + "):");
+    ++indent_;
+    line("pl.cond(" + expr(*s.condition) + ")");
+    block(*s.body, {s.return_vars.empty() ? nullptr : &s.return_vars, false},
+          /*pass_if_empty=*/false);
+    --indent_;
+  }
+
+  void stmt(const ir::SeqStmts& s, const StmtContext& ctx) { block(s, ctx); }
+
+  // Scopes are straight-line regions: a scope that ends a loop or branch body passes the
+  // body's return vars on to its own last statement, so `r: T = pl.yield_(v)` keeps its binding.
+  void stmt(const ir::InCoreScopeStmt& s, const StmtContext& ctx) {
+    std::vector<std::string> kw{"level=" + enum_text(ir::Level::CORE_GROUP)};
+    if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
+    if (s.split != ir::SplitMode::None)
+      kw.push_back("optimizations=[pl.split(" + enum_text(s.split) + ")]");
+    scope("with pl.at(", kw, s, ctx, "):");
+  }
+  void stmt(const ir::HierarchyScopeStmt& s, const StmtContext& ctx) {
+    std::vector<std::string> kw{"level=" + enum_text(s.level)};
+    if (s.role) kw.push_back("role=" + enum_text(*s.role));
+    if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
+    scope("with pl.at(", kw, s, ctx, "):");
+  }
+  void stmt(const ir::ClusterScopeStmt& s, const StmtContext& ctx) {
+    std::vector<std::string> kw;
+    if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
+    scope("with pl.cluster(", kw, s, ctx, "):");
+  }
+  void stmt(const ir::SpmdScopeStmt& s, const StmtContext& ctx) {
+    std::vector<std::string> kw{expr(*s.core_num)};
+    if (s.sync_start) kw.push_back("sync_start=True");
+    if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
+    scope("with pl.spmd(", kw, s, ctx, "):");
+  }
+  void stmt(const ir::SplitAivScopeStmt& s, const StmtContext& ctx) {
+    std::vector<std::string> kw{std::to_string(s.count)};
+    if (s.split != ir::SplitMode::None) kw.push_back("mode=" + enum_text(s.split));
+    if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
+    scope("for " + var_name(*s.aiv_id) + " in pl.split_aiv(", kw, s, ctx, "):");
+  }
+  void stmt(const ir::RuntimeScopeStmt& s, const StmtContext& ctx) {
+    std::vector<std::string> kw;
+    if (s.manual) kw.push_back("mode=" + enum_text(ir::ScopeMode::MANUAL));
+    if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
+    scope("with pl.scope(", kw, s, ctx, "):");
+  }
+
+  void scope(const std::string& open, std::vector<std::string> kw, const ir::ScopeStmt& s,
+             const StmtContext& ctx, std::string_view close) {
+    if (!s.attrs.empty()) kw.push_back("attrs=" + attr_dict(s.attrs));
+    line(open + join(kw) + std::string(close));
+    nested(*s.body, {ctx.return_vars, false});
+  }
+
+  void stmt(const ir::Node& n, const StmtContext&) {
+    throw core::InternalError("printer: " + std::string(ir::kind_name(n.kind())) +
+                              " is not a statement");
+  }
+
+  std::string iter_arg_names(const std::vector<ir::IterArgRef>& iter_args) {
+    std::vector<std::string> names;
+    for (const auto& ia : iter_args) names.push_back(var_name(*ia));
+    return tuple_display(names);
+  }
+
+  std::string init_values(const std::vector<ir::IterArgRef>& iter_args) {
+    std::vector<std::string> values;
+    for (const auto& ia : iter_args) values.push_back(expr(*ia->init_value));
+    return tuple_display(values);
+  }
+
+  static bool is_index_const(const ir::ExprRef& e, std::int64_t value) {
+    const auto c = ir::as<ir::ConstInt>(e);
+    return c && c->value == value && c->dtype() == core::DataType::INDEX;
+  }
+
+  // ---- types ----
+
+  std::string type(const ir::Type& t) {
+    return ir::visit(t, [&](const auto& n) { return type_of(n); });
+  }
+
+  std::string type_of(const ir::ScalarType& t) { return "pl.Scalar[" + dtype(t.dtype) + "]"; }
+
+  std::string type_of(const ir::TensorType& t) {
+    std::string s = "pl.Tensor[" + dims(t.shape) + ", " + dtype(t.dtype);
+    if (t.tensor_view) s += ", " + tensor_view(*t.tensor_view);
+    if (t.memref) s += ", " + memref(*t.memref);
+    return s + "]";
+  }
+
+  std::string type_of(const ir::TileType& t) {
+    std::string s = "pl.Tile[" + dims(t.shape) + ", " + dtype(t.dtype);
+    if (t.memref) s += ", " + memref(*t.memref);
+    if (t.memory_space) s += ", " + enum_text(*t.memory_space);
+    if (t.tile_view) s += ", " + tile_view(*t.tile_view);
+    return s + "]";
+  }
+
+  std::string type_of(const ir::TupleType& t) {
+    if (t.types.empty()) return "pl.Tuple[()]";
+    std::vector<std::string> parts;
+    for (const auto& e : t.types) parts.push_back(type(*e));
+    return "pl.Tuple[" + join(parts) + "]";
+  }
+
+  std::string type_of(const ir::UnknownType&) { return "pl._dump.Unknown"; }
+  std::string type_of(const ir::MemRefType&) { return "pl.MemRefType"; }
+  std::string type_of(const ir::PtrType&) { return "pl.Ptr"; }
+  std::string type_of(const ir::WindowBufferType&) { return "pl._dump.WindowBuffer"; }
+  std::string type_of(const ir::CommCtxType&) {
+    uses_pld_ = true;
+    return "pld.CommCtx";
+  }
+  std::string type_of(const ir::PrefetchAsyncContextType&) { return "pl.PrefetchAsyncContext"; }
+  std::string type_of(const ir::AsyncEventType&) { return "pl.AsyncEvent"; }
+  std::string type_of(const ir::AsyncSessionType&) { return "pl.AsyncSession"; }
+
+  std::string type_of(const ir::Node& n) {
+    throw core::InternalError("printer: " + std::string(ir::kind_name(n.kind())) +
+                              " is not a type");
+  }
+
+  /// `[d0, d1]`; a dim is an ordinary expression, so a non-INDEX constant keeps its dtype.
+  std::string dims(const std::vector<ir::ExprRef>& ds) { return "[" + exprs(ds) + "]"; }
+
+  // Views print every field that differs from a default-constructed view, so the text says
+  // exactly what the IR holds; an all-default (but present) view is `pl.TensorView()`.
+  std::string tensor_view(const ir::TensorView& v) {
+    const ir::TensorView d;
+    std::vector<std::string> kw;
+    if (!v.valid_shape.empty()) kw.push_back("valid_shape=" + dims(v.valid_shape));
+    if (!v.stride.empty()) kw.push_back("stride=" + dims(v.stride));
+    if (v.layout != d.layout) kw.push_back("layout=" + enum_text(v.layout));
+    if (v.pad != d.pad) kw.push_back("pad=" + enum_text(v.pad));
+    return "pl.TensorView(" + join(kw) + ")";
+  }
+
+  std::string tile_view(const ir::TileView& v) {
+    const ir::TileView d;
+    std::vector<std::string> kw;
+    if (!v.valid_shape.empty()) kw.push_back("valid_shape=" + dims(v.valid_shape));
+    if (!v.stride.empty()) kw.push_back("stride=" + dims(v.stride));
+    if (v.start_offset) kw.push_back("start_offset=" + expr(*v.start_offset));
+    if (v.blayout != d.blayout) kw.push_back("blayout=" + enum_text(v.blayout));
+    if (v.slayout != d.slayout) kw.push_back("slayout=" + enum_text(v.slayout));
+    if (v.fractal != d.fractal) kw.push_back("fractal=" + std::to_string(v.fractal));
+    if (v.pad != d.pad) kw.push_back("pad=" + enum_text(v.pad));
+    if (v.compact != d.compact) kw.push_back("compact=" + enum_text(v.compact));
+    return "pl.TileView(" + join(kw) + ")";
+  }
+
+  /// `pl.MemRef(base, offset, size[, pinned=True][, slots=N][, slot_index=e])`. The base is a
+  /// bare name only where the text has bound it (a body definition, outside the signature).
+  std::string memref(const ir::MemRef& m) {
+    const bool bare = !in_signature_ && facts_.body_defs.count(m.base.get());
+    std::vector<std::string> args{bare ? var_name(*m.base) : quote(var_name(*m.base, false)),
+                                  expr(*m.byte_offset), std::to_string(m.size)};
+    if (m.is_pinned) args.push_back("pinned=True");
+    if (m.slot_count > 1) args.push_back("slots=" + std::to_string(m.slot_count));
+    if (m.slot_index) args.push_back("slot_index=" + expr(*m.slot_index));
+    return "pl.MemRef(" + join(args) + ")";
+  }
+
+  // ---- expressions ----
+
+  std::string expr(const ir::Expr& e) {
+    return ir::visit(e, [&](const auto& n) { return expr_of(n); });
+  }
+
+  std::string exprs(const std::vector<ir::ExprRef>& es) {
+    std::vector<std::string> parts;
+    for (const auto& e : es) parts.push_back(expr(*e));
+    return join(parts);
+  }
+
+  /// The binding strength of `e` as printed (a negative literal binds like unary minus; a
+  /// `pl.const(...)` literal like a call).
+  static int precedence_of(const ir::Expr& e) {
+    if (const auto* c = ir::as<ir::ConstInt>(&e))
+      return c->dtype() != core::DataType::INDEX ? kCall : c->value < 0 ? kUnary : kAtom;
+    if (const auto* c = ir::as<ir::ConstFloat>(&e))
+      return c->dtype() != core::DataType::FP32 || !std::isfinite(c->value) ? kCall
+             : std::signbit(c->value)                                        ? kUnary
+                                                                             : kAtom;
+    return precedence(e.kind());
+  }
+
+  /// A bare numeric literal: unary minus must not touch it unparenthesised, since the parser
+  /// folds `-5` into the literal -5 (so Neg(5) prints `-(5)`).
+  static bool is_bare_number(const ir::Expr& e) {
+    if (const auto* c = ir::as<ir::ConstInt>(&e)) return c->dtype() == core::DataType::INDEX;
+    if (const auto* c = ir::as<ir::ConstFloat>(&e))
+      return c->dtype() == core::DataType::FP32 && std::isfinite(c->value);
+    return false;
+  }
+
+  /// `child` as an operand of an operator of strength `parent`, parenthesised when it binds
+  /// weaker, or equally on a side where Python would regroup it.
+  std::string operand(const ir::Expr& child, int parent, bool paren_if_equal) {
+    const int p = precedence_of(child);
+    std::string s = expr(child);
+    return p < parent || (p == parent && paren_if_equal) ? "(" + s + ")" : s;
+  }
+
+  std::string expr_of(const ir::Var& v) { return var_name(v); }
+
+  std::string expr_of(const ir::ConstInt& c) {
+    const std::string v = std::to_string(c.value);
+    return c.dtype() == core::DataType::INDEX ? v : "pl.const(" + v + ", " + dtype(c.dtype()) + ")";
+  }
+
+  std::string expr_of(const ir::ConstFloat& c) {
+    const std::string v = float_literal(c.value);
+    return c.dtype() == core::DataType::FP32 ? v : "pl.const(" + v + ", " + dtype(c.dtype()) + ")";
+  }
+
+  std::string expr_of(const ir::ConstBool& c) { return c.value ? "True" : "False"; }
+
+  template <NodeKind K>
+  std::string expr_of(const ir::BinaryNode<K>& b) {
+    if (const std::string_view fn = function_form(K); !fn.empty())
+      return std::string(fn) + "(" + expr(*b.left) + ", " + expr(*b.right) + ")";
+    constexpr int p = precedence(K);
+    // Ties: `**` groups to the right, the others to the left; comparisons chain in Python
+    // (`a < b < c` is not `(a < b) < c`), so a comparison operand of a comparison always
+    // gets parentheses.
+    constexpr bool right_assoc = K == NodeKind::Pow;
+    constexpr bool chains = p == kComparison;
+    return operand(*b.left, p, right_assoc || chains) + " " + std::string(infix(K)) + " " +
+           operand(*b.right, p, !right_assoc || chains);
+  }
+
+  template <NodeKind K>
+  std::string expr_of(const ir::UnaryNode<K>& u) {
+    if constexpr (K == NodeKind::Abs) {
+      return "abs(" + expr(*u.operand) + ")";
+    } else {
+      constexpr std::string_view op = K == NodeKind::Neg ? "-" : K == NodeKind::Not ? "not " : "~";
+      if (K == NodeKind::Neg && is_bare_number(*u.operand)) return "-(" + expr(*u.operand) + ")";
+      return std::string(op) + operand(*u.operand, precedence(K), false);
+    }
+  }
+
+  std::string expr_of(const ir::Cast& c) {
+    return "pl.cast(" + expr(*c.operand) + ", " + dtype(c.target()) + ")";
+  }
+
+  std::string expr_of(const ir::MemRef& m) { return memref(m); }
+
+  std::string expr_of(const ir::Call& c) {
+    std::vector<std::string> args;
+    for (const auto& a : c.args) args.push_back(expr(*a));
+    for (const auto& e : c.kwargs) args.push_back(e.key + "=" + attr_value(e.value, '\''));
+    if (!c.attrs.empty()) args.push_back("attrs=" + attr_dict(c.attrs));
+    return callee(*c.op) + "(" + join(args) + ")";
+  }
+
+  std::string expr_of(const ir::Submit& s) {
+    std::vector<std::string> args{callee(*s.op)};
+    for (const auto& a : s.args) args.push_back(expr(*a));
+    if (!s.deps.empty()) args.push_back("deps=[" + exprs(s.deps) + "]");
+    if (s.core_num) args.push_back("core_num=" + expr(*s.core_num));
+    if (s.sync_start) args.push_back("sync_start=True");
+    if (s.allow_early_resolve) args.push_back("allow_early_resolve=True");
+    if (s.predicate) args.push_back("predicate=" + expr(*s.predicate));
+    for (const auto& e : s.kwargs) args.push_back(e.key + "=" + attr_value(e.value, '\''));
+    if (!s.attrs.empty()) args.push_back("attrs=" + attr_dict(s.attrs));
+    return "pl.submit(" + join(args) + ")";
+  }
+
+  std::string expr_of(const ir::MakeTuple& t) { return "[" + exprs(t.elements) + "]"; }
+
+  std::string expr_of(const ir::TupleGetItem& g) {
+    return operand(*g.tuple, kCall, false) + "[" + std::to_string(g.index) + "]";
+  }
+
+  std::string expr_of(const ir::Node& n) {
+    throw core::InternalError("printer: " + std::string(ir::kind_name(n.kind())) +
+                              " is not an expression");
+  }
+
+  // ---- attribute values ----
+
+  /// One attribute value; strings use quote `q` (`"` in attrs dicts, `'` for op kwargs).
+  std::string attr_value(const ir::AttrValue& v, char q = '"') {
+    return std::visit(
+        [&](const auto& x) -> std::string {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, bool>) return x ? "True" : "False";
+          else if constexpr (std::is_same_v<T, std::int64_t>) return std::to_string(x);
+          else if constexpr (std::is_same_v<T, double>) return float_literal(x);
+          else if constexpr (std::is_same_v<T, std::string>) return quote(x, q);
+          else if constexpr (std::is_same_v<T, core::DataType>) return dtype(x);
+          else if constexpr (std::is_same_v<T, ir::EnumValue>)
+            return "pl." + std::string(ir::enum_type_name(x)) + "." +
+                   std::string(ir::enum_value_name(x));
+          else if constexpr (std::is_same_v<T, ir::ExprRef>) return expr(*x);
+          else if constexpr (std::is_same_v<T, ir::AttrValueList>) {
+            std::vector<std::string> items;
+            for (const auto& item : x) items.push_back(attr_value(item, q));
+            return "[" + join(items) + "]";
+          } else {
+            static_assert(std::is_same_v<T, ir::OpaquePayload>, "unhandled attribute value");
+            return "pl._dump.opaque(" + quote(x.type_name) + ")";
+          }
+        },
+        v.value);
+  }
+
+  std::string attr_dict(const ir::Attrs& attrs) {
+    std::vector<std::string> items;
+    for (const auto& e : attrs) items.push_back(quote(e.key) + ": " + attr_value(e.value));
+    return "{" + join(items) + "}";
+  }
+
+  // ---- state ----
+
+  PrintOptions opts_;
+  bool in_program_ = false;   // GlobalVar callees print as `self.f`
+  bool in_function_ = false;  // unbound uses get `__FREE_VAR`
+  bool in_signature_ = false;  // memref bases print quoted
+  bool uses_pld_ = false;     // the text refers to `pld.`: import it
+  NameTable dyn_;             // program-level shape symbols (`N = pl.dynamic("N")`)
+  std::set<const ir::Var*> dyn_vars_;  // membership only
+  std::vector<const ir::Var*> dyn_order_;
+  ScopeFacts facts_;
+  NameTable locals_;
+  std::string out_;
+  int indent_ = 0;
+};
+
+}  // namespace detail
+
+/// The whole program in the pl DSL, ending with a newline.
+inline std::string print(const ir::Program& program, PrintOptions options = {}) {
+  return detail::Printer(options).program(program);
+}
+
+/// Any node alone: a Program as `print(program)`; a Function as a `@pl.function` def without
+/// `self`; a statement as its lines (each ending with a newline); an expression, a type or an
+/// op as one line without a newline.
+inline std::string print(const ir::Node& node, PrintOptions options = {}) {
+  detail::Printer p(options);
+  if (const auto* prog = ir::as<ir::Program>(&node)) return p.program(*prog);
+  if (const auto* fn = ir::as<ir::Function>(&node)) return p.function(*fn);
+  if (const auto* s = ir::as<ir::Stmt>(&node)) return p.statement(*s);
+  if (const auto* e = ir::as<ir::Expr>(&node)) return p.expression(*e);
+  if (const auto* t = ir::as<ir::Type>(&node)) return p.type_text(*t);
+  return p.callee_text(*ir::as<ir::Op>(&node));
+}
+
+/// `print(*node)`; a null handle is a ValueError.
+template <class T>
+  requires std::is_base_of_v<ir::Node, std::remove_const_t<T>>
+std::string print(const core::Ref<T>& node, PrintOptions options = {}) {
+  if (!node) throw core::ValueError("pypto::text::print: null node");
+  return print(*node, options);
+}
+
+}  // namespace pypto::text
