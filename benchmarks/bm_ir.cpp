@@ -50,7 +50,8 @@ BENCHMARK(BM_for_each_node)->RangeMultiplier(16)->Range(1 << 8, 1 << 16);
 void BM_build_program(benchmark::State& state) {
   const OpRegistry ops = standard_op_registry();
   for (auto _ : state) {
-    const TypeRef tensor = TensorType::make(DataType::FP32, {ConstInt::make(64), ConstInt::make(64)});
+    const TypeRef tensor =
+        TensorType::make(DataType::FP32, {ConstInt::make(64), ConstInt::make(64)});
     auto a = Var::make("a", tensor);
     auto out = Var::make("out", tensor);
     const ExprRef origin = MakeTuple::make({ConstInt::make(0), ConstInt::make(0)});
@@ -58,9 +59,9 @@ void BM_build_program(benchmark::State& state) {
     auto load = ops.make_call("tile.load", {a, origin, shape});
     auto t = Var::make("t", load->type);
     auto store = ops.make_call("tile.store", {t, origin, out});
-    auto body = SeqStmts::make({InCoreScopeStmt::make(SeqStmts::make(
-                                    {AssignStmt::make(t, load), EvalStmt::make(store)})),
-                                ReturnStmt::make({out})});
+    auto body = SeqStmts::make(
+        {InCoreScopeStmt::make(SeqStmts::make({AssignStmt::make(t, load), EvalStmt::make(store)})),
+         ReturnStmt::make({out})});
     auto fn = Function::make("main", {{a}, {out, ParamDirection::Out}}, {tensor}, body);
     benchmark::DoNotOptimize(Program::make("P", {fn}));
   }

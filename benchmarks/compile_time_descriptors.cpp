@@ -3,9 +3,9 @@
 // hana::basic_tuple (-DPYPTO_WALK_WITH_HANA). Every node type of the catalog gets a field walk
 // that hashes its field names and kinds, so both variants instantiate the same work.
 //   benchmarks/compile_time.sh benchmarks/compile_time_descriptors.cpp
-//   PYPTO_CT_FLAGS=-DPYPTO_WALK_WITH_HANA benchmarks/compile_time.sh benchmarks/compile_time_descriptors.cpp
+//   PYPTO_CT_FLAGS=-DPYPTO_WALK_WITH_HANA benchmarks/compile_time.sh
+//   benchmarks/compile_time_descriptors.cpp
 #include <cstdint>
-
 #include <pypto/core/hash.hpp>
 #include <pypto/ir.hpp>
 

@@ -13,8 +13,8 @@ pypto::ir::ProgramRef build_program() {
   auto acc_out = Var::make("acc_out", tensor);
   auto loop = ForStmt::make(i, ConstInt::make(0), ConstInt::make(4), ConstInt::make(1), {acc},
                             SeqStmts::make({YieldStmt::make({acc})}), {acc_out});
-  auto body = SeqStmts::make({InCoreScopeStmt::make(SeqStmts::make({loop})),
-                              ReturnStmt::make({out})});
+  auto body =
+      SeqStmts::make({InCoreScopeStmt::make(SeqStmts::make({loop})), ReturnStmt::make({out})});
   auto main_fn = Function::make("main", {{a}, {out, ParamDirection::Out}}, {tensor}, body);
   return Program::make("CompileTime", {main_fn});
 }

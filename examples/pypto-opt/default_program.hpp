@@ -34,18 +34,15 @@ inline pypto::ir::ProgramRef default_program(const pypto::ir::OpRegistry& ops) {
     auto vs = Var::make("ts", sum->type);
     auto stored = ops.make_call("tile.store", {vs, origin, out});
     return InCoreScopeStmt::make(SeqStmts::make({
-        AssignStmt::make(va, ta),
-        AssignStmt::make(vb, tb),
-        AssignStmt::make(vs, sum),
+        AssignStmt::make(va, ta), AssignStmt::make(vb, tb), AssignStmt::make(vs, sum),
         EvalStmt::make(stored),  // writes through the pl.Out parameter
     }));
   };
 
   auto body = SeqStmts::make({add_scope(out1), add_scope(out2), ReturnStmt::make({out1, out2})});
-  auto main = Function::make(
-      "main",
-      {{a}, {b}, {out1, ParamDirection::Out}, {out2, ParamDirection::Out}},
-      {tensor, tensor}, body);
+  auto main =
+      Function::make("main", {{a}, {b}, {out1, ParamDirection::Out}, {out2, ParamDirection::Out}},
+                     {tensor, tensor}, body);
   return Program::make("TwinAdd", {main});
 }
 

@@ -5,11 +5,10 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <string>
-
 #include <pypto/ir.hpp>
 #include <pypto/ir/op_registry.hpp>
 #include <pypto/text/printer.hpp>
+#include <string>
 
 #include "default_program.hpp"
 

@@ -1,9 +1,8 @@
 // The README's tour, compiled and run by the tests so that it cannot go stale.
 #include <cstdio>
-
-#include <pypto/ir.hpp>               // the IR: types, expressions, statements, functions, programs
-#include <pypto/ir/op_registry.hpp>   // builtin ops with argument effects and type rules
-#include <pypto/text/printer.hpp>     // the pl text format
+#include <pypto/ir.hpp>              // the IR: types, expressions, statements, functions, programs
+#include <pypto/ir/op_registry.hpp>  // builtin ops with argument effects and type rules
+#include <pypto/text/printer.hpp>    // the pl text format
 
 using namespace pypto::ir;
 
@@ -18,8 +17,8 @@ int main() {
                                           MakeTuple::make({ConstInt::make(64)})});
   auto t = Var::make("t", load->type);
   auto store = ops.make_call("tile.store", {t, MakeTuple::make({ConstInt::make(0)}), out});
-  auto body = SeqStmts::make({AssignStmt::make(t, load), EvalStmt::make(store),
-                              ReturnStmt::make({out})});
+  auto body =
+      SeqStmts::make({AssignStmt::make(t, load), EvalStmt::make(store), ReturnStmt::make({out})});
 
   auto kernel = Function::make("copy", {{x}, {out, ParamDirection::Out}}, {f32x64}, body,
                                FunctionType::InCore);

@@ -58,20 +58,13 @@ constexpr bool descriptors_belong_to() {
 /// The number of Def (binding) fields each node must have; every other node has none.
 constexpr std::size_t expected_def_fields(NodeKind k) {
   switch (k) {
-    case NodeKind::AssignStmt:
-      return 1;  // var
-    case NodeKind::ForStmt:
-      return 3;  // loop_var, iter_args, return_vars
-    case NodeKind::WhileStmt:
-      return 2;  // iter_args, return_vars
-    case NodeKind::IfStmt:
-      return 1;  // return_vars
-    case NodeKind::SplitAivScopeStmt:
-      return 1;  // aiv_id
-    case NodeKind::Function:
-      return 1;  // params
-    default:
-      return 0;
+    case NodeKind::AssignStmt: return 1;         // var
+    case NodeKind::ForStmt: return 3;            // loop_var, iter_args, return_vars
+    case NodeKind::WhileStmt: return 2;          // iter_args, return_vars
+    case NodeKind::IfStmt: return 1;             // return_vars
+    case NodeKind::SplitAivScopeStmt: return 1;  // aiv_id
+    case NodeKind::Function: return 1;           // params
+    default: return 0;
   }
 }
 

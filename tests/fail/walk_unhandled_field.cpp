@@ -11,10 +11,10 @@
 namespace {
 struct NodesAndIntegers {
   template <class T>
-    requires std::is_base_of_v<pypto::ir::Node, T>
+  requires std::is_base_of_v<pypto::ir::Node, T>
   void visit(const pypto::core::Ref<const T>&) {}
   template <class I>
-    requires std::is_integral_v<I>
+  requires std::is_integral_v<I>
   void visit(I) {}
 };
 }  // namespace

@@ -2,11 +2,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <string>
-#include <vector>
-
 #include <pypto/ir.hpp>
 #include <pypto/ir/op_registry.hpp>
+#include <string>
+#include <vector>
 
 using namespace pypto::ir;
 using pypto::core::TypeError;
@@ -38,17 +37,49 @@ struct Fixture {
 
 TEST_CASE("standard registry: every op the pipeline needs is registered") {
   const OpRegistry ops = standard_op_registry();
-  for (const char* name :
-       {"tile.load", "tile.store", "tile.add", "tile.sub", "tile.mul", "tile.div", "tile.max",
-        "tile.min", "tile.neg", "tile.abs", "tile.exp", "tile.sqrt", "tile.rsqrt", "tile.cast",
-        "tile.row_sum", "tile.row_max", "tile.matmul", "tensor.add", "tensor.sub", "tensor.mul",
-        "tensor.div", "tensor.read", "tensor.write", "tensor.slice", "tensor.assemble",
-        "tensor.dim", "tensor.create", "tensor.expand_clone", "set_cache_policy",
-        "pld.tensor.put", "pld.tile.remote_store", "pld.tensor.remote_store",
-        "pld.system.notify", "pld.system.wait", "pld.system.defer_wait", "system.set_ffts",
-        "system.sync_set", "system.sync_wait", "system.import_peer_buffer",
-        "prefetch.make_context", "prefetch.async_prefetch", "prefetch.session",
-        "prefetch.wait"}) {
+  for (const char* name : {"tile.load",
+                           "tile.store",
+                           "tile.add",
+                           "tile.sub",
+                           "tile.mul",
+                           "tile.div",
+                           "tile.max",
+                           "tile.min",
+                           "tile.neg",
+                           "tile.abs",
+                           "tile.exp",
+                           "tile.sqrt",
+                           "tile.rsqrt",
+                           "tile.cast",
+                           "tile.row_sum",
+                           "tile.row_max",
+                           "tile.matmul",
+                           "tensor.add",
+                           "tensor.sub",
+                           "tensor.mul",
+                           "tensor.div",
+                           "tensor.read",
+                           "tensor.write",
+                           "tensor.slice",
+                           "tensor.assemble",
+                           "tensor.dim",
+                           "tensor.create",
+                           "tensor.expand_clone",
+                           "set_cache_policy",
+                           "pld.tensor.put",
+                           "pld.tile.remote_store",
+                           "pld.tensor.remote_store",
+                           "pld.system.notify",
+                           "pld.system.wait",
+                           "pld.system.defer_wait",
+                           "system.set_ffts",
+                           "system.sync_set",
+                           "system.sync_wait",
+                           "system.import_peer_buffer",
+                           "prefetch.make_context",
+                           "prefetch.async_prefetch",
+                           "prefetch.session",
+                           "prefetch.wait"}) {
     CAPTURE(name);
     CHECK(ops.find(name) != nullptr);
   }
@@ -70,9 +101,8 @@ TEST_CASE("standard registry: exactly seed 001's legacy allowlist is statement-o
     if (def.statement_only && def.name != "set_cache_policy") statement_only.push_back(def.name);
   CHECK(statement_only == std::vector<std::string>{
                               "pld.system.defer_wait", "pld.system.notify", "pld.system.wait",
-                              "pld.tensor.put", "pld.tensor.remote_store",
-                              "pld.tile.remote_store", "system.set_ffts", "system.sync_set",
-                              "system.sync_wait"});
+                              "pld.tensor.put", "pld.tensor.remote_store", "pld.tile.remote_store",
+                              "system.set_ffts", "system.sync_set", "system.sync_wait"});
 }
 
 TEST_CASE("effects: tile.store writes its destination, ReadWrite when atomic") {
@@ -95,8 +125,8 @@ TEST_CASE("effects: tensor.assemble, tensor.write and expand_clone declare their
   auto assemble = f.ops.make_call("tensor.assemble", {f.out, src, f.origin});
   CHECK(f.ops.effect(*assemble, 0) == ArgEffect::Write);
   CHECK(f.ops.effect(*assemble, 1) == ArgEffect::Read);
-  auto atomic = f.ops.make_call("tensor.assemble", {f.out, src, f.origin},
-                                {{"atomic", AtomicType::Add}});
+  auto atomic =
+      f.ops.make_call("tensor.assemble", {f.out, src, f.origin}, {{"atomic", AtomicType::Add}});
   CHECK(f.ops.effect(*atomic, 0) == ArgEffect::ReadWrite);
 
   auto value = ConstFloat::make(1.0, DataType::FP16);
@@ -175,8 +205,8 @@ TEST_CASE("typing: reductions, matmul and cast compute their result shapes and d
   CHECK(const_dim(mm->shape[1]) == 8);
   CHECK(mm->memory_space == MemorySpace::Acc);
 
-  auto c = cast<TileType>(
-      f.ops.make_call("tile.cast", {t}, {{"target_type", DataType::FP32}})->type);
+  auto c =
+      cast<TileType>(f.ops.make_call("tile.cast", {t}, {{"target_type", DataType::FP32}})->type);
   CHECK(c->dtype == DataType::FP32);
   CHECK_THROWS_WITH_AS(f.ops.make_call("tile.cast", {t}),
                        "tile.cast: keyword 'target_type' is required", TypeError);
@@ -193,10 +223,11 @@ TEST_CASE("typing: tensor.dim checks the axis against the rank") {
 
 TEST_CASE("typing: tensor.create and tensor.read") {
   Fixture f;
-  auto created = cast<TensorType>(
-      f.ops.make_call("tensor.create", {list({idx(8), idx(8)})},
-                      {{"dtype", DataType::BF16}, {"layout", TensorLayout::NZ}})
-          ->type);
+  auto created =
+      cast<TensorType>(f.ops
+                           .make_call("tensor.create", {list({idx(8), idx(8)})},
+                                      {{"dtype", DataType::BF16}, {"layout", TensorLayout::NZ}})
+                           ->type);
   CHECK(created->dtype == DataType::BF16);
   REQUIRE(created->tensor_view.has_value());
   CHECK(created->tensor_view->layout == TensorLayout::NZ);
@@ -217,8 +248,8 @@ TEST_CASE("typing: prefetch handles have their resource types") {
   CHECK(isa<AsyncSessionType>(session->type));
   auto done = f.ops.make_call("prefetch.wait", {ev, session});
   CHECK(cast<ScalarType>(done->type)->dtype == DataType::BOOL);
-  auto peer = f.ops.make_call("system.import_peer_buffer", {},
-                              {{"name", "buf"}, {"peer_func", "k_aiv"}});
+  auto peer =
+      f.ops.make_call("system.import_peer_buffer", {}, {{"name", "buf"}, {"peer_func", "k_aiv"}});
   CHECK(cast<ScalarType>(peer->type)->dtype == DataType::INT32);
 }
 
@@ -234,8 +265,7 @@ TEST_CASE("calls are checked: argument count, keyword names, keyword kinds, dupl
   twice.entries = {{"clamp", true}, {"clamp", false}};
   CHECK_THROWS_WITH_AS(f.load(twice), "tile.load: keyword 'clamp' given twice", ValueError);
   CHECK_THROWS_WITH_AS(f.ops.make_call("tile.load", {f.origin, f.origin, f.tile_shape}),
-                       "tile.load: argument 0 must have a TensorType, got a TupleType",
-                       TypeError);
+                       "tile.load: argument 0 must have a TensorType, got a TupleType", TypeError);
 }
 
 TEST_CASE("a registry is a value: ops are added explicitly and checked") {

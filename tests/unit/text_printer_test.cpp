@@ -37,8 +37,8 @@ VarRef var(std::string name, TypeRef t) { return Var::make(std::move(name), std:
 ExprRef tuple(std::vector<ExprRef> xs) { return MakeTuple::make(std::move(xs)); }
 ExprRef call(std::string op, std::vector<ExprRef> args, TypeRef result, Attrs kwargs = {},
              Attrs attrs = {}) {
-  return Call::make(Op::make(std::move(op)), std::move(args), std::move(result),
-                    std::move(kwargs), std::move(attrs));
+  return Call::make(Op::make(std::move(op)), std::move(args), std::move(result), std::move(kwargs),
+                    std::move(attrs));
 }
 StmtRef assign(VarRef v, ExprRef e) { return AssignStmt::make(std::move(v), std::move(e)); }
 StmtRef seq(std::vector<StmtRef> ss) { return SeqStmts::make(std::move(ss)); }
@@ -58,7 +58,8 @@ ProgramRef seed_002_program() {
   auto t32 = tensor({32, 32});
   // InCore kernel: load, add, store into the Out parameter.
   auto a = var("a", t32), b = var("b", t32), o = var("o", t32);
-  auto ta = var("ta", tile({32, 32})), tb = var("tb", tile({32, 32})), ts = var("ts", tile({32, 32}));
+  auto ta = var("ta", tile({32, 32})), tb = var("tb", tile({32, 32})),
+       ts = var("ts", tile({32, 32}));
   auto o2 = var("o", t32);
   Attrs vec{{"target_memory", MemorySpace::Vec}};
   auto kernel = Function::make(
@@ -74,10 +75,10 @@ ProgramRef seed_002_program() {
   auto x = var("a", t32), y = var("b", t32), out = var("out", t32), r = var("out", t32);
   auto main = Function::make(
       "main", {{x}, {y}, {out, ParamDirection::Out}}, {t32},
-      seq({assign(r, Call::make(GlobalVar::make("main_incore_0"), {x, y, out}, t32, {},
-                                {{"arg_directions", AttrValueList{ArgDirection::Input,
-                                                                  ArgDirection::Input,
-                                                                  ArgDirection::Output}}})),
+      seq({assign(r, Call::make(
+                         GlobalVar::make("main_incore_0"), {x, y, out}, t32, {},
+                         {{"arg_directions", AttrValueList{ArgDirection::Input, ArgDirection::Input,
+                                                           ArgDirection::Output}}})),
            ret({r})}),
       FunctionType::Orchestration);
   return Program::make("Demo", {main, kernel});
@@ -136,31 +137,32 @@ ProgramRef statements_program() {
   auto lt = Lt::make(i, idx(2));
   auto branch = IfStmt::make(lt, seq({yield({y})}), seq({yield({acc})}), {z});
   auto y_def = commented(AssignStmt::make(y, call("tensor.add", {acc, acc}, t64)),
-                        {"double the carry", "(twice)"});
-  auto loop = ForStmt::make(i, idx(0), n, idx(1), {acc}, seq({y_def, branch, yield({z})}),
-                            {acc_rv});
+                         {"double the carry", "(twice)"});
+  auto loop =
+      ForStmt::make(i, idx(0), n, idx(1), {acc}, seq({y_def, branch, yield({z})}), {acc_rv});
 
   // while in SSA form with its condition on the carried value; break / continue inside.
   auto c = IterArg::make("c", index, idx(0));
   auto c1 = var("c", index), c_rv = var("c_rv", index);
   auto wloop = WhileStmt::make(
       {c}, Lt::make(c, n),
-      seq({IfStmt::make(Gt::make(c, idx(8)), BreakStmt::make()),
-           assign(c1, Add::make(c, idx(1))), IfStmt::make(Eq::make(c1, idx(3)), ContinueStmt::make()),
-           yield({c1})}),
+      seq({IfStmt::make(Gt::make(c, idx(8)), BreakStmt::make()), assign(c1, Add::make(c, idx(1))),
+           IfStmt::make(Eq::make(c1, idx(3)), ContinueStmt::make()), yield({c1})}),
       {c_rv});
   // while without carried values; `flag` is bound nowhere, so it prints as a free var.
   auto flag = var("flag", boolean);
-  auto plain_while = WhileStmt::make({}, flag, seq({EvalStmt::make(call("system.barrier", {}, boolean))}), {});
+  auto plain_while =
+      WhileStmt::make({}, flag, seq({EvalStmt::make(call("system.barrier", {}, boolean))}), {});
 
   // Loop kinds and range forms.
   auto j = var("j", index), k = var("k", index), l = var("l", index);
   auto body = [&](VarRef v) { return seq({EvalStmt::make(call("debug.touch", {v}, index))}); };
   auto par = ForStmt::make(j, idx(2), n, idx(1), {}, body(j), {}, ForKind::Parallel);
   auto unr = ForStmt::make(k, idx(0), idx(8), idx(2), {}, body(k), {}, ForKind::Unroll);
-  auto pip = ForStmt::make(l, ConstInt::make(0, DataType::INT64), ConstInt::make(16, DataType::INT64),
-                           ConstInt::make(1, DataType::INT64), {}, body(l), {}, ForKind::Pipeline,
-                           {{"pipeline_stages", 2}, {"unroll_hint", true}});
+  auto pip =
+      ForStmt::make(l, ConstInt::make(0, DataType::INT64), ConstInt::make(16, DataType::INT64),
+                    ConstInt::make(1, DataType::INT64), {}, body(l), {}, ForKind::Pipeline,
+                    {{"pipeline_stages", 2}, {"unroll_hint", true}});
 
   // All six scopes, nested; comments above statements.
   auto w = var("w", t64), aiv = var("aiv_id", index);
@@ -170,23 +172,23 @@ ProgramRef statements_program() {
   auto cluster = ClusterScopeStmt::make(seq({}), "grp");
   auto spmd = SpmdScopeStmt::make(seq({EvalStmt::make(call("debug.touch", {n}, index))}), idx(4),
                                   true, "", {{"tag", 7}});
-  auto split = SplitAivScopeStmt::make(aiv, seq({EvalStmt::make(call("debug.touch", {aiv}, index))}),
-                                       SplitMode::LeftRight, "halves");
+  auto split =
+      SplitAivScopeStmt::make(aiv, seq({EvalStmt::make(call("debug.touch", {aiv}, index))}),
+                              SplitMode::LeftRight, "halves");
   auto rt_auto = RuntimeScopeStmt::make(seq({incore, hier, cluster}));
   auto rt_manual = RuntimeScopeStmt::make(seq({spmd, split}), true);
 
   auto main = Function::make(
       "main", {{x}, {n}}, {t64, t64},
-      seq({loop, wloop, plain_while, seq({par, unr}), pip, rt_auto, rt_manual,
-           ret({acc_rv, w})}),
+      seq({loop, wloop, plain_while, seq({par, unr}), pip, rt_auto, rt_manual, ret({acc_rv, w})}),
       FunctionType::Orchestration);
 
   // Function-level details: a trailing yield is a return, func_attr, level/role overrides.
   auto q = var("q", index);
-  auto helper = Function::make("helper", {{q}}, {index}, seq({yield({q})}), FunctionType::InCore,
-                               {{"split", SplitMode::None}, {"cache_policy", "hot"},
-                                {"split2", SplitMode::UpDown}},
-                               FunctionOptions().with_level(Level::CORE_GROUP).with_role(Role::Orchestrator));
+  auto helper = Function::make(
+      "helper", {{q}}, {index}, seq({yield({q})}), FunctionType::InCore,
+      {{"split", SplitMode::None}, {"cache_policy", "hot"}, {"split2", SplitMode::UpDown}},
+      FunctionOptions().with_level(Level::CORE_GROUP).with_role(Role::Orchestrator));
   auto stub = Function::make("stub", {}, {}, nullptr, FunctionType::Opaque, {{"extern", true}},
                              FunctionOptions().with_runtime_binding());
   auto empty = Function::make("empty", {}, {}, seq({}), FunctionType::Opaque);
@@ -339,9 +341,9 @@ TEST_CASE("printer: dynamic shape symbols, memrefs with slots, pld import") {
   // quoted name: the text has not bound it there).
   auto mem = var("mem_vec_0", PtrType::make());
   auto slot = var("slot", index);
-  auto buf_t = TileType::make(DataType::FP32, dims({16, 16}), MemorySpace::Vec, std::nullopt,
-                              MemRef::make(mem, ConstInt::make(0, DataType::INT64), 2048, true, 2,
-                                           slot));
+  auto buf_t =
+      TileType::make(DataType::FP32, dims({16, 16}), MemorySpace::Vec, std::nullopt,
+                     MemRef::make(mem, ConstInt::make(0, DataType::INT64), 2048, true, 2, slot));
   auto gm = var("mem_ddr_0", PtrType::make());
   auto sig_t = TensorType::make(DataType::FP32, dims({16, 16}), std::nullopt,
                                 MemRef::make(gm, idx(64), 1024));
@@ -471,8 +473,7 @@ TEST_CASE("printer: constants keep their dtype and exact value") {
   CHECK(f32(-0.0) == "-0.0");
   CHECK(f32(-2.5) == "-2.5");
   CHECK(f32(std::numeric_limits<double>::infinity()) == R"(pl._dump.float64("7ff0000000000000"))");
-  CHECK(f32(-std::numeric_limits<double>::infinity()) ==
-        R"(pl._dump.float64("fff0000000000000"))");
+  CHECK(f32(-std::numeric_limits<double>::infinity()) == R"(pl._dump.float64("fff0000000000000"))");
   CHECK(f32(std::numeric_limits<double>::quiet_NaN()) == R"(pl._dump.float64("7ff8000000000000"))");
   CHECK(f32(std::bit_cast<double>(std::uint64_t{0xfff0000000000123})) ==
         R"(pl._dump.float64("fff0000000000123"))");
@@ -502,14 +503,15 @@ TEST_CASE("printer: calls, kwargs and attrs of every value type") {
               {"expr", Add::make(i, idx(1))},
               {"list", AttrValueList{1, "two", AttrValueList{DataType::INT8}}},
               {"cookie", payload}};
-  Attrs kwargs{{"target_memory", MemorySpace::Left}, {"name", "it's"}, {"clamp", true},
-               {"scale", 2.0}};
-  CHECK(print(call("tile.load", {x, tuple({idx(0)}), tuple({i})}, t, kwargs, attrs)) ==
-        R"(pl.tile.load(x, [0], [i], target_memory=pl.Mem.Left, name='it\'s', clamp=True, scale=2.0, )"
-        R"(attrs={"int": -4, "flag": True, "off": False, "text": "say \"hi\"\n\\ 'q'", "ratio": 0.25, )"
-        R"("inf": pl._dump.float64("7ff0000000000000"), "dtype": pl.BF16, "mode": pl.SplitMode.UP_DOWN, )"
-        R"("space": pl.Mem.Vec, "dir": pl.adir.output_existing, "expr": i + 1, "list": [1, "two", [pl.INT8]], )"
-        R"("cookie": pl._dump.opaque("HostCookie")}))");
+  Attrs kwargs{
+      {"target_memory", MemorySpace::Left}, {"name", "it's"}, {"clamp", true}, {"scale", 2.0}};
+  CHECK(
+      print(call("tile.load", {x, tuple({idx(0)}), tuple({i})}, t, kwargs, attrs)) ==
+      R"(pl.tile.load(x, [0], [i], target_memory=pl.Mem.Left, name='it\'s', clamp=True, scale=2.0, )"
+      R"(attrs={"int": -4, "flag": True, "off": False, "text": "say \"hi\"\n\\ 'q'", "ratio": 0.25, )"
+      R"("inf": pl._dump.float64("7ff0000000000000"), "dtype": pl.BF16, "mode": pl.SplitMode.UP_DOWN, )"
+      R"("space": pl.Mem.Vec, "dir": pl.adir.output_existing, "expr": i + 1, "list": [1, "two", [pl.INT8]], )"
+      R"("cookie": pl._dump.opaque("HostCookie")}))");
   // Op names: `pl.` prefix, except `pld.`; a keyword leaf gets `_`.
   auto boolean = scalar(DataType::BOOL);
   CHECK(print(call("tile.and", {x, x}, t)) == "pl.tile.and_(x, x)");
@@ -549,11 +551,10 @@ ProgramRef naming_program() {
   auto x = var("x", index), x2 = var("x", index), x3 = var("x_1", index), x4 = var("x", index);
   auto kw = var("lambda", index), pl_var = var("pl", index), empty = var("", index);
   auto odd = var("2d.v", index), free = var("ghost", index);
-  auto f = Function::make(
-      "names", {{x}}, {index},
-      seq({assign(x2, Add::make(x, idx(1))), assign(x3, x2), assign(x4, x3), assign(kw, x4),
-           assign(pl_var, kw), assign(empty, pl_var), assign(odd, Add::make(empty, free)),
-           ret({odd})}));
+  auto f = Function::make("names", {{x}}, {index},
+                          seq({assign(x2, Add::make(x, idx(1))), assign(x3, x2), assign(x4, x3),
+                               assign(kw, x4), assign(pl_var, kw), assign(empty, pl_var),
+                               assign(odd, Add::make(empty, free)), ret({odd})}));
   // A callee in the same program, so function order and `self.` matter too.
   auto y = var("y", index);
   auto g = Function::make("a_first", {{y}}, {index},

@@ -40,11 +40,11 @@ enum class DataType : std::uint8_t {
 
 /// Every DataType, in code order; the single list the name table and parsers are built from.
 inline constexpr DataType kAllDataTypes[] = {
-    DataType::BOOL,      DataType::INT4,    DataType::INT8,   DataType::INT16,  DataType::INT32,
-    DataType::INT64,     DataType::INDEX,   DataType::UINT4,  DataType::UINT8,  DataType::UINT16,
-    DataType::UINT32,    DataType::UINT64,  DataType::FP4,    DataType::FP8E4M3FN,
-    DataType::FP8E5M2,   DataType::FP16,    DataType::FP32,   DataType::FP8E8M0,
-    DataType::BF16,      DataType::HF4,     DataType::HF8,    DataType::TASK_ID,
+    DataType::BOOL,   DataType::INT4,    DataType::INT8,    DataType::INT16,     DataType::INT32,
+    DataType::INT64,  DataType::INDEX,   DataType::UINT4,   DataType::UINT8,     DataType::UINT16,
+    DataType::UINT32, DataType::UINT64,  DataType::FP4,     DataType::FP8E4M3FN, DataType::FP8E5M2,
+    DataType::FP16,   DataType::FP32,    DataType::FP8E8M0, DataType::BF16,      DataType::HF4,
+    DataType::HF8,    DataType::TASK_ID,
 };
 
 constexpr std::uint8_t code(DataType t) { return static_cast<std::uint8_t>(t); }
@@ -104,14 +104,27 @@ constexpr bool is_index_like(DataType t) { return is_int(t); }
 constexpr unsigned bit_width(DataType t) {
   switch (t) {
     case DataType::BOOL: return 8;
-    case DataType::INT4: case DataType::UINT4: case DataType::FP4: case DataType::HF4: return 4;
-    case DataType::INT8: case DataType::UINT8: case DataType::FP8E4M3FN:
-    case DataType::FP8E5M2: case DataType::FP8E8M0: case DataType::HF8: return 8;
-    case DataType::INT16: case DataType::UINT16: case DataType::FP16: case DataType::BF16:
-      return 16;
-    case DataType::INT32: case DataType::UINT32: case DataType::FP32: return 32;
-    case DataType::INT64: case DataType::UINT64: case DataType::INDEX: case DataType::TASK_ID:
-      return 64;
+    case DataType::INT4:
+    case DataType::UINT4:
+    case DataType::FP4:
+    case DataType::HF4: return 4;
+    case DataType::INT8:
+    case DataType::UINT8:
+    case DataType::FP8E4M3FN:
+    case DataType::FP8E5M2:
+    case DataType::FP8E8M0:
+    case DataType::HF8: return 8;
+    case DataType::INT16:
+    case DataType::UINT16:
+    case DataType::FP16:
+    case DataType::BF16: return 16;
+    case DataType::INT32:
+    case DataType::UINT32:
+    case DataType::FP32: return 32;
+    case DataType::INT64:
+    case DataType::UINT64:
+    case DataType::INDEX:
+    case DataType::TASK_ID: return 64;
   }
   return 0;
 }

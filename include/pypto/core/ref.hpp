@@ -77,11 +77,10 @@ class Ref {
   }
   Ref(Ref&& o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
   template <class U>
-    requires std::is_convertible_v<U*, T*>
-  Ref(const Ref<U>& o) : Ref(o.get()) {}
+  requires std::is_convertible_v<U*, T*> Ref(const Ref<U>& o) : Ref(o.get()) {}
   template <class U>
-    requires std::is_convertible_v<U*, T*>
-  Ref(Ref<U>&& o) noexcept : p_(o.release_unchecked()) {}
+  requires std::is_convertible_v<U*, T*> Ref(Ref<U>&& o)
+  noexcept : p_(o.release_unchecked()) {}
   ~Ref() {
     if (p_) p_->release();
   }

@@ -109,27 +109,27 @@ struct AttrValue;
 using AttrValueList = std::vector<AttrValue>;
 
 struct AttrValue {
-  using Storage = std::variant<bool, std::int64_t, double, std::string, core::DataType,
-                               EnumValue, ExprRef, AttrValueList, OpaquePayload>;
+  using Storage = std::variant<bool, std::int64_t, double, std::string, core::DataType, EnumValue,
+                               ExprRef, AttrValueList, OpaquePayload>;
   Storage value;
 
   AttrValue() : value(false) {}
   AttrValue(bool b) : value(b) {}  // NOLINT: implicit conversions make attr lists readable
   template <class I>
-    requires(std::is_integral_v<I> && !std::is_same_v<I, bool>)
-  AttrValue(I i) : value(static_cast<std::int64_t>(i)) {}  // NOLINT
-  AttrValue(double d) : value(d) {}                        // NOLINT
-  AttrValue(const char* s) : value(std::string(s)) {}     // NOLINT
-  AttrValue(std::string s) : value(std::move(s)) {}       // NOLINT
-  AttrValue(core::DataType t) : value(t) {}                // NOLINT
+  requires(std::is_integral_v<I> && !std::is_same_v<I, bool>) AttrValue(I i)
+      : value(static_cast<std::int64_t>(i)) {}         // NOLINT
+  AttrValue(double d) : value(d) {}                    // NOLINT
+  AttrValue(const char* s) : value(std::string(s)) {}  // NOLINT
+  AttrValue(std::string s) : value(std::move(s)) {}    // NOLINT
+  AttrValue(core::DataType t) : value(t) {}            // NOLINT
   template <IrEnum E>
   AttrValue(E e) : value(EnumValue::of(e)) {}  // NOLINT
   AttrValue(EnumValue e) : value(e) {}         // NOLINT
   template <class T>
-    requires std::is_convertible_v<Ref<T>, ExprRef>
-  AttrValue(Ref<T> e) : value(ExprRef(std::move(e))) {}  // NOLINT
-  AttrValue(AttrValueList l) : value(std::move(l)) {}    // NOLINT
-  AttrValue(OpaquePayload p) : value(std::move(p)) {}    // NOLINT
+  requires std::is_convertible_v<Ref<T>, ExprRef> AttrValue(Ref<T> e)
+      : value(ExprRef(std::move(e))) {}                // NOLINT
+  AttrValue(AttrValueList l) : value(std::move(l)) {}  // NOLINT
+  AttrValue(OpaquePayload p) : value(std::move(p)) {}  // NOLINT
 
   template <class T>
   bool is() const {

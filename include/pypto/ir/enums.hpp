@@ -15,19 +15,39 @@
 namespace pypto::ir {
 
 enum class FunctionType : std::uint8_t {
-  Opaque = 0, Orchestration = 1, InCore = 2, AIC = 3, AIV = 4, Group = 5, Spmd = 6, Inline = 7,
+  Opaque = 0,
+  Orchestration = 1,
+  InCore = 2,
+  AIC = 3,
+  AIV = 4,
+  Group = 5,
+  Spmd = 6,
+  Inline = 7,
   Graph = 8,
 };
 /// Callee-side contract of a parameter.
 enum class ParamDirection : std::uint8_t { In = 0, Out = 1, InOut = 2 };
 /// Call-site direction of an argument (Call.attrs["arg_directions"]).
 enum class ArgDirection : std::uint8_t {
-  Input = 0, Output = 1, InOut = 2, OutputExisting = 3, NoDep = 4, Scalar = 5,
+  Input = 0,
+  Output = 1,
+  InOut = 2,
+  OutputExisting = 3,
+  NoDep = 4,
+  Scalar = 5,
 };
 /// Hierarchy level in the machine model, from one vector core up to the global coordinator.
 enum class Level : std::uint8_t {
-  AIV = 0, AIC = 1, CORE_GROUP = 2, CHIP_DIE = 3, CHIP = 4, HOST = 5, CLUSTER_0 = 6,
-  CLUSTER_1 = 7, CLUSTER_2 = 8, GLOBAL = 9,
+  AIV = 0,
+  AIC = 1,
+  CORE_GROUP = 2,
+  CHIP_DIE = 3,
+  CHIP = 4,
+  HOST = 5,
+  CLUSTER_0 = 6,
+  CLUSTER_1 = 7,
+  CLUSTER_2 = 8,
+  GLOBAL = 9,
 };
 /// Orchestrators build task graphs and submit work; sub-workers execute it.
 enum class Role : std::uint8_t { Orchestrator = 0, SubWorker = 1 };
@@ -35,8 +55,16 @@ enum class ForKind : std::uint8_t { Sequential = 0, Parallel = 1, Unroll = 2, Pi
 /// AIV split of a vector region; `None` is the only "no split" encoding.
 enum class SplitMode : std::uint8_t { None = 0, UpDown = 1, LeftRight = 2 };
 enum class MemorySpace : std::uint8_t {
-  DDR = 0, Vec = 1, Mat = 2, Left = 3, Right = 4, Acc = 5, Bias = 6, ScalarLocal = 7,
-  LeftScale = 8, RightScale = 9,
+  DDR = 0,
+  Vec = 1,
+  Mat = 2,
+  Left = 3,
+  Right = 4,
+  Acc = 5,
+  Bias = 6,
+  ScalarLocal = 7,
+  LeftScale = 8,
+  RightScale = 9,
 };
 enum class TensorLayout : std::uint8_t { ND = 0, DN = 1, NZ = 2, MX_A_ZZ = 3, MX_B_NN = 4 };
 enum class TileLayout : std::uint8_t { none_box = 0, row_major = 1, col_major = 2 };
@@ -53,7 +81,10 @@ template <class E>
 struct EnumTraits;  // specialised below for every IR enum
 
 template <class E>
-concept IrEnum = requires { EnumTraits<E>::type_name; EnumTraits<E>::entries; };
+concept IrEnum = requires {
+  EnumTraits<E>::type_name;
+  EnumTraits<E>::entries;
+};
 
 /// Printed spelling of a value (its first table entry); "?" for a value outside the table.
 template <IrEnum E>
@@ -79,11 +110,11 @@ constexpr bool is_valid_enum(std::int64_t raw) {
   return false;
 }
 
-#define PYPTO_ENUM_TRAITS(E, TYPE_NAME, ...)                                             \
-  template <>                                                                            \
-  struct EnumTraits<E> {                                                                 \
-    static constexpr std::string_view type_name = TYPE_NAME;                             \
-    static constexpr std::pair<E, std::string_view> entries[] = {__VA_ARGS__};           \
+#define PYPTO_ENUM_TRAITS(E, TYPE_NAME, ...)                                   \
+  template <>                                                                  \
+  struct EnumTraits<E> {                                                       \
+    static constexpr std::string_view type_name = TYPE_NAME;                   \
+    static constexpr std::pair<E, std::string_view> entries[] = {__VA_ARGS__}; \
   }
 
 PYPTO_ENUM_TRAITS(FunctionType, "FunctionType", {FunctionType::Opaque, "Opaque"},
@@ -105,21 +136,22 @@ PYPTO_ENUM_TRAITS(Level, "Level", {Level::AIV, "AIV"}, {Level::AIC, "AIC"},
                   {Level::CHIP, "PROCESSOR"}, {Level::CHIP, "UMA"}, {Level::HOST, "NODE"},
                   {Level::CLUSTER_0, "POD"}, {Level::CLUSTER_1, "CLOS1"},
                   {Level::CLUSTER_2, "CLOS2"});
-PYPTO_ENUM_TRAITS(Role, "Role", {Role::Orchestrator, "Orchestrator"}, {Role::SubWorker, "SubWorker"},
-                  {Role::Orchestrator, "ORCHESTRATOR"}, {Role::SubWorker, "SUBWORKER"});
+PYPTO_ENUM_TRAITS(Role, "Role", {Role::Orchestrator, "Orchestrator"},
+                  {Role::SubWorker, "SubWorker"}, {Role::Orchestrator, "ORCHESTRATOR"},
+                  {Role::SubWorker, "SUBWORKER"});
 PYPTO_ENUM_TRAITS(ForKind, "ForKind", {ForKind::Sequential, "Sequential"},
                   {ForKind::Parallel, "Parallel"}, {ForKind::Unroll, "Unroll"},
                   {ForKind::Pipeline, "Pipeline"});
-PYPTO_ENUM_TRAITS(SplitMode, "SplitMode", {SplitMode::None, "NONE"},
-                  {SplitMode::UpDown, "UP_DOWN"}, {SplitMode::LeftRight, "LEFT_RIGHT"});
+PYPTO_ENUM_TRAITS(SplitMode, "SplitMode", {SplitMode::None, "NONE"}, {SplitMode::UpDown, "UP_DOWN"},
+                  {SplitMode::LeftRight, "LEFT_RIGHT"});
 PYPTO_ENUM_TRAITS(MemorySpace, "Mem", {MemorySpace::DDR, "DDR"}, {MemorySpace::Vec, "Vec"},
                   {MemorySpace::Mat, "Mat"}, {MemorySpace::Left, "Left"},
                   {MemorySpace::Right, "Right"}, {MemorySpace::Acc, "Acc"},
                   {MemorySpace::Bias, "Bias"}, {MemorySpace::ScalarLocal, "ScalarLocal"},
                   {MemorySpace::LeftScale, "LeftScale"}, {MemorySpace::RightScale, "RightScale"});
-PYPTO_ENUM_TRAITS(TensorLayout, "TensorLayout", {TensorLayout::ND, "ND"},
-                  {TensorLayout::DN, "DN"}, {TensorLayout::NZ, "NZ"},
-                  {TensorLayout::MX_A_ZZ, "MX_A_ZZ"}, {TensorLayout::MX_B_NN, "MX_B_NN"});
+PYPTO_ENUM_TRAITS(TensorLayout, "TensorLayout", {TensorLayout::ND, "ND"}, {TensorLayout::DN, "DN"},
+                  {TensorLayout::NZ, "NZ"}, {TensorLayout::MX_A_ZZ, "MX_A_ZZ"},
+                  {TensorLayout::MX_B_NN, "MX_B_NN"});
 PYPTO_ENUM_TRAITS(TileLayout, "TileLayout", {TileLayout::none_box, "none_box"},
                   {TileLayout::row_major, "row_major"}, {TileLayout::col_major, "col_major"});
 PYPTO_ENUM_TRAITS(PadValue, "PadValue", {PadValue::null, "null"}, {PadValue::zero, "zero"},
@@ -128,10 +160,8 @@ PYPTO_ENUM_TRAITS(CompactMode, "CompactMode", {CompactMode::null, "null"},
                   {CompactMode::normal, "normal"});
 PYPTO_ENUM_TRAITS(CachePolicy, "CachePolicy", {CachePolicy::DEFAULT, "DEFAULT"},
                   {CachePolicy::BYPASS, "BYPASS"});
-PYPTO_ENUM_TRAITS(ScopeMode, "ScopeMode", {ScopeMode::AUTO, "AUTO"},
-                  {ScopeMode::MANUAL, "MANUAL"});
-PYPTO_ENUM_TRAITS(AtomicType, "AtomicType", {AtomicType::None, "None_"},
-                  {AtomicType::Add, "Add"});
+PYPTO_ENUM_TRAITS(ScopeMode, "ScopeMode", {ScopeMode::AUTO, "AUTO"}, {ScopeMode::MANUAL, "MANUAL"});
+PYPTO_ENUM_TRAITS(AtomicType, "AtomicType", {AtomicType::None, "None_"}, {AtomicType::Add, "Add"});
 
 #undef PYPTO_ENUM_TRAITS
 
@@ -147,7 +177,8 @@ constexpr std::optional<Level> default_level(FunctionType t) {
     case FunctionType::AIC: return Level::AIC;
     case FunctionType::AIV: return Level::AIV;
     case FunctionType::Group: return Level::CORE_GROUP;
-    case FunctionType::Orchestration: case FunctionType::Graph: return Level::CHIP;
+    case FunctionType::Orchestration:
+    case FunctionType::Graph: return Level::CHIP;
     default: return std::nullopt;
   }
 }
@@ -155,9 +186,12 @@ constexpr std::optional<Level> default_level(FunctionType t) {
 /// The role a function type has when none is given: device kernels work, hosts orchestrate.
 constexpr std::optional<Role> default_role(FunctionType t) {
   switch (t) {
-    case FunctionType::InCore: case FunctionType::AIC: case FunctionType::AIV:
+    case FunctionType::InCore:
+    case FunctionType::AIC:
+    case FunctionType::AIV:
     case FunctionType::Group: return Role::SubWorker;
-    case FunctionType::Orchestration: case FunctionType::Graph: return Role::Orchestrator;
+    case FunctionType::Orchestration:
+    case FunctionType::Graph: return Role::Orchestrator;
     default: return std::nullopt;
   }
 }

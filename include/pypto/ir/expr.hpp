@@ -97,8 +97,7 @@ struct ConstFloat final : Expr {
 
   core::DataType dtype() const { return static_cast<const ScalarType&>(*type).dtype; }
 
-  static Ref<const ConstFloat> make(double value, DataType dtype = DataType::FP32,
-                                    Span span = {}) {
+  static Ref<const ConstFloat> make(double value, DataType dtype = DataType::FP32, Span span = {}) {
     if (!core::is_float(dtype))
       detail::fail("ConstFloat", "type",
                    "dtype " + std::string(core::dtype_name(dtype)) + " is not a float type");
@@ -136,13 +135,22 @@ enum class OperatorClass : std::uint8_t {
 
 constexpr OperatorClass operator_class(NodeKind k) {
   switch (k) {
-    case NodeKind::Eq: case NodeKind::Ne: case NodeKind::Lt: case NodeKind::Le:
-    case NodeKind::Gt: case NodeKind::Ge: return OperatorClass::Comparison;
-    case NodeKind::And: case NodeKind::Or: case NodeKind::Xor: case NodeKind::Not:
-      return OperatorClass::Logical;
-    case NodeKind::BitAnd: case NodeKind::BitOr: case NodeKind::BitXor:
-    case NodeKind::BitShiftLeft: case NodeKind::BitShiftRight: case NodeKind::BitNot:
-      return OperatorClass::Bitwise;
+    case NodeKind::Eq:
+    case NodeKind::Ne:
+    case NodeKind::Lt:
+    case NodeKind::Le:
+    case NodeKind::Gt:
+    case NodeKind::Ge: return OperatorClass::Comparison;
+    case NodeKind::And:
+    case NodeKind::Or:
+    case NodeKind::Xor:
+    case NodeKind::Not: return OperatorClass::Logical;
+    case NodeKind::BitAnd:
+    case NodeKind::BitOr:
+    case NodeKind::BitXor:
+    case NodeKind::BitShiftLeft:
+    case NodeKind::BitShiftRight:
+    case NodeKind::BitNot: return OperatorClass::Bitwise;
     default: return OperatorClass::Arithmetic;
   }
 }
@@ -180,7 +188,7 @@ struct BinaryExpr : Expr {
   PYPTO_ABSTRACT_NODE(BinaryExpr, kinds::binary)
   ExprRef left, right;
   using fields = ConcatFields<Expr::fields, FieldList<UsualField<&BinaryExpr::left, "left">,
-                                                     UsualField<&BinaryExpr::right, "right">>>;
+                                                      UsualField<&BinaryExpr::right, "right">>>;
 };
 
 template <NodeKind K>
@@ -214,8 +222,7 @@ PYPTO_IR_BINARY_NODES(PYPTO_X)
 struct UnaryExpr : Expr {
   PYPTO_ABSTRACT_NODE(UnaryExpr, kinds::unary)
   ExprRef operand;
-  using fields =
-      ConcatFields<Expr::fields, FieldList<UsualField<&UnaryExpr::operand, "operand">>>;
+  using fields = ConcatFields<Expr::fields, FieldList<UsualField<&UnaryExpr::operand, "operand">>>;
 };
 
 template <NodeKind K>
@@ -275,13 +282,13 @@ struct Call final : Expr {
   Attrs kwargs;
   Attrs attrs;
 
-  using fields = ConcatFields<Expr::fields,
-                              FieldList<UsualField<&Call::op, "op">, UsualField<&Call::args, "args">,
-                                        UsualField<&Call::kwargs, "kwargs">,
-                                        UsualField<&Call::attrs, "attrs">>>;
+  using fields = ConcatFields<
+      Expr::fields,
+      FieldList<UsualField<&Call::op, "op">, UsualField<&Call::args, "args">,
+                UsualField<&Call::kwargs, "kwargs">, UsualField<&Call::attrs, "attrs">>>;
 
-  static Ref<const Call> make(OpRef op, std::vector<ExprRef> args, TypeRef type,
-                              Attrs kwargs = {}, Attrs attrs = {}, Span span = {}) {
+  static Ref<const Call> make(OpRef op, std::vector<ExprRef> args, TypeRef type, Attrs kwargs = {},
+                              Attrs attrs = {}, Span span = {}) {
     detail::require(static_cast<bool>(op), "Call", "op", "a call needs a callee");
     detail::require(static_cast<bool>(type), "Call", "type", "a call needs a result type");
     detail::require_exprs(args, "Call", "args");
@@ -298,11 +305,11 @@ struct Call final : Expr {
 
 /// Launch options of a Submit, named for readable builder calls.
 struct SubmitLaunch {
-  std::vector<ExprRef> deps;       ///< task ids this task waits for
-  ExprRef core_num;                ///< optional SPMD core count
-  bool sync_start = false;         ///< all cores start together
+  std::vector<ExprRef> deps;  ///< task ids this task waits for
+  ExprRef core_num;           ///< optional SPMD core count
+  bool sync_start = false;    ///< all cores start together
   bool allow_early_resolve = false;
-  ExprRef predicate;               ///< optional: run only when true
+  ExprRef predicate;  ///< optional: run only when true
 };
 
 /// An asynchronous task launch of a function; the result is a tuple whose last element is the
@@ -326,17 +333,16 @@ struct Submit final : Expr {
                 UsualField<&Submit::deps, "deps">, UsualField<&Submit::core_num, "core_num">,
                 UsualField<&Submit::sync_start, "sync_start">,
                 UsualField<&Submit::allow_early_resolve, "allow_early_resolve">,
-                UsualField<&Submit::predicate, "predicate">,
-                UsualField<&Submit::kwargs, "kwargs">, UsualField<&Submit::attrs, "attrs">>>;
+                UsualField<&Submit::predicate, "predicate">, UsualField<&Submit::kwargs, "kwargs">,
+                UsualField<&Submit::attrs, "attrs">>>;
 
   static Ref<const Submit> make(OpRef op, std::vector<ExprRef> args, TypeRef type,
                                 SubmitLaunch launch = {}, Attrs kwargs = {}, Attrs attrs = {},
                                 Span span = {}) {
     detail::require(static_cast<bool>(op), "Submit", "op", "a submit needs a callee");
     const auto* tuple = as<TupleType>(type.get());
-    const auto* tid = tuple && !tuple->types.empty()
-                          ? as<ScalarType>(tuple->types.back().get())
-                          : nullptr;
+    const auto* tid =
+        tuple && !tuple->types.empty() ? as<ScalarType>(tuple->types.back().get()) : nullptr;
     detail::require(tid && tid->dtype == DataType::TASK_ID, "Submit", "type",
                     "the result must be a tuple ending with Scalar[TASK_ID]");
     detail::require_exprs(args, "Submit", "args");
@@ -348,9 +354,9 @@ struct Submit final : Expr {
     }
     detail::require(!launch.core_num || is_integer_scalar(launch.core_num), "Submit", "core_num",
                     "must be an integer scalar expression");
-    detail::require(!launch.predicate || (as<ScalarType>(launch.predicate->type.get()) &&
-                                          as<ScalarType>(launch.predicate->type.get())->dtype ==
-                                              DataType::BOOL),
+    detail::require(!launch.predicate ||
+                        (as<ScalarType>(launch.predicate->type.get()) &&
+                         as<ScalarType>(launch.predicate->type.get())->dtype == DataType::BOOL),
                     "Submit", "predicate", "must be a BOOL scalar expression");
     auto s = make_node<Submit>();
     s->type = std::move(type);
@@ -395,7 +401,7 @@ struct TupleGetItem final : Expr {
   ExprRef tuple;
   std::int64_t index = 0;
   using fields = ConcatFields<Expr::fields, FieldList<UsualField<&TupleGetItem::tuple, "tuple">,
-                                                     UsualField<&TupleGetItem::index, "index">>>;
+                                                      UsualField<&TupleGetItem::index, "index">>>;
 
   static Ref<const TupleGetItem> make(ExprRef tuple, std::int64_t index, Span span = {}) {
     detail::require(static_cast<bool>(tuple), "TupleGetItem", "tuple", "must not be null");

@@ -33,10 +33,22 @@ struct FunctionOptions {
   bool requires_runtime_binding = false;
   Span span;
 
-  FunctionOptions& with_level(Level l) { level = l; return *this; }
-  FunctionOptions& with_role(Role r) { role = r; return *this; }
-  FunctionOptions& with_runtime_binding(bool b = true) { requires_runtime_binding = b; return *this; }
-  FunctionOptions& with_span(Span s) { span = std::move(s); return *this; }
+  FunctionOptions& with_level(Level l) {
+    level = l;
+    return *this;
+  }
+  FunctionOptions& with_role(Role r) {
+    role = r;
+    return *this;
+  }
+  FunctionOptions& with_runtime_binding(bool b = true) {
+    requires_runtime_binding = b;
+    return *this;
+  }
+  FunctionOptions& with_span(Span s) {
+    span = std::move(s);
+    return *this;
+  }
 };
 
 struct Function final : Node {
@@ -53,15 +65,16 @@ struct Function final : Node {
   Attrs attrs;
   bool requires_runtime_binding = false;
 
-  using fields = FieldList<
-      IgnoreField<&Function::span, "span">, IgnoreField<&Function::name, "name">,
-      DefField<&Function::params, "params">,
-      UsualField<&Function::param_directions, "param_directions">,
-      UsualField<&Function::return_types, "return_types">,
-      UsualField<&Function::func_type, "func_type">, UsualField<&Function::level, "level">,
-      UsualField<&Function::role, "role">, UsualField<&Function::attrs, "attrs">,
-      UsualField<&Function::requires_runtime_binding, "requires_runtime_binding">,
-      UsualField<&Function::body, "body">>;
+  using fields =
+      FieldList<IgnoreField<&Function::span, "span">, IgnoreField<&Function::name, "name">,
+                DefField<&Function::params, "params">,
+                UsualField<&Function::param_directions, "param_directions">,
+                UsualField<&Function::return_types, "return_types">,
+                UsualField<&Function::func_type, "func_type">,
+                UsualField<&Function::level, "level">, UsualField<&Function::role, "role">,
+                UsualField<&Function::attrs, "attrs">,
+                UsualField<&Function::requires_runtime_binding, "requires_runtime_binding">,
+                UsualField<&Function::body, "body">>;
 
   static Ref<const Function> make(std::string name, std::vector<Param> params,
                                   std::vector<TypeRef> return_types, StmtRef body,

@@ -11,9 +11,8 @@
 #pragma once
 
 #include <cstdint>
-#include <string_view>
-
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pypto/core/error.hpp"
@@ -162,22 +161,22 @@ Ref<const T> cast(const Ref<U>& n) {
   return Ref<const T>(static_cast<const T*>(n.get()));
 }
 
+using core::Span;
 using reflect::ConcatFields;
 using reflect::DefField;
 using reflect::FieldList;
 using reflect::IgnoreField;
 using reflect::UsualField;
-using core::Span;
 
 /// Declares the kind of a concrete node class (used inside the class body).
-#define PYPTO_CONCRETE_NODE(T)                                          \
-  static constexpr NodeKind static_kind = NodeKind::T;                  \
-  static constexpr std::string_view class_name = #T;                    \
+#define PYPTO_CONCRETE_NODE(T)                         \
+  static constexpr NodeKind static_kind = NodeKind::T; \
+  static constexpr std::string_view class_name = #T;   \
   static constexpr bool classof(NodeKind k) { return k == static_kind; }
 
 /// Declares the kind range of an abstract node class.
-#define PYPTO_ABSTRACT_NODE(T, RANGE)                                   \
-  static constexpr std::string_view class_name = #T;                    \
+#define PYPTO_ABSTRACT_NODE(T, RANGE)                \
+  static constexpr std::string_view class_name = #T; \
   static constexpr bool classof(NodeKind k) { return RANGE.contains(k); }
 
 /// Base of the types (ScalarType, TensorType, ...). Types carry no span: they are values.

@@ -191,8 +191,9 @@ template <class T>
 const T& arg_as(std::string_view op, const std::vector<ExprRef>& args, std::size_t i) {
   const T* t = as<T>(args[i]->type.get());
   if (!t)
-    fail(op, i, "must have a " + std::string(T::class_name) + ", got a " +
-                    std::string(kind_name(args[i]->type->kind())));
+    fail(op, i,
+         "must have a " + std::string(T::class_name) + ", got a " +
+             std::string(kind_name(args[i]->type->kind())));
   return *t;
 }
 
@@ -347,8 +348,7 @@ inline TypeRef tile_full(std::string_view op, const std::vector<ExprRef>& args, 
   if (!dtype) throw core::TypeError(std::string(op) + ": keyword 'dtype' is required");
   return TileType::make(*dtype, shape_arg(op, args, 0));
 }
-inline TypeRef tensor_full(std::string_view op, const std::vector<ExprRef>& args,
-                           const Attrs& kw) {
+inline TypeRef tensor_full(std::string_view op, const std::vector<ExprRef>& args, const Attrs& kw) {
   auto dtype = kw.get<core::DataType>("dtype");
   if (!dtype) throw core::TypeError(std::string(op) + ": keyword 'dtype' is required");
   return TensorType::make(*dtype, shape_arg(op, args, 0));
@@ -432,8 +432,8 @@ inline OpRegistry standard_op_registry() {
   r.add({"tile.get_subblock_idx", {}, {}, tr::index_scalar});
 
   // tensor family
-  for (const char* name : {"tensor.add", "tensor.sub", "tensor.mul", "tensor.div",
-                           "tensor.maximum", "tensor.minimum"})
+  for (const char* name :
+       {"tensor.add", "tensor.sub", "tensor.mul", "tensor.div", "tensor.maximum", "tensor.minimum"})
     r.add({name, {{"lhs"}, {"rhs"}}, {}, tr::tensor_elementwise});
   for (const char* name : {"tensor.neg", "tensor.exp", "tensor.sqrt"})
     r.add({name, {{"input"}}, {}, tr::tensor_elementwise});
@@ -450,7 +450,9 @@ inline OpRegistry standard_op_registry() {
   r.add({"tensor.dim", {{"tensor"}, {"axis"}}, {}, tr::tensor_dim});
   r.add({"tensor.create",
          {{"shape"}},
-         {{"dtype", K::DataType}, {"layout", K::Enum}, {"manual_dep", K::Bool},
+         {{"dtype", K::DataType},
+          {"layout", K::Enum},
+          {"manual_dep", K::Bool},
           {"init_value", K::Double}},
          tr::tensor_create});
   r.add({"tensor.full", {{"shape"}}, {{"dtype", K::DataType}, {"value", K::Any}}, tr::tensor_full});
@@ -460,43 +462,60 @@ inline OpRegistry standard_op_registry() {
   r.add({"set_cache_policy", {{"tensor"}, {"policy"}}, {}, tr::unknown, true});
 
   // distributed and system statement-only calls (seed 001's allowlist)
-  r.add({"pld.tensor.put",
-         {named(atomic_dst, "dst"), {"peer"}, {"src"}, {"dst_offsets", R::Read, true},
-          {"src_offsets", R::Read, true}, {"shape", R::Read, true}},
-         {{"atomic", K::Enum}, {"chunk_rows", K::Int}, {"chunk_cols", K::Int},
-          {"pipeline", K::Bool}},
-         tr::unknown, true});
+  r.add(
+      {"pld.tensor.put",
+       {named(atomic_dst, "dst"),
+        {"peer"},
+        {"src"},
+        {"dst_offsets", R::Read, true},
+        {"src_offsets", R::Read, true},
+        {"shape", R::Read, true}},
+       {{"atomic", K::Enum}, {"chunk_rows", K::Int}, {"chunk_cols", K::Int}, {"pipeline", K::Bool}},
+       tr::unknown,
+       true});
   r.add({"pld.tile.remote_store",
          {{"src_tile"}, named(atomic_dst, "target"), {"peer"}, {"offsets"}},
          {{"atomic", K::Enum}},
-         tr::unknown, true});
+         tr::unknown,
+         true});
   r.add({"pld.tensor.remote_store",
          {{"src"}, named(atomic_dst, "target"), {"peer"}, {"offsets"}},
          {{"atomic", K::Enum}},
-         tr::unknown, true});
+         tr::unknown,
+         true});
   r.add({"pld.system.notify",
          {{"target", R::ReadWrite, false, effect_rules::notify}, {"peer"}, {"offsets"}, {"value"}},
          {{"op", K::Int}},
-         tr::unknown, true});
-  r.add({"pld.system.wait", {{"signal"}, {"offsets"}, {"expected"}}, {{"cmp", K::Int}},
-         tr::unknown, true});
-  r.add({"pld.system.defer_wait", {{"signal"}, {"offsets"}, {"expected"}}, {{"cmp", K::Int}},
-         tr::unknown, true});
+         tr::unknown,
+         true});
+  r.add({"pld.system.wait",
+         {{"signal"}, {"offsets"}, {"expected"}},
+         {{"cmp", K::Int}},
+         tr::unknown,
+         true});
+  r.add({"pld.system.defer_wait",
+         {{"signal"}, {"offsets"}, {"expected"}},
+         {{"cmp", K::Int}},
+         tr::unknown,
+         true});
   r.add({"system.set_ffts", {{"workspace"}}, {}, tr::unknown, true});
   r.add({"system.sync_set",
          {{"event_id_dyn", R::Read, true}},
          {{"pipe", K::Int}, {"event_id", K::Int}, {"ffts_mode", K::Int}, {"core_type", K::String}},
-         tr::unknown, true});
+         tr::unknown,
+         true});
   r.add({"system.sync_wait",
          {{"event_id_dyn", R::Read, true}},
          {{"pipe", K::Int}, {"event_id", K::Int}, {"core_type", K::String}},
-         tr::unknown, true});
-  r.add({"system.import_peer_buffer", {}, {{"name", K::String}, {"peer_func", K::String}},
+         tr::unknown,
+         true});
+  r.add({"system.import_peer_buffer",
+         {},
+         {{"name", K::String}, {"peer_func", K::String}},
          tr::int32_scalar});
 
   // prefetch: a context, its events and sessions, produced and consumed locally (seed 001)
-  r.add({"prefetch.make_context", {{"workspace"}}, {},
-         tr::resource<PrefetchAsyncContextType>});
+  r.add({"prefetch.make_context", {{"workspace"}}, {}, tr::resource<PrefetchAsyncContextType>});
   r.add({"prefetch.async_prefetch", {{"src"}, {"ctx"}}, {}, tr::resource<AsyncEventType>});
   r.add({"prefetch.session", {{"ctx"}}, {}, tr::resource<AsyncSessionType>});
   r.add({"prefetch.wait", {{"event"}, {"session"}}, {}, tr::bool_scalar});

@@ -30,18 +30,20 @@ struct Program final : Node {
   std::string name;
   std::vector<NamedFunction> functions;  ///< sorted by name, names unique
 
-  using fields = FieldList<IgnoreField<&Program::name, "name">,
-                           UsualField<&Program::functions, "functions">>;
+  using fields =
+      FieldList<IgnoreField<&Program::name, "name">, UsualField<&Program::functions, "functions">>;
 
   static Ref<const Program> make(std::string name, std::vector<FunctionRef> functions) {
     auto p = make_node<Program>();
     p->name = std::move(name);
     for (std::size_t i = 0; i < functions.size(); ++i) {
-      if (!functions[i]) detail::fail("Program", detail::indexed("functions", i), "must not be null");
+      if (!functions[i])
+        detail::fail("Program", detail::indexed("functions", i), "must not be null");
       p->functions.push_back({functions[i]->name, std::move(functions[i])});
     }
-    std::stable_sort(p->functions.begin(), p->functions.end(),
-                     [](const NamedFunction& a, const NamedFunction& b) { return a.name < b.name; });
+    std::stable_sort(
+        p->functions.begin(), p->functions.end(),
+        [](const NamedFunction& a, const NamedFunction& b) { return a.name < b.name; });
     for (std::size_t i = 1; i < p->functions.size(); ++i)
       if (p->functions[i - 1].name == p->functions[i].name)
         detail::fail("Program", "functions",
@@ -51,9 +53,9 @@ struct Program final : Node {
 
   /// The function named `fn_name`, or null.
   FunctionRef find(std::string_view fn_name) const {
-    auto it = std::lower_bound(
-        functions.begin(), functions.end(), fn_name,
-        [](const NamedFunction& e, std::string_view n) { return e.name < n; });
+    auto it =
+        std::lower_bound(functions.begin(), functions.end(), fn_name,
+                         [](const NamedFunction& e, std::string_view n) { return e.name < n; });
     return it != functions.end() && it->name == fn_name ? it->function : nullptr;
   }
 

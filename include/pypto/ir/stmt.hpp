@@ -47,7 +47,7 @@ struct AssignStmt final : Stmt {
   VarRef var;
   ExprRef value;
   using fields = ConcatFields<Stmt::fields, FieldList<DefField<&AssignStmt::var, "var">,
-                                                     UsualField<&AssignStmt::value, "value">>>;
+                                                      UsualField<&AssignStmt::value, "value">>>;
 
   static Ref<const AssignStmt> make(VarRef var, ExprRef value, Span span = {}) {
     detail::require(static_cast<bool>(var), "AssignStmt", "var", "must not be null");
@@ -156,8 +156,7 @@ struct WhileStmt final : Stmt {
                                            DefField<&WhileStmt::return_vars, "return_vars">>>;
 
   static Ref<const WhileStmt> make(std::vector<IterArgRef> iter_args, ExprRef condition,
-                                   StmtRef body, std::vector<VarRef> return_vars,
-                                   Span span = {}) {
+                                   StmtRef body, std::vector<VarRef> return_vars, Span span = {}) {
     detail::require_all(iter_args, "WhileStmt", "iter_args");
     detail::require_bool(condition, "WhileStmt", "condition");
     detail::require(static_cast<bool>(body), "WhileStmt", "body", "must not be null");
@@ -181,10 +180,11 @@ struct IfStmt final : Stmt {
   StmtRef else_body;  ///< optional (null when there is no else)
   std::vector<VarRef> return_vars;
 
-  using fields = ConcatFields<Stmt::fields, FieldList<UsualField<&IfStmt::condition, "condition">,
-                                                     UsualField<&IfStmt::then_body, "then_body">,
-                                                     UsualField<&IfStmt::else_body, "else_body">,
-                                                     DefField<&IfStmt::return_vars, "return_vars">>>;
+  using fields =
+      ConcatFields<Stmt::fields, FieldList<UsualField<&IfStmt::condition, "condition">,
+                                           UsualField<&IfStmt::then_body, "then_body">,
+                                           UsualField<&IfStmt::else_body, "else_body">,
+                                           DefField<&IfStmt::return_vars, "return_vars">>>;
 
   static Ref<const IfStmt> make(ExprRef condition, StmtRef then_body, StmtRef else_body = nullptr,
                                 std::vector<VarRef> return_vars = {}, Span span = {}) {
@@ -219,8 +219,7 @@ struct YieldStmt final : Stmt {
 struct ReturnStmt final : Stmt {
   PYPTO_CONCRETE_NODE(ReturnStmt)
   std::vector<ExprRef> values;
-  using fields =
-      ConcatFields<Stmt::fields, FieldList<UsualField<&ReturnStmt::values, "values">>>;
+  using fields = ConcatFields<Stmt::fields, FieldList<UsualField<&ReturnStmt::values, "values">>>;
 
   static Ref<const ReturnStmt> make(std::vector<ExprRef> values, Span span = {}) {
     detail::require_exprs(values, "ReturnStmt", "values");
@@ -255,14 +254,15 @@ struct ScopeStmt : Stmt {
   std::string name_hint;
   StmtRef body;
   Attrs attrs;
-  using fields = ConcatFields<Stmt::fields, FieldList<UsualField<&ScopeStmt::name_hint, "name_hint">,
-                                                     UsualField<&ScopeStmt::body, "body">,
-                                                     UsualField<&ScopeStmt::attrs, "attrs">>>;
+  using fields =
+      ConcatFields<Stmt::fields, FieldList<UsualField<&ScopeStmt::name_hint, "name_hint">,
+                                           UsualField<&ScopeStmt::body, "body">,
+                                           UsualField<&ScopeStmt::attrs, "attrs">>>;
 
  protected:
   template <class S>
-  static Ref<S> make_scope(std::string_view node, std::string name_hint, StmtRef body,
-                           Attrs attrs, Span span) {
+  static Ref<S> make_scope(std::string_view node, std::string name_hint, StmtRef body, Attrs attrs,
+                           Span span) {
     detail::require(static_cast<bool>(body), node, "body", "must not be null");
     auto s = detail::make_stmt<S>(std::move(span));
     s->name_hint = std::move(name_hint);
@@ -277,8 +277,8 @@ struct ScopeStmt : Stmt {
 struct InCoreScopeStmt final : ScopeStmt {
   PYPTO_CONCRETE_NODE(InCoreScopeStmt)
   SplitMode split = SplitMode::None;
-  using fields = ConcatFields<ScopeStmt::fields,
-                              FieldList<UsualField<&InCoreScopeStmt::split, "split">>>;
+  using fields =
+      ConcatFields<ScopeStmt::fields, FieldList<UsualField<&InCoreScopeStmt::split, "split">>>;
 
   static Ref<const InCoreScopeStmt> make(StmtRef body, std::string name_hint = {},
                                          SplitMode split = SplitMode::None, Attrs attrs = {},
@@ -307,9 +307,9 @@ struct HierarchyScopeStmt final : ScopeStmt {
   PYPTO_CONCRETE_NODE(HierarchyScopeStmt)
   Level level = Level::HOST;
   std::optional<Role> role;
-  using fields = ConcatFields<ScopeStmt::fields,
-                              FieldList<UsualField<&HierarchyScopeStmt::level, "level">,
-                                        UsualField<&HierarchyScopeStmt::role, "role">>>;
+  using fields =
+      ConcatFields<ScopeStmt::fields, FieldList<UsualField<&HierarchyScopeStmt::level, "level">,
+                                                UsualField<&HierarchyScopeStmt::role, "role">>>;
 
   static Ref<const HierarchyScopeStmt> make(StmtRef body, Level level,
                                             std::optional<Role> role = std::nullopt,
@@ -354,10 +354,10 @@ struct SplitAivScopeStmt final : ScopeStmt {
   VarRef aiv_id;
   SplitMode split = SplitMode::None;
   std::int64_t count = 2;
-  using fields = ConcatFields<ScopeStmt::fields,
-                              FieldList<DefField<&SplitAivScopeStmt::aiv_id, "aiv_id">,
-                                        UsualField<&SplitAivScopeStmt::split, "split">,
-                                        UsualField<&SplitAivScopeStmt::count, "count">>>;
+  using fields =
+      ConcatFields<ScopeStmt::fields, FieldList<DefField<&SplitAivScopeStmt::aiv_id, "aiv_id">,
+                                                UsualField<&SplitAivScopeStmt::split, "split">,
+                                                UsualField<&SplitAivScopeStmt::count, "count">>>;
 
   static Ref<const SplitAivScopeStmt> make(VarRef aiv_id, StmtRef body,
                                            SplitMode split = SplitMode::None,
@@ -377,14 +377,14 @@ struct SplitAivScopeStmt final : ScopeStmt {
 struct RuntimeScopeStmt final : ScopeStmt {
   PYPTO_CONCRETE_NODE(RuntimeScopeStmt)
   bool manual = false;
-  using fields = ConcatFields<ScopeStmt::fields,
-                              FieldList<UsualField<&RuntimeScopeStmt::manual, "manual">>>;
+  using fields =
+      ConcatFields<ScopeStmt::fields, FieldList<UsualField<&RuntimeScopeStmt::manual, "manual">>>;
 
   static Ref<const RuntimeScopeStmt> make(StmtRef body, bool manual = false,
                                           std::string name_hint = {}, Attrs attrs = {},
                                           Span span = {}) {
-    auto s = make_scope<RuntimeScopeStmt>("RuntimeScopeStmt", std::move(name_hint),
-                                          std::move(body), std::move(attrs), std::move(span));
+    auto s = make_scope<RuntimeScopeStmt>("RuntimeScopeStmt", std::move(name_hint), std::move(body),
+                                          std::move(attrs), std::move(span));
     s->manual = manual;
     return s;
   }

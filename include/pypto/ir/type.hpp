@@ -135,10 +135,10 @@ struct WindowBuffer final : Var {
   bool store_to_host = false;
 
   using fields = ConcatFields<
-      Var::fields, FieldList<UsualField<&WindowBuffer::base, "base">,
-                             UsualField<&WindowBuffer::size, "size">,
-                             UsualField<&WindowBuffer::load_from_host, "load_from_host">,
-                             UsualField<&WindowBuffer::store_to_host, "store_to_host">>>;
+      Var::fields,
+      FieldList<UsualField<&WindowBuffer::base, "base">, UsualField<&WindowBuffer::size, "size">,
+                UsualField<&WindowBuffer::load_from_host, "load_from_host">,
+                UsualField<&WindowBuffer::store_to_host, "store_to_host">>>;
 
   static Ref<const WindowBuffer> make(std::string name_hint, ExprRef size, VarRef base = nullptr,
                                       bool load_from_host = false, bool store_to_host = false,
@@ -166,10 +166,9 @@ struct TensorView {
   std::vector<ExprRef> valid_shape;
   PadValue pad = PadValue::null;
 
-  using fields = FieldList<UsualField<&TensorView::stride, "stride">,
-                           UsualField<&TensorView::layout, "layout">,
-                           UsualField<&TensorView::valid_shape, "valid_shape">,
-                           UsualField<&TensorView::pad, "pad">>;
+  using fields = FieldList<
+      UsualField<&TensorView::stride, "stride">, UsualField<&TensorView::layout, "layout">,
+      UsualField<&TensorView::valid_shape, "valid_shape">, UsualField<&TensorView::pad, "pad">>;
 };
 
 /// Layout of a tile in on-core memory: valid region, strides, start offset (optional), block
@@ -200,8 +199,8 @@ struct ShapedType : Type {
   MemRefRef memref;  ///< optional (null when no storage is attached)
 
   using fields = ConcatFields<Type::fields, FieldList<UsualField<&ShapedType::dtype, "dtype">,
-                                                     UsualField<&ShapedType::shape, "shape">,
-                                                     UsualField<&ShapedType::memref, "memref">>>;
+                                                      UsualField<&ShapedType::shape, "shape">,
+                                                      UsualField<&ShapedType::memref, "memref">>>;
 
   std::size_t rank() const { return shape.size(); }
 
@@ -245,9 +244,9 @@ struct TileType final : ShapedType {
   std::optional<TileView> tile_view;
   std::optional<MemorySpace> memory_space;
 
-  using fields = ConcatFields<
-      ShapedType::fields, FieldList<UsualField<&TileType::tile_view, "tile_view">,
-                                    UsualField<&TileType::memory_space, "memory_space">>>;
+  using fields = ConcatFields<ShapedType::fields,
+                              FieldList<UsualField<&TileType::tile_view, "tile_view">,
+                                        UsualField<&TileType::memory_space, "memory_space">>>;
 
   static Ref<const TileType> make(DataType dtype, std::vector<ExprRef> shape,
                                   std::optional<MemorySpace> memory_space = std::nullopt,

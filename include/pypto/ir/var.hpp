@@ -29,8 +29,7 @@ struct Var : Expr {
 
  protected:
   template <class T>
-  static Ref<T> make_named(std::string_view node, std::string name_hint, TypeRef type,
-                                 Span span) {
+  static Ref<T> make_named(std::string_view node, std::string name_hint, TypeRef type, Span span) {
     detail::require(static_cast<bool>(type), node, "type", "a variable needs a type");
     auto v = make_node<T>();
     v->name_hint = std::move(name_hint);
@@ -63,8 +62,7 @@ struct IterArg final : Var {
                                  Span span = {}) {
     detail::require(static_cast<bool>(init_value), "IterArg", "init_value",
                     "an iter_arg needs an initial value");
-    auto n = make_named<IterArg>("IterArg", std::move(name_hint), std::move(type),
-                                 std::move(span));
+    auto n = make_named<IterArg>("IterArg", std::move(name_hint), std::move(type), std::move(span));
     n->init_value = std::move(init_value);
     return n;
   }

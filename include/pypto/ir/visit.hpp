@@ -46,7 +46,7 @@ struct ChildCollector {
   Fn& fn;
 
   template <class T>
-    requires std::derived_from<T, Node>
+  requires std::derived_from<T, Node>
   void visit(const Ref<const T>& child) {
     if (child) fn(NodeRef(child));
   }
@@ -59,8 +59,7 @@ struct ChildCollector {
       for (const auto& item : *l) visit_attr(item);
   }
   template <class T>
-    requires(std::is_arithmetic_v<T> || std::is_enum_v<T>)
-  void visit(const T&) {}
+  requires(std::is_arithmetic_v<T> || std::is_enum_v<T>) void visit(const T&) {}
   void visit(const std::string&) {}
   void visit(const Span&) {}
 };

@@ -45,7 +45,7 @@ struct MemberPointerTraits<T C::*> {
 
 /// One reflected field: `Member` is `&Class::member`.
 template <auto Member, FieldKind Kind, FixedString Name>
-  requires std::is_member_object_pointer_v<decltype(Member)>
+requires std::is_member_object_pointer_v<decltype(Member)>
 struct Field {
   using owner = typename detail::MemberPointerTraits<decltype(Member)>::owner;
   using value_type = typename detail::MemberPointerTraits<decltype(Member)>::value_type;
@@ -93,7 +93,9 @@ using ConcatFields = typename detail::Concat<Lists...>::type;
 
 /// A class that declares `using fields = FieldList<...>`.
 template <class T>
-concept Reflected = requires { typename T::fields; };
+concept Reflected = requires {
+  typename T::fields;
+};
 
 template <Reflected T>
 using FieldsOf = typename T::fields;
@@ -142,11 +144,13 @@ constexpr bool fields_are_distinct() {
   return []<class... F>(FieldList<F...>) {
     bool distinct = true;
     // For each descriptor A, count the descriptors with A's name or member: exactly one (A).
-    ([&]<class A>(std::type_identity<A>) {
-      const std::size_t clashes =
-          ((A::name == F::name || same_member<A, F>() ? std::size_t{1} : 0) + ... + 0);
-      distinct = distinct && clashes == 1;
-    }(std::type_identity<F>{}), ...);
+    (
+        [&]<class A>(std::type_identity<A>) {
+          const std::size_t clashes =
+              ((A::name == F::name || same_member<A, F>() ? std::size_t{1} : 0) + ... + 0);
+          distinct = distinct && clashes == 1;
+        }(std::type_identity<F>{}),
+        ...);
     return distinct;
   }(FieldsOf<T>{});
 }

@@ -49,11 +49,10 @@ using ir::NodeKind;
 
 inline bool is_python_keyword(std::string_view s) {
   static constexpr std::string_view kKeywords[] = {
-      "False",  "None",   "True",    "and",      "as",     "assert", "async",  "await",
-      "break",  "class",  "continue", "def",     "del",    "elif",   "else",   "except",
-      "finally", "for",   "from",    "global",   "if",     "import", "in",     "is",
-      "lambda", "nonlocal", "not",   "or",       "pass",   "raise",  "return", "try",
-      "while",  "with",   "yield"};
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
   for (std::string_view k : kKeywords)
     if (k == s) return true;
   return false;
@@ -72,8 +71,8 @@ inline std::string identifier(std::string_view hint) {
   std::string out;
   if (hint.front() >= '0' && hint.front() <= '9') out += '_';
   for (char c : hint) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     out += ok ? c : '_';
   }
   return out;
@@ -114,7 +113,8 @@ inline std::string float_literal(double v) {
     static constexpr char kHex[] = "0123456789abcdef";
     const auto bits = std::bit_cast<std::uint64_t>(v);
     std::string hex(16, '0');
-    for (int i = 0; i < 16; ++i) hex[static_cast<std::size_t>(15 - i)] = kHex[(bits >> (4 * i)) & 0xf];
+    for (int i = 0; i < 16; ++i)
+      hex[static_cast<std::size_t>(15 - i)] = kHex[(bits >> (4 * i)) & 0xf];
     return "pl._dump.float64(\"" + hex + "\")";
   }
   char buf[40];
@@ -150,8 +150,20 @@ inline std::string tuple_display(const std::vector<std::string>& parts) {
 /// Python's binding strength, low to high. A child binding weaker than its parent is
 /// parenthesised; see Printer::operand for ties.
 enum Prec : int {
-  kOr = 1, kAnd, kNot, kComparison, kBitOr, kBitXor, kBitAnd, kBitShift, kAddSub, kMulDivMod,
-  kUnary, kPow, kCall, kAtom,
+  kOr = 1,
+  kAnd,
+  kNot,
+  kComparison,
+  kBitOr,
+  kBitXor,
+  kBitAnd,
+  kBitShift,
+  kAddSub,
+  kMulDivMod,
+  kUnary,
+  kPow,
+  kCall,
+  kAtom,
 };
 
 constexpr int precedence(NodeKind k) {
@@ -159,21 +171,35 @@ constexpr int precedence(NodeKind k) {
     case NodeKind::Or: return kOr;
     case NodeKind::And: return kAnd;
     case NodeKind::Not: return kNot;
-    case NodeKind::Eq: case NodeKind::Ne: case NodeKind::Lt: case NodeKind::Le:
-    case NodeKind::Gt: case NodeKind::Ge: return kComparison;
+    case NodeKind::Eq:
+    case NodeKind::Ne:
+    case NodeKind::Lt:
+    case NodeKind::Le:
+    case NodeKind::Gt:
+    case NodeKind::Ge: return kComparison;
     case NodeKind::BitOr: return kBitOr;
     case NodeKind::BitXor: return kBitXor;
     case NodeKind::BitAnd: return kBitAnd;
-    case NodeKind::BitShiftLeft: case NodeKind::BitShiftRight: return kBitShift;
-    case NodeKind::Add: case NodeKind::Sub: return kAddSub;
-    case NodeKind::Mul: case NodeKind::FloorDiv: case NodeKind::FloorMod:
+    case NodeKind::BitShiftLeft:
+    case NodeKind::BitShiftRight: return kBitShift;
+    case NodeKind::Add:
+    case NodeKind::Sub: return kAddSub;
+    case NodeKind::Mul:
+    case NodeKind::FloorDiv:
+    case NodeKind::FloorMod:
     case NodeKind::FloatDiv: return kMulDivMod;
-    case NodeKind::Neg: case NodeKind::BitNot: return kUnary;
+    case NodeKind::Neg:
+    case NodeKind::BitNot: return kUnary;
     case NodeKind::Pow: return kPow;
     // Function-call forms: pl.min/pl.max/pl._dump.logical_xor, abs, pl.cast, calls, memrefs.
-    case NodeKind::Min: case NodeKind::Max: case NodeKind::Xor: case NodeKind::Abs:
-    case NodeKind::Cast: case NodeKind::Call: case NodeKind::Submit: case NodeKind::MemRef:
-      return kCall;
+    case NodeKind::Min:
+    case NodeKind::Max:
+    case NodeKind::Xor:
+    case NodeKind::Abs:
+    case NodeKind::Cast:
+    case NodeKind::Call:
+    case NodeKind::Submit:
+    case NodeKind::MemRef: return kCall;
     default: return kAtom;
   }
 }
@@ -294,9 +320,9 @@ inline std::vector<const ir::Expr*> dimension_exprs(const ir::Node& n) {
 
 /// What the printer needs to know about one printing context (a function or a lone node).
 struct ScopeFacts {
-  std::set<const ir::Var*> params;     // membership only
-  std::set<const ir::Var*> body_defs;  // membership only
-  std::vector<const ir::Var*> vars;    // every Var reached, in walk order
+  std::set<const ir::Var*> params;                 // membership only
+  std::set<const ir::Var*> body_defs;              // membership only
+  std::vector<const ir::Var*> vars;                // every Var reached, in walk order
   std::vector<const ir::Var*> free_shape_symbols;  // unbound Vars in type dims, walk order
 
   bool bound(const ir::Var* v) const { return params.count(v) || body_defs.count(v); }
@@ -531,7 +557,8 @@ class Printer {
     if (in_program_) params.push_back("self");
     for (std::size_t i = 0; i < f.params.size(); ++i) {
       std::string t = type(*f.params[i]->type);
-      const auto dir = i < f.param_directions.size() ? f.param_directions[i] : ir::ParamDirection::In;
+      const auto dir =
+          i < f.param_directions.size() ? f.param_directions[i] : ir::ParamDirection::In;
       if (dir == ir::ParamDirection::Out) t = "pl.Out[" + t + "]";
       if (dir == ir::ParamDirection::InOut) t = "pl.InOut[" + t + "]";
       params.push_back(var_name(*f.params[i]) + ": " + t);
@@ -672,8 +699,8 @@ class Printer {
       return;
     }
     // The SSA form: the carried values are the loop target, the condition the first line.
-    line("for " + iter_arg_names(s.iter_args) + " in pl.while_(init_values=" +
-         init_values(s.iter_args) + "):");
+    line("for " + iter_arg_names(s.iter_args) +
+         " in pl.while_(init_values=" + init_values(s.iter_args) + "):");
     ++indent_;
     line("pl.cond(" + expr(*s.condition) + ")");
     block(*s.body, {s.return_vars.empty() ? nullptr : &s.return_vars, false},
@@ -858,8 +885,8 @@ class Printer {
       return c->dtype() != core::DataType::INDEX ? kCall : c->value < 0 ? kUnary : kAtom;
     if (const auto* c = ir::as<ir::ConstFloat>(&e))
       return c->dtype() != core::DataType::FP32 || !std::isfinite(c->value) ? kCall
-             : std::signbit(c->value)                                        ? kUnary
-                                                                             : kAtom;
+             : std::signbit(c->value)                                       ? kUnary
+                                                                            : kAtom;
     return precedence(e.kind());
   }
 
@@ -964,15 +991,21 @@ class Printer {
     return std::visit(
         [&](const auto& x) -> std::string {
           using T = std::decay_t<decltype(x)>;
-          if constexpr (std::is_same_v<T, bool>) return x ? "True" : "False";
-          else if constexpr (std::is_same_v<T, std::int64_t>) return std::to_string(x);
-          else if constexpr (std::is_same_v<T, double>) return float_literal(x);
-          else if constexpr (std::is_same_v<T, std::string>) return quote(x, q);
-          else if constexpr (std::is_same_v<T, core::DataType>) return dtype(x);
+          if constexpr (std::is_same_v<T, bool>)
+            return x ? "True" : "False";
+          else if constexpr (std::is_same_v<T, std::int64_t>)
+            return std::to_string(x);
+          else if constexpr (std::is_same_v<T, double>)
+            return float_literal(x);
+          else if constexpr (std::is_same_v<T, std::string>)
+            return quote(x, q);
+          else if constexpr (std::is_same_v<T, core::DataType>)
+            return dtype(x);
           else if constexpr (std::is_same_v<T, ir::EnumValue>)
             return "pl." + std::string(ir::enum_type_name(x)) + "." +
                    std::string(ir::enum_value_name(x));
-          else if constexpr (std::is_same_v<T, ir::ExprRef>) return expr(*x);
+          else if constexpr (std::is_same_v<T, ir::ExprRef>)
+            return expr(*x);
           else if constexpr (std::is_same_v<T, ir::AttrValueList>) {
             std::vector<std::string> items;
             for (const auto& item : x) items.push_back(attr_value(item, q));
@@ -994,11 +1027,11 @@ class Printer {
   // ---- state ----
 
   PrintOptions opts_;
-  bool in_program_ = false;   // GlobalVar callees print as `self.f`
-  bool in_function_ = false;  // unbound uses get `__FREE_VAR`
-  bool in_signature_ = false;  // memref bases print quoted
-  bool uses_pld_ = false;     // the text refers to `pld.`: import it
-  NameTable dyn_;             // program-level shape symbols (`N = pl.dynamic("N")`)
+  bool in_program_ = false;            // GlobalVar callees print as `self.f`
+  bool in_function_ = false;           // unbound uses get `__FREE_VAR`
+  bool in_signature_ = false;          // memref bases print quoted
+  bool uses_pld_ = false;              // the text refers to `pld.`: import it
+  NameTable dyn_;                      // program-level shape symbols (`N = pl.dynamic("N")`)
   std::set<const ir::Var*> dyn_vars_;  // membership only
   std::vector<const ir::Var*> dyn_order_;
   ScopeFacts facts_;
@@ -1029,8 +1062,8 @@ inline std::string print(const ir::Node& node, PrintOptions options = {}) {
 
 /// `print(*node)`; a null handle is a ValueError.
 template <class T>
-  requires std::is_base_of_v<ir::Node, std::remove_const_t<T>>
-std::string print(const core::Ref<T>& node, PrintOptions options = {}) {
+requires std::is_base_of_v<ir::Node, std::remove_const_t<T>> std::string print(
+    const core::Ref<T>& node, PrintOptions options = {}) {
   if (!node) throw core::ValueError("pypto::text::print: null node");
   return print(*node, options);
 }
