@@ -18,6 +18,12 @@ using doctest::Contains;
 
 // ---- the catalog ------------------------------------------------------------------------------
 
+TEST_CASE("ScalarType: one shared node per dtype") {
+  CHECK(ScalarType::make(DataType::FP32) == ScalarType::make(DataType::FP32));
+  CHECK(ScalarType::make(DataType::INDEX) != ScalarType::make(DataType::INT64));
+  CHECK(ConstInt::make(1)->type == ConstInt::make(2)->type);
+}
+
 TEST_CASE("catalog: the sample set builds one node of every kind, in NodeKind order") {
   const auto nodes = one_node_of_each_kind();
   REQUIRE(nodes.size() == kNodeKindCount);

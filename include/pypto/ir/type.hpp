@@ -13,6 +13,7 @@
 // Var: its identity is its base and its fields, not its address (seed 003, storage).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -59,8 +60,20 @@ struct ScalarType final : Type {
   DataType dtype{};
   using fields = ConcatFields<Type::fields, FieldList<UsualField<&ScalarType::dtype, "dtype">>>;
 
+  /// The scalar type of `dtype`. Scalar types are shared, one per dtype: every constant and
+  /// scalar expression has one, and a fresh allocation each halved expression-building speed.
   static Ref<const ScalarType> make(DataType dtype) {
-    auto t = make_node<ScalarType>();
+    static const auto table = [] {
+      std::array<Ref<const ScalarType>, 256> t;
+      for (DataType d : core::kAllDataTypes) {
+        auto node = make_node<ScalarType>();
+        node->dtype = d;
+        t[core::code(d)] = std::move(node);
+      }
+      return t;
+    }();
+    if (const auto& shared = table[core::code(dtype)]) return shared;
+    auto t = make_node<ScalarType>();  // a code outside the catalog (decoded foreign IR)
     t->dtype = dtype;
     return t;
   }
