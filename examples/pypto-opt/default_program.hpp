@@ -5,8 +5,11 @@
 // kernels, which is what kernel deduplication exists to share.
 #pragma once
 
+#include <cstdint>
 #include <pypto/ir.hpp>
 #include <pypto/ir/op_registry.hpp>
+#include <utility>
+#include <vector>
 
 namespace pypto_opt {
 

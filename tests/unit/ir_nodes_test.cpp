@@ -1300,3 +1300,148 @@ TEST_CASE("enums: every printed name parses back to its value") {
     }
   });
 }
+
+// ---- rejected attribute values ----------------------------------------------------------------
+
+TEST_CASE("AttrValue: a null expression handle is rejected, not stored") {
+  const ExprRef null_expr;
+  CHECK_THROWS_WITH_AS(AttrValue{null_expr},
+                       "AttrValue.expr: an expression attribute must not be null",
+                       core::ValueError);
+  const VarRef null_var;  // a derived handle goes through the same check
+  CHECK_THROWS_AS(AttrValue{null_var}, core::ValueError);
+  CHECK_THROWS_AS((Attrs{{"e", null_var}}), core::ValueError);
+  CHECK(AttrValue{idx(3)}.is<ExprRef>());
+}
+
+TEST_CASE("AttrValue: a null C string is rejected, not read") {
+  const char* none = nullptr;
+  CHECK_THROWS_WITH_AS(AttrValue{none}, "AttrValue.string: a null C string is not a string",
+                       core::ValueError);
+  CHECK(*AttrValue{"text"}.get_if<std::string>() == "text");
+}
+
+TEST_CASE("AttrValue: an unsigned integer above INT64_MAX is rejected, not wrapped") {
+  constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  CHECK(*AttrValue{max}.get_if<std::int64_t>() == std::numeric_limits<std::int64_t>::max());
+  CHECK_THROWS_WITH_AS(AttrValue{max + 1},
+                       "AttrValue.int: 9223372036854775808 is above INT64_MAX, the largest "
+                       "integer attribute",
+                       core::ValueError);
+  CHECK_THROWS_AS(AttrValue{std::numeric_limits<std::uint64_t>::max()}, core::ValueError);
+  CHECK_THROWS_AS(AttrValue{std::numeric_limits<unsigned long long>::max()}, core::ValueError);
+  CHECK(*AttrValue{std::numeric_limits<std::uint32_t>::max()}.get_if<std::int64_t>() == 4294967295);
+  CHECK(*AttrValue{std::numeric_limits<std::int64_t>::min()}.get_if<std::int64_t>() ==
+        std::numeric_limits<std::int64_t>::min());
+}
+
+// ---- printable names --------------------------------------------------------------------------
+
+TEST_CASE("Op: a name is dotted Python identifiers; a keyword only as the last segment") {
+  CHECK(Op::make("tile.load")->name == "tile.load");
+  CHECK(Op::make("pld.tensor.put")->name == "pld.tensor.put");
+  CHECK(Op::make("set_cache_policy")->name == "set_cache_policy");
+  CHECK(Op::make("tile.and")->name == "tile.and");  // printed `pl.tile.and_`
+  CHECK_THROWS_WITH_AS(Op::make("tile load"),
+                       "Op.name: 'tile load' must be dotted Python identifiers such as tile.load "
+                       "(segment 'tile load')",
+                       core::ValueError);
+  for (const char* bad : {"tile.", ".load", "tile..load", "tile.2d", "tile-load", "tile.lo(ad",
+                          "if.load", "tile.for.x", "tile.lo\nad"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_WITH_AS(Op::make(bad), Contains("Op.name: '"), core::ValueError);
+  }
+}
+
+TEST_CASE("GlobalVar and Function: a name is a Python identifier that is not a keyword") {
+  CHECK(GlobalVar::make("_kernel_0")->name == "_kernel_0");
+  CHECK_THROWS_WITH_AS(GlobalVar::make("main.incore"),
+                       "GlobalVar.name: 'main.incore' is not a Python identifier",
+                       core::ValueError);
+  CHECK_THROWS_WITH_AS(GlobalVar::make("for"), "GlobalVar.name: 'for' is a Python keyword",
+                       core::ValueError);
+  CHECK_THROWS_AS(GlobalVar::make("0k"), core::ValueError);
+  CHECK_THROWS_WITH_AS(Function::make("my-kernel", {}, {}, empty_body()),
+                       "Function.name: 'my-kernel' is not a Python identifier", core::ValueError);
+  CHECK_THROWS_WITH_AS(Function::make("lambda", {}, {}, empty_body()),
+                       "Function.name: 'lambda' is a Python keyword", core::ValueError);
+  const auto f = Function::make("f", {}, {}, empty_body());
+  CHECK_THROWS_WITH_AS(f->renamed("f 2"), "Function.name: 'f 2' is not a Python identifier",
+                       core::ValueError);
+  CHECK_THROWS_AS(f->renamed("class"), core::ValueError);
+}
+
+TEST_CASE("Program: a name is empty or a Python identifier that is not a keyword") {
+  CHECK(Program::make("", {})->name.empty());
+  CHECK(Program::make("Demo_2", {})->name == "Demo_2");
+  CHECK_THROWS_WITH_AS(Program::make("my program", {}),
+                       "Program.name: 'my program' is not a Python identifier", core::ValueError);
+  CHECK_THROWS_WITH_AS(Program::make("class", {}), "Program.name: 'class' is a Python keyword",
+                       core::ValueError);
+  CHECK_THROWS_WITH_AS(Program::make("P", {nullptr}), "Program.functions[0]: must not be null",
+                       core::ValueError);
+}
+
+TEST_CASE("Call: kwarg keys are identifiers, not keywords, not the printer's `attrs`") {
+  const auto op = Op::make("tile.load");
+  auto call_with = [&](std::string key) {
+    Attrs kw;
+    kw.entries.push_back({std::move(key), 1});
+    return Call::make(op, {}, tensor_64x128(), kw);
+  };
+  CHECK(call_with("target_memory")->kwargs.contains("target_memory"));
+  CHECK(call_with("deps")->kwargs.contains("deps"));  // only Submit prints its own `deps=`
+  CHECK_THROWS_WITH_AS(call_with("target memory"),
+                       "Call.kwargs[0]: 'target memory' is not a Python identifier",
+                       core::ValueError);
+  CHECK_THROWS_WITH_AS(call_with(""), "Call.kwargs[0]: must not be empty", core::ValueError);
+  CHECK_THROWS_WITH_AS(call_with("in"), "Call.kwargs[0]: 'in' is a Python keyword",
+                       core::ValueError);
+  CHECK_THROWS_WITH_AS(call_with("attrs"),
+                       "Call.kwargs[0]: 'attrs' is reserved: the printer writes the Call's own "
+                       "'attrs=' keyword",
+                       core::ValueError);
+}
+
+TEST_CASE("Submit: kwarg keys must not be keywords nor the launch options the printer writes") {
+  auto submit_with = [&](std::string key) {
+    Attrs kw;
+    kw.entries.push_back({std::move(key), 1});
+    return Submit::make(GlobalVar::make("k"), {}, task_tuple(), {}, kw);
+  };
+  CHECK(submit_with("mode")->kwargs.contains("mode"));
+  for (const char* reserved :
+       {"attrs", "deps", "core_num", "sync_start", "allow_early_resolve", "predicate"}) {
+    const std::string expected = "Submit.kwargs[0]: '" + std::string(reserved) +
+                                 "' is reserved: the printer writes the Submit's own '" + reserved +
+                                 "=' keyword";
+    CHECK_THROWS_WITH_AS(submit_with(reserved), expected.c_str(), core::ValueError);
+  }
+  CHECK_THROWS_WITH_AS(submit_with("yield"), "Submit.kwargs[0]: 'yield' is a Python keyword",
+                       core::ValueError);
+  CHECK_THROWS_AS(submit_with("a.b"), core::ValueError);
+}
+
+TEST_CASE("builders: one null check reports the first null element of any list field") {
+  CHECK_THROWS_WITH_AS(TupleType::make({scalar(DataType::INDEX), nullptr}),
+                       "TupleType.types[1]: must not be null", core::ValueError);
+  CHECK_THROWS_WITH_AS(MakeTuple::make({idx(1), nullptr, nullptr}),
+                       "MakeTuple.elements[1]: must not be null", core::ValueError);
+  CHECK_THROWS_WITH_AS(SeqStmts::make({nullptr}), "SeqStmts.stmts[0]: must not be null",
+                       core::ValueError);
+  SubmitLaunch null_dep;
+  null_dep.deps = {nullptr};
+  CHECK_THROWS_WITH_AS(Submit::make(GlobalVar::make("k"), {}, task_tuple(), null_dep),
+                       "Submit.deps[0]: must not be null", core::ValueError);
+}
+
+TEST_CASE("copy_node: the copy keeps the kind and fields and starts with its own count") {
+  const auto s = AssignStmt::make(var("x"), idx(1));
+  const auto c = copy_node(*s);
+  CHECK(c->kind() == NodeKind::AssignStmt);
+  CHECK(c->var == s->var);
+  CHECK(c.use_count() == 1);
+  CHECK(s.use_count() == 1);
+  const auto g = copy_node(*GlobalVar::make("k"));
+  CHECK(g->kind() == NodeKind::GlobalVar);
+}

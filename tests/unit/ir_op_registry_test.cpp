@@ -98,7 +98,7 @@ TEST_CASE("standard registry: exactly seed 001's legacy allowlist is statement-o
   const OpRegistry ops = standard_op_registry();
   std::vector<std::string> statement_only;
   for (const auto& def : ops.ops())
-    if (def.statement_only && def.name != "set_cache_policy") statement_only.push_back(def.name);
+    if (def.statement_only) statement_only.push_back(def.name);
   CHECK(statement_only == std::vector<std::string>{
                               "pld.system.defer_wait", "pld.system.notify", "pld.system.wait",
                               "pld.tensor.put", "pld.tensor.remote_store", "pld.tile.remote_store",
@@ -284,4 +284,101 @@ TEST_CASE("a registry is a value: ops are added explicitly and checked") {
                        ValueError);
   CHECK_THROWS_WITH_AS(ops.add({"untyped", {}, {}, nullptr}),
                        "OpDef untyped.type_rule: is required", ValueError);
+}
+
+TEST_CASE("keywords: an Enum keyword accepts values of its own IR enum only") {
+  Fixture f;
+  CHECK(cast<TileType>(f.load({{"target_memory", MemorySpace::Left}})->type)->memory_space ==
+        MemorySpace::Left);
+  CHECK_THROWS_WITH_AS(f.load({{"target_memory", Level::HOST}}),
+                       "tile.load: keyword 'target_memory' has a value of the wrong kind: "
+                       "expected a pl.Mem value, got pl.Level.HOST",
+                       TypeError);
+  CHECK_THROWS_WITH_AS(f.load({{"target_memory", 1}}),
+                       "tile.load: keyword 'target_memory' has a value of the wrong kind",
+                       TypeError);
+  CHECK(f.load({{"cache", CachePolicy::BYPASS}}) != nullptr);
+  CHECK_THROWS_AS(f.load({{"cache", MemorySpace::Vec}}), TypeError);
+  auto t = f.tile_var();
+  CHECK_THROWS_AS(f.ops.make_call("tile.store", {t, f.origin, f.out}, {{"atomic", PadValue::zero}}),
+                  TypeError);
+  CHECK_THROWS_AS(f.ops.make_call("tensor.create", {list({idx(8)})},
+                                  {{"dtype", DataType::FP32}, {"layout", TileLayout::row_major}}),
+                  TypeError);
+}
+
+TEST_CASE("keywords: every Enum keyword of the standard registry names its enum") {
+  const OpRegistry ops = standard_op_registry();
+  std::vector<std::string> enum_keywords;
+  for (const auto& def : ops.ops())
+    for (const auto& k : def.kwargs) {
+      CAPTURE(def.name);
+      CAPTURE(k.name);
+      CHECK((k.kind == KwargKind::Enum) == (k.enum_id != kNoEnum));
+      if (k.kind == KwargKind::Enum)
+        enum_keywords.push_back(def.name + ":" + k.name + "=" +
+                                std::string(enum_type_name(EnumValue{k.enum_id, 0})));
+    }
+  CHECK(enum_keywords ==
+        std::vector<std::string>{
+            "pld.tensor.put:atomic=AtomicType", "pld.tensor.remote_store:atomic=AtomicType",
+            "pld.tile.remote_store:atomic=AtomicType", "tensor.assemble:atomic=AtomicType",
+            "tensor.create:layout=TensorLayout", "tensor.slice:pad_value=PadValue",
+            "tile.load:target_memory=Mem", "tile.load:cache=CachePolicy",
+            "tile.store:atomic=AtomicType"});
+}
+
+TEST_CASE("keywords: a registry rejects an Enum keyword without its enum, and an enum elsewhere") {
+  OpRegistry ops;
+  auto rule = [](std::string_view, const std::vector<ExprRef>&, const Attrs&) -> TypeRef {
+    return UnknownType::make();
+  };
+  CHECK_THROWS_WITH_AS(ops.add({"my.op", {}, {{"mode", KwargKind::Enum}}, rule}),
+                       "OpDef my.op.kwargs[0]: an Enum keyword names its IR enum (use "
+                       "enum_kwarg<E>), no other kind does",
+                       ValueError);
+  CHECK_THROWS_AS(ops.add({"my.op", {}, {{"n", KwargKind::Int, EnumValue::id_of<Level>()}}, rule}),
+                  ValueError);
+  ops.add({"my.op", {}, {enum_kwarg<SplitMode>("mode")}, rule});
+  CHECK(ops.make_call("my.op", {}, {{"mode", SplitMode::UpDown}}) != nullptr);
+  CHECK_THROWS_AS(ops.make_call("my.op", {}, {{"mode", ForKind::Unroll}}), TypeError);
+}
+
+TEST_CASE("typing: tile.matmul checks that constant K dimensions agree") {
+  Fixture f;
+  auto lhs = Var::make("l", TileType::make(DataType::FP16, {idx(16), idx(64)}, MemorySpace::Left));
+  auto rhs = Var::make("r", TileType::make(DataType::FP16, {idx(32), idx(8)}, MemorySpace::Right));
+  CHECK_THROWS_WITH_AS(
+      f.ops.make_call("tile.matmul", {lhs, rhs}),
+      "tile.matmul: argument 1 must have as many rows as argument 0 has columns (K = 64, got 32)",
+      TypeError);
+  // A symbolic K cannot be checked here; it is accepted.
+  auto k = Var::make("k", ScalarType::make(DataType::INDEX));
+  auto sym = Var::make("s", TileType::make(DataType::FP16, {k, idx(8)}, MemorySpace::Right));
+  CHECK(f.ops.make_call("tile.matmul", {lhs, sym}) != nullptr);
+}
+
+TEST_CASE("typing: elementwise tensor ops check the other tensor's dtype and rank") {
+  Fixture f;
+  CHECK(f.ops.make_call("tensor.add", {f.a, f.out})->type == f.a->type);
+  CHECK(f.ops.make_call("tensor.mul", {f.a, ConstFloat::make(2.0, DataType::FP16)})->type ==
+        f.a->type);
+  auto rank1 = Var::make("v", TensorType::make(DataType::FP16, {idx(64)}));
+  CHECK_THROWS_WITH_AS(f.ops.make_call("tensor.add", {f.a, rank1}),
+                       "tensor.add: argument 1 must be a tensor of the same dtype and rank",
+                       TypeError);
+  auto f32 = Var::make("w", tensor(DataType::FP32, 64, 128));
+  CHECK_THROWS_WITH_AS(f.ops.make_call("tensor.sub", {f.a, f32}),
+                       "tensor.sub: argument 1 must be a tensor of the same dtype and rank",
+                       TypeError);
+  CHECK_THROWS_WITH_AS(f.ops.make_call("tensor.add", {f.a, ConstFloat::make(2.0)}),
+                       "tensor.add: argument 1 must be a scalar of the tensor's dtype", TypeError);
+}
+
+TEST_CASE("typing: a missing required keyword is named (one helper for every rule)") {
+  Fixture f;
+  for (const char* op : {"tensor.create", "tensor.full", "tile.full"}) {
+    const std::string expected = std::string(op) + ": keyword 'dtype' is required";
+    CHECK_THROWS_WITH_AS(f.ops.make_call(op, {list({idx(8)})}), expected.c_str(), TypeError);
+  }
 }

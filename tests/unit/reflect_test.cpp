@@ -2,6 +2,7 @@
 // with its hooks, and Hana queries over descriptor lists.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <boost/hana/count_if.hpp>
 #include <boost/hana/filter.hpp>
 #include <boost/hana/for_each.hpp>
@@ -74,7 +75,10 @@ TEST_CASE("descriptors: a scope's name_hint is compared (Usual), unlike a Var's"
   CHECK(describe<InCoreScopeStmt>() == Strings{"span:Ignore", "leading_comments:Ignore",
                                                "name_hint:Usual", "body:Usual", "attrs:Usual",
                                                "split:Usual"});
-  CHECK(describe<SplitAivScopeStmt>()[5] == "aiv_id:Def");
+  // The position of aiv_id among the scope's fields is not the point here: its kind is.
+  const Strings split_aiv = describe<SplitAivScopeStmt>();
+  CHECK(std::count(split_aiv.begin(), split_aiv.end(), "aiv_id:Def") == 1);
+  CHECK(std::count(split_aiv.begin(), split_aiv.end(), "name_hint:Usual") == 1);
 }
 
 TEST_CASE("descriptors: Program's name is Ignore and its function map Usual") {

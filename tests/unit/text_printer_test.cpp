@@ -2,14 +2,17 @@
 // expressions built with the IR builders.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "pypto/core/identifier.hpp"
 #include "pypto/ir.hpp"
 #include "pypto/text/printer.hpp"
 
@@ -546,11 +549,18 @@ TEST_CASE("printer: submit prints each launch option only when set") {
 
 // ---- (5) names and determinism ----------------------------------------------------------------
 
-ProgramRef naming_program() {
+/// The naming program; `reverse_creation` creates its Vars in the opposite order (other
+/// creation counters and, typically, other address order), which must not change the text.
+ProgramRef naming_program(bool reverse_creation = false) {
   auto index = scalar(DataType::INDEX);
-  auto x = var("x", index), x2 = var("x", index), x3 = var("x_1", index), x4 = var("x", index);
-  auto kw = var("lambda", index), pl_var = var("pl", index), empty = var("", index);
-  auto odd = var("2d.v", index), free = var("ghost", index);
+  const std::vector<std::string> hints{"x", "x", "x_1", "x", "lambda", "pl", "", "2d.v", "ghost"};
+  std::vector<VarRef> vs(hints.size());
+  for (std::size_t k = 0; k < hints.size(); ++k) {
+    const std::size_t i = reverse_creation ? hints.size() - 1 - k : k;
+    vs[i] = var(hints[i], index);
+  }
+  auto x = vs[0], x2 = vs[1], x3 = vs[2], x4 = vs[3], kw = vs[4], pl_var = vs[5], empty = vs[6];
+  auto odd = vs[7], free = vs[8];
   auto f = Function::make("names", {{x}}, {index},
                           seq({assign(x2, Add::make(x, idx(1))), assign(x3, x2), assign(x4, x3),
                                assign(kw, x4), assign(pl_var, kw), assign(empty, pl_var),
@@ -589,8 +599,9 @@ TEST_CASE("printer: output depends on structure and names only") {
   const ProgramRef p1 = naming_program();
   // Printing twice gives the same text.
   CHECK(print(p1) == print(p1));
-  // A separately built copy (other addresses, other creation counters) prints identically.
-  const ProgramRef p2 = naming_program();
+  // A separately built copy whose Vars were created in the opposite order (other addresses,
+  // other creation counters) prints identically.
+  const ProgramRef p2 = naming_program(/*reverse_creation=*/true);
   CHECK(print(p2) == print(p1));
   CHECK(print(statements_program()) == print(statements_program()));
   // Function order ignores insertion order: callees first, ties by name.
@@ -612,6 +623,93 @@ TEST_CASE("printer: a call cycle falls back to name order") {
   REQUIRE(pa != std::string::npos);
   CHECK(pa < pb);
   CHECK(pb < pc);
+}
+
+// ---- (6) deep IR and awkward text --------------------------------------------------------------
+
+/// `x + 1 + 1 + ...` with `depth` Adds.
+ExprRef add_chain(int depth) {
+  ExprRef e = var("x", scalar(DataType::INDEX));
+  for (int i = 0; i < depth; ++i) e = Add::make(e, idx(1));
+  return e;
+}
+
+TEST_CASE("printer: a 300,000-deep expression is a ValueError naming the limit, not a crash") {
+  const ExprRef deep = add_chain(300'000);
+  CHECK_THROWS_WITH_AS(print(deep), doctest::Contains("nests deeper than 512 levels"),
+                       core::ValueError);
+  // Inside a function too.
+  auto r = var("r", scalar(DataType::INDEX));
+  CHECK_THROWS_AS(print(Function::make("f", {}, {}, seq({assign(r, deep), ret({r})}))),
+                  core::ValueError);
+}
+
+TEST_CASE("printer: a 400-deep expression prints") {
+  const std::string text = print(add_chain(400));
+  CHECK(text.size() == 1 + 400 * 4);  // `x` then ` + 1` per level
+  CHECK(text.starts_with("x + 1 + 1"));
+}
+
+TEST_CASE("printer: deep statement, type and attribute nesting are ValueErrors, not crashes") {
+  auto cond = var("c", scalar(DataType::BOOL));
+  StmtRef body = BreakStmt::make();
+  for (int i = 0; i < 300'000; ++i) body = IfStmt::make(cond, body);
+  CHECK_THROWS_WITH_AS(print(body), doctest::Contains("nests deeper than 512 levels"),
+                       core::ValueError);
+  TypeRef type = scalar(DataType::INDEX);
+  for (int i = 0; i < 600; ++i) type = TupleType::make({type});
+  CHECK_THROWS_AS(print(type), core::ValueError);
+  AttrValue list = 1;
+  for (int i = 0; i < 600; ++i) list = AttrValueList{list};
+  CHECK_THROWS_AS(
+      print(EvalStmt::make(call("debug.touch", {}, UnknownType::make(), {}, {{"deep", list}}))),
+      core::ValueError);
+  // 400 nested ifs print: one line per level plus the break.
+  StmtRef ok = BreakStmt::make();
+  for (int i = 0; i < 400; ++i) ok = IfStmt::make(cond, ok);
+  const std::string text = print(ok);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 401);
+}
+
+TEST_CASE("printer: 300,000 nested SeqStmts print (they do not indent the text)") {
+  auto n = var("n", scalar(DataType::INDEX));
+  StmtRef s = EvalStmt::make(n);
+  for (int i = 0; i < 300'000; ++i) s = seq({s});
+  CHECK(print(s) == "n\n");
+}
+
+TEST_CASE("printer: a 100,000-deep call chain prints callees first") {
+  // The call graph is walked with an explicit stack, whatever the call depth.
+  constexpr int kFunctions = 100'000;
+  auto index = scalar(DataType::INDEX);
+  std::vector<FunctionRef> fns;
+  for (int i = 0; i < kFunctions; ++i) {
+    auto v = var("v", index);
+    ExprRef value = v;
+    if (i + 1 < kFunctions)
+      value = Call::make(GlobalVar::make("f" + std::to_string(i + 1)), {v}, index);
+    fns.push_back(Function::make("f" + std::to_string(i), {{v}}, {index}, ret({value})));
+  }
+  const std::string text = print(Program::make("Chain", std::move(fns)));
+  const auto last = text.find("def f" + std::to_string(kFunctions - 1) + "(");
+  const auto first = text.find("def f0(");
+  REQUIRE(last != std::string::npos);
+  REQUIRE(first != std::string::npos);
+  CHECK(last < first);
+}
+
+TEST_CASE("printer: a comment line break may be \\r\\n, \\r or \\n") {
+  auto n = var("n", scalar(DataType::INDEX));
+  auto s = commented(EvalStmt::make(n), {"crlf\r\nline", "cr\rline", "lf\nline", "end\r"});
+  CHECK(print(s) == "# crlf\n# line\n# cr\n# line\n# lf\n# line\n# end\n#\nn\n");
+}
+
+TEST_CASE("printer: every printed variable name is an identifier that is not reserved") {
+  for (const char* hint : {"", "1", "x.y", "a b", "\xc3\xa9t\xc3\xa9", "for", "_", "9lives"}) {
+    CAPTURE(hint);
+    const std::string name = print(var(hint, scalar(DataType::INDEX)));
+    CHECK(core::is_usable_name(name));
+  }
 }
 
 }  // namespace

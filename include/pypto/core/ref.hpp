@@ -38,11 +38,19 @@ class RefCounted {
 
   // Deletes `obj`, deferring every deletion its destructor triggers on this thread.
   static void destroy(const RefCounted* obj) {
+    // `finished` is trivially destructible, so it outlives `teardown`: objects released after
+    // this thread's teardown state is gone (static handles at exit) are deleted directly.
+    thread_local bool finished = false;
     struct Teardown {
       bool active = false;
       std::vector<const RefCounted*> pending;
+      ~Teardown() { finished = true; }
     };
     thread_local Teardown teardown;
+    if (finished) {
+      delete obj;
+      return;
+    }
     if (teardown.active) {
       teardown.pending.push_back(obj);
       return;

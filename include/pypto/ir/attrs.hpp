@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,15 +48,20 @@ struct EnumValue {
   std::uint8_t enum_id = 0;
   std::int64_t value = 0;
 
+  /// The enum id of E: its position in AttrEnums.
   template <IrEnum E>
-  static EnumValue of(E v) {
+  static constexpr std::uint8_t id_of() {
     constexpr std::uint8_t id = detail::enum_index<E>(AttrEnums{});
     static_assert(id != 0xff, "pypto::ir::EnumValue: add this enum to AttrEnums");
-    return {id, static_cast<std::int64_t>(v)};
+    return id;
+  }
+  template <IrEnum E>
+  static EnumValue of(E v) {
+    return {id_of<E>(), static_cast<std::int64_t>(v)};
   }
   template <IrEnum E>
   bool holds() const {
-    return enum_id == detail::enum_index<E>(AttrEnums{});
+    return enum_id == id_of<E>();
   }
   template <IrEnum E>
   std::optional<E> get() const {
@@ -108,6 +115,9 @@ struct OpaquePayload {
 struct AttrValue;
 using AttrValueList = std::vector<AttrValue>;
 
+/// A typed attribute value. The constructors reject what no alternative can hold exactly (a null
+/// expression, a null C string, an unsigned integer above INT64_MAX) with a ValueError instead
+/// of storing a null handle, reading through a null pointer or wrapping silently.
 struct AttrValue {
   using Storage = std::variant<bool, std::int64_t, double, std::string, core::DataType, EnumValue,
                                ExprRef, AttrValueList, OpaquePayload>;
@@ -117,17 +127,17 @@ struct AttrValue {
   AttrValue(bool b) : value(b) {}  // NOLINT: implicit conversions make attr lists readable
   template <class I>
   requires(std::is_integral_v<I> && !std::is_same_v<I, bool>) AttrValue(I i)
-      : value(static_cast<std::int64_t>(i)) {}         // NOLINT
-  AttrValue(double d) : value(d) {}                    // NOLINT
-  AttrValue(const char* s) : value(std::string(s)) {}  // NOLINT
-  AttrValue(std::string s) : value(std::move(s)) {}    // NOLINT
-  AttrValue(core::DataType t) : value(t) {}            // NOLINT
+      : value(checked_int(i)) {}                          // NOLINT
+  AttrValue(double d) : value(d) {}                       // NOLINT
+  AttrValue(const char* s) : value(checked_string(s)) {}  // NOLINT
+  AttrValue(std::string s) : value(std::move(s)) {}       // NOLINT
+  AttrValue(core::DataType t) : value(t) {}               // NOLINT
   template <IrEnum E>
   AttrValue(E e) : value(EnumValue::of(e)) {}  // NOLINT
   AttrValue(EnumValue e) : value(e) {}         // NOLINT
   template <class T>
   requires std::is_convertible_v<Ref<T>, ExprRef> AttrValue(Ref<T> e)
-      : value(ExprRef(std::move(e))) {}                // NOLINT
+      : value(checked_expr(std::move(e))) {}           // NOLINT
   AttrValue(AttrValueList l) : value(std::move(l)) {}  // NOLINT
   AttrValue(OpaquePayload p) : value(std::move(p)) {}  // NOLINT
 
@@ -138,6 +148,26 @@ struct AttrValue {
   template <class T>
   const T* get_if() const {
     return std::get_if<T>(&value);
+  }
+
+ private:
+  template <class I>
+  static std::int64_t checked_int(I i) {
+    if constexpr (std::is_unsigned_v<I> && sizeof(I) >= sizeof(std::int64_t)) {
+      if (i > static_cast<I>(std::numeric_limits<std::int64_t>::max()))
+        detail::fail("AttrValue", "int",
+                     std::to_string(i) + " is above INT64_MAX, the largest integer attribute");
+    }
+    return static_cast<std::int64_t>(i);
+  }
+  static std::string checked_string(const char* s) {
+    if (!s) detail::fail("AttrValue", "string", "a null C string is not a string");
+    return s;
+  }
+  template <class T>
+  static ExprRef checked_expr(Ref<T> e) {
+    if (!e) detail::fail("AttrValue", "expr", "an expression attribute must not be null");
+    return ExprRef(std::move(e));
   }
 };
 

@@ -8,10 +8,11 @@
 // task launch whose result tuple ends with the task id (Scalar[TASK_ID]).
 #pragma once
 
-#include <cmath>
+#include <cstddef>
 #include <cstdint>
-#include <limits>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pypto/core/dtype.hpp"
@@ -24,16 +25,39 @@ namespace pypto::ir {
 
 // ---- callees ----------------------------------------------------------------------------------
 
+namespace detail {
+/// Fails unless `name` is dotted identifiers (`tile.load`, `pld.tensor.put`). Every segment but
+/// the last must be usable as a name; the last may be a keyword, which the printer writes with a
+/// trailing `_` (`tile.and` prints `pl.tile.and_`).
+inline void require_op_name(std::string_view name, std::string_view node) {
+  require(!name.empty(), node, "name", "must not be empty");
+  for (std::size_t start = 0;;) {
+    const std::size_t dot = name.find('.', start);
+    const std::string_view segment = name.substr(start, dot - start);
+    const bool last = dot == std::string_view::npos;
+    if (!core::is_identifier(segment) || (!last && core::is_python_keyword(segment))) {
+      std::string problem = "'";
+      problem.append(name).append("' must be dotted Python identifiers such as tile.load (");
+      if (segment.empty())
+        problem += "empty segment)";
+      else
+        problem.append("segment '").append(segment).append("')");
+      fail(node, "name", problem);
+    }
+    if (last) return;
+    start = dot + 1;
+  }
+}
+}  // namespace detail
+
 /// A builtin operation, named like `tile.load` (its effects and typing live in the OpRegistry).
 struct Op : Node {
-  static constexpr NodeKind static_kind = NodeKind::Op;
-  static constexpr std::string_view class_name = "Op";
-  static constexpr bool classof(NodeKind k) { return kinds::op.contains(k); }
+  PYPTO_CONCRETE_BASE_NODE(Op, kinds::op)
   std::string name;
   using fields = FieldList<UsualField<&Op::name, "name">>;
 
   static Ref<const Op> make(std::string name) {
-    detail::require(!name.empty(), "Op", "name", "must not be empty");
+    detail::require_op_name(name, "Op");
     auto o = make_node<Op>();
     o->name = std::move(name);
     return o;
@@ -47,7 +71,7 @@ struct GlobalVar final : Op {
   using fields = Op::fields;
 
   static Ref<const GlobalVar> make(std::string name) {
-    detail::require(!name.empty(), "GlobalVar", "name", "must not be empty");
+    detail::require_name(name, "GlobalVar", "name");
     auto g = make_node<GlobalVar>();
     g->name = std::move(name);
     return g;
@@ -266,10 +290,19 @@ struct Cast final : UnaryExpr {
 // ---- calls ------------------------------------------------------------------------------------
 
 namespace detail {
-inline void require_exprs(const std::vector<ExprRef>& xs, std::string_view node,
-                          std::string_view field) {
-  for (std::size_t i = 0; i < xs.size(); ++i)
-    if (!xs[i]) fail(node, indexed(field, i), "must not be null");
+/// Fails unless every key of `kwargs` can be written as `key=value` in the printed call: a
+/// usable name, and not one of the keywords the printer itself writes on this node (`reserved`).
+inline void require_kwarg_keys(const Attrs& kwargs, std::string_view node,
+                               std::initializer_list<std::string_view> reserved) {
+  for (std::size_t i = 0; i < kwargs.size(); ++i) {
+    const std::string& key = kwargs.entries[i].key;
+    require_name(key, node, indexed("kwargs", i));
+    for (std::string_view r : reserved)
+      if (key == r)
+        fail(node, indexed("kwargs", i),
+             "'" + key + "' is reserved: the printer writes the " + std::string(node) + "'s own '" +
+                 key + "=' keyword");
+  }
 }
 }  // namespace detail
 
@@ -291,7 +324,8 @@ struct Call final : Expr {
                               Attrs attrs = {}, Span span = {}) {
     detail::require(static_cast<bool>(op), "Call", "op", "a call needs a callee");
     detail::require(static_cast<bool>(type), "Call", "type", "a call needs a result type");
-    detail::require_exprs(args, "Call", "args");
+    detail::require_non_null(args, "Call", "args");
+    detail::require_kwarg_keys(kwargs, "Call", {"attrs"});
     auto c = make_node<Call>();
     c->type = std::move(type);
     c->span = std::move(span);
@@ -345,19 +379,18 @@ struct Submit final : Expr {
         tuple && !tuple->types.empty() ? as<ScalarType>(tuple->types.back().get()) : nullptr;
     detail::require(tid && tid->dtype == DataType::TASK_ID, "Submit", "type",
                     "the result must be a tuple ending with Scalar[TASK_ID]");
-    detail::require_exprs(args, "Submit", "args");
-    detail::require_exprs(launch.deps, "Submit", "deps");
-    for (std::size_t i = 0; i < launch.deps.size(); ++i) {
-      const auto* st = as<ScalarType>(launch.deps[i]->type.get());
-      if (!st || st->dtype != DataType::TASK_ID)
+    detail::require_non_null(args, "Submit", "args");
+    detail::require_non_null(launch.deps, "Submit", "deps");
+    for (std::size_t i = 0; i < launch.deps.size(); ++i)
+      if (!has_scalar_dtype(launch.deps[i], DataType::TASK_ID))
         detail::fail("Submit", detail::indexed("deps", i), "a dependency must be a TASK_ID");
-    }
     detail::require(!launch.core_num || is_integer_scalar(launch.core_num), "Submit", "core_num",
                     "must be an integer scalar expression");
-    detail::require(!launch.predicate ||
-                        (as<ScalarType>(launch.predicate->type.get()) &&
-                         as<ScalarType>(launch.predicate->type.get())->dtype == DataType::BOOL),
+    detail::require(!launch.predicate || has_scalar_dtype(launch.predicate, DataType::BOOL),
                     "Submit", "predicate", "must be a BOOL scalar expression");
+    detail::require_kwarg_keys(
+        kwargs, "Submit",
+        {"attrs", "deps", "core_num", "sync_start", "allow_early_resolve", "predicate"});
     auto s = make_node<Submit>();
     s->type = std::move(type);
     s->span = std::move(span);
@@ -384,7 +417,7 @@ struct MakeTuple final : Expr {
 
   /// The tuple's type is the tuple of its elements' types.
   static Ref<const MakeTuple> make(std::vector<ExprRef> elements, Span span = {}) {
-    detail::require_exprs(elements, "MakeTuple", "elements");
+    detail::require_non_null(elements, "MakeTuple", "elements");
     std::vector<TypeRef> types;
     types.reserve(elements.size());
     for (const auto& e : elements) types.push_back(e->type);

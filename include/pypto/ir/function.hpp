@@ -8,8 +8,11 @@
 // the function type, as upstream does.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pypto/ir/attrs.hpp"
@@ -80,7 +83,7 @@ struct Function final : Node {
                                   std::vector<TypeRef> return_types, StmtRef body,
                                   FunctionType func_type = FunctionType::Opaque, Attrs attrs = {},
                                   FunctionOptions options = {}) {
-    detail::require(!name.empty(), "Function", "name", "must not be empty");
+    detail::require_name(name, "Function", "name");
     auto f = make_node<Function>();
     auto fail = [&](std::string_view field, std::string_view problem) {
       detail::fail("Function " + name, field, problem);
@@ -94,8 +97,7 @@ struct Function final : Node {
       f->params.push_back(std::move(params[i].var));
       f->param_directions.push_back(params[i].direction);
     }
-    for (std::size_t i = 0; i < return_types.size(); ++i)
-      if (!return_types[i]) fail(detail::indexed("return_types", i), "must not be null");
+    detail::require_non_null(return_types, "Function " + name, "return_types");
     if (!body && !options.requires_runtime_binding)
       fail("body", "must not be null (only a runtime-bound declaration has no body)");
     if (body && options.requires_runtime_binding)
@@ -114,7 +116,7 @@ struct Function final : Node {
 
   /// This function under another name (for passes that rename or outline).
   Ref<const Function> renamed(std::string new_name) const {
-    detail::require(!new_name.empty(), "Function", "name", "must not be empty");
+    detail::require_name(new_name, "Function", "name");
     auto f = copy_node(*this);
     f->name = std::move(new_name);
     return f;

@@ -10,12 +10,14 @@
 // plus one struct with a `fields` descriptor list.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "pypto/core/error.hpp"
+#include "pypto/core/identifier.hpp"
 #include "pypto/core/ref.hpp"
 #include "pypto/core/span.hpp"
 #include "pypto/reflect/field.hpp"
@@ -106,9 +108,7 @@ class Node : public core::RefCounted {
  private:
   template <class T>
   friend Ref<T> make_node();
-  template <class T>
-  friend Ref<T> copy_node(const T&);
-  NodeKind kind_{};
+  NodeKind kind_{};  // copied by the copy constructor, so copy_node keeps it
 };
 
 using NodeRef = Ref<const Node>;
@@ -125,9 +125,7 @@ Ref<T> make_node() {
 /// A fresh copy of `n` (same kind, count 0) for "n with one field replaced" rebuilds.
 template <class T>
 Ref<T> copy_node(const T& n) {
-  T* p = new T(n);
-  p->kind_ = n.kind_;
-  return Ref<T>(p);
+  return Ref<T>(new T(n));
 }
 
 /// Kind test against T's range (a concrete class has a one-kind range).
@@ -173,6 +171,13 @@ using reflect::UsualField;
   static constexpr NodeKind static_kind = NodeKind::T; \
   static constexpr std::string_view class_name = #T;   \
   static constexpr bool classof(NodeKind k) { return k == static_kind; }
+
+/// Declares the kind of a concrete node class that is also the base of other kinds (Var of
+/// IterArg, Op of GlobalVar): `classof` accepts the whole range.
+#define PYPTO_CONCRETE_BASE_NODE(T, RANGE)             \
+  static constexpr NodeKind static_kind = NodeKind::T; \
+  static constexpr std::string_view class_name = #T;   \
+  static constexpr bool classof(NodeKind k) { return RANGE.contains(k); }
 
 /// Declares the kind range of an abstract node class.
 #define PYPTO_ABSTRACT_NODE(T, RANGE)                \
@@ -221,6 +226,25 @@ inline void require(bool ok, std::string_view node, std::string_view field,
 /// "field[i]", for messages about one element of a list field.
 inline std::string indexed(std::string_view field, std::size_t i) {
   return std::string(field) + "[" + std::to_string(i) + "]";
+}
+/// Fails with "<node>.<field>[i]: must not be null" at the first null handle of `xs`.
+template <class List>
+void require_non_null(const List& xs, std::string_view node, std::string_view field) {
+  std::size_t i = 0;
+  for (const auto& x : xs) {
+    if (!x) fail(node, indexed(field, i), "must not be null");
+    ++i;
+  }
+}
+/// Fails unless `name` can stand bare in the printed (Python) text: an identifier that is not
+/// a keyword.
+inline void require_name(std::string_view name, std::string_view node, std::string_view field) {
+  if (core::is_usable_name(name)) return;
+  if (name.empty()) fail(node, field, "must not be empty");
+  std::string problem = "'";
+  problem.append(name).append(core::is_identifier(name) ? "' is a Python keyword"
+                                                        : "' is not a Python identifier");
+  fail(node, field, problem);
 }
 }  // namespace detail
 

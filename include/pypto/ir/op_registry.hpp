@@ -11,8 +11,11 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pypto/core/error.hpp"
@@ -38,10 +41,23 @@ constexpr std::string_view arg_effect_name(ArgEffect e) {
 /// The value kind a keyword argument accepts.
 enum class KwargKind : std::uint8_t { Bool, Int, Double, String, DataType, Enum, Expr, List, Any };
 
+/// `enum_id` of a KwargSpec that is not an Enum keyword.
+inline constexpr std::uint8_t kNoEnum = 0xff;
+
+/// One keyword an op accepts. An Enum keyword names the one IR enum it takes (`enum_id`, as in
+/// EnumValue), so `target_memory=pl.Level.HOST` is rejected rather than silently ignored; build
+/// it with `enum_kwarg<MemorySpace>("target_memory")`.
 struct KwargSpec {
   std::string name;
   KwargKind kind = KwargKind::Any;
+  std::uint8_t enum_id = kNoEnum;
 };
+
+/// The spec of a keyword taking a value of the IR enum E.
+template <IrEnum E>
+KwargSpec enum_kwarg(std::string name) {
+  return {std::move(name), KwargKind::Enum, EnumValue::id_of<E>()};
+}
 
 struct ArgSpec {
   std::string name;
@@ -61,7 +77,8 @@ struct OpDef {
   std::vector<KwargSpec> kwargs;
   TypeRule type_rule = nullptr;
   /// The result is UnknownType and the call may only stand alone as an EvalStmt (seed 001's
-  /// legacy statement-only allowlist).
+  /// legacy statement-only allowlist, exactly nine ops). `set_cache_policy` is not one: it is a
+  /// declaration that the parser hoists onto the enclosing scope, never a statement of the IR.
   bool statement_only = false;
 
   std::size_t min_args() const {
@@ -91,6 +108,13 @@ class OpRegistry {
       if (!def.args[i].optional && def.args[i - 1].optional)
         detail::fail("OpDef " + def.name, detail::indexed("args", i),
                      "a required argument cannot follow an optional one");
+    for (std::size_t i = 0; i < def.kwargs.size(); ++i) {
+      const KwargSpec& k = def.kwargs[i];
+      if ((k.kind == KwargKind::Enum) != (k.enum_id != kNoEnum) ||
+          (k.enum_id != kNoEnum && enum_type_name(EnumValue{k.enum_id, 0}) == "?"))
+        detail::fail("OpDef " + def.name, detail::indexed("kwargs", i),
+                     "an Enum keyword names its IR enum (use enum_kwarg<E>), no other kind does");
+    }
     auto it = lower(def.name);
     if (it != ops_.end() && it->name == def.name)
       detail::fail("OpRegistry", "add", "op '" + def.name + "' is already registered");
@@ -142,35 +166,41 @@ class OpRegistry {
     for (const auto& [key, value] : kw) {
       const KwargSpec* spec = def.find_kwarg(key);
       if (!spec) throw core::TypeError(def.name + ": unknown keyword argument '" + key + "'");
-      if (!kind_matches(spec->kind, value))
-        throw core::TypeError(def.name + ": keyword '" + key + "' has a value of the wrong kind");
+      if (!kind_matches(*spec, value))
+        throw core::TypeError(def.name + ": keyword '" + key + "' has a value of the wrong kind" +
+                              expected_enum_text(*spec, value));
     }
     if (auto dup = kw.duplicate_key())
       throw core::ValueError(def.name + ": keyword '" + *dup + "' given twice");
   }
-  static bool kind_matches(KwargKind k, const AttrValue& v) {
-    switch (k) {
+  static bool kind_matches(const KwargSpec& spec, const AttrValue& v) {
+    switch (spec.kind) {
       case KwargKind::Bool: return v.is<bool>();
       case KwargKind::Int: return v.is<std::int64_t>();
       case KwargKind::Double: return v.is<double>() || v.is<std::int64_t>();
       case KwargKind::String: return v.is<std::string>();
       case KwargKind::DataType: return v.is<core::DataType>();
-      case KwargKind::Enum: return v.is<EnumValue>();
+      case KwargKind::Enum:
+        return v.is<EnumValue>() && v.get_if<EnumValue>()->enum_id == spec.enum_id;
       case KwargKind::Expr: return v.is<ExprRef>();
       case KwargKind::List: return v.is<AttrValueList>();
       case KwargKind::Any: return true;
     }
     return false;
   }
+  /// ": expected a pl.Mem value, got pl.Level.HOST" for a value of another enum, else empty.
+  static std::string expected_enum_text(const KwargSpec& spec, const AttrValue& v) {
+    const auto* e = v.get_if<EnumValue>();
+    if (spec.kind != KwargKind::Enum || !e) return {};
+    return ": expected a pl." + std::string(enum_type_name(EnumValue{spec.enum_id, 0})) +
+           " value, got pl." + std::string(enum_type_name(*e)) + "." +
+           std::string(enum_value_name(*e));
+  }
   static std::string count_text(const OpDef& def) {
     const std::size_t lo = def.min_args(), hi = def.args.size();
     return lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
   }
   std::vector<OpDef>::const_iterator lower(std::string_view name) const {
-    return std::lower_bound(ops_.begin(), ops_.end(), name,
-                            [](const OpDef& d, std::string_view n) { return d.name < n; });
-  }
-  std::vector<OpDef>::iterator lower(std::string_view name) {
     return std::lower_bound(ops_.begin(), ops_.end(), name,
                             [](const OpDef& d, std::string_view n) { return d.name < n; });
   }
@@ -195,6 +225,13 @@ const T& arg_as(std::string_view op, const std::vector<ExprRef>& args, std::size
          "must have a " + std::string(T::class_name) + ", got a " +
              std::string(kind_name(args[i]->type->kind())));
   return *t;
+}
+
+/// The keyword `key` as a T; a TypeError when it is absent (or of another kind).
+template <class T>
+T required_kwarg(std::string_view op, const Attrs& kw, std::string_view key) {
+  if (std::optional<T> v = kw.get<T>(key)) return *v;
+  throw core::TypeError(std::string(op) + ": keyword '" + std::string(key) + "' is required");
 }
 
 /// The dimensions of a shape argument (a MakeTuple of integer scalars).
@@ -248,9 +285,8 @@ inline TypeRef tile_elementwise(std::string_view op, const std::vector<ExprRef>&
 /// tile.cast(tile, target_type=dtype) -> the tile with the target dtype.
 inline TypeRef tile_cast(std::string_view op, const std::vector<ExprRef>& args, const Attrs& kw) {
   const auto& t = arg_as<TileType>(op, args, 0);
-  auto target = kw.get<core::DataType>("target_type");
-  if (!target) throw core::TypeError(std::string(op) + ": keyword 'target_type' is required");
-  return TileType::make(*target, t.shape, t.memory_space);
+  return TileType::make(required_kwarg<core::DataType>(op, kw, "target_type"), t.shape,
+                        t.memory_space);
 }
 
 /// Row reduction tile.row_sum/row_max(tile, tmp) -> [rows, 1] of the same dtype.
@@ -270,20 +306,30 @@ inline TypeRef tile_matmul(std::string_view op, const std::vector<ExprRef>& args
   if (l.rank() != 2) fail(op, 0, "must be a 2-D tile");
   if (r.rank() != 2) fail(op, 1, "must be a 2-D tile");
   if (l.dtype != r.dtype) fail(op, 1, "must have the dtype of argument 0");
+  const auto* k_lhs = as<ConstInt>(l.shape[1].get());
+  const auto* k_rhs = as<ConstInt>(r.shape[0].get());
+  if (k_lhs && k_rhs && k_lhs->value != k_rhs->value)
+    fail(op, 1,
+         "must have as many rows as argument 0 has columns (K = " + std::to_string(k_lhs->value) +
+             ", got " + std::to_string(k_rhs->value) + ")");
   const core::DataType acc = core::is_float(l.dtype) ? core::DataType::FP32 : core::DataType::INT32;
   return TileType::make(acc, {l.shape[0], r.shape[1]}, MemorySpace::Acc);
 }
 
-/// Elementwise tensor op: the first tensor's type; the second operand is a tensor or scalar of
-/// the same dtype.
+/// Elementwise tensor op: the first tensor's type; the second operand is a tensor of the same
+/// dtype and rank, or a scalar of that dtype.
 inline TypeRef tensor_elementwise(std::string_view op, const std::vector<ExprRef>& args,
                                   const Attrs&) {
   const auto& lhs = arg_as<TensorType>(op, args, 0);
   if (args.size() > 1) {
-    const auto* rt = as<TensorType>(args[1]->type.get());
-    const auto* st = as<ScalarType>(args[1]->type.get());
-    if (!(rt && rt->dtype == lhs.dtype) && !(st && st->dtype == lhs.dtype))
-      fail(op, 1, "must be a tensor or scalar of the same dtype");
+    if (const auto* rt = as<TensorType>(args[1]->type.get())) {
+      if (rt->dtype != lhs.dtype || rt->rank() != lhs.rank())
+        fail(op, 1, "must be a tensor of the same dtype and rank");
+    } else if (const auto* st = as<ScalarType>(args[1]->type.get())) {
+      if (st->dtype != lhs.dtype) fail(op, 1, "must be a scalar of the tensor's dtype");
+    } else {
+      fail(op, 1, "must be a tensor or a scalar");
+    }
   }
   return args[0]->type;
 }
@@ -334,24 +380,19 @@ inline TypeRef tensor_dim(std::string_view op, const std::vector<ExprRef>& args,
 /// tensor.create(shape, dtype=...) -> a fresh tensor.
 inline TypeRef tensor_create(std::string_view op, const std::vector<ExprRef>& args,
                              const Attrs& kw) {
-  auto dtype = kw.get<core::DataType>("dtype");
-  if (!dtype) throw core::TypeError(std::string(op) + ": keyword 'dtype' is required");
+  const auto dtype = required_kwarg<core::DataType>(op, kw, "dtype");
   std::optional<TensorView> view;
   if (auto layout = kw.get<TensorLayout>("layout"); layout && *layout != TensorLayout::ND)
     view = TensorView{{}, *layout, {}, PadValue::null};
-  return TensorType::make(*dtype, shape_arg(op, args, 0), std::move(view));
+  return TensorType::make(dtype, shape_arg(op, args, 0), std::move(view));
 }
 
 /// tile.full / tensor.full(shape, dtype=..., value=...) -> a filled tile / tensor.
 inline TypeRef tile_full(std::string_view op, const std::vector<ExprRef>& args, const Attrs& kw) {
-  auto dtype = kw.get<core::DataType>("dtype");
-  if (!dtype) throw core::TypeError(std::string(op) + ": keyword 'dtype' is required");
-  return TileType::make(*dtype, shape_arg(op, args, 0));
+  return TileType::make(required_kwarg<core::DataType>(op, kw, "dtype"), shape_arg(op, args, 0));
 }
 inline TypeRef tensor_full(std::string_view op, const std::vector<ExprRef>& args, const Attrs& kw) {
-  auto dtype = kw.get<core::DataType>("dtype");
-  if (!dtype) throw core::TypeError(std::string(op) + ": keyword 'dtype' is required");
-  return TensorType::make(*dtype, shape_arg(op, args, 0));
+  return TensorType::make(required_kwarg<core::DataType>(op, kw, "dtype"), shape_arg(op, args, 0));
 }
 
 /// tensor.expand_clone(input, target) -> the target's type.
@@ -402,6 +443,7 @@ inline OpRegistry standard_op_registry() {
   namespace tr = type_rules;
   OpRegistry r;
   const ArgSpec atomic_dst{"", R::Write, false, effect_rules::atomic_store};
+  const KwargSpec atomic = enum_kwarg<AtomicType>("atomic");
   auto named = [](ArgSpec a, std::string name) {
     a.name = std::move(name);
     return a;
@@ -410,11 +452,13 @@ inline OpRegistry standard_op_registry() {
   // tile family
   r.add({"tile.load",
          {{"tensor"}, {"offsets"}, {"shapes"}, {"valid_shape", R::Read, true}},
-         {{"target_memory", K::Enum}, {"clamp", K::Bool}, {"cache", K::Enum}},
+         {enum_kwarg<MemorySpace>("target_memory"),
+          {"clamp", K::Bool},
+          enum_kwarg<CachePolicy>("cache")},
          tr::tile_load});
   r.add({"tile.store",
          {{"tile"}, {"offsets"}, named(atomic_dst, "output_tensor"), {"shapes", R::Read, true}},
-         {{"atomic", K::Enum}},
+         {atomic},
          tr::tile_store});
   for (const char* name : {"tile.add", "tile.sub", "tile.mul", "tile.div", "tile.max", "tile.min"})
     r.add({name, {{"lhs"}, {"rhs"}}, {}, tr::tile_elementwise});
@@ -441,46 +485,46 @@ inline OpRegistry standard_op_registry() {
   r.add({"tensor.write", {{"tensor", R::Write}, {"indices"}, {"value"}}, {}, tr::tensor_write});
   r.add({"tensor.slice",
          {{"input"}, {"shape"}, {"offset"}, {"valid_shape", R::Read, true}},
-         {{"pad_value", K::Enum}, {"clamp", K::Bool}},
+         {enum_kwarg<PadValue>("pad_value"), {"clamp", K::Bool}},
          tr::tensor_slice});
   r.add({"tensor.assemble",
          {named(atomic_dst, "target"), {"source"}, {"offset"}},
-         {{"atomic", K::Enum}},
+         {atomic},
          tr::tensor_assemble});
   r.add({"tensor.dim", {{"tensor"}, {"axis"}}, {}, tr::tensor_dim});
   r.add({"tensor.create",
          {{"shape"}},
          {{"dtype", K::DataType},
-          {"layout", K::Enum},
+          enum_kwarg<TensorLayout>("layout"),
           {"manual_dep", K::Bool},
           {"init_value", K::Double}},
          tr::tensor_create});
   r.add({"tensor.full", {{"shape"}}, {{"dtype", K::DataType}, {"value", K::Any}}, tr::tensor_full});
   r.add({"tensor.expand_clone", {{"input"}, {"target", R::Write}}, {}, tr::tensor_expand_clone});
 
-  // a declaration, hoisted onto the enclosing scope by the parser; it does not access the data
-  r.add({"set_cache_policy", {{"tensor"}, {"policy"}}, {}, tr::unknown, true});
+  // A declaration that the parser hoists onto the enclosing scope: it does not access the data
+  // and is not one of the statement-only calls below.
+  r.add({"set_cache_policy", {{"tensor"}, {"policy"}}, {}, tr::unknown});
 
   // distributed and system statement-only calls (seed 001's allowlist)
-  r.add(
-      {"pld.tensor.put",
-       {named(atomic_dst, "dst"),
-        {"peer"},
-        {"src"},
-        {"dst_offsets", R::Read, true},
-        {"src_offsets", R::Read, true},
-        {"shape", R::Read, true}},
-       {{"atomic", K::Enum}, {"chunk_rows", K::Int}, {"chunk_cols", K::Int}, {"pipeline", K::Bool}},
-       tr::unknown,
-       true});
+  r.add({"pld.tensor.put",
+         {named(atomic_dst, "dst"),
+          {"peer"},
+          {"src"},
+          {"dst_offsets", R::Read, true},
+          {"src_offsets", R::Read, true},
+          {"shape", R::Read, true}},
+         {atomic, {"chunk_rows", K::Int}, {"chunk_cols", K::Int}, {"pipeline", K::Bool}},
+         tr::unknown,
+         true});
   r.add({"pld.tile.remote_store",
          {{"src_tile"}, named(atomic_dst, "target"), {"peer"}, {"offsets"}},
-         {{"atomic", K::Enum}},
+         {atomic},
          tr::unknown,
          true});
   r.add({"pld.tensor.remote_store",
          {{"src"}, named(atomic_dst, "target"), {"peer"}, {"offsets"}},
-         {{"atomic", K::Enum}},
+         {atomic},
          tr::unknown,
          true});
   r.add({"pld.system.notify",

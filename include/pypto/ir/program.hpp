@@ -8,8 +8,10 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pypto/ir/function.hpp"
@@ -33,14 +35,14 @@ struct Program final : Node {
   using fields =
       FieldList<IgnoreField<&Program::name, "name">, UsualField<&Program::functions, "functions">>;
 
+  /// `name` may be empty (the printer then calls the class `Program`); otherwise it is the
+  /// printed class name, so a Python identifier that is not a keyword.
   static Ref<const Program> make(std::string name, std::vector<FunctionRef> functions) {
+    if (!name.empty()) detail::require_name(name, "Program", "name");
+    detail::require_non_null(functions, "Program", "functions");
     auto p = make_node<Program>();
     p->name = std::move(name);
-    for (std::size_t i = 0; i < functions.size(); ++i) {
-      if (!functions[i])
-        detail::fail("Program", detail::indexed("functions", i), "must not be null");
-      p->functions.push_back({functions[i]->name, std::move(functions[i])});
-    }
+    for (auto& fn : functions) p->functions.push_back({fn->name, std::move(fn)});
     // Unstable is enough: equal names are rejected below. (std::sort also instantiates far less
     // than std::stable_sort, which measurably slowed every TU that builds a Program.)
     std::sort(p->functions.begin(), p->functions.end(),

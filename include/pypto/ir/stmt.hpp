@@ -11,6 +11,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pypto/ir/attrs.hpp"
@@ -23,16 +26,9 @@
 namespace pypto::ir {
 
 namespace detail {
-template <class T>
-void require_all(const std::vector<Ref<const T>>& xs, std::string_view node,
-                 std::string_view field) {
-  for (std::size_t i = 0; i < xs.size(); ++i)
-    if (!xs[i]) fail(node, indexed(field, i), "must not be null");
-}
 inline void require_bool(const ExprRef& e, std::string_view node, std::string_view field) {
   require(static_cast<bool>(e), node, field, "must not be null");
-  const auto* st = as<ScalarType>(e->type.get());
-  require(st && st->dtype == DataType::BOOL, node, field, "must be a BOOL scalar expression");
+  require(has_scalar_dtype(e, DataType::BOOL), node, field, "must be a BOOL scalar expression");
 }
 template <class S>
 Ref<S> make_stmt(Span span) {
@@ -79,7 +75,7 @@ struct SeqStmts final : Stmt {
   using fields = ConcatFields<Stmt::fields, FieldList<UsualField<&SeqStmts::stmts, "stmts">>>;
 
   static Ref<const SeqStmts> make(std::vector<StmtRef> stmts, Span span = {}) {
-    detail::require_all(stmts, "SeqStmts", "stmts");
+    detail::require_non_null(stmts, "SeqStmts", "stmts");
     auto s = detail::make_stmt<SeqStmts>(std::move(span));
     s->stmts = std::move(stmts);
     return s;
@@ -118,8 +114,8 @@ struct ForStmt final : Stmt {
                     "must be an integer scalar expression");
     detail::require(is_integer_scalar(step), "ForStmt", "step",
                     "must be an integer scalar expression");
-    detail::require_all(iter_args, "ForStmt", "iter_args");
-    detail::require_all(return_vars, "ForStmt", "return_vars");
+    detail::require_non_null(iter_args, "ForStmt", "iter_args");
+    detail::require_non_null(return_vars, "ForStmt", "return_vars");
     if (iter_args.size() != return_vars.size())
       detail::fail("ForStmt", "return_vars",
                    "needs one return var per iter_arg (" + std::to_string(iter_args.size()) +
@@ -157,10 +153,10 @@ struct WhileStmt final : Stmt {
 
   static Ref<const WhileStmt> make(std::vector<IterArgRef> iter_args, ExprRef condition,
                                    StmtRef body, std::vector<VarRef> return_vars, Span span = {}) {
-    detail::require_all(iter_args, "WhileStmt", "iter_args");
+    detail::require_non_null(iter_args, "WhileStmt", "iter_args");
     detail::require_bool(condition, "WhileStmt", "condition");
     detail::require(static_cast<bool>(body), "WhileStmt", "body", "must not be null");
-    detail::require_all(return_vars, "WhileStmt", "return_vars");
+    detail::require_non_null(return_vars, "WhileStmt", "return_vars");
     detail::require(iter_args.size() == return_vars.size(), "WhileStmt", "return_vars",
                     "needs one return var per iter_arg");
     auto s = detail::make_stmt<WhileStmt>(std::move(span));
@@ -190,7 +186,7 @@ struct IfStmt final : Stmt {
                                 std::vector<VarRef> return_vars = {}, Span span = {}) {
     detail::require_bool(condition, "IfStmt", "condition");
     detail::require(static_cast<bool>(then_body), "IfStmt", "then_body", "must not be null");
-    detail::require_all(return_vars, "IfStmt", "return_vars");
+    detail::require_non_null(return_vars, "IfStmt", "return_vars");
     detail::require(return_vars.empty() || else_body, "IfStmt", "else_body",
                     "an if with return vars needs an else branch that yields them");
     auto s = detail::make_stmt<IfStmt>(std::move(span));
@@ -209,7 +205,7 @@ struct YieldStmt final : Stmt {
   using fields = ConcatFields<Stmt::fields, FieldList<UsualField<&YieldStmt::values, "values">>>;
 
   static Ref<const YieldStmt> make(std::vector<ExprRef> values, Span span = {}) {
-    detail::require_exprs(values, "YieldStmt", "values");
+    detail::require_non_null(values, "YieldStmt", "values");
     auto s = detail::make_stmt<YieldStmt>(std::move(span));
     s->values = std::move(values);
     return s;
@@ -222,7 +218,7 @@ struct ReturnStmt final : Stmt {
   using fields = ConcatFields<Stmt::fields, FieldList<UsualField<&ReturnStmt::values, "values">>>;
 
   static Ref<const ReturnStmt> make(std::vector<ExprRef> values, Span span = {}) {
-    detail::require_exprs(values, "ReturnStmt", "values");
+    detail::require_non_null(values, "ReturnStmt", "values");
     auto s = detail::make_stmt<ReturnStmt>(std::move(span));
     s->values = std::move(values);
     return s;
@@ -354,10 +350,13 @@ struct SplitAivScopeStmt final : ScopeStmt {
   VarRef aiv_id;
   SplitMode split = SplitMode::None;
   std::int64_t count = 2;
-  using fields =
-      ConcatFields<ScopeStmt::fields, FieldList<DefField<&SplitAivScopeStmt::aiv_id, "aiv_id">,
-                                                UsualField<&SplitAivScopeStmt::split, "split">,
-                                                UsualField<&SplitAivScopeStmt::count, "count">>>;
+  // aiv_id is listed before the body it is bound for: walkers meet a definition before its uses.
+  using fields = ConcatFields<
+      Stmt::fields,
+      FieldList<UsualField<&ScopeStmt::name_hint, "name_hint">,
+                DefField<&SplitAivScopeStmt::aiv_id, "aiv_id">, UsualField<&ScopeStmt::body, "body">,
+                UsualField<&ScopeStmt::attrs, "attrs">, UsualField<&SplitAivScopeStmt::split, "split">,
+                UsualField<&SplitAivScopeStmt::count, "count">>>;
 
   static Ref<const SplitAivScopeStmt> make(VarRef aiv_id, StmtRef body,
                                            SplitMode split = SplitMode::None,

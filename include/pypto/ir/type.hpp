@@ -16,6 +16,8 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -83,6 +85,12 @@ struct ScalarType final : Type {
 inline bool is_integer_scalar(const ExprRef& e) {
   const auto* st = e ? as<ScalarType>(e->type.get()) : nullptr;
   return st && core::is_int(st->dtype);
+}
+
+/// True for a non-null expression of scalar type `dtype` (a BOOL condition, a TASK_ID dependency).
+inline bool has_scalar_dtype(const ExprRef& e, DataType dtype) {
+  const auto* st = e ? as<ScalarType>(e->type.get()) : nullptr;
+  return st && st->dtype == dtype;
 }
 
 namespace detail {
@@ -290,8 +298,7 @@ struct TupleType final : Type {
   using fields = ConcatFields<Type::fields, FieldList<UsualField<&TupleType::types, "types">>>;
 
   static Ref<const TupleType> make(std::vector<TypeRef> types) {
-    for (std::size_t i = 0; i < types.size(); ++i)
-      if (!types[i]) detail::fail("TupleType", detail::indexed("types", i), "must not be null");
+    detail::require_non_null(types, "TupleType", "types");
     auto t = make_node<TupleType>();
     t->types = std::move(types);
     return t;

@@ -16,9 +16,7 @@
 namespace pypto::ir {
 
 struct Var : Expr {
-  static constexpr NodeKind static_kind = NodeKind::Var;
-  static constexpr std::string_view class_name = "Var";
-  static constexpr bool classof(NodeKind k) { return kinds::var.contains(k); }
+  PYPTO_CONCRETE_BASE_NODE(Var, kinds::var)
 
   std::string name_hint;
   std::uint64_t uid = 0;  ///< creation order; identity, not structure (not reflected)

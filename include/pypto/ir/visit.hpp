@@ -1,7 +1,8 @@
 // pypto/ir/visit.hpp — dispatch on a node's kind, and generic child walks.
 //
 // `visit(node, fn)` calls `fn(const Concrete&)` with the node's concrete class: one switch per
-// node, generated from the catalog in node.hpp, so a new node cannot be forgotten. On top of it,
+// node, generated from the catalog in node.hpp, so a new node cannot be forgotten
+// (`visit_expr` / `visit_stmt` / `visit_type` do the same within one category). On top of it,
 // `for_each_child` lists a node's direct children in field order (derived from the field
 // descriptors, including nodes held in optional fields, views and attribute values), and
 // `for_each_node` walks a whole graph depth-first with an explicit stack — constant native stack
@@ -9,6 +10,7 @@
 #pragma once
 
 #include <concepts>
+#include <string>
 #include <type_traits>
 #include <unordered_set>
 #include <utility>
@@ -37,6 +39,45 @@ decltype(auto) visit(const Node& n, Fn&& fn) {
 #undef PYPTO_X
   }
   throw core::InternalError("visit: node with an invalid kind");
+}
+
+/// `visit` restricted to one category: `fn` is instantiated for the concrete expression
+/// (statement, type) classes only, so a walker with one overload per kind of the category fails
+/// to compile when a kind is added without its overload, instead of needing a runtime fallback.
+template <class Fn>
+decltype(auto) visit_expr(const Expr& n, Fn&& fn) {
+  switch (n.kind()) {
+#define PYPTO_X(T) \
+  case NodeKind::T: return std::forward<Fn>(fn)(static_cast<const T&>(n));
+    PYPTO_IR_EXPR_NODES(PYPTO_X)
+#undef PYPTO_X
+    default: break;
+  }
+  throw core::InternalError("visit_expr: " + std::string(kind_name(n.kind())) +
+                            " is not an expression");
+}
+template <class Fn>
+decltype(auto) visit_stmt(const Stmt& n, Fn&& fn) {
+  switch (n.kind()) {
+#define PYPTO_X(T) \
+  case NodeKind::T: return std::forward<Fn>(fn)(static_cast<const T&>(n));
+    PYPTO_IR_STMT_NODES(PYPTO_X)
+#undef PYPTO_X
+    default: break;
+  }
+  throw core::InternalError("visit_stmt: " + std::string(kind_name(n.kind())) +
+                            " is not a statement");
+}
+template <class Fn>
+decltype(auto) visit_type(const Type& n, Fn&& fn) {
+  switch (n.kind()) {
+#define PYPTO_X(T) \
+  case NodeKind::T: return std::forward<Fn>(fn)(static_cast<const T&>(n));
+    PYPTO_IR_TYPE_NODES(PYPTO_X)
+#undef PYPTO_X
+    default: break;
+  }
+  throw core::InternalError("visit_type: " + std::string(kind_name(n.kind())) + " is not a type");
 }
 
 namespace detail {

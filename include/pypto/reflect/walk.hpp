@@ -12,7 +12,9 @@
 //   begin_field(F{}) / end_field(F{})     around each field (F is the descriptor type)
 //   begin_list(n) / end_list()            around a vector's elements
 //   begin_element(i) / end_element()      around the i-th element
-//   absent()                              for an empty optional
+//   absent() / present()                  before an empty / a present optional's value
+// A visitor that declares `static constexpr bool skips_ignored_fields = true` never sees
+// Ignore fields (decided at compile time), at any nesting level.
 // There is no virtual call per field: everything is resolved at compile time.
 #pragma once
 
@@ -56,6 +58,7 @@ void walk_value(V& v, const T& value) {
     if constexpr (requires { v.end_list(); }) v.end_list();
   } else if constexpr (detail::is_optional<T>) {
     if (value) {
+      if constexpr (requires { v.present(); }) v.present();
       walk_value(v, *value);
     } else if constexpr (requires { v.absent(); }) {
       v.absent();
@@ -69,10 +72,21 @@ void walk_value(V& v, const T& value) {
   }
 }
 
-/// Visits every field of `obj` (Ignore fields included: the visitor decides what they mean).
+namespace detail {
+template <class V>
+constexpr bool skips_ignored() {
+  if constexpr (requires { V::skips_ignored_fields; })
+    return V::skips_ignored_fields;
+  else
+    return false;
+}
+}  // namespace detail
+
+/// Visits every field of `obj` (Ignore fields too, unless the visitor skips them).
 template <class V, Reflected T>
 void walk_fields(V& v, const T& obj) {
   for_each_field(obj, [&](auto field, const auto& value) {
+    if constexpr (detail::skips_ignored<V>() && decltype(field)::kind == FieldKind::Ignore) return;
     if constexpr (requires { v.begin_field(field); }) v.begin_field(field);
     walk_value(v, value);
     if constexpr (requires { v.end_field(field); }) v.end_field(field);

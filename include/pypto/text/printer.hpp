@@ -14,8 +14,11 @@
 // non-default field, non-finite floats print their bits, a comparison operand of a comparison
 // is parenthesised (Python chains `a < b < c`), and Neg of a literal prints `-(5)`.
 //
-// Complexity: O(N log N) in the node count (ordered name tables), O(N) memory; constant native
-// stack in the IR walks, recursion only along statement nesting and expression depth.
+// Complexity: O(N log N) in the node count (ordered name tables), O(N) memory. The analyses and
+// the call graph are walked iteratively; printing recurses along nesting (expressions, types,
+// attribute lists, compound statements) and rejects IR nested deeper than core::kMaxNesting
+// levels with a ValueError, the same policy as structural comparison, rather than overflowing
+// the native stack.
 #pragma once
 
 #include <algorithm>
@@ -33,6 +36,8 @@
 #include <variant>
 #include <vector>
 
+#include "pypto/core/identifier.hpp"
+#include "pypto/core/limits.hpp"
 #include "pypto/ir.hpp"
 
 namespace pypto::text {
@@ -47,34 +52,20 @@ using ir::NodeKind;
 
 // ---- lexical helpers --------------------------------------------------------------------------
 
-inline bool is_python_keyword(std::string_view s) {
-  static constexpr std::string_view kKeywords[] = {
-      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
-      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
-      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
-      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
-  for (std::string_view k : kKeywords)
-    if (k == s) return true;
-  return false;
-}
-
 /// Names a variable may not take: keywords, and the globals the printed text itself refers to.
 inline bool is_reserved_name(std::string_view s) {
-  return is_python_keyword(s) || s == "pl" || s == "pld" || s == "self" || s == "abs" ||
+  return core::is_python_keyword(s) || s == "pl" || s == "pld" || s == "self" || s == "abs" ||
          s == "tuple";
 }
 
-/// `name_hint` as a Python identifier: invalid characters become `_`, a leading digit gets a
-/// `_` prefix, an empty hint becomes `v`.
+/// `name_hint` as a Python identifier (core::is_identifier holds for the result): invalid
+/// characters become `_`, a leading digit gets a `_` prefix, an empty hint becomes `v`.
 inline std::string identifier(std::string_view hint) {
   if (hint.empty()) return "v";
   std::string out;
-  if (hint.front() >= '0' && hint.front() <= '9') out += '_';
-  for (char c : hint) {
-    const bool ok =
-        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    out += ok ? c : '_';
-  }
+  if (!core::is_identifier_start(hint.front()) && core::is_identifier_char(hint.front()))
+    out += '_';
+  for (char c : hint) out += core::is_identifier_char(c) ? c : '_';
   return out;
 }
 
@@ -295,26 +286,16 @@ void for_each_binding(const ir::Node& n, Fn&& fn) {
   });
 }
 
-/// The dimension expressions of a shaped type: shape, view valid_shape/stride, start_offset.
+/// The dimension expressions of a type, in field order: its expression children (shape, view
+/// strides, valid shapes, offsets), read from its field descriptors. Attached storage (a MemRef)
+/// is not a dimension, and element types of a tuple are types of their own.
 inline std::vector<const ir::Expr*> dimension_exprs(const ir::Node& n) {
   std::vector<const ir::Expr*> out;
-  auto add = [&](const std::vector<ir::ExprRef>& dims) {
-    for (const auto& d : dims) out.push_back(d.get());
-  };
-  if (const auto* t = ir::as<ir::TensorType>(&n)) {
-    add(t->shape);
-    if (t->tensor_view) {
-      add(t->tensor_view->valid_shape);
-      add(t->tensor_view->stride);
-    }
-  } else if (const auto* t = ir::as<ir::TileType>(&n)) {
-    add(t->shape);
-    if (t->tile_view) {
-      add(t->tile_view->valid_shape);
-      add(t->tile_view->stride);
-      if (t->tile_view->start_offset) out.push_back(t->tile_view->start_offset.get());
-    }
-  }
+  if (!ir::isa<ir::Type>(n)) return out;
+  ir::for_each_child(n, [&](const ir::NodeRef& child) {
+    if (const auto* e = ir::as<ir::Expr>(child.get()); e && !ir::isa<ir::MemRef>(*e))
+      out.push_back(e);
+  });
   return out;
 }
 
@@ -362,25 +343,44 @@ inline std::set<std::string> callees(const ir::Function& fn) {
 }
 
 /// Callees before callers: a DFS from each function in name order, visiting callees in name
-/// order. On a cycle there is no such order and the program's name order is used.
+/// order (with an explicit stack: call chains may be arbitrarily long). On a cycle there is no
+/// such order and the program's name order is used.
 inline std::vector<const ir::Function*> function_order(const ir::Program& p) {
-  std::map<std::string, std::set<std::string>> calls;
-  for (const auto& e : p.functions) calls[e.name] = callees(*e.function);
-  std::map<std::string, int> state;  // 0 new, 1 on the DFS path, 2 done
+  struct Entry {
+    std::set<std::string> callees;
+    int state = 0;  // 0 new, 1 on the DFS path, 2 done
+  };
+  using Graph = std::map<std::string, Entry>;
+  Graph graph;
+  for (const auto& e : p.functions) graph[e.name].callees = callees(*e.function);
+  struct Frame {
+    Graph::iterator node;
+    std::set<std::string>::const_iterator next;  // the next callee to follow
+  };
+  std::vector<Frame> path;
   std::vector<const ir::Function*> order;
   bool cycle = false;
-  auto dfs = [&](auto& self, const std::string& name) -> void {
-    state[name] = 1;
-    for (const auto& callee : calls[name]) {
-      if (!calls.count(callee)) continue;  // not a function of this program
-      if (state[callee] == 1) cycle = true;
-      if (state[callee] == 0) self(self, callee);
-    }
-    state[name] = 2;
-    order.push_back(p.find(name).get());
+  auto enter = [&](Graph::iterator it) {
+    it->second.state = 1;
+    path.push_back({it, it->second.callees.begin()});
   };
-  for (const auto& e : p.functions)
-    if (state[e.name] == 0) dfs(dfs, e.name);
+  for (auto root = graph.begin(); root != graph.end(); ++root) {
+    if (root->second.state != 0) continue;
+    enter(root);
+    while (!path.empty()) {
+      Frame& top = path.back();
+      if (top.next == top.node->second.callees.end()) {
+        top.node->second.state = 2;
+        order.push_back(p.find(top.node->first).get());
+        path.pop_back();
+        continue;
+      }
+      const auto callee = graph.find(*top.next++);
+      if (callee == graph.end()) continue;  // not a function of this program
+      if (callee->second.state == 1) cycle = true;
+      if (callee->second.state == 0) enter(callee);  // invalidates `top`
+    }
+  }
   if (cycle) {
     order.clear();
     for (const auto& e : p.functions) order.push_back(e.function.get());
@@ -462,18 +462,41 @@ class Printer {
     out_ += '\n';
   }
 
+  /// One `#` line per line of each comment; lines end at `\r\n`, `\r` or `\n`, as Python's.
   void comments(const ir::Stmt& s) {
     for (const auto& c : s.leading_comments) {
-      std::size_t start = 0;
-      for (;;) {  // one `#` line per line of the comment
-        const std::size_t end = c.find('\n', start);
-        const std::string_view part = std::string_view(c).substr(start, end - start);
+      std::string_view rest = c;
+      for (;;) {
+        const std::size_t end = rest.find_first_of("\r\n");
+        const std::string_view part = rest.substr(0, end);
         line(part.empty() ? "#" : "# " + std::string(part));
-        if (end == std::string::npos) break;
-        start = end + 1;
+        if (end == std::string_view::npos) break;
+        rest.remove_prefix(end + (rest.substr(end, 2) == "\r\n" ? 2 : 1));
       }
     }
   }
+
+  // ---- nesting ----
+
+  /// One level of printer recursion, for as long as it lives; more than core::kMaxNesting
+  /// levels are a ValueError (the native stack stays bounded whatever the IR's depth).
+  class Nesting {
+   public:
+    explicit Nesting(std::size_t& depth) : depth_(depth) {
+      if (depth_ >= core::kMaxNesting)
+        throw core::ValueError("print: the IR nests deeper than " +
+                               std::to_string(core::kMaxNesting) +
+                               " levels (expressions, types, attribute lists and compound "
+                               "statements count); bind inner expressions to variables");
+      ++depth_;
+    }
+    ~Nesting() { --depth_; }
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+
+   private:
+    std::size_t& depth_;
+  };
 
   // ---- scopes and names ----
 
@@ -516,7 +539,7 @@ class Printer {
     if (ir::isa<ir::GlobalVar>(op)) return in_program_ ? "self." + op.name : op.name;
     std::string name = op.name;
     // A keyword leaf is not a Python attribute name: `tile.and` prints `pl.tile.and_`.
-    if (is_python_keyword(std::string_view(name).substr(name.rfind('.') + 1))) name += '_';
+    if (core::is_python_keyword(std::string_view(name).substr(name.rfind('.') + 1))) name += '_';
     if (name.starts_with("pld.")) {
       uses_pld_ = true;
       return name;
@@ -587,14 +610,22 @@ class Printer {
 
   // ---- statements ----
 
-  /// Leaves of `s` in order, looking through nested SeqStmts; a SeqStmts with comments is kept
-  /// as a marker so its comments print where it starts.
+  /// Leaves of `s` in order, looking through nested SeqStmts (iteratively: they may nest
+  /// arbitrarily deep); a SeqStmts with comments is kept as a marker so its comments print
+  /// where it starts.
   static void flatten(const ir::Stmt& s, std::vector<const ir::Stmt*>& out) {
-    if (const auto* seq = ir::as<ir::SeqStmts>(&s)) {
+    std::vector<const ir::Stmt*> pending{&s};
+    while (!pending.empty()) {
+      const ir::Stmt* next = pending.back();
+      pending.pop_back();
+      const auto* seq = ir::as<ir::SeqStmts>(next);
+      if (!seq) {
+        out.push_back(next);
+        continue;
+      }
       if (!seq->leading_comments.empty()) out.push_back(seq);
-      for (const auto& c : seq->stmts) flatten(*c, out);
-    } else {
-      out.push_back(&s);
+      for (auto it = seq->stmts.rbegin(); it != seq->stmts.rend(); ++it)
+        pending.push_back(it->get());
     }
   }
 
@@ -611,12 +642,18 @@ class Printer {
       if (ir::isa<ir::SeqStmts>(*items[i])) continue;
       StmtContext here = ctx;
       if (i != last) here.return_vars = nullptr;
-      ir::visit(*items[i], [&](const auto& n) { stmt(n, here); });
+      ir::visit_stmt(*items[i], [&](const auto& n) {
+        static_assert(
+            requires { this->stmt(n, here); },
+            "pypto::text: the printer has no stmt() overload for this statement kind");
+        stmt(n, here);
+      });
     }
     if (last == items.size() && pass_if_empty) line("pass");
   }
 
   void nested(const ir::Stmt& body, StmtContext ctx, bool pass_if_empty = true) {
+    const Nesting level(depth_);
     ++indent_;
     block(body, ctx, pass_if_empty);
     --indent_;
@@ -756,11 +793,6 @@ class Printer {
     nested(*s.body, {ctx.return_vars, false});
   }
 
-  void stmt(const ir::Node& n, const StmtContext&) {
-    throw core::InternalError("printer: " + std::string(ir::kind_name(n.kind())) +
-                              " is not a statement");
-  }
-
   std::string iter_arg_names(const std::vector<ir::IterArgRef>& iter_args) {
     std::vector<std::string> names;
     for (const auto& ia : iter_args) names.push_back(var_name(*ia));
@@ -781,7 +813,13 @@ class Printer {
   // ---- types ----
 
   std::string type(const ir::Type& t) {
-    return ir::visit(t, [&](const auto& n) { return type_of(n); });
+    const Nesting level(depth_);
+    return ir::visit_type(t, [&](const auto& n) {
+      static_assert(
+          requires { this->type_of(n); },
+          "pypto::text: the printer has no type_of() overload for this type kind");
+      return type_of(n);
+    });
   }
 
   std::string type_of(const ir::ScalarType& t) { return "pl.Scalar[" + dtype(t.dtype) + "]"; }
@@ -819,11 +857,6 @@ class Printer {
   std::string type_of(const ir::PrefetchAsyncContextType&) { return "pl.PrefetchAsyncContext"; }
   std::string type_of(const ir::AsyncEventType&) { return "pl.AsyncEvent"; }
   std::string type_of(const ir::AsyncSessionType&) { return "pl.AsyncSession"; }
-
-  std::string type_of(const ir::Node& n) {
-    throw core::InternalError("printer: " + std::string(ir::kind_name(n.kind())) +
-                              " is not a type");
-  }
 
   /// `[d0, d1]`; a dim is an ordinary expression, so a non-INDEX constant keeps its dtype.
   std::string dims(const std::vector<ir::ExprRef>& ds) { return "[" + exprs(ds) + "]"; }
@@ -869,7 +902,13 @@ class Printer {
   // ---- expressions ----
 
   std::string expr(const ir::Expr& e) {
-    return ir::visit(e, [&](const auto& n) { return expr_of(n); });
+    const Nesting level(depth_);
+    return ir::visit_expr(e, [&](const auto& n) {
+      static_assert(
+          requires { this->expr_of(n); },
+          "pypto::text: the printer has no expr_of() overload for this expression kind");
+      return expr_of(n);
+    });
   }
 
   std::string exprs(const std::vector<ir::ExprRef>& es) {
@@ -979,15 +1018,11 @@ class Printer {
     return operand(*g.tuple, kCall, false) + "[" + std::to_string(g.index) + "]";
   }
 
-  std::string expr_of(const ir::Node& n) {
-    throw core::InternalError("printer: " + std::string(ir::kind_name(n.kind())) +
-                              " is not an expression");
-  }
-
   // ---- attribute values ----
 
   /// One attribute value; strings use quote `q` (`"` in attrs dicts, `'` for op kwargs).
   std::string attr_value(const ir::AttrValue& v, char q = '"') {
+    const Nesting level(depth_);
     return std::visit(
         [&](const auto& x) -> std::string {
           using T = std::decay_t<decltype(x)>;
@@ -1038,6 +1073,7 @@ class Printer {
   NameTable locals_;
   std::string out_;
   int indent_ = 0;
+  std::size_t depth_ = 0;  // printer recursion levels in use (see Nesting)
 };
 
 }  // namespace detail

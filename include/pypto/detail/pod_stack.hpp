@@ -1,0 +1,66 @@
+// pypto/detail/pod_stack.hpp — a growable array of trivially copyable values for hot walks.
+//
+// Implementation helper: std::vector value-initialises on resize and keeps push_back out of
+// line in hot loops; the structural projection pushes and pops several values per node, so its
+// stacks use this instead (measured with callgrind: about a quarter of the instructions per node
+// went to vector resize/push_back). Resizing never initialises; growth doubles.
+#pragma once
+
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <type_traits>
+
+namespace pypto::detail {
+
+template <class T>
+class PodStack {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+
+ public:
+  PodStack() = default;
+  PodStack(const PodStack&) = delete;
+  PodStack& operator=(const PodStack&) = delete;
+  ~PodStack() { std::free(data_); }
+
+  void push_back(const T& v) {
+    if (size_ == capacity_) [[unlikely]]
+      reserve(size_ + 1);
+    data_[size_++] = v;
+  }
+  void pop_back() { --size_; }
+  /// Sets the size; new elements are uninitialised.
+  void resize(std::size_t n) {
+    if (n > capacity_) reserve(n);
+    size_ = n;
+  }
+  void clear() { size_ = 0; }
+  [[gnu::noinline]] void reserve(std::size_t n) {
+    if (n <= capacity_) return;
+    std::size_t c = capacity_ ? capacity_ * 2 : 64;
+    while (c < n) c *= 2;
+    void* p = std::realloc(static_cast<void*>(data_), c * sizeof(T));
+    if (!p) throw std::bad_alloc();
+    data_ = static_cast<T*>(p);
+    capacity_ = c;
+  }
+
+  T& operator[](std::size_t i) { return data_[i]; }
+  const T& operator[](std::size_t i) const { return data_[i]; }
+  T& back() { return data_[size_ - 1]; }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  std::size_t capacity() const { return capacity_; }
+  T* begin() { return data_; }
+  T* end() { return data_ + size_; }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
+}  // namespace pypto::detail

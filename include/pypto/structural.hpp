@@ -1,0 +1,17 @@
+// pypto/structural.hpp — structural comparison (seed 003): equal, hash, first-mismatch
+// diagnostics and binding verification, also reachable as pypto::ir::structural_equal & co.
+#pragma once
+
+#include "pypto/structural/bindings.hpp"
+#include "pypto/structural/compare.hpp"
+#include "pypto/structural/errors.hpp"
+
+namespace pypto::ir {
+using structural::assert_structural_equal;
+using structural::find_first_mismatch;
+using structural::structural_equal;
+using structural::structural_hash;
+using structural::StructuralComparisonUnsupported;
+using structural::StructuralMismatch;
+using structural::verify_structural_bindings;
+}  // namespace pypto::ir

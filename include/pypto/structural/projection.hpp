@@ -1,0 +1,875 @@
+// pypto/structural/projection.hpp — the one projection behind equal, hash and diagnostics.
+//
+// Projecting a node turns every node below it into an immutable record: its kind, the exact
+// scalars of its Usual fields (dtype codes, float bit patterns, strings, attrs sorted by unique
+// key) and the record numbers of its children. Ignore fields are skipped; Def fields bind Vars.
+// Records are interned by their full word sequence in an Arena, so two nodes project to the same
+// number iff they are structurally equal, and equality of two roots projected into one arena is a
+// comparison of numbers (seed 003). A record's hash combines its scalars with its children's
+// hashes (not their numbers), so separate calls agree. A hash-only mode skips interning.
+//
+// Bindings: a Function reserves its parameters, then the shape symbols of its signature, before
+// walking anything, so a parameter's shape may name a later scalar parameter. Every Def field
+// binds the next number of the current function context; a use of a bound Var is REF(number).
+// A free Var keeps its identity (creation number) unless auto-mapping numbers free Vars by first
+// occurrence (a bijection). An allocation base reached only through storage descriptors (MemRef /
+// WindowBuffer base) and an unbound WindowBuffer are implicit resource bindings. Each Function of a
+// Program is its own context; memo tables belong to one context, so shared expression and type
+// DAGs are projected once per context and never unfolded into trees.
+//
+// The walk is iterative (explicit stacks; no native recursion over IR depth). Nesting deeper than
+// kMaxNesting, cycles, opaque attribute payloads and duplicate attribute keys raise
+// StructuralComparisonUnsupported with the field path. Time O(N) expected with hashing of records
+// (O(N log N) worst case), space O(N), N = nodes visited + field and string data.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <concepts>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "pypto/core/hash.hpp"
+#include "pypto/detail/pod_stack.hpp"
+#include "pypto/detail/pointer_map.hpp"
+#include "pypto/ir.hpp"
+#include "pypto/reflect/walk.hpp"
+#include "pypto/structural/errors.hpp"
+#include "pypto/structural/signature.hpp"
+
+namespace pypto::structural {
+
+/// How a node is reached from its parent; decides what a Var there means.
+enum class Position : std::uint8_t { Usual, Def, ResourceBase };
+
+namespace detail {
+
+using ir::Node;
+using ir::NodeKind;
+
+/// Record header tags: how a record's words are to be read.
+enum class Tag : std::uint32_t {
+  Node = 1,          ///< an ordinary node: its fields follow
+  Def = 2,           ///< a Var at a Def position: binding number, then its fields
+  Ref = 3,           ///< a use of a bound Var: binding number
+  FreeNumbered = 4,  ///< a free Var under auto-mapping: first-use number, then its type
+  FreeIdentity = 5,  ///< a free Var without auto-mapping: its creation number (identity)
+  Implicit = 6,      ///< an implicit resource binding: number, then its type and fields
+};
+
+constexpr std::uint32_t header(NodeKind k, Tag t) {
+  return static_cast<std::uint32_t>(k) | (static_cast<std::uint32_t>(t) << 8);
+}
+inline constexpr std::uint32_t kNullWord = 0xffffffffu;
+/// Marks a child's place among the scalars; the children's numbers follow the scalars.
+inline constexpr std::uint32_t kChildWord = 0xfffffffeu;
+
+/// One step of the word hash; the record hash is finished with core::hash_mix.
+constexpr std::uint64_t mix(std::uint64_t h, std::uint64_t w) {
+  return (std::rotl(h, 23) ^ w) * 0x9e3779b97f4a7c15ULL;
+}
+
+// ---- the arena of interned records ------------------------------------------------------------
+
+/// Interned records: words, hash and number. Two records get the same number iff their words
+/// are equal; words hold child record numbers, so equal numbers mean equal structures.
+class Arena {
+ public:
+  Arena() { offsets_.push_back(0); }
+
+  std::uint32_t intern(const std::uint32_t* w, std::size_t n, std::uint64_t hash) {
+    if (2 * (count() + 1) > capacity_) grow();
+    for (std::size_t i = hash & mask_;; i = (i + 1) & mask_) {
+      const std::uint32_t slot = table_[i];
+      if (slot == 0) {
+        const auto id = static_cast<std::uint32_t>(count());
+        const std::size_t at = words_.size();
+        words_.resize(at + n);
+        std::memcpy(words_.data() + at, w, n * sizeof(std::uint32_t));
+        offsets_.push_back(static_cast<std::uint32_t>(at + n));
+        hashes_.push_back(hash);
+        table_[i] = id + 1;
+        return id;
+      }
+      const std::uint32_t id = slot - 1;
+      if (hashes_[id] == hash && size(id) == n &&
+          std::memcmp(data(id), w, n * sizeof(std::uint32_t)) == 0)
+        return id;
+    }
+  }
+
+  std::uint64_t hash(std::uint32_t id) const { return hashes_[id]; }
+  std::size_t count() const { return hashes_.size(); }
+  const std::uint32_t* data(std::uint32_t id) const { return words_.data() + offsets_[id]; }
+  std::size_t size(std::uint32_t id) const { return offsets_[id + 1] - offsets_[id]; }
+  /// Bytes held, for the memory benchmark.
+  std::size_t bytes() const {
+    return words_.capacity() * 4 + offsets_.capacity() * 4 + hashes_.capacity() * 8 +
+           table_.capacity() * 4;
+  }
+
+ private:
+  void grow() {
+    capacity_ = capacity_ ? capacity_ * 2 : 1024;
+    table_.resize(capacity_);
+    std::memset(table_.data(), 0, capacity_ * sizeof(std::uint32_t));
+    mask_ = capacity_ - 1;
+    for (std::uint32_t id = 0; id < count(); ++id)
+      for (std::size_t i = hashes_[id] & mask_;; i = (i + 1) & mask_)
+        if (table_[i] == 0) {
+          table_[i] = id + 1;
+          break;
+        }
+  }
+
+  ::pypto::detail::PodStack<std::uint32_t> words_;
+  ::pypto::detail::PodStack<std::uint32_t> offsets_;
+  ::pypto::detail::PodStack<std::uint64_t> hashes_;
+  ::pypto::detail::PodStack<std::uint32_t> table_;  // record number + 1; 0 = empty
+  std::size_t capacity_ = 0;
+  std::size_t mask_ = 0;
+};
+
+/// Records in visit order without deduplication, for the optimistic equality check: the second
+/// side's i-th record is compared with the first side's i-th record (see compare.hpp).
+struct Recording {
+  ::pypto::detail::PodStack<std::uint32_t> words;
+  ::pypto::detail::PodStack<std::uint32_t> offsets;
+
+  Recording() { offsets.push_back(0); }
+  std::size_t count() const { return offsets.size() - 1; }
+  std::size_t bytes() const { return words.capacity() * 4 + offsets.capacity() * 4; }
+};
+
+/// Thrown by a checking projection at its first record that differs from the recording.
+struct Diverged {};
+
+// ---- field encoding ---------------------------------------------------------------------------
+
+template <class T>
+inline constexpr bool holds_vars = std::is_same_v<T, ir::VarRef> || std::is_same_v<T, ir::IterArgRef>;
+template <class T>
+inline constexpr bool holds_vars<std::vector<T>> = holds_vars<T>;
+
+template <class F>
+constexpr Position position_of() {
+  if constexpr (F::kind == reflect::FieldKind::Def)
+    return Position::Def;
+  else if constexpr (std::is_same_v<F, ir::UsualField<&ir::MemRef::base, "base">> ||
+                     std::is_same_v<F, ir::UsualField<&ir::WindowBuffer::base, "base">>)
+    return Position::ResourceBase;
+  else
+    return Position::Usual;
+}
+
+/// Turns a node's non-Ignore fields into sink calls, in descriptor order: typed scalars, child
+/// nodes with their position, list lengths, optional presence, attribute entries sorted by key.
+/// Every use of the projection (children enumeration, records, hashes, diagnostics) goes
+/// through this one encoder, so they cannot disagree about a field.
+template <class Sink>
+class FieldEncoder {
+ public:
+  static constexpr bool skips_ignored_fields = true;
+
+  explicit FieldEncoder(Sink& sink) : sink_(sink) {}
+
+  template <class F>
+  void begin_field(F) {
+    static_assert(F::kind != reflect::FieldKind::Def || holds_vars<typename F::value_type>,
+                  "pypto::structural: a Def field must hold a Var, an IterArg or a list of them");
+    // Fields nest only through reflected structs (TensorView inside TensorType, NamedFunction
+    // inside Program): a few levels, so a fixed array instead of a heap stack.
+    positions_[++level_] = position_of<F>();
+    sink_.template begin_field<F>();
+  }
+  template <class F>
+  void end_field(F) {
+    --level_;
+    sink_.end_field();
+  }
+  void begin_list(std::size_t n) { sink_.list(n); }
+  void begin_element(std::size_t i) { sink_.begin_element(i); }
+  void end_element() { sink_.end_element(); }
+  void present() { sink_.presence(true); }
+  void absent() { sink_.presence(false); }
+
+  template <class T>
+    requires std::derived_from<T, Node>
+  void visit(const ir::Ref<const T>& child) {
+    if (child)
+      sink_.child(child.get(), positions_[level_]);
+    else
+      sink_.null();
+  }
+
+  void visit(const ir::Attrs& attrs) {
+    if (attrs.empty()) {
+      sink_.list(0);
+      return;
+    }
+    // Unique keys, sorted: the order of insertion is not structure (seed 003).
+    std::vector<const ir::AttrEntry*> sorted;
+    sorted.reserve(attrs.size());
+    for (const auto& e : attrs) sorted.push_back(&e);
+    std::sort(sorted.begin(), sorted.end(),
+              [](const ir::AttrEntry* a, const ir::AttrEntry* b) { return a->key < b->key; });
+    for (std::size_t i = 1; i < sorted.size(); ++i)
+      if (sorted[i - 1]->key == sorted[i]->key)
+        sink_.unsupported("duplicate attribute key '" + sorted[i]->key + "'");
+    sink_.list(sorted.size());
+    for (const ir::AttrEntry* e : sorted) {
+      sink_.begin_key(e->key);
+      sink_.value(e->key);
+      visit_attr(e->value);
+      sink_.end_key();
+    }
+  }
+
+  void visit(const std::string& s) { sink_.value(s); }
+  void visit(const core::Span&) {}  // Ignore fields never reach here; spans inside structs neither
+  template <class T>
+    requires(std::is_arithmetic_v<T> || std::is_enum_v<T>)
+  void visit(const T& v) {
+    sink_.value(v);
+  }
+
+ private:
+  void visit_attr(const ir::AttrValue& v) {
+    sink_.value(static_cast<std::uint32_t>(v.value.index()));  // the value's type is structure
+    std::visit(
+        [&](const auto& x) {
+          using X = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<X, ir::EnumValue>) {
+            sink_.value(static_cast<std::uint32_t>(x.enum_id));
+            sink_.value(x.value);
+          } else if constexpr (std::is_same_v<X, ir::ExprRef>) {
+            if (x)
+              sink_.child(x.get(), Position::Usual);
+            else
+              sink_.null();
+          } else if constexpr (std::is_same_v<X, ir::AttrValueList>) {
+            sink_.list(x.size());
+            for (std::size_t i = 0; i < x.size(); ++i) {
+              sink_.begin_element(i);
+              visit_attr(x[i]);
+              sink_.end_element();
+            }
+          } else if constexpr (std::is_same_v<X, ir::OpaquePayload>) {
+            sink_.unsupported("opaque attribute payload of type '" + x.type_name +
+                              "' cannot be compared");
+          } else {
+            sink_.value(x);
+          }
+        },
+        v.value);
+  }
+
+  Sink& sink_;
+  Position positions_[8] = {Position::Usual};
+  std::size_t level_ = 0;
+};
+
+/// Encodes the fields of `node` (any concrete kind) into `sink`. A Function first lists the
+/// shape symbols its signature binds (as Def children), so both sides reserve them alike.
+template <class Sink>
+void encode_fields(const Node& node, Sink& sink) {
+  FieldEncoder<Sink> encoder(sink);
+  ir::visit(node, [&](const auto& concrete) {
+    using N = std::decay_t<decltype(concrete)>;
+    if constexpr (std::is_same_v<N, ir::Function>) {
+      const auto symbols = signature_symbols(concrete);
+      sink.list(symbols.size());
+      for (std::size_t i = 0; i < symbols.size(); ++i) {
+        sink.begin_symbol(i);
+        sink.child(symbols[i].get(), Position::Def);
+        sink.end_element();
+      }
+    }
+    reflect::walk_fields(encoder, concrete);
+  });
+}
+
+/// A non-null child met while encoding: the node and how it is reached.
+struct Child {
+  const Node* node;
+  Position pos;
+};
+
+/// Thrown inside the walk; the projector attaches the path of the node being encoded.
+struct UnsupportedHere {
+  std::string reason;
+};
+
+/// The sink of the projection. In one pass over the fields it hashes (and, when interning,
+/// writes) the record's scalar words — a kChildWord where a child goes — and lists the
+/// children; their numbers (or hashes) are appended once they are projected.
+template <bool Words, bool Hash>
+struct ScalarSink {
+  ::pypto::detail::PodStack<std::uint32_t>& words;
+  ::pypto::detail::PodStack<Child>& children;
+  std::uint64_t h = 0;
+
+  void word(std::uint32_t w) {
+    if constexpr (Words) words.push_back(w);
+    if constexpr (Hash) h = mix(h, w);
+  }
+  void word64(std::uint64_t v) {
+    word(static_cast<std::uint32_t>(v));
+    word(static_cast<std::uint32_t>(v >> 32));
+  }
+
+  template <class F>
+  void begin_field() {}
+  void end_field() {}
+  void list(std::size_t n) { word(static_cast<std::uint32_t>(n)); }
+  void begin_element(std::size_t) {}
+  void begin_symbol(std::size_t) {}
+  void end_element() {}
+  void begin_key(std::string_view) {}
+  void end_key() {}
+  void presence(bool p) { word(p ? 1 : 0); }
+  template <class T>
+  void value(const T& v) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      word(static_cast<std::uint32_t>(v.size()));
+      for (std::size_t i = 0; i < v.size(); i += 4) {
+        std::uint32_t w = 0;
+        std::memcpy(&w, v.data() + i, std::min<std::size_t>(4, v.size() - i));
+        word(w);
+      }
+    } else if constexpr (std::is_same_v<T, double>) {
+      word64(std::bit_cast<std::uint64_t>(v));  // bits: -0.0 != 0.0, NaN payloads kept
+    } else if constexpr (std::is_enum_v<T>) {
+      word(static_cast<std::uint32_t>(v));
+    } else if constexpr (sizeof(T) == 8) {
+      word64(static_cast<std::uint64_t>(v));
+    } else {
+      word(static_cast<std::uint32_t>(v));
+    }
+  }
+  void child(const Node* n, Position p) {
+    children.push_back({n, p});
+    word(kChildWord);
+  }
+  void null() { word(kNullWord); }
+  void unsupported(const std::string& reason) { throw UnsupportedHere{reason}; }
+};
+
+// ---- the projector ----------------------------------------------------------------------------
+
+/// What a projection produces per node.
+enum class Mode : std::uint8_t {
+  Hash,    ///< the record's hash (no words kept)
+  Intern,  ///< the record's number in an Arena (canonical: equal records, equal numbers)
+  Record,  ///< the record appended to a Recording (visit order, no deduplication, no hash)
+  Check,   ///< the record compared with the Recording's record at the same position
+};
+
+/// Projects nodes in one of the Modes. With Trace, it also keeps, for every visit, the node,
+/// its record and its children's visits, for first-mismatch diagnostics.
+template <Mode M, bool Trace = false>
+class Projector {
+  static constexpr bool kWords = M != Mode::Hash;
+  static constexpr bool kHash = M == Mode::Hash || M == Mode::Intern;
+
+ public:
+  /// One visit of a node: its record (number or hash) and its children's visits.
+  struct Event {
+    const Node* node = nullptr;
+    Position pos = Position::Usual;
+    Tag tag = Tag::Node;
+    std::uint64_t value = 0;
+    std::uint32_t binding = 0;       ///< binding / free number for Var records
+    std::uint32_t alias = kNoEvent;  ///< a memo hit: the visit that projected the node
+    std::uint32_t first_link = 0, link_count = 0;
+  };
+  static constexpr std::uint32_t kNoEvent = 0xffffffffu;
+
+  /// Mode::Hash (arena unused, may be null) or Mode::Intern.
+  Projector(Arena* arena, bool auto_mapping) : arena_(arena), auto_mapping_(auto_mapping) {
+    static_assert(M == Mode::Hash || M == Mode::Intern);
+  }
+  /// Mode::Record (appends to `recording`) or Mode::Check (compares with it).
+  Projector(Recording* recording, bool auto_mapping)
+      : recording_(recording), auto_mapping_(auto_mapping) {
+    static_assert(M == Mode::Record || M == Mode::Check);
+  }
+
+  /// The record number (Intern) or hash of `root`, projected in a fresh root context.
+  std::uint64_t project(const Node& root) {
+    depth_ = 0;
+    open_context();
+    frames_.clear();
+    values_.resize(1);
+    values_[0] = 0;
+    if constexpr (Trace) {
+      value_events_.resize(1);
+      value_events_[0] = kNoEvent;
+    }
+    push(&root, Position::Usual, kNoFrame, 0, 0);
+    run();
+    close_context();
+    if constexpr (Trace) root_event_ = value_events_[0];
+    return values_[0];
+  }
+
+  /// Bytes held by the projector's tables (for the memory benchmark; the arena counts apart).
+  std::size_t bytes() const {
+    std::size_t n = frames_.capacity() * sizeof(Frame) + values_.capacity() * 8 +
+                    value_events_.capacity() * 4 + children_.capacity() * sizeof(Child) +
+                    words_.capacity() * 4 + scalar_types_.capacity() * 8 +
+                    events_.capacity() * sizeof(Event) + links_.capacity() * 4;
+    for (const auto& c : contexts_) n += c.bindings.bytes() + c.memo.bytes();
+    return n;
+  }
+
+  const std::vector<Event>& events() const { return events_; }
+  const std::vector<std::uint32_t>& links() const { return links_; }
+  std::uint32_t root_event() const { return root_event_; }
+
+ private:
+  static constexpr std::uint32_t kNoFrame = 0xffffffffu;
+  static constexpr std::uint64_t kUnset = ~std::uint64_t{0};
+
+  struct Frame {
+    Frame(const Node* n, std::uint32_t parent_frame, std::uint32_t child_ordinal,
+          std::uint32_t nesting, std::uint32_t result_slot, Position position, Tag record_tag)
+        : node(n),
+          parent(parent_frame),
+          ordinal(child_ordinal),
+          depth(nesting),
+          slot(result_slot),
+          pos(position),
+          tag(record_tag) {}
+
+    const Node* node;
+    std::uint64_t h = 0;    ///< hash of the record's scalar words
+    std::uint32_t parent;   ///< frame index of the parent, for paths
+    std::uint32_t ordinal;  ///< which child of the parent
+    std::uint32_t depth;
+    std::uint32_t slot;     ///< where the result goes in values_
+    std::uint32_t first = 0, count = 0;  ///< the children's slots in values_
+    std::uint32_t word_begin = 0;        ///< the record's words in words_ (Intern)
+    std::uint32_t binding = 0;
+    Position pos;
+    Tag tag;
+    bool entered = false;
+  };
+
+  /// What a Var is bound to in a context, with the record of its uses cached.
+  struct Binding {
+    std::uint32_t number = 0;
+    Tag use = Tag::Ref;  ///< Ref (defined), FreeNumbered (auto-mapped) or Implicit (resource)
+    std::uint64_t ref_value = kUnset;
+  };
+  /// A memoised shared node.
+  struct Memo {
+    std::uint64_t value = 0;
+    std::uint32_t event = kNoEvent;
+  };
+
+  struct Context {
+    ::pypto::detail::PointerMap<Binding> bindings;
+    ::pypto::detail::PointerMap<Memo> memo;  // shared nodes (use_count > 1) only
+    std::uint32_t next_binding = 0;
+    std::uint32_t next_free = 0;
+  };
+
+  Context& context() { return contexts_[depth_ - 1]; }
+  void open_context() {
+    if (contexts_.size() < depth_ + 1) contexts_.emplace_back();
+    contexts_[depth_].bindings.clear();
+    contexts_[depth_].memo.clear();
+    contexts_[depth_].next_binding = contexts_[depth_].next_free = 0;
+    ++depth_;
+  }
+  void close_context() { --depth_; }
+
+  /// Finishes a record whose scalar words hash to `h` and start at words_[begin]: the children's
+  /// hashes (never their numbers) join the hash, their numbers join the words.
+  std::uint64_t finish(std::uint64_t h, std::uint32_t begin, const std::uint64_t* children,
+                       std::uint32_t count) {
+    if constexpr (M == Mode::Hash) {
+      for (std::uint32_t i = 0; i < count; ++i) h = mix(h, children[i]);
+      return core::hash_mix(h ^ count);
+    } else {
+      for (std::uint32_t i = 0; i < count; ++i) {
+        if constexpr (M == Mode::Intern)
+          h = mix(h, arena_->hash(static_cast<std::uint32_t>(children[i])));
+        words_.push_back(static_cast<std::uint32_t>(children[i]));
+      }
+      const std::uint32_t* w = words_.data() + begin;
+      const std::size_t n = words_.size() - begin;
+      std::uint64_t v;
+      if constexpr (M == Mode::Intern) {
+        v = arena_->intern(w, n, core::hash_mix(h ^ n));
+      } else if constexpr (M == Mode::Record) {
+        auto& r = *recording_;
+        const std::size_t at = r.words.size();
+        r.words.resize(at + n);
+        std::memcpy(r.words.data() + at, w, n * sizeof(std::uint32_t));
+        r.offsets.push_back(static_cast<std::uint32_t>(at + n));
+        v = r.count() - 1;
+      } else {
+        const auto& r = *recording_;
+        if (cursor_ >= r.count() || r.offsets[cursor_ + 1] - r.offsets[cursor_] != n ||
+            std::memcmp(r.words.data() + r.offsets[cursor_], w, n * sizeof(std::uint32_t)) != 0)
+          throw Diverged{};
+        v = cursor_++;
+      }
+      words_.resize(begin);
+      return v;
+    }
+  }
+
+  /// A record without children: the header and one or two payload words.
+  std::uint64_t leaf(NodeKind k, Tag t, std::uint64_t payload, bool wide) {
+    const auto begin = static_cast<std::uint32_t>(words_.size());
+    ScalarSink<kWords, kHash> sink{words_, children_};
+    sink.word(header(k, t));
+    if (wide)
+      sink.word64(payload);
+    else
+      sink.word(static_cast<std::uint32_t>(payload));
+    return finish(sink.h, begin, nullptr, 0);
+  }
+
+  void set_value(std::uint32_t slot, std::uint64_t v, std::uint32_t event) {
+    values_[slot] = v;
+    if constexpr (Trace) value_events_[slot] = event;
+  }
+
+  std::uint32_t add_event(const Node* n, Position p, Tag t, std::uint64_t v, std::uint32_t binding,
+                          std::uint32_t alias = kNoEvent) {
+    if constexpr (Trace) {
+      events_.push_back({n, p, t, v, binding, alias, 0, 0});
+      return static_cast<std::uint32_t>(events_.size() - 1);
+    } else {
+      return kNoEvent;
+    }
+  }
+
+  /// Resolves a child: a value at once (a Var use, a memo hit, a scalar type), or a frame to be
+  /// entered. Returns true when it pushed a frame.
+  bool push(const Node* n, Position pos, std::uint32_t parent, std::uint32_t ordinal,
+            std::uint32_t slot) {
+    const NodeKind kind = n->kind();
+    if (kind == NodeKind::ScalarType) {
+      // Every expression has one; shared per dtype. Projected once per call, without a frame.
+      const auto dtype = core::code(static_cast<const ir::ScalarType&>(*n).dtype);
+      if (scalar_types_[dtype] == kUnset) scalar_types_[dtype] = leaf(kind, Tag::Node, dtype, false);
+      set_value(slot, scalar_types_[dtype], add_event(n, pos, Tag::Node, scalar_types_[dtype], 0));
+      return false;
+    }
+    const std::uint32_t depth = parent == kNoFrame ? 1 : frames_[parent].depth + 1;
+    if (ir::kinds::var.contains(kind)) {
+      if (pos == Position::Def) {
+        frames_.push_back(Frame(n, parent, ordinal, depth, slot, pos, Tag::Def));
+        return true;
+      }
+      Context& ctx = context();
+      Binding* b = ctx.bindings.find(n);
+      if (b && b->use == Tag::Ref) {
+        if (b->ref_value == kUnset) b->ref_value = leaf(NodeKind::Var, Tag::Ref, b->number, false);
+        set_value(slot, b->ref_value, add_event(n, pos, Tag::Ref, b->ref_value, b->number));
+        return false;
+      }
+      if (!b) {
+        const bool resource = pos == Position::ResourceBase || kind == NodeKind::WindowBuffer;
+        if (!resource && !auto_mapping_) {
+          const std::uint64_t v =
+              leaf(NodeKind::Var, Tag::FreeIdentity, static_cast<const ir::Var&>(*n).uid, true);
+          set_value(slot, v, add_event(n, pos, Tag::FreeIdentity, v, 0));
+          return false;
+        }
+        // An implicit resource binding, or (auto-mapping) a free Var, numbered at first use.
+        const Tag use = resource ? Tag::Implicit : Tag::FreeNumbered;
+        b = ctx.bindings
+                .insert(n, Binding{resource ? ctx.next_binding++ : ctx.next_free++, use, kUnset})
+                .first;
+      }
+      // Every use of such a Var has the same record — its number and its type (and storage
+      // fields) — so sharing a subexpression or a descriptor never changes the records.
+      if (b->ref_value != kUnset) {
+        set_value(slot, b->ref_value, add_event(n, pos, b->use, b->ref_value, b->number));
+        return false;
+      }
+      Frame f(n, parent, ordinal, depth, slot, pos, b->use);
+      f.binding = b->number;
+      frames_.push_back(f);
+      return true;
+    }
+    if (n->use_count() > 1) {
+      if (const Memo* m = context().memo.find(n)) {
+        set_value(slot, m->value, add_event(n, pos, Tag::Node, m->value, 0, m->event));
+        return false;
+      }
+    }
+    frames_.push_back(Frame(n, parent, ordinal, depth, slot, pos, Tag::Node));
+    return true;
+  }
+
+  void run() {
+    while (!frames_.empty()) {
+      const auto top = static_cast<std::uint32_t>(frames_.size() - 1);
+      if (!frames_[top].entered)
+        enter(top);
+      else
+        exit(top);
+    }
+  }
+
+  /// Hashes (and, interning, writes) the node's scalars, then pushes its children: values
+  /// resolve at once; frames are pushed last to first so that they are entered first to first.
+  /// Any order that depends only on the structure numbers free and implicit bindings alike on
+  /// both sides; Def numbers are taken when a frame is entered, in walk order.
+  void enter(std::uint32_t index) {
+    Frame& f = frames_[index];
+    f.entered = true;
+    if (f.depth > kMaxNesting) fail_nesting(index);
+    if (f.tag == Tag::Node && f.node->use_count() > 1) {
+      // A sibling projected the same shared node since this frame was pushed.
+      if (const Memo* m = context().memo.find(f.node)) {
+        set_value(f.slot, m->value, add_event(f.node, f.pos, Tag::Node, m->value, 0, m->event));
+        frames_.pop_back();
+        return;
+      }
+    }
+    if (f.tag == Tag::Def) {
+      Context& ctx = context();
+      auto [binding, fresh] =
+          ctx.bindings.insert(f.node, Binding{ctx.next_binding, Tag::Ref, kUnset});
+      if (fresh) ++ctx.next_binding;
+      f.binding = binding->number;
+    }
+    if (f.node->kind() == NodeKind::Function)
+      reserve_signature(static_cast<const ir::Function&>(*f.node));
+    f.word_begin = static_cast<std::uint32_t>(words_.size());
+    children_.clear();
+    ScalarSink<kWords, kHash> sink{words_, children_};
+    sink.word(header(f.node->kind(), f.tag));
+    if (f.tag != Tag::Node) sink.word(f.binding);
+    if (f.tag == Tag::FreeNumbered) {
+      sink.child(static_cast<const ir::Var&>(*f.node).type.get(), Position::Usual);
+    } else {
+      try {
+        encode_fields(*f.node, sink);
+      } catch (const UnsupportedHere& u) {
+        fail_unsupported(index, u.reason);
+      }
+    }
+    f.h = sink.h;
+    const auto first = static_cast<std::uint32_t>(values_.size());
+    const auto count = static_cast<std::uint32_t>(children_.size());
+    f.first = first;
+    f.count = count;
+    values_.resize(first + count);
+    if constexpr (Trace) value_events_.resize(first + count);
+    bool pending = false;
+    for (std::uint32_t i = count; i-- > 0;)  // may reallocate frames_ (f dangles)
+      pending |= push(children_[i].node, children_[i].pos, index, i, first + i);
+    if (!pending) exit(index);  // every child resolved at once: finish without another round
+  }
+
+  /// All children are done: finish the record and hand it to the parent.
+  void exit(std::uint32_t index) {
+    const Frame& f = frames_[index];
+    const std::uint64_t v = finish(f.h, f.word_begin, values_.data() + f.first, f.count);
+    std::uint32_t event = kNoEvent;
+    if constexpr (Trace) {
+      event = add_event(f.node, f.pos, f.tag, v, f.binding);
+      events_[event].first_link = static_cast<std::uint32_t>(links_.size());
+      events_[event].link_count = f.count;
+      for (std::uint32_t i = 0; i < f.count; ++i) links_.push_back(value_events_[f.first + i]);
+    }
+    if (f.tag == Tag::Node && f.node->use_count() > 1) context().memo.insert(f.node, Memo{v, event});
+    if (f.tag == Tag::FreeNumbered || f.tag == Tag::Implicit) context().bindings.find(f.node)->ref_value = v;
+    if (f.node->kind() == NodeKind::Function) close_context();
+    values_.resize(f.first);
+    if constexpr (Trace) value_events_.resize(f.first);
+    set_value(f.slot, v, event);
+    frames_.pop_back();
+  }
+
+  /// A Function opens its own context and numbers its parameters, then its signature symbols,
+  /// before anything of it is walked.
+  void reserve_signature(const ir::Function& fn) {
+    open_context();
+    Context& ctx = context();
+    for (const auto& p : fn.params)
+      if (ctx.bindings.insert(p.get(), Binding{ctx.next_binding, Tag::Ref, kUnset}).second)
+        ++ctx.next_binding;
+    for (const auto& s : signature_symbols(fn))
+      if (ctx.bindings.insert(s.get(), Binding{ctx.next_binding, Tag::Ref, kUnset}).second)
+        ++ctx.next_binding;
+  }
+
+  /// Reports `reason` at the field of frame `index`'s node where the encoder met it.
+  [[noreturn]] void fail_unsupported(std::uint32_t index, const std::string& reason) const;
+
+  [[noreturn]] void fail_nesting(std::uint32_t index) {
+    for (std::uint32_t p = frames_[index].parent; p != kNoFrame; p = frames_[p].parent)
+      if (frames_[p].node == frames_[index].node)
+        throw StructuralComparisonUnsupported("the IR contains a cycle", path_to(index));
+    throw StructuralComparisonUnsupported(
+        "node or type nesting deeper than " + std::to_string(kMaxNesting) + " levels",
+        path_to(index));
+  }
+
+  std::string path_to(std::uint32_t index) const;
+
+  Arena* arena_ = nullptr;
+  Recording* recording_ = nullptr;
+  std::size_t cursor_ = 0;  // Mode::Check: the recording's next record
+  bool auto_mapping_;
+  ::pypto::detail::PodStack<Frame> frames_;
+  ::pypto::detail::PodStack<std::uint64_t> values_;
+  ::pypto::detail::PodStack<std::uint32_t> value_events_;
+  ::pypto::detail::PodStack<Child> children_;
+  ::pypto::detail::PodStack<std::uint32_t> words_;
+  std::vector<std::uint64_t> scalar_types_ = std::vector<std::uint64_t>(256, kUnset);
+  std::vector<Context> contexts_;
+  std::size_t depth_ = 0;
+  std::vector<Event> events_;
+  std::vector<std::uint32_t> links_;
+  std::uint32_t root_event_ = kNoEvent;
+};
+
+// ---- paths ------------------------------------------------------------------------------------
+
+/// Concatenates by appending (g++ 12 at -O3 reports a false -Wrestrict on `"x" + string`).
+template <class... Parts>
+std::string concat(const Parts&... parts) {
+  std::string out;
+  (out.append(parts), ...);
+  return out;
+}
+
+/// A sink that renders, for each child ordinal, its path suffix relative to the node: field
+/// names joined by '.', list elements as [i], SeqStmts transparent, program entries by name.
+/// With `describe`, it also lists every scalar and child as a token, for diagnostics.
+struct PathSink {
+  struct Token {
+    std::string path;
+    bool is_child;
+    std::string text;             ///< the scalar, printed (scalars only)
+    std::uint32_t ordinal;        ///< which child (children only)
+    const Node* node = nullptr;   ///< the child (children only)
+  };
+  std::vector<std::string> segments;
+  std::vector<Token> tokens;
+  std::uint32_t children = 0;
+  bool describe = false;
+  bool in_program_functions = false;
+
+  std::string current() const {
+    std::string s;
+    for (const auto& seg : segments) s += seg;
+    return s;
+  }
+  void token(std::string text) {
+    if (describe) tokens.push_back({current(), false, std::move(text), 0, nullptr});
+  }
+
+  template <class F>
+  void begin_field() {
+    using Owner = typename F::owner;
+    if constexpr (std::is_same_v<Owner, ir::SeqStmts> ||
+                  (std::is_same_v<Owner, ir::Program> && F::name == "functions") ||
+                  std::is_same_v<Owner, ir::NamedFunction>)
+      segments.emplace_back();  // transparent: `body[2]`, `['main']`
+    else
+      segments.push_back(concat(".", F::name));
+  }
+  void end_field() { segments.pop_back(); }
+  void list(std::size_t n) { token(concat("length ", std::to_string(n))); }
+  void begin_element(std::size_t i) { segments.push_back(concat("[", std::to_string(i), "]")); }
+  void begin_symbol(std::size_t i) {
+    segments.push_back(concat("<signature symbol ", std::to_string(i), ">"));
+  }
+  void end_element() { segments.pop_back(); }
+  void begin_key(std::string_view key) { segments.push_back(concat("[\"", key, "\"]")); }
+  void end_key() { segments.pop_back(); }
+  void presence(bool p) { token(p ? "present" : "absent"); }
+  template <class T>
+  void value(const T& v) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      // A program entry's key names the entry in paths: ['main'].
+      if (segments.size() >= 2 && segments.back().empty() &&
+          !segments[segments.size() - 2].empty() && segments[segments.size() - 2].front() == '[')
+        segments[segments.size() - 2] = concat("['", v, "']");
+      token(concat("\"", v, "\""));
+    } else if constexpr (std::is_same_v<T, core::DataType>) {
+      token(std::string(core::dtype_name(v)));
+    } else if constexpr (ir::IrEnum<T>) {
+      token(concat(ir::EnumTraits<T>::type_name, ".", ir::enum_name(v)));
+    } else if constexpr (std::is_same_v<T, bool>) {
+      token(v ? "True" : "False");
+    } else if constexpr (std::is_same_v<T, double>) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.17g (bits %016llx)", v,
+                    static_cast<unsigned long long>(std::bit_cast<std::uint64_t>(v)));
+      token(buf);
+    } else if constexpr (std::is_enum_v<T>) {
+      token(std::to_string(static_cast<long long>(v)));
+    } else {
+      token(std::to_string(v));
+    }
+  }
+  void child(const Node* n, Position) {
+    if (describe) tokens.push_back({current(), true, {}, children, n});
+    child_paths.push_back(current());
+    ++children;
+  }
+  void null() { token("null"); }
+  void unsupported(const std::string& reason) {
+    throw StructuralComparisonUnsupported(reason, current());
+  }
+
+  std::vector<std::string> child_paths;
+};
+
+/// The path of `node`'s child `ordinal` relative to `node`.
+inline std::string child_path(const Node& node, Tag tag, std::uint32_t ordinal) {
+  if (tag == Tag::FreeNumbered) return ".type";
+  PathSink sink;
+  encode_fields(node, sink);
+  return ordinal < sink.child_paths.size() ? sink.child_paths[ordinal] : std::string();
+}
+
+template <Mode M, bool Trace>
+void Projector<M, Trace>::fail_unsupported(std::uint32_t index, const std::string& reason) const {
+  std::string field;
+  try {
+    PathSink locate;
+    encode_fields(*frames_[index].node, locate);
+  } catch (const StructuralComparisonUnsupported& e) {
+    field = e.field_path();
+  }
+  std::string path = path_to(index) + field;
+  if (!path.empty() && path.front() == '.') path.erase(0, 1);
+  throw StructuralComparisonUnsupported(reason, path);
+}
+
+template <Mode M, bool Trace>
+std::string Projector<M, Trace>::path_to(std::uint32_t index) const {
+  std::vector<std::string> parts;
+  for (std::uint32_t i = index; frames_[i].parent != kNoFrame; i = frames_[i].parent) {
+    const Frame& p = frames_[frames_[i].parent];
+    parts.push_back(child_path(*p.node, p.tag, frames_[i].ordinal));
+  }
+  std::string path;
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) path += *it;
+  if (!path.empty() && path.front() == '.') path.erase(0, 1);
+  return path;
+}
+
+}  // namespace detail
+}  // namespace pypto::structural

@@ -1,0 +1,231 @@
+// Property tests of structural equality and hashing over seeded random IR
+// (tests/unit/random_ir.hpp): an alpha-renamed deep copy is equal with the same hash; every single
+// semantic mutation is unequal; equal implies the same hash; the generator and the hash are
+// deterministic. The cross-process half of hash determinism is the ctest
+// `structural.hash_stable_across_processes` (tests/hash_dump.cpp).
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "pypto/ir.hpp"
+#include "pypto/structural.hpp"
+#include "random_ir.hpp"
+
+namespace {
+
+using namespace pypto::ir;  // NOLINT
+namespace rir = pypto::test::rir;
+namespace core = pypto::core;
+
+// Counts are sized for < ~5 s in Release; the Debug + sanitizer preset (about 30x slower) runs
+// fewer.
+#ifdef NDEBUG
+constexpr std::uint64_t kCopyPrograms = 2500;
+constexpr std::uint64_t kMutationPrograms = 800;
+constexpr std::uint64_t kTinyBatch = 48;
+#else
+constexpr std::uint64_t kCopyPrograms = 120;
+constexpr std::uint64_t kMutationPrograms = 25;
+constexpr std::uint64_t kTinyBatch = 24;
+#endif
+
+/// Stops a property loop after a few reported failures (one bug, not thousands of lines).
+struct FailureBudget {
+  int left = 5;
+  bool exhausted() const { return left <= 0; }
+  void spend() { --left; }
+};
+
+}  // namespace
+
+TEST_CASE("structural property: the generator is deterministic and varied") {
+  const auto free = rir::FreeVars::make();
+  int distinct_neighbours = 0;
+  for (std::uint64_t seed = 0; seed < 50; ++seed) {
+    CAPTURE(seed);
+    auto a = rir::generate_program(seed, free), b = rir::generate_program(seed, free);
+    CHECK(structural_equal(a, b));
+    CHECK(structural_hash(a) == structural_hash(b));
+    if (!structural_equal(a, rir::generate_program(seed + 1, free))) ++distinct_neighbours;
+  }
+  CHECK(distinct_neighbours >= 45);
+}
+
+TEST_CASE("structural property: an alpha-renamed deep copy is equal with the same hash") {
+  const auto free = rir::FreeVars::make();
+  FailureBudget budget;
+  std::size_t functions = 0;
+  for (std::uint64_t seed = 0; seed < kCopyPrograms && !budget.exhausted(); ++seed) {
+    CAPTURE(seed);
+    const auto p = rir::generate_program(seed, free);
+    const auto c = rir::deep_copy(p);
+    const bool eq = structural_equal(p, c);
+    const bool hash_eq = structural_hash(p) == structural_hash(c);
+    const bool eq_auto = structural_equal(p, c, true);
+    const bool hash_auto_eq = structural_hash(p, true) == structural_hash(c, true);
+    if (!(eq && hash_eq && eq_auto && hash_auto_eq)) {
+      budget.spend();
+      const auto mm = find_first_mismatch(p, c);
+      FAIL_CHECK(
+          "copy of seed " << seed << ": equal=" << eq << " same_hash=" << hash_eq
+                          << " equal(auto)=" << eq_auto << " same_hash(auto)=" << hash_auto_eq
+                          << (mm ? " first mismatch at " + mm->field_path + ": " + mm->reason +
+                                       "\n  lhs: " + mm->lhs + "\n  rhs: " + mm->rhs
+                                 : std::string()));
+    }
+    // Each function alone, copied under another (ignored) name.
+    for (const auto& e : p->functions) {
+      ++functions;
+      const auto fc = rir::deep_copy(e.function);
+      if (!structural_equal(e.function, fc) || structural_hash(e.function) != structural_hash(fc)) {
+        budget.spend();
+        const auto mm = find_first_mismatch(e.function, fc);
+        FAIL_CHECK(
+            "function " << e.name << " of seed " << seed << " differs from its copy"
+                        << (mm ? " at " + mm->field_path + ": " + mm->reason : std::string()));
+      }
+    }
+  }
+  CHECK(functions > kCopyPrograms);
+}
+
+TEST_CASE("structural property: a copy of a copy is equal and shares only free variables") {
+  const auto free = rir::FreeVars::make();
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    CAPTURE(seed);
+    const auto p = rir::generate_program(seed, free);
+    const auto c1 = rir::deep_copy(p);
+    const auto c2 = rir::deep_copy(c1);
+    CHECK(structural_equal(p, c2));
+    CHECK(structural_equal(c1, c2));
+    CHECK(structural_hash(p) == structural_hash(c2));
+    // The copy is really a different object graph (so the equality above is not by identity).
+    std::unordered_set<const Node*> original;
+    for_each_node(p, [&](const Node& n) { original.insert(&n); });
+    int shared = 0;
+    for_each_node(c1, [&](const Node& n) {
+      if (!original.count(&n)) return;
+      const auto* v = as<Var>(&n);
+      const bool free_var = v && (v == free.g0.get() || v == free.g1.get() || v == free.gf.get());
+      // Builders share one ScalarType per dtype; all else must be fresh.
+      if (!free_var && n.kind() != NodeKind::ScalarType) ++shared;
+    });
+    CHECK(shared == 0);
+  }
+}
+
+TEST_CASE("structural property: every single semantic mutation makes the program unequal") {
+  const auto free = rir::FreeVars::make();
+  std::array<int, rir::kMutationCount> mutants{};
+  int hash_collisions = 0, total = 0;
+  FailureBudget budget;
+  for (std::uint64_t seed = 0; seed < kMutationPrograms && !budget.exhausted(); ++seed) {
+    const auto p = rir::generate_program(seed, free);
+    const auto sites = rir::mutation_sites(p);
+    const auto p_hash = structural_hash(p);
+    rir::SplitMix64 pick(seed);
+    for (std::size_t k = 1; k < rir::kMutationCount; ++k) {
+      const auto kind = static_cast<rir::Mutation>(k);
+      const int n = sites[k];
+      // Up to two sites of each kind per program (all of them when there are few).
+      for (int j = 0; j < std::min(n, 2); ++j) {
+        const int site = n <= 2 ? j : static_cast<int>(pick.below(static_cast<std::uint64_t>(n)));
+        bool applied = false;
+        const auto m = rir::mutate(p, kind, site, &applied);
+        CAPTURE(seed);
+        CAPTURE(rir::mutation_name(kind));
+        CAPTURE(site);
+        REQUIRE(applied);
+        ++mutants[k];
+        ++total;
+        if (structural_equal(p, m) || structural_equal(m, p)) {
+          budget.spend();
+          FAIL_CHECK("mutant " << rir::mutation_name(kind) << " #" << site << " of seed " << seed
+                               << " compares equal to the original");
+          continue;
+        }
+        if (structural_hash(m) == p_hash) ++hash_collisions;
+        // Diagnostics agree with equality on a sample.
+        if (total % 16 == 0) {
+          const auto mm = find_first_mismatch(p, m);
+          CHECK(mm.has_value());
+          CHECK_THROWS_AS(assert_structural_equal(p, m), core::ValueError);
+        }
+      }
+    }
+  }
+  for (std::size_t k = 1; k < rir::kMutationCount; ++k) {
+    CAPTURE(rir::mutation_name(static_cast<rir::Mutation>(k)));
+    // Every kind is exercised on most programs, so none of them passes vacuously.
+    CHECK(mutants[k] >= static_cast<int>(kMutationPrograms));
+  }
+  // Not a contract (the hash may collide), but a hash that ignores a whole category of fields
+  // would collide on most mutants of that category.
+  CHECK(hash_collisions * 1000 <= total);
+}
+
+TEST_CASE("structural property: equal implies the same hash across all pairs of a batch") {
+  const auto free = rir::FreeVars::make();
+  rir::GenOptions tiny;
+  tiny.tiny = true;
+  std::vector<NodeRef> batch;
+  // Tiny programs from different seeds (many coincide), copies of some, a few full programs
+  // with their copies, and functions alone with their copies.
+  for (std::uint64_t seed = 0; seed < kTinyBatch; ++seed)
+    batch.push_back(rir::generate_program(seed, free, tiny));
+  for (std::uint64_t k = 0; k < 8; ++k) batch.push_back(rir::deep_copy(batch[k]));
+  const std::size_t full = batch.size();
+  for (std::uint64_t seed = 100; seed < 106; ++seed)
+    batch.push_back(rir::generate_program(seed, free));
+  for (std::size_t k = 0; k < 3; ++k) {
+    batch.push_back(rir::deep_copy(batch[full + k]));
+    auto f = static_cast<const Program&>(*batch[full + k]).functions[0].function;
+    batch.push_back(f);
+    batch.push_back(rir::deep_copy(f));
+  }
+  const int known_equal_pairs = 2 * (8 + 3 + 3);  // ordered pairs of an item and its copy
+  for (bool automap : {false, true}) {
+    CAPTURE(automap);
+    std::vector<std::uint64_t> hashes;
+    for (const auto& n : batch) hashes.push_back(structural_hash(n, automap));
+    int equal_pairs = 0;
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      for (std::size_t j = 0; j < batch.size(); ++j) {
+        const bool eq = structural_equal(batch[i], batch[j], automap);
+        if (i == j) {
+          CHECK(eq);
+          continue;
+        }
+        if (eq) {
+          ++equal_pairs;
+          CAPTURE(i);
+          CAPTURE(j);
+          CHECK(hashes[i] == hashes[j]);
+        }
+        if (j > i) {
+          CHECK(eq == structural_equal(batch[j], batch[i], automap));
+          CHECK(eq == !find_first_mismatch(batch[i], batch[j], automap).has_value());
+        }
+      }
+    // The batch holds coincidentally equal programs from different seeds, not only the copies.
+    CHECK(equal_pairs >= known_equal_pairs + 10);
+  }
+}
+
+TEST_CASE("structural property: hashes are stable within a process") {
+  const auto free = rir::FreeVars::make();
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    CAPTURE(seed);
+    const auto p = rir::generate_program(seed, free);
+    const auto h = structural_hash(p);
+    // Interleave other work (other programs, other arenas) between the two calls.
+    for (std::uint64_t k = 0; k < 3; ++k)
+      structural_hash(rir::generate_program(seed + 1000 + k, free));
+    CHECK(structural_hash(p) == h);
+    CHECK(structural_hash(rir::generate_program(seed, free)) == h);
+  }
+}
