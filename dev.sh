@@ -112,14 +112,14 @@ cmd_bench() {
   cmd_setup
   configure_build bench
   local bm found=0
-  for bm in build/bench/benchmarks/bm_*; do
+  for bm in build/bench/benchmarks/bm_* build/bench/benchmarks/bench_*; do
     [[ -x "$bm" && -f "$bm" ]] || continue
     found=1
     log "benchmark: $bm"
     "$bm" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
       --benchmark_min_time=0.05
   done
-  ((found)) || log "no benchmarks/bm_*.cpp yet"
+  ((found)) || log "no benchmarks/bm_*.cpp or bench_*.cpp yet"
   log "compile time"
   if [[ -f benchmarks/compile_time_ir.cpp ]]; then
     benchmarks/compile_time.sh

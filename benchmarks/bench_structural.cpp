@@ -11,7 +11,6 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
-
 #include <pypto/ir.hpp>
 #include <pypto/structural.hpp>
 
@@ -24,8 +23,8 @@ class PerNodeTimer {
  public:
   void start() { begin_ = std::chrono::steady_clock::now(); }
   void stop() {
-    total_ += std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - begin_)
-                  .count();
+    total_ +=
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - begin_).count();
     ++calls_;
   }
   void report(benchmark::State& state, double nodes) const {
@@ -57,7 +56,8 @@ FunctionRef wide_function(std::size_t target) {
   stmts.reserve(statements + 1);
   for (std::size_t i = 0; i < statements; ++i) {
     auto t = Var::make("t", index);
-    auto value = Add::make(Mul::make(prev1, ConstInt::make(static_cast<std::int64_t>(i % 1000))), prev2);
+    auto value =
+        Add::make(Mul::make(prev1, ConstInt::make(static_cast<std::int64_t>(i % 1000))), prev2);
     stmts.push_back(AssignStmt::make(t, value));
     prev2 = prev1;
     prev1 = t;
@@ -77,7 +77,11 @@ void BM_StructuralHash(benchmark::State& state) {
   }
   timer.report(state, nodes);
 }
-BENCHMARK(BM_StructuralHash)->Arg(1 << 10)->Arg(1 << 16)->Arg(1 << 20)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StructuralHash)
+    ->Arg(1 << 10)
+    ->Arg(1 << 16)
+    ->Arg(1 << 20)
+    ->Unit(benchmark::kMillisecond);
 
 void BM_StructuralEqual(benchmark::State& state) {
   const auto f = wide_function(static_cast<std::size_t>(state.range(0)));
@@ -93,7 +97,11 @@ void BM_StructuralEqual(benchmark::State& state) {
   }
   timer.report(state, nodes);
 }
-BENCHMARK(BM_StructuralEqual)->Arg(1 << 10)->Arg(1 << 16)->Arg(1 << 20)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StructuralEqual)
+    ->Arg(1 << 10)
+    ->Arg(1 << 16)
+    ->Arg(1 << 20)
+    ->Unit(benchmark::kMillisecond);
 
 ExprRef shared_dag(int depth) {
   ExprRef d = Var::make("x", ScalarType::make(DataType::INDEX));

@@ -351,12 +351,13 @@ struct SplitAivScopeStmt final : ScopeStmt {
   SplitMode split = SplitMode::None;
   std::int64_t count = 2;
   // aiv_id is listed before the body it is bound for: walkers meet a definition before its uses.
-  using fields = ConcatFields<
-      Stmt::fields,
-      FieldList<UsualField<&ScopeStmt::name_hint, "name_hint">,
-                DefField<&SplitAivScopeStmt::aiv_id, "aiv_id">, UsualField<&ScopeStmt::body, "body">,
-                UsualField<&ScopeStmt::attrs, "attrs">, UsualField<&SplitAivScopeStmt::split, "split">,
-                UsualField<&SplitAivScopeStmt::count, "count">>>;
+  using fields =
+      ConcatFields<Stmt::fields, FieldList<UsualField<&ScopeStmt::name_hint, "name_hint">,
+                                           DefField<&SplitAivScopeStmt::aiv_id, "aiv_id">,
+                                           UsualField<&ScopeStmt::body, "body">,
+                                           UsualField<&ScopeStmt::attrs, "attrs">,
+                                           UsualField<&SplitAivScopeStmt::split, "split">,
+                                           UsualField<&SplitAivScopeStmt::count, "count">>>;
 
   static Ref<const SplitAivScopeStmt> make(VarRef aiv_id, StmtRef body,
                                            SplitMode split = SplitMode::None,

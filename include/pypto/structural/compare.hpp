@@ -65,7 +65,7 @@ inline std::uint64_t structural_hash(const ir::NodeRef& x, bool enable_auto_mapp
 struct StructuralMismatch {
   std::string field_path;  ///< from the roots, e.g. `body[2].value.args[0].type.shape[1]`
   std::string reason;
-  std::string lhs, rhs;    ///< the differing values, or the differing nodes described
+  std::string lhs, rhs;            ///< the differing values, or the differing nodes described
   ir::NodeRef lhs_node, rhs_node;  ///< the nodes holding the difference (for printing)
 };
 
@@ -113,8 +113,8 @@ class MismatchFinder {
       const auto& b = resolve(rhs_, eb);
       if (a.value == b.value) return std::nullopt;
       if (a.node->kind() != b.node->kind())
-        return mismatch(path, "node kinds differ", describe_node(*a.node),
-                        describe_node(*b.node), a, b);
+        return mismatch(path, "node kinds differ", describe_node(*a.node), describe_node(*b.node),
+                        a, b);
       if (a.tag != b.tag || a.binding != b.binding)
         return mismatch(path, "variables differ", describe_var(a), describe_var(b), a, b);
       if (a.tag == Tag::Ref || a.tag == Tag::FreeIdentity)
@@ -172,7 +172,8 @@ class MismatchFinder {
     const auto& v = static_cast<const ir::Var&>(*e.node);
     switch (e.tag) {
       case Tag::Def: return "definition #" + std::to_string(e.binding) + " ('" + v.name_hint + "')";
-      case Tag::Ref: return "use of binding #" + std::to_string(e.binding) + " ('" + v.name_hint + "')";
+      case Tag::Ref:
+        return "use of binding #" + std::to_string(e.binding) + " ('" + v.name_hint + "')";
       case Tag::FreeNumbered:
         return "free variable #" + std::to_string(e.binding) + " ('" + v.name_hint + "')";
       case Tag::FreeIdentity: return "free variable '" + v.name_hint + "'";
@@ -184,7 +185,7 @@ class MismatchFinder {
   static StructuralMismatch mismatch(std::string path, std::string reason, std::string lhs,
                                      std::string rhs, const Event& a, const Event& b) {
     if (!path.empty() && path.front() == '.') path.erase(0, 1);
-    return {std::move(path), std::move(reason), std::move(lhs),
+    return {std::move(path), std::move(reason),   std::move(lhs),
             std::move(rhs),  ir::NodeRef(a.node), ir::NodeRef(b.node)};
   }
 
@@ -200,8 +201,12 @@ inline std::optional<StructuralMismatch> find_first_mismatch(const ir::NodeRef& 
                                                              bool enable_auto_mapping = false) {
   if (!a || !b) {
     if (!a && !b) return std::nullopt;
-    return StructuralMismatch{"", "one side is null", a ? detail::describe_node(*a) : "null",
-                              b ? detail::describe_node(*b) : "null", a, b};
+    return StructuralMismatch{"",
+                              "one side is null",
+                              a ? detail::describe_node(*a) : "null",
+                              b ? detail::describe_node(*b) : "null",
+                              a,
+                              b};
   }
   return detail::MismatchFinder(*a, *b, enable_auto_mapping).find();
 }

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "pypto/core/error.hpp"
+#include "pypto/core/limits.hpp"
 
 namespace pypto::structural {
 
@@ -34,8 +35,8 @@ class StructuralComparisonUnsupported : public core::TypeError {
   std::string field_path_;
 };
 
-/// Deepest node/type nesting the projection accepts (seed 003).
-inline constexpr std::size_t kMaxNesting = 512;
+/// Deepest node/type nesting the projection accepts (seed 003); the library-wide limit.
+using core::kMaxNesting;
 
 enum class BindingErrorKind : std::uint8_t {
   DuplicateDefinition,        ///< a Var defined at two Def positions
@@ -59,8 +60,7 @@ class BindingError : public core::ValueError {
  public:
   BindingError(BindingErrorKind kind, std::string field_path, std::string detail)
       : core::ValueError(std::string(binding_error_kind_name(kind)) + " at " +
-                         (field_path.empty() ? std::string("<root>") : field_path) + ": " +
-                         detail),
+                         (field_path.empty() ? std::string("<root>") : field_path) + ": " + detail),
         kind_(kind),
         field_path_(std::move(field_path)),
         detail_(std::move(detail)) {}

@@ -154,7 +154,8 @@ struct Diverged {};
 // ---- field encoding ---------------------------------------------------------------------------
 
 template <class T>
-inline constexpr bool holds_vars = std::is_same_v<T, ir::VarRef> || std::is_same_v<T, ir::IterArgRef>;
+inline constexpr bool holds_vars =
+    std::is_same_v<T, ir::VarRef> || std::is_same_v<T, ir::IterArgRef>;
 template <class T>
 inline constexpr bool holds_vars<std::vector<T>> = holds_vars<T>;
 
@@ -201,7 +202,7 @@ class FieldEncoder {
   void absent() { sink_.presence(false); }
 
   template <class T>
-    requires std::derived_from<T, Node>
+  requires std::derived_from<T, Node>
   void visit(const ir::Ref<const T>& child) {
     if (child)
       sink_.child(child.get(), positions_[level_]);
@@ -235,10 +236,7 @@ class FieldEncoder {
   void visit(const std::string& s) { sink_.value(s); }
   void visit(const core::Span&) {}  // Ignore fields never reach here; spans inside structs neither
   template <class T>
-    requires(std::is_arithmetic_v<T> || std::is_enum_v<T>)
-  void visit(const T& v) {
-    sink_.value(v);
-  }
+  requires(std::is_arithmetic_v<T> || std::is_enum_v<T>) void visit(const T& v) { sink_.value(v); }
 
  private:
   void visit_attr(const ir::AttrValue& v) {
@@ -454,7 +452,7 @@ class Projector {
     std::uint32_t parent;   ///< frame index of the parent, for paths
     std::uint32_t ordinal;  ///< which child of the parent
     std::uint32_t depth;
-    std::uint32_t slot;     ///< where the result goes in values_
+    std::uint32_t slot;                  ///< where the result goes in values_
     std::uint32_t first = 0, count = 0;  ///< the children's slots in values_
     std::uint32_t word_begin = 0;        ///< the record's words in words_ (Intern)
     std::uint32_t binding = 0;
@@ -564,7 +562,8 @@ class Projector {
     if (kind == NodeKind::ScalarType) {
       // Every expression has one; shared per dtype. Projected once per call, without a frame.
       const auto dtype = core::code(static_cast<const ir::ScalarType&>(*n).dtype);
-      if (scalar_types_[dtype] == kUnset) scalar_types_[dtype] = leaf(kind, Tag::Node, dtype, false);
+      if (scalar_types_[dtype] == kUnset)
+        scalar_types_[dtype] = leaf(kind, Tag::Node, dtype, false);
       set_value(slot, scalar_types_[dtype], add_event(n, pos, Tag::Node, scalar_types_[dtype], 0));
       return false;
     }
@@ -689,8 +688,10 @@ class Projector {
       events_[event].link_count = f.count;
       for (std::uint32_t i = 0; i < f.count; ++i) links_.push_back(value_events_[f.first + i]);
     }
-    if (f.tag == Tag::Node && f.node->use_count() > 1) context().memo.insert(f.node, Memo{v, event});
-    if (f.tag == Tag::FreeNumbered || f.tag == Tag::Implicit) context().bindings.find(f.node)->ref_value = v;
+    if (f.tag == Tag::Node && f.node->use_count() > 1)
+      context().memo.insert(f.node, Memo{v, event});
+    if (f.tag == Tag::FreeNumbered || f.tag == Tag::Implicit)
+      context().bindings.find(f.node)->ref_value = v;
     if (f.node->kind() == NodeKind::Function) close_context();
     values_.resize(f.first);
     if constexpr (Trace) value_events_.resize(f.first);
@@ -759,9 +760,9 @@ struct PathSink {
   struct Token {
     std::string path;
     bool is_child;
-    std::string text;             ///< the scalar, printed (scalars only)
-    std::uint32_t ordinal;        ///< which child (children only)
-    const Node* node = nullptr;   ///< the child (children only)
+    std::string text;            ///< the scalar, printed (scalars only)
+    std::uint32_t ordinal;       ///< which child (children only)
+    const Node* node = nullptr;  ///< the child (children only)
   };
   std::vector<std::string> segments;
   std::vector<Token> tokens;
