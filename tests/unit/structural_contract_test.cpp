@@ -1087,3 +1087,21 @@ TEST_CASE("structural contract: a cycle is unsupported, for equal and for hash")
     CHECK(contains(e.reason(), "cycle"));
   }
 }
+
+TEST_CASE("structural contract: attribute lists nested deeper than 512 are unsupported") {
+  AttrValue deep = std::int64_t{1};
+  for (int i = 0; i < 600; ++i) deep = AttrValueList{deep};
+  auto x = Var::make("x", ScalarType::make(DataType::INDEX));
+  auto call = Call::make(Op::make("tensor.add"), {x}, x->type, {}, {{"deep", deep}});
+  try {
+    (void)structural_hash(call);
+    FAIL("no StructuralComparisonUnsupported");
+  } catch (const StructuralComparisonUnsupported& e) {
+    CHECK(contains(e.reason(), "nested deeper than 512"));
+    CHECK(starts_with(e.field_path(), "attrs[\"deep\"]"));
+  }
+  AttrValue shallow = std::int64_t{1};
+  for (int i = 0; i < 100; ++i) shallow = AttrValueList{shallow};
+  auto ok = Call::make(Op::make("tensor.add"), {x}, x->type, {}, {{"deep", shallow}});
+  CHECK(structural_equal(ok, ok));
+}

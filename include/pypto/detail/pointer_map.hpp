@@ -58,12 +58,10 @@ class PointerMap {
     V value{};
   };
 
+  // Fibonacci hashing: the high bits of address * 2^64/phi spread aligned addresses well.
   std::size_t slot_of(const void* key) const {
-    auto x = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(key));
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    return static_cast<std::size_t>(x) & mask_;
+    const auto x = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(key));
+    return static_cast<std::size_t>((x * 0x9e3779b97f4a7c15ULL) >> shift_);
   }
 
   void grow() {
@@ -71,6 +69,8 @@ class PointerMap {
     const std::size_t capacity = old.empty() ? 16 : old.size() * 2;
     slots_.assign(capacity, Slot{});
     mask_ = capacity - 1;
+    shift_ = 64;
+    for (std::size_t c = capacity; c > 1; c >>= 1) --shift_;
     size_ = 0;
     for (const Slot& s : old)
       if (s.key) insert(s.key, s.value);
@@ -79,6 +79,7 @@ class PointerMap {
   std::vector<Slot> slots_;
   std::size_t size_ = 0;
   std::size_t mask_ = 0;
+  unsigned shift_ = 63;
 };
 
 }  // namespace pypto::detail

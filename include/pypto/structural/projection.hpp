@@ -228,7 +228,7 @@ class FieldEncoder {
     for (const ir::AttrEntry* e : sorted) {
       sink_.begin_key(e->key);
       sink_.value(e->key);
-      visit_attr(e->value);
+      visit_attr(e->value, 1);
       sink_.end_key();
     }
   }
@@ -239,7 +239,10 @@ class FieldEncoder {
   requires(std::is_arithmetic_v<T> || std::is_enum_v<T>) void visit(const T& v) { sink_.value(v); }
 
  private:
-  void visit_attr(const ir::AttrValue& v) {
+  void visit_attr(const ir::AttrValue& v, std::size_t depth) {
+    if (depth > kMaxNesting)  // nested attribute lists recurse: bounded like node nesting
+      sink_.unsupported("attribute lists nested deeper than " + std::to_string(kMaxNesting) +
+                        " levels");
     sink_.value(static_cast<std::uint32_t>(v.value.index()));  // the value's type is structure
     std::visit(
         [&](const auto& x) {
@@ -256,7 +259,7 @@ class FieldEncoder {
             sink_.list(x.size());
             for (std::size_t i = 0; i < x.size(); ++i) {
               sink_.begin_element(i);
-              visit_attr(x[i]);
+              visit_attr(x[i], depth + 1);
               sink_.end_element();
             }
           } else if constexpr (std::is_same_v<X, ir::OpaquePayload>) {
@@ -411,7 +414,7 @@ class Projector {
       value_events_.resize(1);
       value_events_[0] = kNoEvent;
     }
-    push(&root, Position::Usual, kNoFrame, 0, 0);
+    push(&root, Position::Usual, kNoFrame, 0, 0, 1);
     run();
     close_context();
     if constexpr (Trace) root_event_ = value_events_[0];
@@ -557,7 +560,7 @@ class Projector {
   /// Resolves a child: a value at once (a Var use, a memo hit, a scalar type), or a frame to be
   /// entered. Returns true when it pushed a frame.
   bool push(const Node* n, Position pos, std::uint32_t parent, std::uint32_t ordinal,
-            std::uint32_t slot) {
+            std::uint32_t slot, std::uint32_t depth) {
     const NodeKind kind = n->kind();
     if (kind == NodeKind::ScalarType) {
       // Every expression has one; shared per dtype. Projected once per call, without a frame.
@@ -567,7 +570,6 @@ class Projector {
       set_value(slot, scalar_types_[dtype], add_event(n, pos, Tag::Node, scalar_types_[dtype], 0));
       return false;
     }
-    const std::uint32_t depth = parent == kNoFrame ? 1 : frames_[parent].depth + 1;
     if (ir::kinds::var.contains(kind)) {
       if (pos == Position::Def) {
         frames_.push_back(Frame(n, parent, ordinal, depth, slot, pos, Tag::Def));
@@ -672,8 +674,9 @@ class Projector {
     values_.resize(first + count);
     if constexpr (Trace) value_events_.resize(first + count);
     bool pending = false;
+    const std::uint32_t depth = f.depth + 1;
     for (std::uint32_t i = count; i-- > 0;)  // may reallocate frames_ (f dangles)
-      pending |= push(children_[i].node, children_[i].pos, index, i, first + i);
+      pending |= push(children_[i].node, children_[i].pos, index, i, first + i, depth);
     if (!pending) exit(index);  // every child resolved at once: finish without another round
   }
 
