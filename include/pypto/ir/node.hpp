@@ -98,6 +98,7 @@ Ref<T> make_node();
 /// their `make` builders (which validate) and never change afterwards.
 class Node : public core::RefCounted {
  public:
+  static constexpr std::string_view class_name = "Node";
   NodeKind kind() const { return kind_; }
 
  protected:

@@ -28,56 +28,41 @@
 
 namespace pypto::ir {
 
+/// `visit` restricted to the concrete classes derived from `Base` (Expr, Stmt, Type, ...): `fn`
+/// is instantiated for those only, so a walker with one overload per kind of the category fails
+/// to compile when a kind is added without its overload, instead of needing a runtime fallback.
+template <class Base, class Fn>
+decltype(auto) visit_as(const Base& n, Fn&& fn) {
+  switch (n.kind()) {
+#define PYPTO_X(T)                                           \
+  case NodeKind::T:                                          \
+    if constexpr (std::is_base_of_v<Base, T>)                \
+      return std::forward<Fn>(fn)(static_cast<const T&>(n)); \
+    else                                                     \
+      break;
+    PYPTO_IR_NODES(PYPTO_X)
+#undef PYPTO_X
+  }
+  throw core::InternalError("visit_as: a " + std::string(kind_name(n.kind())) + " is not a " +
+                            std::string(Base::class_name));
+}
 /// Calls `fn(static_cast<const T&>(n))` where T is n's concrete class; every branch must
 /// return the same type.
 template <class Fn>
 decltype(auto) visit(const Node& n, Fn&& fn) {
-  switch (n.kind()) {
-#define PYPTO_X(T) \
-  case NodeKind::T: return std::forward<Fn>(fn)(static_cast<const T&>(n));
-    PYPTO_IR_NODES(PYPTO_X)
-#undef PYPTO_X
-  }
-  throw core::InternalError("visit: node with an invalid kind");
+  return visit_as<Node>(n, std::forward<Fn>(fn));
 }
-
-/// `visit` restricted to one category: `fn` is instantiated for the concrete expression
-/// (statement, type) classes only, so a walker with one overload per kind of the category fails
-/// to compile when a kind is added without its overload, instead of needing a runtime fallback.
 template <class Fn>
 decltype(auto) visit_expr(const Expr& n, Fn&& fn) {
-  switch (n.kind()) {
-#define PYPTO_X(T) \
-  case NodeKind::T: return std::forward<Fn>(fn)(static_cast<const T&>(n));
-    PYPTO_IR_EXPR_NODES(PYPTO_X)
-#undef PYPTO_X
-    default: break;
-  }
-  throw core::InternalError("visit_expr: " + std::string(kind_name(n.kind())) +
-                            " is not an expression");
+  return visit_as<Expr>(n, std::forward<Fn>(fn));
 }
 template <class Fn>
 decltype(auto) visit_stmt(const Stmt& n, Fn&& fn) {
-  switch (n.kind()) {
-#define PYPTO_X(T) \
-  case NodeKind::T: return std::forward<Fn>(fn)(static_cast<const T&>(n));
-    PYPTO_IR_STMT_NODES(PYPTO_X)
-#undef PYPTO_X
-    default: break;
-  }
-  throw core::InternalError("visit_stmt: " + std::string(kind_name(n.kind())) +
-                            " is not a statement");
+  return visit_as<Stmt>(n, std::forward<Fn>(fn));
 }
 template <class Fn>
 decltype(auto) visit_type(const Type& n, Fn&& fn) {
-  switch (n.kind()) {
-#define PYPTO_X(T) \
-  case NodeKind::T: return std::forward<Fn>(fn)(static_cast<const T&>(n));
-    PYPTO_IR_TYPE_NODES(PYPTO_X)
-#undef PYPTO_X
-    default: break;
-  }
-  throw core::InternalError("visit_type: " + std::string(kind_name(n.kind())) + " is not a type");
+  return visit_as<Type>(n, std::forward<Fn>(fn));
 }
 
 namespace detail {

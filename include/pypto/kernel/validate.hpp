@@ -1,0 +1,191 @@
+// pypto/kernel/validate.hpp — the well-formedness rules of a kernel Spec (seed 004,
+// validate_expr_spec; issue 7).
+//
+// validate(spec) returns normally or throws SpecError naming the first offending field, e.g.
+// "instrs[3].b: register 7 is read before it is written". Rules, checked in field order:
+//   * limits: 1..64 instructions, <= 32 registers, <= 16 inputs/views, <= 16 constants and
+//     <= 16 runtime scalars;
+//   * views: a known kind; RowMod and RotateHalf take a param >= 1, the others param 0;
+//   * each instruction: a known op; the slots the op uses are not None and the others are None;
+//     operand kinds are known and their indices in range; Reg reads name an elementwise register
+//     written by an earlier instruction; ReduceResult reads name a register written by an earlier
+//     reduction; reductions read no Reg (they run before the elementwise code); a GridIndex is
+//     Row, Col or Batch;
+//   * registers: dst < num_regs; a reduction register is written exactly once and never by an
+//     elementwise instruction (seed 004's pitfall 1: the two classes stay disjoint);
+//   * the last instruction (the output) is elementwise.
+// Non-SSA specs (a register written again after register allocation) are valid. O(instrs).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "pypto/core/error.hpp"
+#include "pypto/kernel/spec.hpp"
+
+namespace pypto::kernel {
+
+/// A Spec that breaks a rule of validate(); the message starts with the field path.
+class SpecError : public core::ValueError {
+ public:
+  explicit SpecError(const std::string& message) : core::ValueError(message) {}
+};
+
+namespace detail {
+
+inline std::string instr_path(std::size_t i) { return "instrs[" + std::to_string(i) + "]"; }
+
+inline void check_operand(const Spec& spec, std::size_t i, std::size_t s, bool in_reduction,
+                          const std::array<bool, kMaxRegs>& elem_written,
+                          const std::array<int, kMaxRegs>& reduction_writer) {
+  const Operand& o = spec.instrs[i].slot(s);
+  const std::string where = instr_path(i) + "." + std::string(kSlotNames[s]) + ": ";
+  auto fail = [&](const std::string& what) { throw SpecError(where + what); };
+  auto in_range = [&](std::size_t count, std::string_view noun) {
+    if (o.index >= count) {
+      fail(std::string(noun) + " " + std::to_string(o.index) + " is out of range (" +
+           std::to_string(count) + " available)");
+    }
+  };
+  switch (o.kind) {
+    case OperandKind::None:
+      fail(std::string(op_name(spec.instrs[i].op)) + " reads this slot, but it is None");
+      break;
+    case OperandKind::Reg:
+      in_range(spec.num_regs, "register");
+      if (in_reduction) {
+        fail("register " + std::to_string(o.index) +
+             " is elementwise; a reduction cannot read it (reductions run first)");
+      }
+      if (reduction_writer[o.index] >= 0) {
+        fail("register " + std::to_string(o.index) + " holds the reduction of instrs[" +
+             std::to_string(reduction_writer[o.index]) + "]; read it as ReduceResult");
+      }
+      if (!elem_written[o.index]) {
+        fail("register " + std::to_string(o.index) + " is read before it is written");
+      }
+      break;
+    case OperandKind::Input: in_range(spec.views.size(), "input"); break;
+    case OperandKind::Const: in_range(spec.consts.size(), "constant"); break;
+    case OperandKind::RuntimeScalar:
+      in_range(spec.runtime_scalars.size(), "runtime scalar");
+      break;
+    case OperandKind::ReduceResult:
+      in_range(spec.num_regs, "register");
+      if (reduction_writer[o.index] < 0 || static_cast<std::size_t>(reduction_writer[o.index]) >= i) {
+        fail("ReduceResult " + std::to_string(o.index) +
+             " names a register that no earlier reduction writes");
+      }
+      break;
+    case OperandKind::GridIndex:
+      if (o.index > 2) {
+        fail("grid index " + std::to_string(o.index) + " is not Row (0), Col (1) or Batch (2)");
+      }
+      break;
+    default:
+      fail("invalid operand kind " + std::to_string(static_cast<unsigned>(o.kind)));
+  }
+}
+
+}  // namespace detail
+
+inline void validate(const Spec& spec) {
+  auto limit = [](std::string_view field, std::size_t n, std::size_t max) {
+    if (n > max) {
+      throw SpecError(std::string(field) + ": " + std::to_string(n) + " exceed the limit of " +
+                      std::to_string(max));
+    }
+  };
+  if (spec.instrs.empty()) {
+    throw SpecError("instrs: a spec needs at least one instruction (the last is the output)");
+  }
+  limit("instrs", spec.instrs.size(), kMaxInstrs);
+  limit("num_regs", spec.num_regs, kMaxRegs);
+  limit("views", spec.views.size(), kMaxInputs);
+  limit("consts", spec.consts.size(), kMaxConsts);
+  limit("runtime_scalars", spec.runtime_scalars.size(), kMaxRuntimeScalars);
+
+  for (std::size_t v = 0; v < spec.views.size(); ++v) {
+    const View& view = spec.views[v];
+    const std::string where = "views[" + std::to_string(v) + "]: ";
+    if (static_cast<std::uint8_t>(view.kind) >= kViewKindCount) {
+      throw SpecError(where + "invalid view kind " +
+                      std::to_string(static_cast<unsigned>(view.kind)));
+    }
+    if (view_has_param(view.kind) && view.param == 0) {
+      throw SpecError(where + std::string(view_kind_name(view.kind)) + " needs a param >= 1");
+    }
+    if (!view_has_param(view.kind) && view.param != 0) {
+      throw SpecError(where + std::string(view_kind_name(view.kind)) + " takes no param (got " +
+                      std::to_string(view.param) + ")");
+    }
+  }
+
+  // Pass 1: ops, dst ranges and the reduction registers (written once each).
+  std::array<int, kMaxRegs> reduction_writer;
+  reduction_writer.fill(-1);
+  for (std::size_t i = 0; i < spec.instrs.size(); ++i) {
+    const Instr& in = spec.instrs[i];
+    if (!is_valid_op(static_cast<std::uint8_t>(in.op))) {
+      throw SpecError(detail::instr_path(i) + ".op: invalid op code " +
+                      std::to_string(static_cast<unsigned>(in.op)));
+    }
+    if (in.dst >= spec.num_regs) {
+      throw SpecError(detail::instr_path(i) + ".dst: register " + std::to_string(in.dst) +
+                      " is out of range (num_regs = " + std::to_string(spec.num_regs) + ")");
+    }
+    if (is_reduction(in.op)) {
+      if (reduction_writer[in.dst] >= 0) {
+        throw SpecError(detail::instr_path(i) + ".dst: register " + std::to_string(in.dst) +
+                        " already holds the reduction of instrs[" +
+                        std::to_string(reduction_writer[in.dst]) +
+                        "]; reduction registers are written once");
+      }
+      reduction_writer[in.dst] = static_cast<int>(i);
+    }
+  }
+
+  // Pass 2: operands in order, with the elementwise registers written so far.
+  std::array<bool, kMaxRegs> elem_written{};
+  for (std::size_t i = 0; i < spec.instrs.size(); ++i) {
+    const Instr& in = spec.instrs[i];
+    const std::size_t used = arity(in.op);
+    for (std::size_t s = 0; s < 3; ++s) {
+      if (s < used) {
+        detail::check_operand(spec, i, s, is_reduction(in.op), elem_written, reduction_writer);
+      } else if (in.slot(s).kind != OperandKind::None) {
+        throw SpecError(detail::instr_path(i) + "." + std::string(kSlotNames[s]) + ": " +
+                        std::string(op_name(in.op)) + " uses " + std::to_string(used) +
+                        " operand(s); this slot must be None, not " + to_string(in.slot(s)));
+      }
+    }
+    if (!is_reduction(in.op)) {
+      if (reduction_writer[in.dst] >= 0) {
+        throw SpecError(detail::instr_path(i) + ".dst: register " + std::to_string(in.dst) +
+                        " holds the reduction of instrs[" +
+                        std::to_string(reduction_writer[in.dst]) +
+                        "]; an elementwise instruction cannot write it");
+      }
+      elem_written[in.dst] = true;
+    }
+  }
+  if (is_reduction(spec.instrs.back().op)) {
+    throw SpecError(detail::instr_path(spec.instrs.size() - 1) +
+                    ": the last instruction is the output and must be elementwise, not " +
+                    std::string(op_name(spec.instrs.back().op)));
+  }
+}
+
+/// validate() as a predicate, for tests and assertions.
+inline bool is_valid(const Spec& spec) {
+  try {
+    validate(spec);
+    return true;
+  } catch (const SpecError&) {
+    return false;
+  }
+}
+
+}  // namespace pypto::kernel
