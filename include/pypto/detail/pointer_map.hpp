@@ -1,7 +1,7 @@
 // pypto/detail/pointer_map.hpp — an open-addressing map from object addresses to small values.
 //
 // Implementation helper for per-call side tables (memo tables, binding numbers) keyed by node
-// identity. Linear probing in a power-of-two table at most half full; no erase, no iteration —
+// identity. Linear probing in a power-of-two table at most 3/4 full; no erase, no iteration —
 // addresses are looked up, never enumerated, so they cannot leak into anything observable.
 // Lookups and inserts are O(1) expected. (boost::unordered_flat_map would do, but its header
 // alone costs ~0.75 s of parsing in every TU that includes the structural engine.)
@@ -30,7 +30,7 @@ class PointerMap {
 
   /// Inserts `key -> value` unless present; returns the stored value and whether it was new.
   std::pair<V*, bool> insert(const void* key, V value) {
-    if (2 * (size_ + 1) > slots_.size()) grow();
+    if (4 * (size_ + 1) > 3 * slots_.size()) grow();  // at most 3/4 full
     for (std::size_t i = slot_of(key);; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.key == key) return {&s.value, false};

@@ -23,17 +23,27 @@ inline bool structural_equal(const ir::Node& a, const ir::Node& b,
                              bool enable_auto_mapping = false) {
   using detail::Mode;
   using detail::Projector;
-  // Optimistic pass: record a's records in visit order and check b's against them, position by
-  // position; children are numbered by position on both sides, so if every record matches, the
-  // two structures are identical. It streams through memory instead of probing a table. When
-  // the walks diverge (a difference, or sharing that differs between the sides), the canonical
-  // projection decides: both sides interned in one arena, equal iff same record number.
+  // Optimistic pass: walk both sides in lockstep, one node step each; every record b emits is
+  // compared with the record a emitted at the same position, and children are numbered by
+  // position on both sides, so if every record matches, the structures are identical. Records
+  // already compared are dropped, so memory stays at the walks' stacks and binding tables.
+  // When the walks diverge (a difference, or sharing that differs between the sides), the
+  // canonical projection decides: both sides interned in one arena, equal iff same number.
   {
     detail::Recording recording;
-    Projector<Mode::Record>(&recording, enable_auto_mapping).project(a);
+    Projector<Mode::Record> lhs(&recording, enable_auto_mapping);
+    Projector<Mode::Check> rhs(&recording, enable_auto_mapping);
     try {
-      Projector<Mode::Check> check(&recording, enable_auto_mapping);
-      if (check.project(b) + 1 == recording.count()) return true;
+      lhs.start(a);  // a root that is a leaf is recorded (and checked) at once
+      rhs.start(b);
+      while (true) {
+        const bool lhs_more = lhs.step();
+        const bool rhs_more = rhs.step();
+        if (lhs_more != rhs_more) throw detail::Diverged{};
+        if (rhs.cursor() == recording.count()) recording.drop_all();
+        if (!lhs_more) break;
+      }
+      if (lhs.result() == rhs.result() && rhs.cursor() == recording.count()) return true;
     } catch (const detail::Diverged&) {
     }
   }

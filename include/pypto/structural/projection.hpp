@@ -141,10 +141,18 @@ class Arena {
 /// side's i-th record is compared with the first side's i-th record (see compare.hpp).
 struct Recording {
   ::pypto::detail::PodStack<std::uint32_t> words;
-  ::pypto::detail::PodStack<std::uint32_t> offsets;
+  ::pypto::detail::PodStack<std::uint32_t> offsets;  ///< into words, for the kept records
+  std::size_t base = 0;  ///< number of the first kept record (earlier ones were dropped)
 
   Recording() { offsets.push_back(0); }
-  std::size_t count() const { return offsets.size() - 1; }
+  /// Records emitted so far, kept or dropped.
+  std::size_t count() const { return base + offsets.size() - 1; }
+  /// Forgets the kept records (numbers continue): a lockstep check no longer needs them.
+  void drop_all() {
+    base = count();
+    words.clear();
+    offsets.resize(1);
+  }
   std::size_t bytes() const { return words.capacity() * 4 + offsets.capacity() * 4; }
 };
 
@@ -405,6 +413,15 @@ class Projector {
 
   /// The record number (Intern) or hash of `root`, projected in a fresh root context.
   std::uint64_t project(const Node& root) {
+    start(root);
+    while (step()) {
+    }
+    return result();
+  }
+
+  /// The projection in steps, for walking two sides in lockstep: start, step until false
+  /// (each step enters or leaves one node), then result.
+  void start(const Node& root) {
     depth_ = 0;
     open_context();
     frames_.clear();
@@ -415,11 +432,23 @@ class Projector {
       value_events_[0] = kNoEvent;
     }
     push(&root, Position::Usual, kNoFrame, 0, 0, 1);
-    run();
+  }
+  bool step() {
+    if (frames_.empty()) return false;
+    const auto top = static_cast<std::uint32_t>(frames_.size() - 1);
+    if (!frames_[top].entered)
+      enter(top);
+    else
+      exit(top);
+    return true;
+  }
+  std::uint64_t result() {
     close_context();
     if constexpr (Trace) root_event_ = value_events_[0];
     return values_[0];
   }
+  /// Mode::Check: the number of the next record it expects.
+  std::size_t cursor() const { return cursor_; }
 
   /// Bytes held by the projector's tables (for the memory benchmark; the arena counts apart).
   std::size_t bytes() const {
@@ -520,8 +549,10 @@ class Projector {
         v = r.count() - 1;
       } else {
         const auto& r = *recording_;
-        if (cursor_ >= r.count() || r.offsets[cursor_ + 1] - r.offsets[cursor_] != n ||
-            std::memcmp(r.words.data() + r.offsets[cursor_], w, n * sizeof(std::uint32_t)) != 0)
+        if (cursor_ < r.base || cursor_ >= r.count()) throw Diverged{};
+        const std::size_t i = cursor_ - r.base;
+        if (r.offsets[i + 1] - r.offsets[i] != n ||
+            std::memcmp(r.words.data() + r.offsets[i], w, n * sizeof(std::uint32_t)) != 0)
           throw Diverged{};
         v = cursor_++;
       }
@@ -615,16 +646,6 @@ class Projector {
     }
     frames_.push_back(Frame(n, parent, ordinal, depth, slot, pos, Tag::Node));
     return true;
-  }
-
-  void run() {
-    while (!frames_.empty()) {
-      const auto top = static_cast<std::uint32_t>(frames_.size() - 1);
-      if (!frames_[top].entered)
-        enter(top);
-      else
-        exit(top);
-    }
   }
 
   /// Hashes (and, interning, writes) the node's scalars, then pushes its children: values
