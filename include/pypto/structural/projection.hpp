@@ -439,7 +439,7 @@ class Projector {
     if (!frames_[top].entered)
       enter(top);
     else
-      exit(top);
+      advance(top);
     return true;
   }
   std::uint64_t result() {
@@ -486,7 +486,9 @@ class Projector {
     std::uint32_t depth;
     std::uint32_t slot;                  ///< where the result goes in values_
     std::uint32_t first = 0, count = 0;  ///< the children's slots in values_
-    std::uint32_t word_begin = 0;        ///< the record's words in words_ (Intern)
+    std::uint32_t child_begin = 0;       ///< the children themselves in children_
+    std::uint32_t next = 0;              ///< the next child to resolve
+    std::uint32_t word_begin = 0;        ///< the record's words in words_
     std::uint32_t binding = 0;
     Position pos;
     Tag tag;
@@ -674,7 +676,7 @@ class Projector {
     if (f.node->kind() == NodeKind::Function)
       reserve_signature(static_cast<const ir::Function&>(*f.node));
     f.word_begin = static_cast<std::uint32_t>(words_.size());
-    children_.clear();
+    f.child_begin = static_cast<std::uint32_t>(children_.size());
     ScalarSink<kWords, kHash> sink{words_, children_};
     sink.word(header(f.node->kind(), f.tag));
     if (f.tag != Tag::Node) sink.word(f.binding);
@@ -688,17 +690,24 @@ class Projector {
       }
     }
     f.h = sink.h;
-    const auto first = static_cast<std::uint32_t>(values_.size());
-    const auto count = static_cast<std::uint32_t>(children_.size());
-    f.first = first;
-    f.count = count;
-    values_.resize(first + count);
-    if constexpr (Trace) value_events_.resize(first + count);
-    bool pending = false;
-    const std::uint32_t depth = f.depth + 1;
-    for (std::uint32_t i = count; i-- > 0;)  // may reallocate frames_ (f dangles)
-      pending |= push(children_[i].node, children_[i].pos, index, i, first + i, depth);
-    if (!pending) exit(index);  // every child resolved at once: finish without another round
+    f.first = static_cast<std::uint32_t>(values_.size());
+    f.count = static_cast<std::uint32_t>(children_.size()) - f.child_begin;
+    values_.resize(f.first + f.count);
+    if constexpr (Trace) value_events_.resize(f.first + f.count);
+    advance(index);
+  }
+
+  /// Resolves the frame's children in order until one needs a frame of its own (which is then
+  /// on top; this frame continues when it is done), or finishes the frame. Children are pushed
+  /// one at a time, so the frame stack is as deep as the IR, never as wide as a statement list.
+  void advance(std::uint32_t index) {
+    while (true) {
+      Frame& f = frames_[index];
+      if (f.next == f.count) return exit(index);
+      const std::uint32_t i = f.next++;
+      const Child c = children_[f.child_begin + i];
+      if (push(c.node, c.pos, index, i, f.first + i, f.depth + 1)) return;  // f may dangle now
+    }
   }
 
   /// All children are done: finish the record and hand it to the parent.
@@ -717,6 +726,7 @@ class Projector {
     if (f.tag == Tag::FreeNumbered || f.tag == Tag::Implicit)
       context().bindings.find(f.node)->ref_value = v;
     if (f.node->kind() == NodeKind::Function) close_context();
+    children_.resize(f.child_begin);
     values_.resize(f.first);
     if constexpr (Trace) value_events_.resize(f.first);
     set_value(f.slot, v, event);
