@@ -4,4 +4,9 @@
 
 #include "pypto/ir.hpp"
 #include "pypto/ir/op_registry.hpp"
+#include "pypto/kernel/canonicalize.hpp"
+#include "pypto/kernel/interpreter.hpp"
+#include "pypto/kernel/key.hpp"
+#include "pypto/kernel/serialize.hpp"
+#include "pypto/structural.hpp"
 #include "pypto/text/printer.hpp"

@@ -2,9 +2,23 @@
 // seed-004 counterexample to one-shot canonicalization (exprspec.md §1.8.1).
 #pragma once
 
+#include <doctest/doctest.h>
+
+#include <string>
 #include <vector>
 
 #include "pypto/kernel/spec.hpp"
+
+namespace doctest {
+template <>
+struct StringMaker<pypto::kernel::Spec> {
+  static String convert(const pypto::kernel::Spec& s) {
+    std::string text = "\n";
+    text += pypto::kernel::to_string(s);
+    return text.c_str();
+  }
+};
+}  // namespace doctest
 
 namespace pypto::test::kernel {
 
@@ -29,11 +43,10 @@ inline k::Spec softmax_like() {
   s.views = {{k::ViewKind::Linear, 0}, {k::ViewKind::RowReduceSum, 0}};
   s.runtime_scalars = {k::float_bits(0.5f)};
   s.num_regs = 5;
-  s.instrs = {k::unary(Op::RowMax, 4, k::input(0)),
-              k::binary(Op::Sub, 0, k::input(0), k::reduce_result(4)),
-              k::unary(Op::Exp, 1, k::reg(0)),
-              k::binary(Op::Mul, 2, k::reg(1), k::runtime_scalar(0)),
-              k::binary(Op::Div, 3, k::reg(2), k::input(1))};
+  s.instrs = {
+      k::unary(Op::RowMax, 4, k::input(0)), k::binary(Op::Sub, 0, k::input(0), k::reduce_result(4)),
+      k::unary(Op::Exp, 1, k::reg(0)), k::binary(Op::Mul, 2, k::reg(1), k::runtime_scalar(0)),
+      k::binary(Op::Div, 3, k::reg(2), k::input(1))};
   return s;
 }
 
@@ -54,8 +67,8 @@ inline k::Spec rope_like() {
 /// A mask with grid indices, select, broadcasts, a column reduction and constants.
 inline k::Spec masked_bias() {
   k::Spec s;
-  s.views = {{k::ViewKind::Linear, 0}, {k::ViewKind::RowBroadcast, 0},
-             {k::ViewKind::ColBroadcast, 0}};
+  s.views = {
+      {k::ViewKind::Linear, 0}, {k::ViewKind::RowBroadcast, 0}, {k::ViewKind::ColBroadcast, 0}};
   s.consts = {k::float_bits(-0.0f), k::float_bits(1.0f), k::float_bits(2.0f)};
   s.num_regs = 6;
   s.instrs = {k::unary(Op::ColSum, 5, k::input(0)),

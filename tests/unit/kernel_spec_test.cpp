@@ -86,10 +86,12 @@ TEST_CASE("kernel validate: each rule rejects with its field path") {
   CHECK(with([](k::Spec& s) { s.consts.resize(17); }) == "consts: 17 exceed the limit of 16");
   CHECK(with([](k::Spec& s) { s.runtime_scalars.resize(17); }) ==
         "runtime_scalars: 17 exceed the limit of 16");
-  CHECK(with([](k::Spec& s) { s.views[0] = {k::ViewKind::RowMod, 0}; }) ==
-        "views[0]: RowMod needs a param >= 1");
-  CHECK(with([](k::Spec& s) { s.views[0] = {k::ViewKind::Linear, 3}; }) ==
-        "views[0]: Linear takes no param (got 3)");
+  CHECK(with([](k::Spec& s) {
+          s.views[0] = {k::ViewKind::RowMod, 0};
+        }) == "views[0]: RowMod needs a param >= 1");
+  CHECK(with([](k::Spec& s) {
+          s.views[0] = {k::ViewKind::Linear, 3};
+        }) == "views[0]: Linear takes no param (got 3)");
   CHECK(with([](k::Spec& s) { s.views[0].kind = static_cast<k::ViewKind>(9); }) ==
         "views[0]: invalid view kind 9");
   CHECK(with([](k::Spec& s) { s.instrs[1].op = static_cast<Op>(200); }) ==
@@ -100,16 +102,18 @@ TEST_CASE("kernel validate: each rule rejects with its field path") {
         "instrs[2].b: Mul reads this slot, but it is None");
   CHECK(with([](k::Spec& s) { s.instrs[2].c = k::reg(0); }) ==
         "instrs[2].c: Mul uses 2 operand(s); this slot must be None, not Reg 0");
-  CHECK(with([](k::Spec& s) { s.instrs[2].b = {static_cast<k::OperandKind>(7), 0}; }) ==
-        "instrs[2].b: invalid operand kind 7");
+  CHECK(with([](k::Spec& s) {
+          s.instrs[2].b = {static_cast<k::OperandKind>(7), 0};
+        }) == "instrs[2].b: invalid operand kind 7");
   CHECK(with([](k::Spec& s) { s.instrs[2].b = k::input(1); }) ==
         "instrs[2].b: input 1 is out of range (1 available)");
   CHECK(with([](k::Spec& s) { s.instrs[2].b = k::constant(1); }) ==
         "instrs[2].b: constant 1 is out of range (1 available)");
   CHECK(with([](k::Spec& s) { s.instrs[2].b = k::runtime_scalar(0); }) ==
         "instrs[2].b: runtime scalar 0 is out of range (0 available)");
-  CHECK(with([](k::Spec& s) { s.instrs[2].b = {k::OperandKind::GridIndex, 3}; }) ==
-        "instrs[2].b: grid index 3 is not Row (0), Col (1) or Batch (2)");
+  CHECK(with([](k::Spec& s) {
+          s.instrs[2].b = {k::OperandKind::GridIndex, 3};
+        }) == "instrs[2].b: grid index 3 is not Row (0), Col (1) or Batch (2)");
   CHECK(with([](k::Spec& s) { s.instrs[2].b = k::reg(3); }) ==
         "instrs[2].b: register 3 holds the reduction of instrs[0]; read it as ReduceResult");
   CHECK(with([](k::Spec& s) { s.instrs[2].b = k::reduce_result(0); }) ==
@@ -121,8 +125,9 @@ TEST_CASE("kernel validate: each rule rejects with its field path") {
         "instruction cannot write it");
   CHECK(with([](k::Spec& s) {
           s.instrs.insert(s.instrs.begin() + 1, k::unary(Op::ColSum, 3, k::input(0)));
-        }) == "instrs[1].dst: register 3 already holds the reduction of instrs[0]; reduction "
-              "registers are written once");
+        }) ==
+        "instrs[1].dst: register 3 already holds the reduction of instrs[0]; reduction "
+        "registers are written once");
   CHECK(with([](k::Spec& s) { s.instrs.push_back(k::unary(Op::RowMax, 2, k::reg(1))); }) ==
         "instrs[3].a: register 1 is elementwise; a reduction cannot read it (reductions run "
         "first)");

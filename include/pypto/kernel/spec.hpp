@@ -35,11 +35,31 @@ inline constexpr std::size_t kMaxRuntimeScalars = 16;
 // ---- ops: one table holds every trait ---------------------------------------------------------
 
 enum class Op : std::uint8_t {
-  Mov, Neg, Abs, Exp, Log, Sqrt, Rsqrt, Tanh,          // unary
-  Add, Sub, Mul, Div, Max, Min,                        // binary arithmetic
-  Lt, Le, Gt, Ge, Eq, Ne,                              // compares: 1.0f or 0.0f
-  Select,                                              // a != 0 ? b : c
-  RowSum, RowMax, ColSum, ColMax,                      // reductions
+  Mov,
+  Neg,
+  Abs,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Tanh,  // unary
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Max,
+  Min,  // binary arithmetic
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,      // compares: 1.0f or 0.0f
+  Select,  // a != 0 ? b : c
+  RowSum,
+  RowMax,
+  ColSum,
+  ColMax,  // reductions
 };
 
 /// Elementwise, or a reduction over a row (a vector of `rows` values, broadcast along the
@@ -49,10 +69,10 @@ enum class OpClass : std::uint8_t { Elementwise, RowReduction, ColReduction };
 struct OpInfo {
   Op op;
   std::string_view name;
-  std::uint8_t arity;    // used operand slots: a, then b, then c
-  bool commutative;      // operands may be swapped (exact up to the NaN payload)
+  std::uint8_t arity;  // used operand slots: a, then b, then c
+  bool commutative;    // operands may be swapped (exact up to the NaN payload)
   OpClass cls;
-  bool host_foldable;    // IEEE-exact on the host and on an IEEE device (never transcendental)
+  bool host_foldable;  // IEEE-exact on the host and on an IEEE device (never transcendental)
 };
 
 inline constexpr std::array<OpInfo, 25> kOpTable = {{
@@ -187,7 +207,7 @@ inline constexpr std::uint8_t kViewKindCount = 9;
 
 constexpr std::string_view view_kind_name(ViewKind k) {
   constexpr std::array<std::string_view, kViewKindCount> names = {
-      "Linear", "RowBroadcast", "ColBroadcast", "RowMod", "RotateHalf",
+      "Linear",       "RowBroadcast", "ColBroadcast", "RowMod",      "RotateHalf",
       "RowReduceSum", "RowReduceMax", "ColReduceSum", "ColReduceMax"};
   return names[static_cast<std::size_t>(k)];
 }
@@ -213,6 +233,42 @@ struct Spec {
   std::uint8_t num_regs = 0;
   friend bool operator==(const Spec&, const Spec&) = default;
 };
+
+/// A one-line-per-instruction dump for diagnostics and test failures (not a stable format).
+inline std::string to_string(const Spec& s) {
+  constexpr char digits[] = "0123456789abcdef";
+  auto hex = [&](std::string& out, std::uint32_t v) {
+    out += " 0x";
+    for (int i = 7; i >= 0; --i) out += digits[(v >> (4 * i)) & 15];
+  };
+  std::string out = "Spec num_regs=";
+  out += std::to_string(s.num_regs);
+  out += " views=[";
+  for (const View& v : s.views) {
+    out += ' ';
+    out += view_kind_name(v.kind);
+    out += '(';
+    out += std::to_string(v.param);
+    out += ')';
+  }
+  out += " ] consts=[";
+  for (std::uint32_t c : s.consts) hex(out, c);
+  out += " ] runtime_scalars=[";
+  for (std::uint32_t c : s.runtime_scalars) hex(out, c);
+  out += " ]\n";
+  for (const Instr& in : s.instrs) {
+    out += "  r";
+    out += std::to_string(in.dst);
+    out += " = ";
+    out += op_name(in.op);
+    for (std::size_t i = 0; i < 3; ++i) {
+      out += i == 0 ? "(" : ", ";
+      out += to_string(in.slot(i));
+    }
+    out += ")\n";
+  }
+  return out;
+}
 
 constexpr std::uint32_t float_bits(float f) { return std::bit_cast<std::uint32_t>(f); }
 constexpr float bits_float(std::uint32_t u) { return std::bit_cast<float>(u); }

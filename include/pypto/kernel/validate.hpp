@@ -41,8 +41,14 @@ inline void check_operand(const Spec& spec, std::size_t i, std::size_t s, bool i
                           const std::array<bool, kMaxRegs>& elem_written,
                           const std::array<int, kMaxRegs>& reduction_writer) {
   const Operand& o = spec.instrs[i].slot(s);
-  const std::string where = instr_path(i) + "." + std::string(kSlotNames[s]) + ": ";
-  auto fail = [&](const std::string& what) { throw SpecError(where + what); };
+  // The message is built only on failure: validate() runs on every pass's input.
+  auto fail = [&](const std::string& what) {
+    std::string where = instr_path(i);
+    where += '.';
+    where += kSlotNames[s];
+    where += ": ";
+    throw SpecError(where + what);
+  };
   auto in_range = [&](std::size_t count, std::string_view noun) {
     if (o.index >= count) {
       fail(std::string(noun) + " " + std::to_string(o.index) + " is out of range (" +
@@ -69,12 +75,11 @@ inline void check_operand(const Spec& spec, std::size_t i, std::size_t s, bool i
       break;
     case OperandKind::Input: in_range(spec.views.size(), "input"); break;
     case OperandKind::Const: in_range(spec.consts.size(), "constant"); break;
-    case OperandKind::RuntimeScalar:
-      in_range(spec.runtime_scalars.size(), "runtime scalar");
-      break;
+    case OperandKind::RuntimeScalar: in_range(spec.runtime_scalars.size(), "runtime scalar"); break;
     case OperandKind::ReduceResult:
       in_range(spec.num_regs, "register");
-      if (reduction_writer[o.index] < 0 || static_cast<std::size_t>(reduction_writer[o.index]) >= i) {
+      if (reduction_writer[o.index] < 0 ||
+          static_cast<std::size_t>(reduction_writer[o.index]) >= i) {
         fail("ReduceResult " + std::to_string(o.index) +
              " names a register that no earlier reduction writes");
       }
@@ -84,8 +89,7 @@ inline void check_operand(const Spec& spec, std::size_t i, std::size_t s, bool i
         fail("grid index " + std::to_string(o.index) + " is not Row (0), Col (1) or Batch (2)");
       }
       break;
-    default:
-      fail("invalid operand kind " + std::to_string(static_cast<unsigned>(o.kind)));
+    default: fail("invalid operand kind " + std::to_string(static_cast<unsigned>(o.kind)));
   }
 }
 
@@ -109,16 +113,16 @@ inline void validate(const Spec& spec) {
 
   for (std::size_t v = 0; v < spec.views.size(); ++v) {
     const View& view = spec.views[v];
-    const std::string where = "views[" + std::to_string(v) + "]: ";
+    auto where = [v] { return "views[" + std::to_string(v) + "]: "; };
     if (static_cast<std::uint8_t>(view.kind) >= kViewKindCount) {
-      throw SpecError(where + "invalid view kind " +
+      throw SpecError(where() + "invalid view kind " +
                       std::to_string(static_cast<unsigned>(view.kind)));
     }
     if (view_has_param(view.kind) && view.param == 0) {
-      throw SpecError(where + std::string(view_kind_name(view.kind)) + " needs a param >= 1");
+      throw SpecError(where() + std::string(view_kind_name(view.kind)) + " needs a param >= 1");
     }
     if (!view_has_param(view.kind) && view.param != 0) {
-      throw SpecError(where + std::string(view_kind_name(view.kind)) + " takes no param (got " +
+      throw SpecError(where() + std::string(view_kind_name(view.kind)) + " takes no param (got " +
                       std::to_string(view.param) + ")");
     }
   }

@@ -1,0 +1,244 @@
+// pypto/kernel/fold.hpp — constant folding and algebraic simplification (seed 004 IR-A; issue
+// 7), IEEE-exact unless the caller opts into named unsafe rules.
+//
+// One forward walk over SsaForm. Each node's used operands are first substituted by earlier
+// results (a node that simplified to an operand is an alias of it), commutative operands
+// (Add, Mul, Eq, Ne) are put in a fixed order — by operand kind, then node index, or by bit
+// pattern for constants — and then the first matching rule applies:
+//
+//   rule (default: exact, exprspec.md §2.1)          | result
+//   all used operands Const, op host_foldable, no    | the folded constant (same code as the
+//     NaN operand or result, Max/Min not of two zeros|   interpreter; pooled by bits)
+//   Mov(x)                                           | x
+//   Neg(Neg(x))                                      | x
+//   Abs(Neg(x)), Abs(Abs(x))                         | Abs(x)
+//   x*1, 1*x, x/1, x-(+0), x+(-0), (-0)+x            | x
+//   (-0)-x                                           | Neg(x)
+//   Max(x,x), Min(x,x), Select(c,x,x)                | x
+//   Select(const c, x, y)                            | c != 0 ? x : y (NaN selects x)
+//   ------------------------------------------------ | ---------------------------------------
+//   NoSignedZeros: x+(+0), (+0)+x, x-(-0)            | x
+//   NoSignedZeros: (+0)-x                            | Neg(x)
+//   NoNaNs+NoInfs+NoSignedZeros: x*(±0), (±0)*x      | +0
+//   NoNaNs+NoInfs: x-x                               | +0
+//   Reassociate: (x+c1)+c2, (x*c1)*c2                | x+(c1+c2), x*(c1*c2) (no NaN/overflow
+//                                                    |   check: that is what the flag allows)
+//
+// Never folded: Exp, Log, Sqrt, Rsqrt, Tanh and Div of constants (device ULP differs from the
+// host's libm), reductions, RuntimeScalar operands (their values are not structure). A new
+// constant needs a free pool slot (kMaxConsts); without one the rule is skipped. The output
+// node is never turned into an alias: if it simplifies to an operand it becomes Mov(operand)
+// (dce.hpp drops a Mov of a register). O(instrs).
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "pypto/kernel/interpreter.hpp"
+#include "pypto/kernel/regalloc.hpp"
+#include "pypto/kernel/spec.hpp"
+#include "pypto/kernel/ssa.hpp"
+
+namespace pypto::kernel {
+
+/// Unsafe (not IEEE-exact) rewrites a target may allow; they enter the key (key.hpp).
+enum class FoldFlags : std::uint8_t {
+  None = 0,
+  NoNaNs = 1,         // assume no operand or result is NaN
+  NoInfs = 2,         // assume no operand or result is infinite
+  NoSignedZeros = 4,  // the sign of a zero does not matter
+  Reassociate = 8,    // (x op c1) op c2 may become x op (c1 op c2)
+};
+inline constexpr std::uint8_t kFoldFlagsMask = 15;
+
+constexpr FoldFlags operator|(FoldFlags a, FoldFlags b) {
+  return static_cast<FoldFlags>(static_cast<std::uint8_t>(a) | static_cast<std::uint8_t>(b));
+}
+/// True when every flag of `wanted` is set in `flags`.
+constexpr bool has(FoldFlags flags, FoldFlags wanted) {
+  return (static_cast<std::uint8_t>(flags) & static_cast<std::uint8_t>(wanted)) ==
+         static_cast<std::uint8_t>(wanted);
+}
+
+namespace detail {
+
+inline constexpr std::uint32_t kPlusZero = 0x00000000u;
+inline constexpr std::uint32_t kMinusZero = 0x80000000u;
+inline constexpr std::uint32_t kOne = 0x3f800000u;
+
+/// The pool index of `bits`, appending it when absent and there is room.
+inline std::optional<std::uint8_t> intern_const(SsaForm& f, std::uint32_t bits) {
+  for (std::size_t i = 0; i < f.consts.size(); ++i) {
+    if (f.consts[i] == bits) return static_cast<std::uint8_t>(i);
+  }
+  if (f.consts.size() >= kMaxConsts) return std::nullopt;
+  f.consts.push_back(bits);
+  return static_cast<std::uint8_t>(f.consts.size() - 1);
+}
+
+class Folder {
+ public:
+  Folder(SsaForm& f, FoldFlags flags) : f_(f), flags_(flags) {}
+
+  bool run() {
+    const std::size_t n = f_.nodes.size();
+    std::array<Operand, kMaxInstrs> alias{};  // kind None: no alias
+    bool changed = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      Node& node = f_.nodes[i];
+      const Node before = node;
+      for (std::size_t s = 0; s < arity(node.op); ++s) {
+        Operand& o = node.slot(s);
+        if (names_node(o) && alias[o.index].kind != OperandKind::None) o = alias[o.index];
+      }
+      if (!is_reduction(node.op)) {
+        // A rewrite may enable another rule on the same node (Sub -> Neg -> alias): repeat.
+        for (int round = 0; round < 4; ++round) {
+          order_commutative(f_, node);
+          const Node prev = node;
+          const std::optional<Operand> to = simplify(node);
+          if (!to) {
+            if (node == prev) break;
+            continue;
+          }
+          if (i + 1 < n) {
+            alias[i] = *to;
+            break;
+          }
+          if (node.op == Op::Mov && node.a == *to) break;
+          node = Node{Op::Mov, *to, {}, {}};
+        }
+      }
+      changed = changed || node != before || alias[i].kind != OperandKind::None;
+    }
+    return changed;
+  }
+
+ private:
+  bool is_const(const Operand& o, std::uint32_t bits) const {
+    return o.kind == OperandKind::Const && f_.consts[o.index] == bits;
+  }
+  std::optional<Operand> make_const(std::uint32_t bits) {
+    if (auto k = intern_const(f_, bits)) return constant(*k);
+    return std::nullopt;
+  }
+  const Node* def(const Operand& o) const {
+    return o.kind == OperandKind::Reg ? &f_.nodes[o.index] : nullptr;
+  }
+  bool flag(FoldFlags wanted) const { return has(flags_, wanted); }
+
+  /// An operand the node equals, or nullopt; may rewrite `node` in place instead.
+  std::optional<Operand> simplify(Node& node) {
+    const OpInfo& info = op_info(node.op);
+    if (auto c = fold_constants(node, info)) return c;
+    const Operand& a = node.a;
+    const Operand& b = node.b;
+    switch (node.op) {
+      case Op::Mov: return a;
+      case Op::Neg:
+        if (const Node* d = def(a); d && d->op == Op::Neg) return d->a;
+        break;
+      case Op::Abs:
+        if (const Node* d = def(a); d && (d->op == Op::Neg || d->op == Op::Abs)) {
+          node.a = d->a;
+          return std::nullopt;
+        }
+        break;
+      case Op::Mul:
+        if (is_const(b, kOne)) return a;
+        if (is_const(a, kOne)) return b;
+        if (flag(FoldFlags::NoNaNs | FoldFlags::NoInfs | FoldFlags::NoSignedZeros) &&
+            (is_const(a, kPlusZero) || is_const(a, kMinusZero) || is_const(b, kPlusZero) ||
+             is_const(b, kMinusZero))) {
+          return make_const(kPlusZero);
+        }
+        return reassociate(node);
+      case Op::Div:
+        if (is_const(b, kOne)) return a;
+        break;
+      case Op::Add:
+        if (is_const(b, kMinusZero)) return a;
+        if (is_const(a, kMinusZero)) return b;
+        if (flag(FoldFlags::NoSignedZeros)) {
+          if (is_const(b, kPlusZero)) return a;
+          if (is_const(a, kPlusZero)) return b;
+        }
+        return reassociate(node);
+      case Op::Sub:
+        if (is_const(b, kPlusZero)) return a;
+        if (flag(FoldFlags::NoSignedZeros) && is_const(b, kMinusZero)) return a;
+        if (is_const(a, kMinusZero) || (flag(FoldFlags::NoSignedZeros) && is_const(a, kPlusZero))) {
+          node = Node{Op::Neg, b, {}, {}};
+          return std::nullopt;
+        }
+        if (flag(FoldFlags::NoNaNs | FoldFlags::NoInfs) && a == b) return make_const(kPlusZero);
+        break;
+      case Op::Max:
+      case Op::Min:
+        if (a == b) return a;
+        break;
+      case Op::Select:
+        if (b == node.c) return b;
+        if (a.kind == OperandKind::Const)
+          return bits_float(f_.consts[a.index]) != 0.0f ? b : node.c;
+        break;
+      default: break;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Operand> fold_constants(const Node& node, const OpInfo& info) {
+    if (!info.host_foldable || node.op == Op::Mov) return std::nullopt;
+    std::array<float, 3> v{};
+    for (std::size_t s = 0; s < info.arity; ++s) {
+      const Operand& o = node.slot(s);
+      if (o.kind != OperandKind::Const) return std::nullopt;
+      v[s] = bits_float(f_.consts[o.index]);
+      if (std::isnan(v[s])) return std::nullopt;
+    }
+    if ((node.op == Op::Max || node.op == Op::Min) && v[0] == 0.0f && v[1] == 0.0f) {
+      return std::nullopt;  // which zero max(+0,-0) returns is target-dependent
+    }
+    const float r = apply_op(node.op, v[0], v[1], v[2]);
+    if (std::isnan(r)) return std::nullopt;
+    return make_const(float_bits(r));
+  }
+
+  /// Reassociate: (x op c1) op c2 -> x op (c1 op c2), for op in {Add, Mul}; rewrites in place.
+  std::optional<Operand> reassociate(Node& node) {
+    if (!flag(FoldFlags::Reassociate) || node.b.kind != OperandKind::Const) return std::nullopt;
+    const Node* d = def(node.a);
+    if (!d || d->op != node.op || d->b.kind != OperandKind::Const ||
+        d->a.kind == OperandKind::Const) {
+      return std::nullopt;
+    }
+    const float c = apply_op(node.op, bits_float(f_.consts[d->b.index]),
+                             bits_float(f_.consts[node.b.index]), 0.0f);
+    if (auto k = intern_const(f_, float_bits(c))) node = Node{node.op, d->a, constant(*k), {}};
+    return std::nullopt;
+  }
+
+  SsaForm& f_;
+  FoldFlags flags_;
+};
+
+}  // namespace detail
+
+/// One folding walk over the value form; true when anything changed.
+inline bool fold(SsaForm& f, FoldFlags flags = FoldFlags::None) {
+  return detail::Folder(f, flags).run();
+}
+
+/// The folding pass on a Spec (dead instructions stay; see dce.hpp).
+inline Spec fold_constants(const Spec& spec, FoldFlags flags = FoldFlags::None) {
+  SsaForm f = to_ssa(spec);
+  fold(f, flags);
+  return allocate(f);
+}
+
+}  // namespace pypto::kernel

@@ -1,0 +1,254 @@
+// pypto/kernel/interpreter.hpp — the reference semantics of a kernel Spec on real buffers
+// (seed 004's CPU engine; exprspec.md §3.3; issue 7), and a NaN-aware bit-exact comparator.
+//
+// evaluate(spec, inputs, grid) validates the spec and the buffer sizes, then runs two phases:
+//   1. reductions, in instruction order, and the reduction views, each into a vector (one value
+//      per row for row reductions, per column for column reductions). Sums run left to right
+//      (rows) or top to bottom (columns) starting from the first element; maxima start from the
+//      first element, so no identity value (-inf vs lowest(), seed 004's bug) is involved;
+//   2. the elementwise instructions, per element in row-major order, in instruction order.
+// It returns the output register of every element, rows*cols values in row-major order.
+//
+// Semantics: IEEE binary32, round to nearest, denormals kept. Max(a,b) = a < b ? b : a and
+// Min(a,b) = b < a ? b : a (std::max/std::min: order-sensitive for NaN and +-0). Compares yield
+// 1.0f or 0.0f. Select(a,b,c) = a != 0 ? b : c (a NaN condition selects b). Rsqrt = 1/sqrt.
+// Strictness: every arithmetic result passes through a volatile store, so no compiler may
+// contract a*b+c into an FMA or keep excess precision across instructions (g++ contracts across
+// statements under -ffp-contract=fast, its GNU-mode default); the cost is irrelevant for an
+// oracle. Transcendentals use <cmath> in float and are never folded (canonicalize.hpp).
+// O(rows*cols*instrs) time, O(rows + cols) extra space per reduction.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pypto/core/error.hpp"
+#include "pypto/kernel/spec.hpp"
+#include "pypto/kernel/validate.hpp"
+
+namespace pypto::kernel {
+
+/// The grid a kernel runs over; `batch` is the value of GridIndex Batch.
+struct Grid {
+  std::size_t rows = 1;
+  std::size_t cols = 1;
+  std::uint32_t batch = 0;
+};
+
+namespace detail {
+
+/// Forces a rounded binary32 value into memory: no FMA contraction, no excess precision.
+inline float strict(float x) {
+  volatile float v = x;
+  return v;
+}
+
+inline float apply_max(float a, float b) { return a < b ? b : a; }
+inline float apply_min(float a, float b) { return b < a ? b : a; }
+
+/// One elementwise op on already-read operand values.
+inline float apply_op(Op op, float a, float b, float c) {
+  switch (op) {
+    case Op::Mov: return a;
+    case Op::Neg: return -a;
+    case Op::Abs: return std::fabs(a);
+    case Op::Exp: return strict(std::exp(a));
+    case Op::Log: return strict(std::log(a));
+    case Op::Sqrt: return strict(std::sqrt(a));
+    case Op::Rsqrt: return strict(1.0f / strict(std::sqrt(a)));
+    case Op::Tanh: return strict(std::tanh(a));
+    case Op::Add: return strict(a + b);
+    case Op::Sub: return strict(a - b);
+    case Op::Mul: return strict(a * b);
+    case Op::Div: return strict(a / b);
+    case Op::Max: return apply_max(a, b);
+    case Op::Min: return apply_min(a, b);
+    case Op::Lt: return a < b ? 1.0f : 0.0f;
+    case Op::Le: return a <= b ? 1.0f : 0.0f;
+    case Op::Gt: return a > b ? 1.0f : 0.0f;
+    case Op::Ge: return a >= b ? 1.0f : 0.0f;
+    case Op::Eq: return a == b ? 1.0f : 0.0f;
+    case Op::Ne: return a != b ? 1.0f : 0.0f;
+    case Op::Select: return a != 0.0f ? b : c;
+    default: throw core::InternalError("apply_op called on a reduction");
+  }
+}
+
+inline std::size_t expected_input_size(const View& v, const Grid& g) {
+  switch (v.kind) {
+    case ViewKind::RowBroadcast: return g.cols;
+    case ViewKind::ColBroadcast: return g.rows;
+    case ViewKind::RowMod: return static_cast<std::size_t>(v.param) * g.cols;
+    default: return g.rows * g.cols;
+  }
+}
+
+class Evaluator {
+ public:
+  Evaluator(const Spec& spec, std::span<const std::span<const float>> inputs, Grid grid)
+      : spec_(spec), inputs_(inputs), grid_(grid) {}
+
+  std::vector<float> run() {
+    // Phase 1: reduction views, then reduction instructions in order.
+    view_vectors_.resize(spec_.views.size());
+    for (std::size_t v = 0; v < spec_.views.size(); ++v) reduce_view(v);
+    for (const Instr& in : spec_.instrs) {
+      if (!is_reduction(in.op)) continue;
+      const bool by_row = op_info(in.op).cls == OpClass::RowReduction;
+      const bool is_max = in.op == Op::RowMax || in.op == Op::ColMax;
+      std::vector<float>& out = reductions_[in.dst];
+      reduction_by_row_[in.dst] = by_row;
+      out.assign(by_row ? grid_.rows : grid_.cols, 0.0f);
+      const std::size_t outer = by_row ? grid_.rows : grid_.cols;
+      const std::size_t inner = by_row ? grid_.cols : grid_.rows;
+      for (std::size_t o = 0; o < outer; ++o) {
+        float acc = 0.0f;
+        for (std::size_t i = 0; i < inner; ++i) {
+          const std::size_t r = by_row ? o : i, c = by_row ? i : o;
+          const float x = read(in.a, r, c);
+          acc = i == 0 ? x : (is_max ? apply_max(acc, x) : strict(acc + x));
+        }
+        out[o] = acc;
+      }
+    }
+    // Phase 2: elementwise code per element.
+    std::vector<float> result(grid_.rows * grid_.cols);
+    const std::uint8_t out_reg = spec_.instrs.back().dst;
+    for (std::size_t r = 0; r < grid_.rows; ++r) {
+      for (std::size_t c = 0; c < grid_.cols; ++c) {
+        for (const Instr& in : spec_.instrs) {
+          if (is_reduction(in.op)) continue;
+          const std::uint8_t n = arity(in.op);
+          const float a = read(in.a, r, c);
+          const float b = n > 1 ? read(in.b, r, c) : 0.0f;
+          const float x = n > 2 ? read(in.c, r, c) : 0.0f;
+          regs_[in.dst] = apply_op(in.op, a, b, x);
+        }
+        result[r * grid_.cols + c] = regs_[out_reg];
+      }
+    }
+    return result;
+  }
+
+ private:
+  float input_at(std::size_t v, std::size_t r, std::size_t c) const {
+    const View& view = spec_.views[v];
+    const std::span<const float> in = inputs_[v];
+    const std::size_t cols = grid_.cols;
+    switch (view.kind) {
+      case ViewKind::Linear: return in[r * cols + c];
+      case ViewKind::RowBroadcast: return in[c];
+      case ViewKind::ColBroadcast: return in[r];
+      case ViewKind::RowMod: return in[(r % view.param) * cols + c];
+      case ViewKind::RotateHalf: {
+        const std::size_t p = view.param, off = c % (2 * p), base = c - off;
+        return off < p ? -in[r * cols + base + off + p] : in[r * cols + base + off - p];
+      }
+      case ViewKind::RowReduceSum:
+      case ViewKind::RowReduceMax: return view_vectors_[v][r];
+      default: return view_vectors_[v][c];  // column reduce views
+    }
+  }
+
+  void reduce_view(std::size_t v) {
+    const View& view = spec_.views[v];
+    const bool by_row = view.kind == ViewKind::RowReduceSum || view.kind == ViewKind::RowReduceMax;
+    const bool by_col = view.kind == ViewKind::ColReduceSum || view.kind == ViewKind::ColReduceMax;
+    if (!by_row && !by_col) return;
+    const bool is_max = view.kind == ViewKind::RowReduceMax || view.kind == ViewKind::ColReduceMax;
+    const std::size_t outer = by_row ? grid_.rows : grid_.cols;
+    const std::size_t inner = by_row ? grid_.cols : grid_.rows;
+    std::vector<float>& out = view_vectors_[v];
+    out.assign(outer, 0.0f);
+    for (std::size_t o = 0; o < outer; ++o) {
+      float acc = 0.0f;
+      for (std::size_t i = 0; i < inner; ++i) {
+        const std::size_t r = by_row ? o : i, c = by_row ? i : o;
+        const float x = inputs_[v][r * grid_.cols + c];
+        acc = i == 0 ? x : (is_max ? apply_max(acc, x) : strict(acc + x));
+      }
+      out[o] = acc;
+    }
+  }
+
+  float read(const Operand& o, std::size_t r, std::size_t c) const {
+    switch (o.kind) {
+      case OperandKind::Reg: return regs_[o.index];
+      case OperandKind::Input: return input_at(o.index, r, c);
+      case OperandKind::Const: return bits_float(spec_.consts[o.index]);
+      case OperandKind::RuntimeScalar: return bits_float(spec_.runtime_scalars[o.index]);
+      case OperandKind::ReduceResult:
+        return reductions_[o.index][reduction_by_row_[o.index] ? r : c];
+      case OperandKind::GridIndex:
+        if (o.index == 0) return static_cast<float>(r);
+        if (o.index == 1) return static_cast<float>(c);
+        return static_cast<float>(grid_.batch);
+      default: throw core::InternalError("read of an unused operand slot");
+    }
+  }
+
+  const Spec& spec_;
+  std::span<const std::span<const float>> inputs_;
+  Grid grid_;
+  std::array<float, kMaxRegs> regs_{};
+  std::array<std::vector<float>, kMaxRegs> reductions_;
+  std::array<bool, kMaxRegs> reduction_by_row_{};
+  std::vector<std::vector<float>> view_vectors_;
+};
+
+}  // namespace detail
+
+/// Runs `spec` on one buffer per input (in view order) over `grid`; returns rows*cols outputs.
+/// Throws SpecError for an invalid spec and core::ValueError for a grid or buffer that does not
+/// fit the views (the message names the input and the expected size).
+inline std::vector<float> evaluate(const Spec& spec, std::span<const std::span<const float>> inputs,
+                                   Grid grid) {
+  validate(spec);
+  if (grid.rows == 0 || grid.cols == 0) {
+    throw core::ValueError("evaluate: the grid must have at least one row and one column");
+  }
+  if (inputs.size() != spec.views.size()) {
+    throw core::ValueError("evaluate: the spec has " + std::to_string(spec.views.size()) +
+                           " inputs, " + std::to_string(inputs.size()) + " buffers were given");
+  }
+  for (std::size_t v = 0; v < inputs.size(); ++v) {
+    const View& view = spec.views[v];
+    const std::size_t want = detail::expected_input_size(view, grid);
+    if (inputs[v].size() != want) {
+      throw core::ValueError(
+          "evaluate: input " + std::to_string(v) + " (" + std::string(view_kind_name(view.kind)) +
+          ") needs " + std::to_string(want) + " values, got " + std::to_string(inputs[v].size()));
+    }
+    if (view.kind == ViewKind::RotateHalf && grid.cols % (2 * std::size_t{view.param}) != 0) {
+      throw core::ValueError("evaluate: input " + std::to_string(v) + " (RotateHalf " +
+                             std::to_string(view.param) + ") needs cols divisible by " +
+                             std::to_string(2 * std::size_t{view.param}) + ", got " +
+                             std::to_string(grid.cols));
+    }
+  }
+  return detail::Evaluator(spec, inputs, grid).run();
+}
+
+/// Bit equality, except that any NaN equals any NaN (payloads and signs of NaNs are not
+/// portable across devices; everything else, including the sign of zero, must match).
+inline bool same_float(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return float_bits(a) == float_bits(b);
+}
+
+/// Index of the first element where `a` and `b` differ under same_float, or -1 when equal
+/// (a size difference is a mismatch at the shorter size).
+inline std::ptrdiff_t first_mismatch(std::span<const float> a, std::span<const float> b) {
+  const std::size_t n = a.size() < b.size() ? a.size() : b.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!same_float(a[i], b[i])) return static_cast<std::ptrdiff_t>(i);
+  }
+  return a.size() == b.size() ? -1 : static_cast<std::ptrdiff_t>(n);
+}
+
+}  // namespace pypto::kernel

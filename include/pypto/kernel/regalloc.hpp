@@ -1,0 +1,89 @@
+// pypto/kernel/regalloc.hpp — liveness register allocation: SsaForm back to a Spec (seed 004
+// IR-B; issue 7).
+//
+// Straight-line live ranges form an interval graph, so a greedy walk in definition order that
+// always takes the lowest free register is optimal in register count and fully deterministic.
+// A value's register is freed after its last reader (a dst may reuse the register of an operand
+// that dies in the same instruction: operands are read before the dst is written); a value that
+// is never read is freed right after its definition. Elementwise values get [0, E); reduction
+// vectors get [E, E+R) in instruction order and are never reused (seed 004's pitfall 1: the two
+// classes must stay disjoint). This is also the renumbering: the same SsaForm always gives the
+// same bytes. Only used operand slots are rewritten (pitfall 2). Throws SpecError if the code
+// needs more than kMaxRegs registers (possible when CSE or folding lengthened live ranges).
+// O(instrs).
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pypto/kernel/spec.hpp"
+#include "pypto/kernel/ssa.hpp"
+#include "pypto/kernel/validate.hpp"
+
+namespace pypto::kernel {
+
+inline Spec allocate(const SsaForm& f) {
+  const std::size_t n = f.nodes.size();
+  // release_at[step]: values whose register is free from instruction `step` on.
+  std::array<std::uint8_t, kMaxInstrs + 1> last_use{};
+  for (std::size_t i = 0; i < n; ++i) last_use[i] = static_cast<std::uint8_t>(i + 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Node& node = f.nodes[i];
+    for (std::size_t s = 0; s < arity(node.op); ++s) {
+      const Operand& o = node.slot(s);
+      if (o.kind == OperandKind::Reg && last_use[o.index] < i) {
+        last_use[o.index] = static_cast<std::uint8_t>(i);
+      }
+    }
+  }
+  // A reader at step i frees at step i (reuse by i's own dst); unread values at def + 1.
+  std::array<std::uint64_t, kMaxInstrs + 2> release_mask{};  // bit v: value v frees here
+  for (std::size_t v = 0; v < n; ++v) {
+    if (!is_reduction(f.nodes[v].op)) release_mask[last_use[v]] |= std::uint64_t{1} << v;
+  }
+  std::array<std::uint8_t, kMaxInstrs> reg_of{};
+  std::uint64_t used = 0;  // registers in use (up to 64 during allocation)
+  std::size_t elem_regs = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::uint64_t m = release_mask[i]; m != 0; m &= m - 1) {
+      used &= ~(std::uint64_t{1} << reg_of[std::countr_zero(m)]);
+    }
+    if (is_reduction(f.nodes[i].op)) continue;
+    const auto r = static_cast<std::size_t>(std::countr_zero(~used));
+    reg_of[i] = static_cast<std::uint8_t>(r);
+    used |= std::uint64_t{1} << r;
+    if (r + 1 > elem_regs) elem_regs = r + 1;
+  }
+  std::size_t next = elem_regs;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (is_reduction(f.nodes[i].op)) reg_of[i] = static_cast<std::uint8_t>(next++);
+  }
+  if (next > kMaxRegs) {
+    throw SpecError("num_regs: the code needs " + std::to_string(next) +
+                    " registers after allocation, over the limit of " + std::to_string(kMaxRegs));
+  }
+  Spec out;
+  out.views = f.views;
+  out.consts = f.consts;
+  out.runtime_scalars = f.runtime_scalars;
+  out.num_regs = static_cast<std::uint8_t>(next);
+  out.instrs.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Node& node = f.nodes[i];
+    Instr in{node.op, reg_of[i], node.a, node.b, node.c};
+    for (std::size_t s = 0; s < arity(node.op); ++s) {
+      if (names_node(in.slot(s))) in.slot(s).index = reg_of[in.slot(s).index];
+    }
+    out.instrs.push_back(in);
+  }
+  return out;
+}
+
+/// The register allocation pass on a Spec: same instructions, fewest registers.
+inline Spec allocate_registers(const Spec& spec) { return allocate(to_ssa(spec)); }
+
+}  // namespace pypto::kernel

@@ -1,0 +1,78 @@
+// pypto/kernel/ssa.hpp — the value form the kernel passes work on (issue 7).
+//
+// A Spec names values by register, and registers are reused after allocation, so a pass that
+// keyed facts by register number would be wrong on allocated code (exprspec.md §1.8.2: seed
+// 004's fold kept `replace[r]` across a redefinition of r). Every pass therefore first converts
+// to SsaForm, where a Reg or ReduceResult operand's index is the position of the node that
+// defines the value, and only register allocation (regalloc.hpp) maps values back to
+// registers. Views, constants and runtime scalars are carried unchanged. The output is the last
+// node. to_ssa validates its input; it is O(instrs).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "pypto/kernel/spec.hpp"
+#include "pypto/kernel/validate.hpp"
+
+namespace pypto::kernel {
+
+struct Node {
+  Op op = Op::Mov;
+  Operand a, b, c;  // Reg / ReduceResult: index of the defining node
+  constexpr const Operand& slot(std::size_t i) const { return i == 0 ? a : (i == 1 ? b : c); }
+  constexpr Operand& slot(std::size_t i) { return i == 0 ? a : (i == 1 ? b : c); }
+  friend constexpr bool operator==(const Node&, const Node&) = default;
+};
+
+struct SsaForm {
+  std::vector<Node> nodes;  // output = nodes.back()
+  std::vector<View> views;
+  std::vector<std::uint32_t> consts;
+  std::vector<std::uint32_t> runtime_scalars;
+  friend bool operator==(const SsaForm&, const SsaForm&) = default;
+};
+
+/// True for operands that name a node (and so must be remapped when nodes move).
+constexpr bool names_node(const Operand& o) {
+  return o.kind == OperandKind::Reg || o.kind == OperandKind::ReduceResult;
+}
+
+/// The order of commutative operands (Add, Mul, Eq, Ne): kind first, then the node index or,
+/// for a constant, its bit pattern (so the order does not depend on pool positions).
+inline std::uint64_t operand_order(const SsaForm& f, const Operand& o) {
+  const std::uint64_t value = o.kind == OperandKind::Const ? f.consts[o.index] : o.index;
+  return (std::uint64_t{static_cast<std::uint8_t>(o.kind)} << 32) | value;
+}
+
+/// Puts the operands of a commutative node in operand_order (exact up to the NaN payload).
+inline void order_commutative(const SsaForm& f, Node& n) {
+  if (op_info(n.op).commutative && operand_order(f, n.b) < operand_order(f, n.a)) {
+    std::swap(n.a, n.b);
+  }
+}
+
+inline SsaForm to_ssa(const Spec& spec) {
+  validate(spec);
+  SsaForm f;
+  f.views = spec.views;
+  f.consts = spec.consts;
+  f.runtime_scalars = spec.runtime_scalars;
+  f.nodes.reserve(spec.instrs.size());
+  std::array<std::uint8_t, kMaxRegs> def{};  // register -> node defining its current value
+  for (std::size_t i = 0; i < spec.instrs.size(); ++i) {
+    const Instr& in = spec.instrs[i];
+    Node n{in.op, in.a, in.b, in.c};
+    for (std::size_t s = 0; s < arity(in.op); ++s) {
+      if (names_node(n.slot(s))) n.slot(s).index = def[n.slot(s).index];
+    }
+    def[in.dst] = static_cast<std::uint8_t>(i);
+    f.nodes.push_back(n);
+  }
+  return f;
+}
+
+}  // namespace pypto::kernel
