@@ -319,15 +319,16 @@ struct UnsupportedHere {
 /// The sink of the projection. In one pass over the fields it hashes (and, when interning,
 /// writes) the record's scalar words — a kChildWord where a child goes — and lists the
 /// children; their numbers (or hashes) are appended once they are projected.
-template <bool Words, bool Hash>
 struct ScalarSink {
   ::pypto::detail::PodStack<std::uint32_t>& words;
   ::pypto::detail::PodStack<Child>& children;
   std::uint64_t h = 0;
 
   void word(std::uint32_t w) {
-    if constexpr (Words) words.push_back(w);
-    if constexpr (Hash) h = mix(h, w);
+    // Every mode writes and hashes: one sink type keeps the 71-kind field walk instantiated
+    // once (it dominated compile time when each mode had its own), at ~2 instructions per word.
+    words.push_back(w);
+    h = mix(h, w);
   }
   void word64(std::uint64_t v) {
     word(static_cast<std::uint32_t>(v));
@@ -371,6 +372,11 @@ struct ScalarSink {
   void unsupported(const std::string& reason) { throw UnsupportedHere{reason}; }
 };
 
+/// The field walk of the projection, compiled once for all modes (not inlined into each).
+[[gnu::noinline]] inline void encode_scalars(const Node& node, ScalarSink& sink) {
+  encode_fields(node, sink);
+}
+
 // ---- the projector ----------------------------------------------------------------------------
 
 /// What a projection produces per node.
@@ -385,9 +391,6 @@ enum class Mode : std::uint8_t {
 /// its record and its children's visits, for first-mismatch diagnostics.
 template <Mode M, bool Trace = false>
 class Projector {
-  static constexpr bool kWords = M != Mode::Hash;
-  static constexpr bool kHash = M == Mode::Hash || M == Mode::Intern;
-
  public:
   /// One visit of a node: its record (number or hash) and its children's visits.
   struct Event {
@@ -530,6 +533,7 @@ class Projector {
                        std::uint32_t count) {
     if constexpr (M == Mode::Hash) {
       for (std::uint32_t i = 0; i < count; ++i) h = mix(h, children[i]);
+      words_.resize(begin);
       return core::hash_mix(h ^ count);
     } else {
       for (std::uint32_t i = 0; i < count; ++i) {
@@ -566,7 +570,7 @@ class Projector {
   /// A record without children: the header and one or two payload words.
   std::uint64_t leaf(NodeKind k, Tag t, std::uint64_t payload, bool wide) {
     const auto begin = static_cast<std::uint32_t>(words_.size());
-    ScalarSink<kWords, kHash> sink{words_, children_};
+    ScalarSink sink{words_, children_};
     sink.word(header(k, t));
     if (wide)
       sink.word64(payload);
@@ -677,14 +681,14 @@ class Projector {
       reserve_signature(static_cast<const ir::Function&>(*f.node));
     f.word_begin = static_cast<std::uint32_t>(words_.size());
     f.child_begin = static_cast<std::uint32_t>(children_.size());
-    ScalarSink<kWords, kHash> sink{words_, children_};
+    ScalarSink sink{words_, children_};
     sink.word(header(f.node->kind(), f.tag));
     if (f.tag != Tag::Node) sink.word(f.binding);
     if (f.tag == Tag::FreeNumbered) {
       sink.child(static_cast<const ir::Var&>(*f.node).type.get(), Position::Usual);
     } else {
       try {
-        encode_fields(*f.node, sink);
+        encode_scalars(*f.node, sink);
       } catch (const UnsupportedHere& u) {
         fail_unsupported(index, u.reason);
       }
