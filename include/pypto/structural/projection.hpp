@@ -322,12 +322,13 @@ struct UnsupportedHere {
 struct ScalarSink {
   ::pypto::detail::PodStack<std::uint32_t>& words;
   ::pypto::detail::PodStack<Child>& children;
+  bool keep_words = true;
   std::uint64_t h = 0;
 
   void word(std::uint32_t w) {
-    // Every mode writes and hashes: one sink type keeps the 71-kind field walk instantiated
-    // once (it dominated compile time when each mode had its own), at ~2 instructions per word.
-    words.push_back(w);
+    // One sink type for every mode keeps the 71-kind field walk instantiated once (one copy
+    // per mode dominated compile time); the hash-only mode just skips the words.
+    if (keep_words) words.push_back(w);
     h = mix(h, w);
   }
   void word64(std::uint64_t v) {
@@ -533,7 +534,6 @@ class Projector {
                        std::uint32_t count) {
     if constexpr (M == Mode::Hash) {
       for (std::uint32_t i = 0; i < count; ++i) h = mix(h, children[i]);
-      words_.resize(begin);
       return core::hash_mix(h ^ count);
     } else {
       for (std::uint32_t i = 0; i < count; ++i) {
@@ -570,7 +570,7 @@ class Projector {
   /// A record without children: the header and one or two payload words.
   std::uint64_t leaf(NodeKind k, Tag t, std::uint64_t payload, bool wide) {
     const auto begin = static_cast<std::uint32_t>(words_.size());
-    ScalarSink sink{words_, children_};
+    ScalarSink sink{words_, children_, M != Mode::Hash};
     sink.word(header(k, t));
     if (wide)
       sink.word64(payload);
@@ -681,7 +681,7 @@ class Projector {
       reserve_signature(static_cast<const ir::Function&>(*f.node));
     f.word_begin = static_cast<std::uint32_t>(words_.size());
     f.child_begin = static_cast<std::uint32_t>(children_.size());
-    ScalarSink sink{words_, children_};
+    ScalarSink sink{words_, children_, M != Mode::Hash};
     sink.word(header(f.node->kind(), f.tag));
     if (f.tag != Tag::Node) sink.word(f.binding);
     if (f.tag == Tag::FreeNumbered) {
