@@ -5,6 +5,7 @@
 #include "pypto/ir.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/kernel/canonicalize.hpp"
+#include "pypto/kernel/graph.hpp"
 #include "pypto/kernel/interpreter.hpp"
 #include "pypto/kernel/key.hpp"
 #include "pypto/kernel/serialize.hpp"

@@ -40,21 +40,19 @@ inline bool eliminate_common_subexpressions(SsaForm& f) {
   constexpr std::size_t kSlots = 2 * kMaxInstrs;  // load factor <= 1/2
   std::array<std::int8_t, kSlots> table;
   table.fill(-1);
-  std::array<std::uint64_t, kMaxInstrs> packed{};
-  std::array<Operand, kMaxInstrs> alias{};
+  std::array<std::uint64_t, kMaxInstrs> packed;  // written before it is read
+  detail::AliasTable alias{};
   const std::size_t n = f.nodes.size();
   bool changed = false;
   for (std::size_t i = 0; i < n; ++i) {
-    Node& node = f.nodes[i];
-    const Node before = node;
-    for (std::size_t s = 0; s < arity(node.op); ++s) {
-      Operand& o = node.slot(s);
-      if (names_node(o) && alias[o.index].kind != OperandKind::None) o = alias[o.index];
-    }
+    const Node before = f.nodes[i];  // a local copy: see fold.hpp
+    Node node = before;
+    detail::substitute_aliases(node, alias);
     order_commutative(f, node);
-    packed[i] = detail::pack_node(node);
-    std::size_t slot = static_cast<std::size_t>(core::hash_mix(packed[i])) % kSlots;
-    while (table[slot] >= 0 && packed[static_cast<std::size_t>(table[slot])] != packed[i]) {
+    const std::uint64_t key = detail::pack_node(node);
+    packed[i] = key;
+    std::size_t slot = static_cast<std::size_t>(core::hash_mix(key)) % kSlots;
+    while (table[slot] >= 0 && packed[static_cast<std::size_t>(table[slot])] != key) {
       slot = (slot + 1) % kSlots;
     }
     if (table[slot] < 0) {
@@ -62,13 +60,16 @@ inline bool eliminate_common_subexpressions(SsaForm& f) {
     } else {
       const auto first = static_cast<std::uint8_t>(table[slot]);
       if (i + 1 < n) {
-        alias[i] = is_reduction(node.op) ? reduce_result(first) : reg(first);
+        alias[i] = detail::node_is_reduction(node.op) ? reduce_result(first) : reg(first);
       } else {
         node = Node{Op::Mov, reg(first), {}, {}};
       }
       changed = true;
     }
-    changed = changed || node != before;
+    if (node != before) {
+      f.nodes[i] = node;
+      changed = true;
+    }
   }
   return changed;
 }

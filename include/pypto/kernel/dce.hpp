@@ -33,7 +33,7 @@ inline bool eliminate_dead_code(SsaForm& f) {
   for (std::size_t i = out + 1; i-- > 0;) {
     if (!live[i]) continue;
     const Node& node = f.nodes[i];
-    for (std::size_t s = 0; s < arity(node.op); ++s) {
+    for (std::size_t s = 0; s < detail::node_arity(node.op); ++s) {
       if (names_node(node.slot(s))) live[node.slot(s).index] = true;
     }
   }
@@ -48,7 +48,7 @@ inline bool eliminate_dead_code(SsaForm& f) {
   for (std::size_t i = 0; i <= out; ++i) {
     if (!live[i]) continue;
     Node node = f.nodes[i];
-    for (std::size_t s = 0; s < arity(node.op); ++s) {
+    for (std::size_t s = 0; s < detail::node_arity(node.op); ++s) {
       if (names_node(node.slot(s))) node.slot(s).index = new_index[node.slot(s).index];
     }
     new_index[i] = static_cast<std::uint8_t>(kept);
@@ -65,7 +65,7 @@ inline bool compact_constants(SsaForm& f) {
   std::size_t size = 0;
   bool changed = false;
   for (Node& node : f.nodes) {
-    for (std::size_t s = 0; s < arity(node.op); ++s) {
+    for (std::size_t s = 0; s < detail::node_arity(node.op); ++s) {
       Operand& o = node.slot(s);
       if (o.kind != OperandKind::Const) continue;
       const std::uint32_t bits = f.consts[o.index];

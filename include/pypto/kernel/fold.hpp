@@ -87,16 +87,15 @@ class Folder {
 
   bool run() {
     const std::size_t n = f_.nodes.size();
-    std::array<Operand, kMaxInstrs> alias{};  // kind None: no alias
+    AliasTable alias{};  // kind None: no alias
     bool changed = false;
     for (std::size_t i = 0; i < n; ++i) {
-      Node& node = f_.nodes[i];
-      const Node before = node;
-      for (std::size_t s = 0; s < arity(node.op); ++s) {
-        Operand& o = node.slot(s);
-        if (names_node(o) && alias[o.index].kind != OperandKind::None) o = alias[o.index];
-      }
-      if (!is_reduction(node.op)) {
+      // Work on a copy: writes through the byte-sized fields of a node in the vector would
+      // make the compiler reload everything else after each of them.
+      const Node before = f_.nodes[i];
+      Node node = before;
+      substitute_aliases(node, alias);
+      if (!node_is_reduction(node.op)) {
         // A rewrite may enable another rule on the same node (Sub -> Neg -> alias): repeat.
         for (int round = 0; round < 4; ++round) {
           order_commutative(f_, node);
@@ -108,13 +107,17 @@ class Folder {
           }
           if (i + 1 < n) {
             alias[i] = *to;
+            changed = true;
             break;
           }
           if (node.op == Op::Mov && node.a == *to) break;
           node = Node{Op::Mov, *to, {}, {}};
         }
       }
-      changed = changed || node != before || alias[i].kind != OperandKind::None;
+      if (node != before) {
+        f_.nodes[i] = node;
+        changed = true;
+      }
     }
     return changed;
   }
@@ -193,7 +196,9 @@ class Folder {
   }
 
   std::optional<Operand> fold_constants(const Node& node, const OpInfo& info) {
-    if (!info.host_foldable || node.op == Op::Mov) return std::nullopt;
+    if (!info.host_foldable || node.op == Op::Mov || node.a.kind != OperandKind::Const) {
+      return std::nullopt;
+    }
     std::array<float, 3> v{};
     for (std::size_t s = 0; s < info.arity; ++s) {
       const Operand& o = node.slot(s);

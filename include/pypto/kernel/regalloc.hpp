@@ -33,7 +33,7 @@ inline Spec allocate(const SsaForm& f) {
   for (std::size_t i = 0; i < n; ++i) last_use[i] = static_cast<std::uint8_t>(i + 1);
   for (std::size_t i = 0; i < n; ++i) {
     const Node& node = f.nodes[i];
-    for (std::size_t s = 0; s < arity(node.op); ++s) {
+    for (std::size_t s = 0; s < detail::node_arity(node.op); ++s) {
       const Operand& o = node.slot(s);
       if (o.kind == OperandKind::Reg && last_use[o.index] < i) {
         last_use[o.index] = static_cast<std::uint8_t>(i);
@@ -43,7 +43,8 @@ inline Spec allocate(const SsaForm& f) {
   // A reader at step i frees at step i (reuse by i's own dst); unread values at def + 1.
   std::array<std::uint64_t, kMaxInstrs + 2> release_mask{};  // bit v: value v frees here
   for (std::size_t v = 0; v < n; ++v) {
-    if (!is_reduction(f.nodes[v].op)) release_mask[last_use[v]] |= std::uint64_t{1} << v;
+    if (!detail::node_is_reduction(f.nodes[v].op))
+      release_mask[last_use[v]] |= std::uint64_t{1} << v;
   }
   std::array<std::uint8_t, kMaxInstrs> reg_of{};
   std::uint64_t used = 0;  // registers in use (up to 64 during allocation)
@@ -52,7 +53,7 @@ inline Spec allocate(const SsaForm& f) {
     for (std::uint64_t m = release_mask[i]; m != 0; m &= m - 1) {
       used &= ~(std::uint64_t{1} << reg_of[std::countr_zero(m)]);
     }
-    if (is_reduction(f.nodes[i].op)) continue;
+    if (detail::node_is_reduction(f.nodes[i].op)) continue;
     const auto r = static_cast<std::size_t>(std::countr_zero(~used));
     reg_of[i] = static_cast<std::uint8_t>(r);
     used |= std::uint64_t{1} << r;
@@ -60,7 +61,7 @@ inline Spec allocate(const SsaForm& f) {
   }
   std::size_t next = elem_regs;
   for (std::size_t i = 0; i < n; ++i) {
-    if (is_reduction(f.nodes[i].op)) reg_of[i] = static_cast<std::uint8_t>(next++);
+    if (detail::node_is_reduction(f.nodes[i].op)) reg_of[i] = static_cast<std::uint8_t>(next++);
   }
   if (next > kMaxRegs) {
     throw SpecError("num_regs: the code needs " + std::to_string(next) +
@@ -75,7 +76,7 @@ inline Spec allocate(const SsaForm& f) {
   for (std::size_t i = 0; i < n; ++i) {
     const Node& node = f.nodes[i];
     Instr in{node.op, reg_of[i], node.a, node.b, node.c};
-    for (std::size_t s = 0; s < arity(node.op); ++s) {
+    for (std::size_t s = 0; s < detail::node_arity(node.op); ++s) {
       if (names_node(in.slot(s))) in.slot(s).index = reg_of[in.slot(s).index];
     }
     out.instrs.push_back(in);

@@ -41,6 +41,55 @@ constexpr bool names_node(const Operand& o) {
   return o.kind == OperandKind::Reg || o.kind == OperandKind::ReduceResult;
 }
 
+namespace detail {
+
+/// Byte tables of the op traits the passes read per node (kOpTable rows are 40 bytes).
+struct OpTraitBytes {
+  std::array<std::uint8_t, kOpCount> arity{};
+  std::array<bool, kOpCount> commutative{};
+  std::array<bool, kOpCount> reduction{};
+};
+
+consteval OpTraitBytes make_op_trait_bytes() {
+  OpTraitBytes t;
+  for (std::size_t i = 0; i < kOpCount; ++i) {
+    t.arity[i] = kOpTable[i].arity;
+    t.commutative[i] = kOpTable[i].commutative;
+    t.reduction[i] = kOpTable[i].cls != OpClass::Elementwise;
+  }
+  return t;
+}
+inline constexpr OpTraitBytes kOpTraitBytes = make_op_trait_bytes();
+
+constexpr std::uint8_t node_arity(Op op) {
+  return kOpTraitBytes.arity[static_cast<std::size_t>(op)];
+}
+constexpr bool node_commutative(Op op) {
+  return kOpTraitBytes.commutative[static_cast<std::size_t>(op)];
+}
+constexpr bool node_is_reduction(Op op) {
+  return kOpTraitBytes.reduction[static_cast<std::size_t>(op)];
+}
+
+/// Node -> the operand it is an alias of (kind None: no alias), for the forward walks.
+using AliasTable = std::array<Operand, kMaxInstrs>;
+
+/// Replaces the used operands of `n` that name an aliased node by the alias.
+inline void substitute_aliases(Node& n, const AliasTable& alias) {
+  auto sub = [&alias](Operand& o) {
+    if (o.kind == OperandKind::Reg || o.kind == OperandKind::ReduceResult) {
+      const Operand to = alias[o.index];
+      if (to.kind != OperandKind::None) o = to;
+    }
+  };
+  const std::uint8_t ar = node_arity(n.op);
+  if (ar > 0) sub(n.a);
+  if (ar > 1) sub(n.b);
+  if (ar > 2) sub(n.c);
+}
+
+}  // namespace detail
+
 /// The order of commutative operands (Add, Mul, Eq, Ne): kind first, then the node index or,
 /// for a constant, its bit pattern (so the order does not depend on pool positions).
 inline std::uint64_t operand_order(const SsaForm& f, const Operand& o) {
@@ -50,7 +99,7 @@ inline std::uint64_t operand_order(const SsaForm& f, const Operand& o) {
 
 /// Puts the operands of a commutative node in operand_order (exact up to the NaN payload).
 inline void order_commutative(const SsaForm& f, Node& n) {
-  if (op_info(n.op).commutative && operand_order(f, n.b) < operand_order(f, n.a)) {
+  if (detail::node_commutative(n.op) && operand_order(f, n.b) < operand_order(f, n.a)) {
     std::swap(n.a, n.b);
   }
 }
