@@ -47,9 +47,9 @@ inline bool eliminate_common_subexpressions(SsaForm& f) {
   for (std::size_t i = 0; i < n; ++i) {
     const Node before = f.nodes[i];  // a local copy: see fold.hpp
     Node node = before;
-    detail::substitute_aliases(node, alias);
-    order_commutative(f, node);
-    const std::uint64_t key = detail::pack_node(node);
+    bool dirty = detail::substitute_aliases(node, alias);
+    dirty |= detail::order_commutative_swapped(f, node);
+    const std::uint64_t key = detail::node_bits(node);  // probe order only
     packed[i] = key;
     std::size_t slot = static_cast<std::size_t>(core::hash_mix(key)) % kSlots;
     while (table[slot] >= 0 && packed[static_cast<std::size_t>(table[slot])] != key) {
@@ -63,10 +63,11 @@ inline bool eliminate_common_subexpressions(SsaForm& f) {
         alias[i] = detail::node_is_reduction(node.op) ? reduce_result(first) : reg(first);
       } else {
         node = Node{Op::Mov, reg(first), {}, {}};
+        dirty = true;
       }
       changed = true;
     }
-    if (node != before) {
+    if (dirty && !detail::same_node(node, before)) {
       f.nodes[i] = node;
       changed = true;
     }

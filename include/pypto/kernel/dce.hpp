@@ -30,18 +30,16 @@ inline bool eliminate_dead_code(SsaForm& f) {
   }
   std::array<bool, kMaxInstrs> live{};
   live[out] = true;
+  std::size_t n_live = 0;  // live nodes in [0, out]: each is visited once below
   for (std::size_t i = out + 1; i-- > 0;) {
     if (!live[i]) continue;
+    ++n_live;
     const Node& node = f.nodes[i];
     for (std::size_t s = 0; s < detail::node_arity(node.op); ++s) {
       if (names_node(node.slot(s))) live[node.slot(s).index] = true;
     }
   }
-  if (out + 1 == f.nodes.size()) {
-    std::size_t n_live = 0;
-    for (std::size_t i = 0; i <= out; ++i) n_live += live[i] ? 1 : 0;
-    if (n_live == f.nodes.size()) return false;  // the common case of later rounds
-  }
+  if (n_live == f.nodes.size()) return false;  // all live (so out is last): later rounds
   // Compact in place: live nodes keep their order, readers follow their operands' moves.
   std::array<std::uint8_t, kMaxInstrs> new_index{};
   std::size_t kept = 0;

@@ -91,18 +91,21 @@ class Folder {
     bool changed = false;
     for (std::size_t i = 0; i < n; ++i) {
       // Work on a copy: writes through the byte-sized fields of a node in the vector would
-      // make the compiler reload everything else after each of them.
+      // make the compiler reload everything else after each of them. `dirty` tracks whether
+      // any step touched the copy, so the exact comparison with `before` runs only then.
       const Node before = f_.nodes[i];
       Node node = before;
-      substitute_aliases(node, alias);
+      bool dirty = substitute_aliases(node, alias);
       if (!node_is_reduction(node.op)) {
         // A rewrite may enable another rule on the same node (Sub -> Neg -> alias): repeat.
         for (int round = 0; round < 4; ++round) {
-          order_commutative(f_, node);
+          dirty |= order_commutative_swapped(f_, node);
           const Node prev = node;
+          rewrote_ = false;
           const std::optional<Operand> to = simplify(node);
           if (!to) {
-            if (node == prev) break;
+            if (!rewrote_ || same_node(node, prev)) break;
+            dirty = true;
             continue;
           }
           if (i + 1 < n) {
@@ -110,11 +113,12 @@ class Folder {
             changed = true;
             break;
           }
-          if (node.op == Op::Mov && node.a == *to) break;
+          if (node.op == Op::Mov && same_operand(node.a, *to)) break;
           node = Node{Op::Mov, *to, {}, {}};
+          dirty = true;
         }
       }
-      if (node != before) {
+      if (dirty && !same_node(node, before)) {
         f_.nodes[i] = node;
         changed = true;
       }
@@ -149,6 +153,7 @@ class Folder {
       case Op::Abs:
         if (const Node* d = def(a); d && (d->op == Op::Neg || d->op == Op::Abs)) {
           node.a = d->a;
+          rewrote_ = true;
           return std::nullopt;
         }
         break;
@@ -177,16 +182,18 @@ class Folder {
         if (flag(FoldFlags::NoSignedZeros) && is_const(b, kMinusZero)) return a;
         if (is_const(a, kMinusZero) || (flag(FoldFlags::NoSignedZeros) && is_const(a, kPlusZero))) {
           node = Node{Op::Neg, b, {}, {}};
+          rewrote_ = true;
           return std::nullopt;
         }
-        if (flag(FoldFlags::NoNaNs | FoldFlags::NoInfs) && a == b) return make_const(kPlusZero);
+        if (flag(FoldFlags::NoNaNs | FoldFlags::NoInfs) && same_operand(a, b))
+          return make_const(kPlusZero);
         break;
       case Op::Max:
       case Op::Min:
-        if (a == b) return a;
+        if (same_operand(a, b)) return a;
         break;
       case Op::Select:
-        if (b == node.c) return b;
+        if (same_operand(b, node.c)) return b;
         if (a.kind == OperandKind::Const)
           return bits_float(f_.consts[a.index]) != 0.0f ? b : node.c;
         break;
@@ -224,12 +231,16 @@ class Folder {
     }
     const float c = apply_op(node.op, bits_float(f_.consts[d->b.index]),
                              bits_float(f_.consts[node.b.index]), 0.0f);
-    if (auto k = intern_const(f_, float_bits(c))) node = Node{node.op, d->a, constant(*k), {}};
+    if (auto k = intern_const(f_, float_bits(c))) {
+      node = Node{node.op, d->a, constant(*k), {}};
+      rewrote_ = true;
+    }
     return std::nullopt;
   }
 
   SsaForm& f_;
   FoldFlags flags_;
+  bool rewrote_ = false;  // simplify() rewrote the node in place
 };
 
 }  // namespace detail

@@ -72,14 +72,15 @@ inline Spec allocate(const SsaForm& f) {
   out.consts = f.consts;
   out.runtime_scalars = f.runtime_scalars;
   out.num_regs = static_cast<std::uint8_t>(next);
-  out.instrs.reserve(n);
+  out.instrs.resize(n);
+  Instr* const dst = out.instrs.data();
   for (std::size_t i = 0; i < n; ++i) {
     const Node& node = f.nodes[i];
     Instr in{node.op, reg_of[i], node.a, node.b, node.c};
     for (std::size_t s = 0; s < detail::node_arity(node.op); ++s) {
       if (names_node(in.slot(s))) in.slot(s).index = reg_of[in.slot(s).index];
     }
-    out.instrs.push_back(in);
+    dst[i] = in;
   }
   return out;
 }

@@ -10,8 +10,11 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -71,21 +74,42 @@ constexpr bool node_is_reduction(Op op) {
   return kOpTraitBytes.reduction[static_cast<std::size_t>(op)];
 }
 
+static_assert(sizeof(Operand) == 2 && sizeof(Node) == 7 && std::is_trivially_copyable_v<Node>,
+              "Node is seven bytes without padding: its bytes are its value");
+
+/// The bytes of a node as one word (host byte order). Equal words <=> equal nodes, since every
+/// field is a byte; for equality tests and hashing within a process, never for stable output.
+inline std::uint64_t node_bits(const Node& n) {
+  std::uint64_t w = 0;
+  std::memcpy(&w, &n, sizeof(Node));
+  return w;
+}
+inline bool same_node(const Node& x, const Node& y) { return node_bits(x) == node_bits(y); }
+inline bool same_operand(const Operand& x, const Operand& y) {
+  return std::bit_cast<std::uint16_t>(x) == std::bit_cast<std::uint16_t>(y);
+}
+
 /// Node -> the operand it is an alias of (kind None: no alias), for the forward walks.
 using AliasTable = std::array<Operand, kMaxInstrs>;
 
-/// Replaces the used operands of `n` that name an aliased node by the alias.
-inline void substitute_aliases(Node& n, const AliasTable& alias) {
-  auto sub = [&alias](Operand& o) {
+/// Replaces the used operands of `n` that name an aliased node by the alias; true when any
+/// was replaced (an alias never names its own node, so a replacement changes the operand).
+inline bool substitute_aliases(Node& n, const AliasTable& alias) {
+  bool replaced = false;
+  auto sub = [&alias, &replaced](Operand& o) {
     if (o.kind == OperandKind::Reg || o.kind == OperandKind::ReduceResult) {
       const Operand to = alias[o.index];
-      if (to.kind != OperandKind::None) o = to;
+      if (to.kind != OperandKind::None) {
+        o = to;
+        replaced = true;
+      }
     }
   };
   const std::uint8_t ar = node_arity(n.op);
   if (ar > 0) sub(n.a);
   if (ar > 1) sub(n.b);
   if (ar > 2) sub(n.c);
+  return replaced;
 }
 
 }  // namespace detail
@@ -97,11 +121,20 @@ inline std::uint64_t operand_order(const SsaForm& f, const Operand& o) {
   return (std::uint64_t{static_cast<std::uint8_t>(o.kind)} << 32) | value;
 }
 
+namespace detail {
+/// order_commutative, reporting whether it swapped (operands of different order differ).
+inline bool order_commutative_swapped(const SsaForm& f, Node& n) {
+  if (node_commutative(n.op) && operand_order(f, n.b) < operand_order(f, n.a)) {
+    std::swap(n.a, n.b);
+    return true;
+  }
+  return false;
+}
+}  // namespace detail
+
 /// Puts the operands of a commutative node in operand_order (exact up to the NaN payload).
 inline void order_commutative(const SsaForm& f, Node& n) {
-  if (detail::node_commutative(n.op) && operand_order(f, n.b) < operand_order(f, n.a)) {
-    std::swap(n.a, n.b);
-  }
+  detail::order_commutative_swapped(f, n);
 }
 
 inline SsaForm to_ssa(const Spec& spec) {

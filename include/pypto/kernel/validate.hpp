@@ -35,11 +35,22 @@ class SpecError : public core::ValueError {
 
 namespace detail {
 
+consteval std::array<std::uint8_t, kOpCount> make_op_arity() {
+  std::array<std::uint8_t, kOpCount> t{};
+  for (std::size_t i = 0; i < kOpCount; ++i) t[i] = kOpTable[i].arity;
+  return t;
+}
+/// The arity column of kOpTable as bytes (a kOpTable row is 40 bytes).
+inline constexpr std::array<std::uint8_t, kOpCount> kOpArity = make_op_arity();
+
 inline std::string instr_path(std::size_t i) { return "instrs[" + std::to_string(i) + "]"; }
 
-inline void check_operand(const Spec& spec, std::size_t i, std::size_t s, bool in_reduction,
-                          const std::array<bool, kMaxRegs>& elem_written,
-                          const std::array<int, kMaxRegs>& reduction_writer) {
+/// Builds the message for an operand the fast check in validate() rejected, and throws (it also
+/// re-checks, so it returns normally for a valid operand). Out of line: never on the hot path.
+[[gnu::cold, gnu::noinline]] inline void check_operand(
+    const Spec& spec, std::size_t i, std::size_t s, bool in_reduction,
+    const std::array<bool, kMaxRegs>& elem_written,
+    const std::array<int, kMaxRegs>& reduction_writer) {
   const Operand& o = spec.instrs[i].slot(s);
   // The message is built only on failure: validate() runs on every pass's input.
   auto fail = [&](const std::string& what) {
@@ -152,14 +163,38 @@ inline void validate(const Spec& spec) {
   }
 
   // Pass 2: operands in order, with the elementwise registers written so far.
+  // The checks are inline and branch only on failure, where check_operand (out of line)
+  // repeats them to name the first broken rule.
   std::array<bool, kMaxRegs> elem_written{};
+  const std::size_t num_regs = spec.num_regs;
+  const std::size_t num_inputs = spec.views.size();
+  const std::size_t num_consts = spec.consts.size();
+  const std::size_t num_scalars = spec.runtime_scalars.size();
   for (std::size_t i = 0; i < spec.instrs.size(); ++i) {
     const Instr& in = spec.instrs[i];
-    const std::size_t used = arity(in.op);
+    const std::size_t used = detail::kOpArity[static_cast<std::size_t>(in.op)];
+    const bool reduction = is_reduction(in.op);
     for (std::size_t s = 0; s < 3; ++s) {
+      const Operand o = in.slot(s);
       if (s < used) {
-        detail::check_operand(spec, i, s, is_reduction(in.op), elem_written, reduction_writer);
-      } else if (in.slot(s).kind != OperandKind::None) {
+        bool ok = false;
+        switch (o.kind) {
+          case OperandKind::Reg:
+            ok = o.index < num_regs && !reduction && reduction_writer[o.index] < 0 &&
+                 elem_written[o.index];
+            break;
+          case OperandKind::Input: ok = o.index < num_inputs; break;
+          case OperandKind::Const: ok = o.index < num_consts; break;
+          case OperandKind::RuntimeScalar: ok = o.index < num_scalars; break;
+          case OperandKind::ReduceResult:
+            ok = o.index < num_regs && reduction_writer[o.index] >= 0 &&
+                 static_cast<std::size_t>(reduction_writer[o.index]) < i;
+            break;
+          case OperandKind::GridIndex: ok = o.index <= 2; break;
+          default: break;
+        }
+        if (!ok) detail::check_operand(spec, i, s, reduction, elem_written, reduction_writer);
+      } else if (o.kind != OperandKind::None) {
         throw SpecError(detail::instr_path(i) + "." + std::string(kSlotNames[s]) + ": " +
                         std::string(op_name(in.op)) + " uses " + std::to_string(used) +
                         " operand(s); this slot must be None, not " + to_string(in.slot(s)));
