@@ -16,27 +16,13 @@
 
 #include "pypto/kernel/interpreter.hpp"
 #include "pypto/kernel/spec.hpp"
+#include "test_rng.hpp"
 
 namespace pypto::test::kernel {
 
 namespace k = pypto::kernel;
 
-class SplitMix64 {
- public:
-  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  /// Uniform enough in [0, n) for test generation (n > 0).
-  std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(next() % n); }
-  bool chance(std::uint32_t percent) { return below(100) < percent; }
-
- private:
-  std::uint64_t state_;
-};
+using pypto::test::SplitMix64;
 
 inline constexpr std::array<std::uint32_t, 16> kSpecialBits = {
     0x00000000u,  // +0

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "pypto/ir.hpp"
+#include "test_rng.hpp"
 
 namespace pypto::test::rir {
 
@@ -39,29 +40,7 @@ using core::DataType;
 
 // ---- PRNG -------------------------------------------------------------------------------------
 
-class SplitMix64 {
- public:
-  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  /// Uniform-enough in [0, n) (modulo bias is irrelevant here); 0 when n == 0.
-  std::uint64_t below(std::uint64_t n) { return n == 0 ? 0 : next() % n; }
-  std::int64_t range(std::int64_t lo, std::int64_t hi) {  // inclusive
-    return lo + static_cast<std::int64_t>(below(static_cast<std::uint64_t>(hi - lo + 1)));
-  }
-  bool chance(unsigned percent) { return below(100) < percent; }
-  template <class T>
-  const T& pick(const std::vector<T>& v) {
-    return v[below(v.size())];
-  }
-
- private:
-  std::uint64_t state_;
-};
+using pypto::test::SplitMix64;
 
 // ---- free variables shared by generated programs ----------------------------------------------
 
