@@ -662,14 +662,6 @@ class Projector {
     Frame& f = frames_[index];
     f.entered = true;
     if (f.depth > kMaxNesting) fail_nesting(index);
-    if (f.tag == Tag::Node && f.node->use_count() > 1) {
-      // A sibling projected the same shared node since this frame was pushed.
-      if (const Memo* m = context().memo.find(f.node)) {
-        set_value(f.slot, m->value, add_event(f.node, f.pos, Tag::Node, m->value, 0, m->event));
-        frames_.pop_back();
-        return;
-      }
-    }
     if (f.tag == Tag::Def) {
       Context& ctx = context();
       auto [binding, fresh] =
