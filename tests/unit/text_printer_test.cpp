@@ -186,7 +186,7 @@ ProgramRef statements_program() {
       seq({loop, wloop, plain_while, seq({par, unr}), pip, rt_auto, rt_manual, ret({acc_rv, w})}),
       FunctionType::Orchestration);
 
-  // Function-level details: a trailing yield is a return, func_attr, level/role overrides.
+  // Function-level details: a yield stays a yield (not a return), func_attr, level/role.
   auto q = var("q", index);
   auto helper = Function::make(
       "helper", {{q}}, {index}, seq({yield({q})}), FunctionType::InCore,
@@ -211,10 +211,11 @@ class Stmts:
     @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CORE_GROUP, role=pl.Role.Orchestrator)
     def helper(self, q: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
         pl.func_attr({"cache_policy": "hot", "split2": pl.SplitMode.UP_DOWN})
-        return q
+        pl.yield_(q)
 
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, x: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> tuple[pl.Tensor[[64], pl.FP32], pl.Tensor[[64], pl.FP32]]:
+        flag__FREE_VAR: pl.Scalar[pl.BOOL]
         for i, (acc,) in pl.range(n, init_values=(x,)):
             # double the carry
             # (twice)
@@ -227,19 +228,22 @@ class Stmts:
         for (c,) in pl.while_(init_values=(0,)):
             pl.cond(c < n)
             if c > 8:
-                break
+                with pl._dump.stmt():
+                    break
             c_1: pl.Scalar[pl.INDEX] = c + 1
             if c_1 == 3:
-                continue
+                with pl._dump.stmt():
+                    continue
             c_rv: pl.Scalar[pl.INDEX] = pl.yield_(c_1)
         while flag__FREE_VAR:
-            pl.system.barrier()
-        for j in pl.parallel(2, n):
-            pl.debug.touch(j)
-        for k in pl.unroll(0, 8, 2):
-            pl.debug.touch(k)
+            pl._dump.call(pl.system.barrier, type=pl.Scalar[pl.BOOL])
+        with pl._dump.seq():
+            for j in pl.parallel(2, n):
+                pl._dump.call(pl.debug.touch, j, type=pl.Scalar[pl.INDEX])
+            for k in pl.unroll(0, 8, 2):
+                pl._dump.call(pl.debug.touch, k, type=pl.Scalar[pl.INDEX])
         for l in pl.pipeline(pl.const(0, pl.INT64), pl.const(16, pl.INT64), pl.const(1, pl.INT64), stage=2, attrs={"unroll_hint": True}):
-            pl.debug.touch(l)
+            pl._dump.call(pl.debug.touch, l, type=pl.Scalar[pl.INDEX])
         with pl.scope():
             with pl.at(level=pl.Level.CORE_GROUP, name_hint="fused", optimizations=[pl.split(pl.SplitMode.UP_DOWN)], attrs={"cache": "bypass"}):
                 w: pl.Tensor[[64], pl.FP32] = pl.tensor.mul(x, x)
@@ -249,9 +253,9 @@ class Stmts:
                 pass
         with pl.scope(mode=pl.ScopeMode.MANUAL):
             with pl.spmd(4, sync_start=True, attrs={"tag": 7}):
-                pl.debug.touch(n)
+                pl._dump.call(pl.debug.touch, n, type=pl.Scalar[pl.INDEX])
             for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT, name_hint="halves"):
-                pl.debug.touch(aiv_id)
+                pl._dump.call(pl.debug.touch, aiv_id, type=pl.Scalar[pl.INDEX])
         return acc_rv, w
 
     @pl.function
@@ -267,7 +271,7 @@ TEST_CASE("printer: a scope ending a loop body passes the loop's return var to i
   auto s0 = IterArg::make("s", index, idx(0));
   auto loop = ForStmt::make(
       i, idx(0), idx(4), idx(1), {s0},
-      RuntimeScopeStmt::make(seq({assign(s1, Add::make(s0, i)), yield({s1})})), {s_rv});
+      seq({RuntimeScopeStmt::make(seq({assign(s1, Add::make(s0, i)), yield({s1})}))}), {s_rv});
   CHECK(print(loop) == R"(for i, (s,) in pl.range(4, init_values=(0,)):
     with pl.scope():
         s_1: pl.Scalar[pl.INDEX] = s + i
@@ -371,10 +375,10 @@ class Shapes:
     @pl.function(type=pl.FunctionType.AIV)
     def kernel(self, a: pl.Tensor[[N, 128], pl.FP16, pl.TensorView(valid_shape=[N, 100])], M: pl.Scalar[pl.INDEX], g: pl.Tensor[[16, 16], pl.FP32, pl.MemRef("mem_ddr_0", 64, 1024)], o: pl.InOut[pl.Tensor[[N * 2, M], pl.FP32]]) -> pl.Tensor[[N * 2, M], pl.FP32]:
         N_1: pl.Scalar[pl.INDEX] = N + M
-        mem_vec_0: pl.Ptr = pl.tile.alloc()
+        mem_vec_0: pl.Ptr = pl._dump.call(pl.tile.alloc, type=pl.Ptr)
         slot: pl.Scalar[pl.INDEX] = 1
-        t: pl.Tile[[16, 16], pl.FP32, pl.MemRef(mem_vec_0, pl.const(0, pl.INT64), 2048, pinned=True, slots=2, slot_index=slot), pl.Mem.Vec] = pl.tile.load(g, [0, 0], [16, 16])
-        ctx: pld.CommCtx = pld.comm.context()
+        t: pl.Tile[[16, 16], pl.FP32, pl.MemRef(mem_vec_0, pl.const(0, pl.INT64), 2048, pinned=True, slots=2, slot_index=slot), pl.Mem.Vec] = pl._dump.call(pl.tile.load, g, [0, 0], [16, 16], type=pl.Tile[[16, 16], pl.FP32, pl.MemRef(mem_vec_0, pl.const(0, pl.INT64), 2048, pinned=True, slots=2, slot_index=slot), pl.Mem.Vec])
+        ctx: pld.CommCtx = pl._dump.call(pld.comm.context, type=pld.CommCtx)
         return o
 )");
 }
@@ -510,23 +514,33 @@ TEST_CASE("printer: calls, kwargs and attrs of every value type") {
       {"target_memory", MemorySpace::Left}, {"name", "it's"}, {"clamp", true}, {"scale", 2.0}};
   CHECK(
       print(call("tile.load", {x, tuple({idx(0)}), tuple({i})}, t, kwargs, attrs)) ==
-      R"(pl.tile.load(x, [0], [i], target_memory=pl.Mem.Left, name='it\'s', clamp=True, scale=2.0, )"
+      R"(pl._dump.call(pl.tile.load, x, [0], [i], target_memory=pl.Mem.Left, name='it\'s', clamp=True, scale=2.0, )"
       R"(attrs={"int": -4, "flag": True, "off": False, "text": "say \"hi\"\n\\ 'q'", "ratio": 0.25, )"
       R"("inf": pl._dump.float64("7ff0000000000000"), "dtype": pl.BF16, "mode": pl.SplitMode.UP_DOWN, )"
       R"("space": pl.Mem.Vec, "dir": pl.adir.output_existing, "expr": i + 1, "list": [1, "two", [pl.INT8]], )"
-      R"("cookie": pl._dump.opaque("HostCookie")}))");
-  // Op names: `pl.` prefix, except `pld.`; a keyword leaf gets `_`.
+      R"("cookie": pl._dump.opaque("HostCookie")}, type=pl.Tensor[[8], pl.FP32]))");
+  // A call whose type the op's rule derives prints plainly; an expression attr that is a
+  // literal is written pl.const (a bare 1 would read back as an integer attr).
+  auto tile = TileType::make(DataType::FP32, {idx(8)});
+  auto y = var("y", tile);
+  CHECK(print(call("tile.add", {y, y}, tile, {}, {{"e", idx(1)}, {"i", 1}})) ==
+        R"(pl.tile.add(y, y, attrs={"e": pl.const(1, pl.INDEX), "i": 1}))");
+  // Op names: `pl.` prefix, except `pld.`; a keyword leaf gets `_`. These ops are not in the
+  // standard registry, so their recorded types are written out.
   auto boolean = scalar(DataType::BOOL);
-  CHECK(print(call("tile.and", {x, x}, t)) == "pl.tile.and_(x, x)");
+  CHECK(print(call("tile.and", {x, x}, t)) ==
+        "pl._dump.call(pl.tile.and_, x, x, type=pl.Tensor[[8], pl.FP32])");
   CHECK(print(call("pld.system.notify", {x, i}, UnknownType::make(), {{"op", 1}})) ==
-        "pld.system.notify(x, i, op=1)");
-  CHECK(print(call("system.barrier", {}, boolean)) == "pl.system.barrier()");
+        "pl._dump.call(pld.system.notify, x, i, op=1, type=pl._dump.Unknown)");
+  CHECK(print(call("system.barrier", {}, boolean)) ==
+        "pl._dump.call(pl.system.barrier, type=pl.Scalar[pl.BOOL])");
   // Tuples, element access, a call's element.
   auto pair = var("pair", TupleType::make({t, index}));
   CHECK(print(TupleGetItem::make(pair, 1)) == "pair[1]");
   CHECK(print(tuple({i, idx(2)})) == "[i, 2]");
   CHECK(print(TupleGetItem::make(call("tensor.split", {x}, TupleType::make({t, t})), 0)) ==
-        "pl.tensor.split(x)[0]");
+        "pl._dump.call(pl.tensor.split, x, type=pl.Tuple[pl.Tensor[[8], pl.FP32], "
+        "pl.Tensor[[8], pl.FP32]])[0]");
   // A function call outside a program, and a memref expression.
   CHECK(print(Call::make(GlobalVar::make("k"), {x}, t, {}, {{"core_num", 4}})) ==
         R"(k(x, attrs={"core_num": 4}))");
@@ -665,17 +679,20 @@ TEST_CASE("printer: deep statement, type and attribute nesting are ValueErrors, 
       print(EvalStmt::make(call("debug.touch", {}, UnknownType::make(), {}, {{"deep", list}}))),
       core::ValueError);
   // 400 nested ifs print: one line per level plus the break.
-  StmtRef ok = BreakStmt::make();
-  for (int i = 0; i < 400; ++i) ok = IfStmt::make(cond, ok);
+  StmtRef ok = seq({BreakStmt::make()});
+  for (int i = 0; i < 400; ++i) ok = seq({IfStmt::make(cond, ok)});
   const std::string text = print(ok);
   CHECK(std::count(text.begin(), text.end(), '\n') == 401);
 }
 
-TEST_CASE("printer: 300,000 nested SeqStmts print (they do not indent the text)") {
+TEST_CASE("printer: nested SeqStmts keep their structure; 300,000 of them are a ValueError") {
   auto n = var("n", scalar(DataType::INDEX));
   StmtRef s = EvalStmt::make(n);
+  for (int i = 0; i < 2; ++i) s = seq({s});
+  CHECK(print(s) == "with pl._dump.seq():\n    n\n");
   for (int i = 0; i < 300'000; ++i) s = seq({s});
-  CHECK(print(s) == "n\n");
+  CHECK_THROWS_WITH_AS(print(s), doctest::Contains("nests deeper than 512 levels"),
+                       core::ValueError);
 }
 
 TEST_CASE("printer: a 100,000-deep call chain prints callees first") {

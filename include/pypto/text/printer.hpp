@@ -39,11 +39,16 @@
 #include "pypto/core/identifier.hpp"
 #include "pypto/core/limits.hpp"
 #include "pypto/ir.hpp"
+#include "pypto/structural/compare.hpp"
+#include "pypto/text/call_types.hpp"
 
 namespace pypto::text {
 
 struct PrintOptions {
   bool concise = false;  ///< drop the `: T` annotations of assignments and single-var yields
+  /// The ops whose type rules the parser applies; a call whose recorded type differs from its
+  /// rule's is written `pl._dump.call(..., type=T)`. Null means ir::standard_op_registry().
+  const ir::OpRegistry* ops = nullptr;
 };
 
 namespace detail {
@@ -305,6 +310,7 @@ struct ScopeFacts {
   std::set<const ir::Var*> body_defs;              // membership only
   std::vector<const ir::Var*> vars;                // every Var reached, in walk order
   std::vector<const ir::Var*> free_shape_symbols;  // unbound Vars in type dims, walk order
+  std::set<const ir::Var*> memref_bases;           // membership only
 
   bool bound(const ir::Var* v) const { return params.count(v) || body_defs.count(v); }
 };
@@ -318,6 +324,7 @@ inline ScopeFacts analyze(const ir::Node& root) {
       (is_param ? f.params : f.body_defs).insert(&v);
     });
     if (const auto* v = ir::as<ir::Var>(&n)) f.vars.push_back(v);
+    if (const auto* m = ir::as<ir::MemRef>(&n)) f.memref_bases.insert(m->base.get());
     for (const ir::Expr* dim : dimension_exprs(n))
       ir::for_each_node(ir::NodeRef(dim), [&](const ir::Node& d) {
         const auto* v = ir::as<ir::Var>(&d);
@@ -393,7 +400,6 @@ inline std::vector<const ir::Function*> function_order(const ir::Program& p) {
 /// Where a statement sits, for the statements whose spelling depends on it (yields).
 struct StmtContext {
   const std::vector<ir::VarRef>* return_vars = nullptr;  ///< last stmt of a body binding these
-  bool in_function_body = false;  ///< directly in a function body: a yield is a `return`
 };
 
 class Printer {
@@ -402,6 +408,7 @@ class Printer {
 
   std::string program(const ir::Program& p) {
     in_program_ = true;
+    for (const auto& e : p.functions) returns_[e.name] = e.function->return_types;
     const auto order = function_order(p);
     std::vector<ScopeFacts> facts;
     for (const ir::Function* f : order) facts.push_back(analyze(*f));
@@ -418,10 +425,14 @@ class Printer {
     std::string head = "# pypto.program: " + name + "\nimport pypto.language as pl\n";
     if (uses_pld_) head += "import pypto.language.distributed as pld\n";
     head += '\n';
-    std::vector<std::string> dyn_names;
-    for (const ir::Var* v : dyn_order_) dyn_names.push_back(*dyn_.find(*v));
+    std::vector<std::pair<std::string, const ir::Var*>> dyn_names;
+    for (const ir::Var* v : dyn_order_) dyn_names.emplace_back(*dyn_.find(*v), v);
     std::sort(dyn_names.begin(), dyn_names.end());
-    for (const auto& n : dyn_names) head += n + " = pl.dynamic(" + quote(n) + ")\n";
+    for (const auto& [n, v] : dyn_names) {
+      const auto* st = ir::as<ir::ScalarType>(v->type.get());
+      const bool index = st && st->dtype == core::DataType::INDEX;
+      head += n + " = pl.dynamic(" + quote(n) + (index || !st ? "" : ", " + dtype(st->dtype)) + ")\n";
+    }
     if (!dyn_names.empty()) head += '\n';
     head += "@pl.program\nclass " + name + ":\n";
     return head + out_;
@@ -437,7 +448,10 @@ class Printer {
 
   std::string statement(const ir::Stmt& s) {
     enter_scope(analyze(s), /*in_function=*/false);
-    block(s, {});
+    if (const auto* seq = ir::as<ir::SeqStmts>(&s))
+      items(seq->stmts, {});
+    else
+      one(s, {});
     return out_;
   }
 
@@ -555,10 +569,11 @@ class Printer {
     line(signature(f));
     ++indent_;
     if (std::string attrs = func_attrs(f); !attrs.empty()) line(attrs);
+    declare_free_vars();
     if (f.requires_runtime_binding || !f.body)
       line("...");
     else
-      block(*f.body, {nullptr, /*in_function_body=*/true});
+      body(*f.body, {});
     --indent_;
   }
 
@@ -610,53 +625,73 @@ class Printer {
 
   // ---- statements ----
 
-  /// Leaves of `s` in order, looking through nested SeqStmts (iteratively: they may nest
-  /// arbitrarily deep); a SeqStmts with comments is kept as a marker so its comments print
-  /// where it starts.
-  static void flatten(const ir::Stmt& s, std::vector<const ir::Stmt*>& out) {
-    std::vector<const ir::Stmt*> pending{&s};
-    while (!pending.empty()) {
-      const ir::Stmt* next = pending.back();
-      pending.pop_back();
-      const auto* seq = ir::as<ir::SeqStmts>(next);
-      if (!seq) {
-        out.push_back(next);
-        continue;
-      }
-      if (!seq->leading_comments.empty()) out.push_back(seq);
-      for (auto it = seq->stmts.rbegin(); it != seq->stmts.rend(); ++it)
-        pending.push_back(it->get());
+  /// Prints a body slot at the current indent. A slot normally holds a SeqStmts (the parser
+  /// makes every block one); a lone statement is marked `with pl._dump.stmt():` so that the
+  /// text reads back as the same structure.
+  void body(const ir::Stmt& b, StmtContext ctx) {
+    if (const auto* seq = ir::as<ir::SeqStmts>(&b)) {
+      comments(*seq);
+      return items(seq->stmts, ctx);
     }
-  }
-
-  /// Prints a body at the current indent; `pass` when it has no statement. The last statement
-  /// gets `ctx.return_vars`; every statement gets `ctx.in_function_body`.
-  void block(const ir::Stmt& body, StmtContext ctx, bool pass_if_empty = true) {
-    std::vector<const ir::Stmt*> items;
-    flatten(body, items);
-    std::size_t last = items.size();
-    for (std::size_t i = 0; i < items.size(); ++i)
-      if (!ir::isa<ir::SeqStmts>(*items[i])) last = i;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      comments(*items[i]);
-      if (ir::isa<ir::SeqStmts>(*items[i])) continue;
-      StmtContext here = ctx;
-      if (i != last) here.return_vars = nullptr;
-      ir::visit_stmt(*items[i], [&](const auto& n) {
-        static_assert(
-            requires { this->stmt(n, here); },
-            "pypto::text: the printer has no stmt() overload for this statement kind");
-        stmt(n, here);
-      });
-    }
-    if (last == items.size() && pass_if_empty) line("pass");
-  }
-
-  void nested(const ir::Stmt& body, StmtContext ctx, bool pass_if_empty = true) {
+    line("with pl._dump.stmt():");
     const Nesting level(depth_);
     ++indent_;
-    block(body, ctx, pass_if_empty);
+    one(b, ctx);
     --indent_;
+  }
+
+  /// The statements of a sequence; `pass` for none. The last one gets `ctx.return_vars`; a
+  /// SeqStmts nested in the sequence is `with pl._dump.seq():`.
+  void items(const std::vector<ir::StmtRef>& stmts, StmtContext ctx, bool pass_if_empty = true) {
+    for (std::size_t i = 0; i < stmts.size(); ++i) {
+      StmtContext here = ctx;
+      if (i + 1 != stmts.size()) here.return_vars = nullptr;
+      one(*stmts[i], here);
+    }
+    if (stmts.empty() && pass_if_empty) line("pass");
+  }
+
+  void one(const ir::Stmt& s, StmtContext ctx) {
+    comments(s);
+    ir::visit_stmt(s, [&](const auto& n) {
+      static_assert(
+          requires { this->stmt(n, ctx); },
+          "pypto::text: the printer has no stmt() overload for this statement kind");
+      stmt(n, ctx);
+    });
+  }
+
+  void nested(const ir::Stmt& b, StmtContext ctx) {
+    const Nesting level(depth_);
+    ++indent_;
+    body(b, ctx);
+    --indent_;
+  }
+
+  /// `x: T` lines for the function's free variables that are not Scalar[INDEX] (the parser's
+  /// default for an undeclared `x__FREE_VAR`).
+  void declare_free_vars() {
+    std::set<std::string> done;
+    for (const ir::Var* v : facts_.vars) {
+      if (facts_.bound(v) || is_dynamic_symbol(*v) || is_index_scalar(*v->type) ||
+          facts_.memref_bases.count(v))
+        continue;
+      std::string name = var_name(*v);
+      if (done.insert(name).second) line(name + ": " + type(*v->type));
+    }
+  }
+
+  static bool is_index_scalar(const ir::Type& t) {
+    const auto* st = ir::as<ir::ScalarType>(&t);
+    return st && st->dtype == core::DataType::INDEX;
+  }
+
+  /// `x: T` before a binding whose text does not carry its type (a loop variable or sub-block
+  /// index that is not Scalar[INDEX], an iter_arg typed unlike its initial value).
+  void declare(const ir::Var& v, const ir::Type* implied) {
+    const bool same = implied ? structural::structural_equal(ir::TypeRef(implied), v.type)
+                              : is_index_scalar(*v.type);
+    if (!same) line(var_name(v) + ": " + type(*v.type));
   }
 
   void stmt(const ir::AssignStmt& s, const StmtContext&) {
@@ -674,7 +709,6 @@ class Printer {
   }
 
   void stmt(const ir::YieldStmt& s, const StmtContext& ctx) {
-    if (ctx.in_function_body) return line(return_line(s.values));
     const auto* rvs = ctx.return_vars;
     const std::string call = "pl.yield_(" + exprs(s.values) + ")";
     if (!rvs || rvs->empty() || rvs->size() != s.values.size()) return line(call);
@@ -684,13 +718,18 @@ class Printer {
       if (!opts_.concise) lhs += ": " + type(*rv.type);
       return line(lhs + " = " + call);
     }
-    std::vector<std::string> names;
-    for (const auto& rv : *rvs) names.push_back(var_name(*rv));
-    line(join(names) + " = " + call);
+    std::vector<std::string> names, types;
+    for (const auto& rv : *rvs) {
+      names.push_back(var_name(*rv));
+      types.push_back(type(*rv->type));
+    }
+    // Several results: the types go in the private marker (a tuple target has no annotation).
+    if (opts_.concise) return line(join(names) + " = " + call);
+    line(join(names) + " = pl._dump.yield_(" + exprs(s.values) + ", types=[" + join(types) + "])");
   }
 
   void stmt(const ir::IfStmt& s, const StmtContext&) {
-    const StmtContext arm{s.return_vars.empty() ? nullptr : &s.return_vars, false};
+    const StmtContext arm{s.return_vars.empty() ? nullptr : &s.return_vars};
     line("if " + expr(*s.condition) + ":");
     nested(*s.then_body, arm);
     if (s.else_body) {
@@ -700,6 +739,8 @@ class Printer {
   }
 
   void stmt(const ir::ForStmt& s, const StmtContext&) {
+    declare(*s.loop_var, nullptr);
+    for (const auto& ia : s.iter_args) declare(*ia, ia->init_value->type.get());
     std::string target = var_name(*s.loop_var);
     if (!s.iter_args.empty()) target += ", " + iter_arg_names(s.iter_args);
 
@@ -726,7 +767,7 @@ class Printer {
     if (!s.iter_args.empty()) args.push_back("init_values=" + init_values(s.iter_args));
     if (!rest.empty()) args.push_back("attrs=" + attr_dict(rest));
     line("for " + target + " in " + std::string(fn) + "(" + join(args) + "):");
-    nested(*s.body, {s.return_vars.empty() ? nullptr : &s.return_vars, false});
+    nested(*s.body, {s.return_vars.empty() ? nullptr : &s.return_vars});
   }
 
   void stmt(const ir::WhileStmt& s, const StmtContext&) {
@@ -736,16 +777,27 @@ class Printer {
       return;
     }
     // The SSA form: the carried values are the loop target, the condition the first line.
+    for (const auto& ia : s.iter_args) declare(*ia, ia->init_value->type.get());
     line("for " + iter_arg_names(s.iter_args) +
          " in pl.while_(init_values=" + init_values(s.iter_args) + "):");
     ++indent_;
     line("pl.cond(" + expr(*s.condition) + ")");
-    block(*s.body, {s.return_vars.empty() ? nullptr : &s.return_vars, false},
-          /*pass_if_empty=*/false);
+    const StmtContext ctx{s.return_vars.empty() ? nullptr : &s.return_vars};
+    if (const auto* seq = ir::as<ir::SeqStmts>(s.body.get()))
+      items(seq->stmts, ctx, /*pass_if_empty=*/false);
+    else
+      body(*s.body, ctx);
     --indent_;
   }
 
-  void stmt(const ir::SeqStmts& s, const StmtContext& ctx) { block(s, ctx); }
+  // A sequence inside a sequence (a body slot's own SeqStmts prints as its lines).
+  void stmt(const ir::SeqStmts& s, const StmtContext& ctx) {
+    line("with pl._dump.seq():");
+    const Nesting level(depth_);
+    ++indent_;
+    items(s.stmts, ctx);
+    --indent_;
+  }
 
   // Scopes are straight-line regions: a scope that ends a loop or branch body passes the
   // body's return vars on to its own last statement, so `r: T = pl.yield_(v)` keeps its binding.
@@ -777,6 +829,7 @@ class Printer {
     std::vector<std::string> kw{std::to_string(s.count)};
     if (s.split != ir::SplitMode::None) kw.push_back("mode=" + enum_text(s.split));
     if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
+    declare(*s.aiv_id, nullptr);
     scope("for " + var_name(*s.aiv_id) + " in pl.split_aiv(", kw, s, ctx, "):");
   }
   void stmt(const ir::RuntimeScopeStmt& s, const StmtContext& ctx) {
@@ -790,7 +843,7 @@ class Printer {
              const StmtContext& ctx, std::string_view close) {
     if (!s.attrs.empty()) kw.push_back("attrs=" + attr_dict(s.attrs));
     line(open + join(kw) + std::string(close));
-    nested(*s.body, {ctx.return_vars, false});
+    nested(*s.body, {ctx.return_vars});
   }
 
   std::string iter_arg_names(const std::vector<ir::IterArgRef>& iter_args) {
@@ -991,15 +1044,38 @@ class Printer {
 
   std::string expr_of(const ir::MemRef& m) { return memref(m); }
 
+  /// True when the parser derives exactly `recorded` for this call (call_types.hpp); a
+  /// rejected or different derivation means the type must be written out.
+  template <class Derive>
+  bool derives(const ir::TypeRef& recorded, Derive&& derive) const {
+    try {
+      const ir::TypeRef t = derive();
+      return t == recorded || structural::structural_equal(t, recorded);
+    } catch (const core::Error&) {
+      return false;
+    }
+  }
+
+  const ir::OpRegistry& ops() const;
+
   std::string expr_of(const ir::Call& c) {
+    // Outside a program a function callee is a bare name the parser cannot type; print plainly.
+    const bool plain = (ir::isa<ir::GlobalVar>(*c.op) && !in_program_) || derives(c.type, [&] {
+      return derived_call_type(ops(), returns_, *c.op, c.args, c.kwargs);
+    });
     std::vector<std::string> args;
+    if (!plain) args.push_back(callee(*c.op));
     for (const auto& a : c.args) args.push_back(expr(*a));
     for (const auto& e : c.kwargs) args.push_back(e.key + "=" + attr_value(e.value, '\''));
     if (!c.attrs.empty()) args.push_back("attrs=" + attr_dict(c.attrs));
-    return callee(*c.op) + "(" + join(args) + ")";
+    if (plain) return callee(*c.op) + "(" + join(args) + ")";
+    args.push_back("type=" + type(*c.type));
+    return "pl._dump.call(" + join(args) + ")";
   }
 
   std::string expr_of(const ir::Submit& s) {
+    const bool plain = (ir::isa<ir::GlobalVar>(*s.op) && !in_program_) ||
+                       derives(s.type, [&] { return derived_submit_type(returns_, *s.op); });
     std::vector<std::string> args{callee(*s.op)};
     for (const auto& a : s.args) args.push_back(expr(*a));
     if (!s.deps.empty()) args.push_back("deps=[" + exprs(s.deps) + "]");
@@ -1009,7 +1085,9 @@ class Printer {
     if (s.predicate) args.push_back("predicate=" + expr(*s.predicate));
     for (const auto& e : s.kwargs) args.push_back(e.key + "=" + attr_value(e.value, '\''));
     if (!s.attrs.empty()) args.push_back("attrs=" + attr_dict(s.attrs));
-    return "pl.submit(" + join(args) + ")";
+    if (plain) return "pl.submit(" + join(args) + ")";
+    args.push_back("type=" + type(*s.type));
+    return "pl._dump.submit(" + join(args) + ")";
   }
 
   std::string expr_of(const ir::MakeTuple& t) { return "[" + exprs(t.elements) + "]"; }
@@ -1040,7 +1118,7 @@ class Printer {
             return "pl." + std::string(ir::enum_type_name(x)) + "." +
                    std::string(ir::enum_value_name(x));
           else if constexpr (std::is_same_v<T, ir::ExprRef>)
-            return expr(*x);
+            return attr_expr(*x);
           else if constexpr (std::is_same_v<T, ir::AttrValueList>) {
             std::vector<std::string> items;
             for (const auto& item : x) items.push_back(attr_value(item, q));
@@ -1051,6 +1129,18 @@ class Printer {
           }
         },
         v.value);
+  }
+
+  /// An expression attribute. A literal is written `pl.const(v, dtype)`: bare `5` would read
+  /// back as an integer attribute, not an expression.
+  std::string attr_expr(const ir::Expr& e) {
+    if (const auto* c = ir::as<ir::ConstInt>(&e))
+      return "pl.const(" + std::to_string(c->value) + ", " + dtype(c->dtype()) + ")";
+    if (const auto* c = ir::as<ir::ConstFloat>(&e))
+      return "pl.const(" + float_literal(c->value) + ", " + dtype(c->dtype()) + ")";
+    if (const auto* c = ir::as<ir::ConstBool>(&e))
+      return std::string("pl.const(") + (c->value ? "True" : "False") + ", pl.BOOL)";
+    return expr(e);
   }
 
   std::string attr_dict(const ir::Attrs& attrs) {
@@ -1066,6 +1156,7 @@ class Printer {
   bool in_function_ = false;           // unbound uses get `__FREE_VAR`
   bool in_signature_ = false;          // memref bases print quoted
   bool uses_pld_ = false;              // the text refers to `pld.`: import it
+  FunctionReturns returns_;            // the program's functions, for derived call types
   NameTable dyn_;                      // program-level shape symbols (`N = pl.dynamic("N")`)
   std::set<const ir::Var*> dyn_vars_;  // membership only
   std::vector<const ir::Var*> dyn_order_;
@@ -1075,6 +1166,11 @@ class Printer {
   int indent_ = 0;
   std::size_t depth_ = 0;  // printer recursion levels in use (see Nesting)
 };
+
+inline const ir::OpRegistry& Printer::ops() const {
+  static const ir::OpRegistry standard = ir::standard_op_registry();
+  return opts_.ops ? *opts_.ops : standard;
+}
 
 }  // namespace detail
 

@@ -1,0 +1,1628 @@
+// pypto/text/parser.hpp — the parser of the pl DSL: text in, IR out.
+//
+// `parse_program(text)` reads what text::print writes (seed 003, "lossless text round trip":
+// parse(print(p)) is structurally equal to p once open references are mapped) and the source
+// form people write in upstream's DSL: `@pl.function` without a type is Opaque, assignments
+// without annotations take the value's type, short op names (`pl.add`, `pl.load`, ...) resolve
+// to `tile.*` or `tensor.*` by the first operand's type, names may be rebound (the natural form
+// that ConvertToSSA turns into SSA), `x += v` is `x = x + v`, comments and docstrings are
+// skipped, and `M = pl.dynamic("M")` declares a shape symbol.
+//
+// Types: a call's result type is derived (text/call_types.hpp) unless written with the private
+// marker `pl._dump.call(..., type=T)`. An annotation is checked against the value's type:
+// kind, dtype and shape must agree (recursively through tuples) or the annotation's line:column
+// gets a ParseError; views and memory spaces it omits are inherited from the value's type; its
+// storage (`pl.MemRef(...)` or none) is kept exactly. A bare integer literal is INDEX, a bare
+// float FP32; a bare literal operand of an arithmetic operator takes the other operand's dtype.
+//
+// Names follow Python: one namespace per function (parameters, assignments, loop targets,
+// region results), then the program's shape symbols, then `X__FREE_VAR` (a free variable, one
+// per name per program). `x: T` without a value declares the type of the next binding or free
+// use of `x` (the printer writes it for loop variables and free variables that are not
+// Scalar[INDEX]). A quoted memref base (`pl.MemRef("buf", 0, 512)`) is the function's implicit
+// allocation binding of that name. Parameter annotations may name later parameters.
+//
+// Blocks are SeqStmts. `with pl._dump.seq():` is a nested SeqStmts and `with pl._dump.stmt():`
+// a body slot that holds one statement unwrapped: the printer writes them only for IR whose
+// sequence structure the plain text would not reproduce.
+//
+// Errors: every problem is a ParseError at the offending token's line:column. Complexity:
+// O(n log n) in the text size; recursion is bounded by core::kMaxNesting (syntax.hpp).
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pypto/core/identifier.hpp"
+#include "pypto/ir.hpp"
+#include "pypto/structural/compare.hpp"
+#include "pypto/text/call_types.hpp"
+#include "pypto/text/parse_error.hpp"
+#include "pypto/text/syntax.hpp"
+
+namespace pypto::text {
+
+struct ParseOptions {
+  /// The ops calls may name; null means ir::standard_op_registry().
+  const ir::OpRegistry* ops = nullptr;
+  /// Recorded in the spans of the built IR (and nowhere else).
+  std::string file_name;
+};
+
+namespace detail {
+
+using syntax::ExprKind;
+using syntax::StmtKind;
+using SExpr = syntax::Expr;
+using SStmt = syntax::Stmt;
+
+/// `pl.tile.load` for a Name/Attribute chain; empty for anything else.
+inline std::string dotted(const SExpr& e) {
+  if (e.kind == ExprKind::Name) return e.text;
+  if (e.kind != ExprKind::Attribute) return {};
+  std::string base = dotted(e.item(0));
+  return base.empty() ? std::string() : base + "." + e.text;
+}
+
+/// The text shown as the offending token of an expression.
+inline std::string token_of(const SExpr& e) {
+  switch (e.kind) {
+    case ExprKind::Name:
+    case ExprKind::Attribute: return dotted(e).empty() ? e.text : dotted(e);
+    case ExprKind::Call: return token_of(e.item(0)) + "(";
+    case ExprKind::Subscript: return token_of(e.item(0)) + "[";
+    case ExprKind::Tuple: return "(";
+    case ExprKind::List: return "[";
+    case ExprKind::Dict: return "{";
+    case ExprKind::String: return "\"" + e.text + "\"";
+    case ExprKind::True: return "True";
+    case ExprKind::False: return "False";
+    case ExprKind::None: return "None";
+    case ExprKind::Ellipsis: return "...";
+    case ExprKind::Unary:
+      return e.parenthesized ? "(" : e.text == "not" ? "not" : e.text;
+    case ExprKind::Binary:
+    case ExprKind::Compare:
+    case ExprKind::BoolOp: return e.parenthesized ? "(" : token_of(e.item(0));
+    default: return e.text;
+  }
+}
+
+[[noreturn]] inline void fail_at(const SExpr& e, std::string expected) {
+  throw ParseError(e.pos, token_of(e), std::move(expected));
+}
+
+/// A keyword of a call, looked up by name.
+inline const SExpr* keyword(const SExpr& call, std::string_view name) {
+  for (const auto& k : call.keywords)
+    if (k.name == name) return k.value.get();
+  return nullptr;
+}
+
+/// Fails on a keyword of `call` outside `allowed`.
+inline void only_keywords(const SExpr& call, std::initializer_list<std::string_view> allowed,
+                          std::string_view what) {
+  for (const auto& k : call.keywords) {
+    bool ok = false;
+    for (auto a : allowed) ok = ok || k.name == a;
+    if (!ok) {
+      std::string list;
+      for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      throw ParseError(k.pos, k.name,
+                       std::string(what) + " takes " +
+                           (list.empty() ? std::string("no keywords") : "the keywords " + list));
+    }
+  }
+}
+
+inline void positional_count(const SExpr& call, std::size_t lo, std::size_t hi,
+                             std::string_view what) {
+  const std::size_t n = call.items.size() - 1;
+  if (n < lo || n > hi)
+    fail_at(call, std::string(what) + " takes " +
+                      (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
+                      " positional argument" + (hi == 1 ? "" : "s") + ", got " + std::to_string(n));
+}
+
+/// True for `5`, `2.5`, `-5` written bare (a literal whose dtype the context may choose).
+inline bool is_bare_literal(const SExpr& e) {
+  if (e.kind == ExprKind::Int || e.kind == ExprKind::Float) return true;
+  return e.kind == ExprKind::Unary && e.text == "-" && !e.item(0).parenthesized &&
+         (e.item(0).kind == ExprKind::Int || e.item(0).kind == ExprKind::Float);
+}
+
+/// Where the yields of a region bind their results: the names (and annotations) written on the
+/// left of `= pl.yield_(...)`, recorded by the first arm that writes them.
+struct RegionResults {
+  bool seen = false;
+  std::vector<std::string> names;
+  std::vector<const SExpr*> name_nodes;
+  std::vector<ir::TypeRef> annotations;  // null where not annotated
+  std::vector<ir::ExprRef> first_values;  // the first yield's values (their types are the default)
+};
+
+/// The names of one function (Python: one namespace per function).
+struct FunctionScope {
+  std::map<std::string, ir::VarRef, std::less<>> names;
+  std::map<std::string, ir::TypeRef, std::less<>> declared;  // `x: T` without a value
+  std::map<std::string, ir::VarRef, std::less<>> bases;      // implicit allocation bases
+};
+
+class Builder {
+ public:
+  Builder(const ir::OpRegistry& ops, std::string file_name)
+      : ops_(ops), file_(core::Ref<const core::SourceFile>(new core::SourceFile(std::move(file_name)))) {}
+
+  ir::ProgramRef program(const syntax::Module& module) {
+    std::string name;
+    std::vector<const SStmt*> defs;
+    for (const auto& s : module) {
+      switch (s->kind) {
+        case StmtKind::Import: check_import(*s); break;
+        case StmtKind::Assign: dynamic_symbol(*s); break;
+        case StmtKind::ClassDef: {
+          if (!name.empty()) throw ParseError(s->pos, "class", "one @pl.program class per text");
+          check_decorator(*s, "pl.program");
+          name = s->name;
+          for (const auto& m : s->body) {
+            if (m->kind == StmtKind::FunctionDef)
+              defs.push_back(m.get());
+            else if (!(m->kind == StmtKind::Pass || is_docstring(*m)))
+              throw ParseError(m->pos, first_token(*m), "a @pl.function method in the program class");
+          }
+          break;
+        }
+        case StmtKind::FunctionDef: defs.push_back(s.get()); break;
+        case StmtKind::Pass: break;
+        default:
+          if (is_docstring(*s)) break;
+          throw ParseError(s->pos, first_token(*s),
+                           "an import, a `N = pl.dynamic(\"N\")` symbol, a @pl.program class or a "
+                           "@pl.function");
+      }
+    }
+    in_class_ = !name.empty();
+    std::vector<Signature> sigs;
+    std::set<std::string> seen;
+    for (const SStmt* d : defs) {
+      if (!seen.insert(d->name).second)
+        throw ParseError(d->pos, d->name, "a function name not used before in this program");
+      sigs.push_back(signature(*d));
+      returns_[d->name] = sigs.back().returns;
+    }
+    std::vector<ir::FunctionRef> fns;
+    for (auto& sig : sigs) fns.push_back(function(sig));
+    return guard(module.empty() ? TextPos{} : module.front()->pos, "program",
+                 [&] { return ir::Program::make(name.empty() ? "Program" : name, std::move(fns)); });
+  }
+
+ private:
+  struct Signature {
+    const SStmt* def = nullptr;
+    std::vector<ir::Param> params;
+    std::vector<ir::TypeRef> returns;
+    ir::FunctionType type = ir::FunctionType::Opaque;
+    ir::FunctionOptions options;
+    FunctionScope scope;
+  };
+
+  // ---- errors ----
+
+  /// Runs `f`, turning a library error (an IR builder's check) into a ParseError at `pos`.
+  template <class F>
+  auto guard(TextPos pos, std::string_view token, F&& f) -> decltype(f()) {
+    try {
+      return f();
+    } catch (const ParseError&) {
+      throw;
+    } catch (const core::Error& e) {
+      throw ParseError(pos, std::string(token), e.what());
+    }
+  }
+  template <class F>
+  auto guard(const SExpr& at, F&& f) -> decltype(f()) {
+    return guard(at.pos, token_of(at), std::forward<F>(f));
+  }
+
+  static std::string first_token(const SStmt& s) {
+    if (s.target) return token_of(*s.target);
+    if (s.value) return token_of(*s.value);
+    return s.name;
+  }
+
+  core::Span span(TextPos p) const {
+    core::Span s;
+    s.file = file_;
+    s.line = s.end_line = p.line;
+    s.column = s.end_column = p.column;
+    return s;
+  }
+
+  static bool is_docstring(const SStmt& s) {
+    return s.kind == StmtKind::Expr && s.value->kind == ExprKind::String;
+  }
+
+  // ---- module level ----
+
+  void check_import(const SStmt& s) {
+    if ((s.text == "pypto.language" && s.name == "pl") ||
+        (s.text == "pypto.language.distributed" && s.name == "pld"))
+      return;
+    throw ParseError(s.pos, "import",
+                     "`import pypto.language as pl` or `import pypto.language.distributed as pld`");
+  }
+
+  static void check_decorator(const SStmt& s, std::string_view want) {
+    if (s.decorators.size() != 1 || dotted(*s.decorators[0]) != want)
+      throw ParseError(s.pos, s.name, "a class decorated with @" + std::string(want));
+  }
+
+  /// `N = pl.dynamic("N"[, pl.INT64])`: a program-level shape symbol.
+  void dynamic_symbol(const SStmt& s) {
+    const SExpr* v = s.value.get();
+    if (s.target->kind != ExprKind::Name || s.annotation || v->kind != ExprKind::Call ||
+        dotted(v->item(0)) != "pl.dynamic")
+      throw ParseError(s.pos, first_token(s), "a shape symbol `N = pl.dynamic(\"N\")`");
+    positional_count(*v, 1, 2, "pl.dynamic");
+    only_keywords(*v, {}, "pl.dynamic");
+    if (v->item(1).kind != ExprKind::String) fail_at(v->item(1), "the symbol's name as a string");
+    core::DataType dt = core::DataType::INDEX;
+    if (v->items.size() > 2) dt = dtype(v->item(2));
+    const std::string& name = s.target->text;
+    if (dynamic_.count(name)) fail_at(*s.target, "a shape symbol name not declared before");
+    dynamic_[name] = ir::Var::make(v->item(1).text, ir::ScalarType::make(dt), span(s.pos));
+  }
+
+  // ---- functions ----
+
+  Signature signature(const SStmt& def) {
+    Signature sig;
+    sig.def = &def;
+    decorator(def, sig);
+    scope_ = FunctionScope();
+    std::size_t first = 0;
+    if (in_class_) {
+      if (def.params.empty() || def.params[0].name != "self" || def.params[0].annotation)
+        throw ParseError(def.pos, def.name, "a method whose first parameter is `self`");
+      first = 1;
+    }
+    // Parameters are built on demand so an annotation may name a later parameter.
+    pending_params_.clear();
+    param_state_.assign(def.params.size(), 0);
+    param_vars_.assign(def.params.size(), nullptr);
+    param_dirs_.assign(def.params.size(), ir::ParamDirection::In);
+    for (std::size_t i = first; i < def.params.size(); ++i) {
+      const auto& p = def.params[i];
+      if (p.name == "self") throw ParseError(p.pos, p.name, "`self` only as the first parameter");
+      if (pending_params_.count(p.name))
+        throw ParseError(p.pos, p.name, "a parameter name not used before");
+      if (!p.annotation) throw ParseError(p.pos, p.name, "a type annotation on the parameter");
+      pending_params_[p.name] = i;
+    }
+    in_signature_ = true;
+    for (std::size_t i = first; i < def.params.size(); ++i) build_param(i);
+    for (std::size_t i = first; i < def.params.size(); ++i)
+      sig.params.push_back({param_vars_[i], param_dirs_[i]});
+    if (def.returns) sig.returns = return_types(*def.returns);
+    in_signature_ = false;
+    pending_params_.clear();
+    sig.scope = std::move(scope_);
+    return sig;
+  }
+
+  void build_param(std::size_t i) {
+    if (param_state_[i] == 2) return;
+    const auto& p = sig_def_params()[i];
+    if (param_state_[i] == 1)
+      throw ParseError(p.pos, p.name, "parameter annotations that do not refer to each other in a cycle");
+    param_state_[i] = 1;
+    const SExpr* ann = p.annotation.get();
+    const std::string head = ann->kind == ExprKind::Subscript ? dotted(ann->item(0)) : "";
+    if (head == "pl.Out" || head == "pl.InOut") {
+      param_dirs_[i] = head == "pl.Out" ? ir::ParamDirection::Out : ir::ParamDirection::InOut;
+      ann = &ann->item(1);
+    }
+    ir::TypeRef t = type(*ann);
+    param_vars_[i] = ir::Var::make(p.name, std::move(t), span(p.pos));
+    scope_.names[p.name] = param_vars_[i];
+    param_state_[i] = 2;
+  }
+
+  const std::vector<syntax::Param>& sig_def_params() const { return current_def_->params; }
+
+  void decorator(const SStmt& def, Signature& sig) {
+    current_def_ = &def;
+    if (def.decorators.size() != 1) throw ParseError(def.pos, def.name, "one @pl.function decorator");
+    const SExpr& d = *def.decorators[0];
+    if (dotted(d) == "pl.function") return;
+    if (d.kind != ExprKind::Call || dotted(d.item(0)) != "pl.function")
+      fail_at(d, "@pl.function or @pl.function(type=..., level=..., role=...)");
+    positional_count(d, 0, 0, "@pl.function");
+    only_keywords(d, {"type", "level", "role", "strict_ssa"}, "@pl.function");
+    if (const SExpr* t = keyword(d, "type")) sig.type = enum_value<ir::FunctionType>(*t);
+    if (const SExpr* l = keyword(d, "level")) sig.options.with_level(enum_value<ir::Level>(*l));
+    if (const SExpr* r = keyword(d, "role")) sig.options.with_role(enum_value<ir::Role>(*r));
+  }
+
+  std::vector<ir::TypeRef> return_types(const SExpr& e) {
+    if (e.kind == ExprKind::None) return {};
+    if (e.kind == ExprKind::Subscript && dotted(e.item(0)) == "tuple") {
+      std::vector<ir::TypeRef> out;
+      const SExpr& idx = e.item(1);
+      if (idx.kind == ExprKind::Tuple && !idx.parenthesized)
+        for (const auto& t : idx.items) out.push_back(type(*t));
+      else
+        out.push_back(type(idx));
+      return out;
+    }
+    return {type(e)};
+  }
+
+  ir::FunctionRef function(Signature& sig) {
+    const SStmt& def = *sig.def;
+    current_def_ = &def;
+    scope_ = std::move(sig.scope);
+    ir::Attrs attrs;
+    std::size_t first = 0;
+    const auto& body = def.body;
+    while (first < body.size() && is_docstring(*body[first])) ++first;
+    if (first < body.size() && body[first]->kind == StmtKind::Expr &&
+        body[first]->value->kind == ExprKind::Call &&
+        dotted(body[first]->value->item(0)) == "pl.func_attr") {
+      attrs = func_attrs(*body[first]->value);
+      ++first;
+    }
+    ir::StmtRef body_stmt;
+    const bool declaration = body.size() == first + 1 && body[first]->kind == StmtKind::Expr &&
+                             body[first]->value->kind == ExprKind::Ellipsis;
+    if (declaration) {
+      sig.options.with_runtime_binding();
+    } else {
+      body_stmt = block(body, first, def.pos);
+    }
+    sig.options.with_span(span(def.pos));
+    return guard(def.pos, def.name, [&] {
+      return ir::Function::make(def.name, sig.params, sig.returns, body_stmt, sig.type, attrs,
+                                sig.options);
+    });
+  }
+
+  ir::Attrs func_attrs(const SExpr& call) {
+    positional_count(call, 1, 1, "pl.func_attr");
+    only_keywords(call, {}, "pl.func_attr");
+    ir::Attrs attrs = attr_dict(call.item(1));
+    for (std::size_t i = 0; i < attrs.size(); ++i) {
+      const auto& e = attrs.entries[i];
+      const auto* mode = e.value.get_if<ir::EnumValue>();
+      if (e.key == "split" && mode && mode->get<ir::SplitMode>() == ir::SplitMode::None)
+        fail_at(call.item(1).item(2 * i + 1),
+                "a split mode other than NONE (no `split` key is the canonical no-split)");
+    }
+    return attrs;
+  }
+
+  // ---- types ----
+
+  core::DataType dtype(const SExpr& e) {
+    const std::string d = dotted(e);
+    if (d.starts_with("pl."))
+      if (auto t = core::parse_dtype(std::string_view(d).substr(3))) return *t;
+    fail_at(e, "a dtype such as pl.FP32 or pl.INDEX");
+  }
+
+  template <ir::IrEnum E>
+  E enum_value(const SExpr& e) {
+    const std::string d = dotted(e);
+    const std::string prefix = "pl." + std::string(ir::EnumTraits<E>::type_name) + ".";
+    if (d.starts_with(prefix))
+      if (auto v = ir::parse_enum<E>(std::string_view(d).substr(prefix.size()))) return *v;
+    std::string names;
+    for (const auto& [v, n] : ir::EnumTraits<E>::entries) names += (names.empty() ? "" : ", ") + std::string(n);
+    fail_at(e, "a " + prefix + "<value> (" + names + ")");
+  }
+
+  ir::TypeRef type(const SExpr& e) {
+    if (++type_depth_ > core::kMaxNesting) fail_at(e, "types nested at most 512 deep");
+    struct Leave {
+      std::size_t& d;
+      ~Leave() { --d; }
+    } leave{type_depth_};
+    if (e.kind == ExprKind::Subscript) return subscript_type(e);
+    const std::string d = dotted(e);
+    if (d.starts_with("pl."))
+      if (auto t = core::parse_dtype(std::string_view(d).substr(3))) return ir::ScalarType::make(*t);
+    if (d == "pl._dump.Unknown") return ir::UnknownType::make();
+    if (d == "pl.MemRefType") return ir::MemRefType::make();
+    if (d == "pl.Ptr") return ir::PtrType::make();
+    if (d == "pl._dump.WindowBuffer") return ir::WindowBufferType::make();
+    if (d == "pld.CommCtx") return ir::CommCtxType::make();
+    if (d == "pl.PrefetchAsyncContext") return ir::PrefetchAsyncContextType::make();
+    if (d == "pl.AsyncEvent") return ir::AsyncEventType::make();
+    if (d == "pl.AsyncSession") return ir::AsyncSessionType::make();
+    fail_at(e, "a type: pl.Tensor[...], pl.Tile[...], pl.Scalar[...], pl.Tuple[...] or a dtype");
+  }
+
+  ir::TypeRef subscript_type(const SExpr& e) {
+    const std::string head = dotted(e.item(0));
+    const SExpr& idx = e.item(1);
+    std::vector<const SExpr*> parts;
+    if (idx.kind == ExprKind::Tuple && !idx.parenthesized)
+      for (const auto& p : idx.items) parts.push_back(p.get());
+    else
+      parts.push_back(&idx);
+    if (head == "pl.Scalar") {
+      if (parts.size() != 1) fail_at(idx, "one dtype: pl.Scalar[pl.INT64]");
+      return ir::ScalarType::make(dtype(*parts[0]));
+    }
+    if (head == "pl.Tuple" || head == "tuple") {
+      std::vector<ir::TypeRef> types;
+      if (!(parts.size() == 1 && parts[0]->kind == ExprKind::Tuple && parts[0]->items.empty()))
+        for (const SExpr* p : parts) types.push_back(type(*p));
+      return ir::TupleType::make(std::move(types));
+    }
+    if (head == "pl.Tensor" || head == "pl.Tile") {
+      const bool tile = head == "pl.Tile";
+      if (parts.size() < 2) fail_at(idx, "a shape list and a dtype: " + head + "[[16, 16], pl.FP32]");
+      std::vector<ir::ExprRef> shape = dims(*parts[0]);
+      const core::DataType dt = dtype(*parts[1]);
+      std::optional<ir::TensorView> tview;
+      std::optional<ir::TileView> lview;
+      std::optional<ir::MemorySpace> space;
+      ir::MemRefRef memref;
+      for (std::size_t i = 2; i < parts.size(); ++i) {
+        const SExpr& p = *parts[i];
+        const std::string callee = p.kind == ExprKind::Call ? dotted(p.item(0)) : "";
+        const std::string d = dotted(p);
+        if (callee == "pl.MemRef" && !memref) {
+          memref = memref_expr(p);
+        } else if (!tile && callee == "pl.TensorView" && !tview) {
+          tview = tensor_view(p);
+        } else if (!tile && d.starts_with("pl.TensorLayout.") && !tview) {
+          tview = ir::TensorView{};
+          tview->layout = enum_value<ir::TensorLayout>(p);
+        } else if (tile && callee == "pl.TileView" && !lview) {
+          lview = tile_view(p);
+        } else if (tile && d.starts_with("pl.Mem.") && !space) {
+          space = enum_value<ir::MemorySpace>(p);
+        } else {
+          fail_at(p, tile ? "at most one each of pl.MemRef(...), a pl.Mem.<space> and "
+                            "pl.TileView(...) after the dtype"
+                          : "at most one each of pl.TensorView(...) (or a pl.TensorLayout) and "
+                            "pl.MemRef(...) after the dtype");
+        }
+      }
+      return guard(e, [&]() -> ir::TypeRef {
+        if (tile) return ir::TileType::make(dt, std::move(shape), space, lview, memref);
+        return ir::TensorType::make(dt, std::move(shape), tview, memref);
+      });
+    }
+    if (head == "pl.Out" || head == "pl.InOut")
+      fail_at(e, head + "[...] only on a function parameter");
+    fail_at(e, "a type: pl.Tensor[...], pl.Tile[...], pl.Scalar[...] or pl.Tuple[...]");
+  }
+
+  std::vector<ir::ExprRef> dims(const SExpr& list) {
+    if (list.kind != ExprKind::List && list.kind != ExprKind::Tuple)
+      fail_at(list, "a list of dimensions such as [16, N]");
+    std::vector<ir::ExprRef> out;
+    for (const auto& d : list.items) out.push_back(expr(*d));
+    return out;
+  }
+
+  ir::TensorView tensor_view(const SExpr& call) {
+    positional_count(call, 0, 0, "pl.TensorView");
+    only_keywords(call, {"valid_shape", "stride", "layout", "pad"}, "pl.TensorView");
+    ir::TensorView v;
+    if (const SExpr* k = keyword(call, "valid_shape")) v.valid_shape = dims(*k);
+    if (const SExpr* k = keyword(call, "stride")) v.stride = dims(*k);
+    if (const SExpr* k = keyword(call, "layout")) v.layout = enum_value<ir::TensorLayout>(*k);
+    if (const SExpr* k = keyword(call, "pad")) v.pad = enum_value<ir::PadValue>(*k);
+    return v;
+  }
+
+  ir::TileView tile_view(const SExpr& call) {
+    positional_count(call, 0, 0, "pl.TileView");
+    only_keywords(call,
+                  {"valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad",
+                   "compact"},
+                  "pl.TileView");
+    ir::TileView v;
+    if (const SExpr* k = keyword(call, "valid_shape")) v.valid_shape = dims(*k);
+    if (const SExpr* k = keyword(call, "stride")) v.stride = dims(*k);
+    if (const SExpr* k = keyword(call, "start_offset")) v.start_offset = expr(*k);
+    if (const SExpr* k = keyword(call, "blayout")) v.blayout = enum_value<ir::TileLayout>(*k);
+    if (const SExpr* k = keyword(call, "slayout")) v.slayout = enum_value<ir::TileLayout>(*k);
+    if (const SExpr* k = keyword(call, "fractal"))
+      v.fractal = static_cast<std::uint64_t>(non_negative_int(*k, "a fractal size in bytes"));
+    if (const SExpr* k = keyword(call, "pad")) v.pad = enum_value<ir::PadValue>(*k);
+    if (const SExpr* k = keyword(call, "compact")) v.compact = enum_value<ir::CompactMode>(*k);
+    return v;
+  }
+
+  std::int64_t int_literal(const SExpr& e, std::string_view what) {
+    if (e.kind == ExprKind::Int && e.int_value <= static_cast<std::uint64_t>(INT64_MAX))
+      return static_cast<std::int64_t>(e.int_value);
+    if (e.kind == ExprKind::Unary && e.text == "-" && e.item(0).kind == ExprKind::Int)
+      return static_cast<std::int64_t>(0 - e.item(0).int_value);
+    fail_at(e, std::string(what));
+  }
+
+  std::int64_t non_negative_int(const SExpr& e, std::string_view what) {
+    const std::int64_t v = int_literal(e, what);
+    if (v < 0) fail_at(e, std::string(what) + " (not negative)");
+    return v;
+  }
+
+  /// `pl.MemRef(base, offset, size[, pinned=True][, slots=N][, slot_index=e])`.
+  ir::MemRefRef memref_expr(const SExpr& call) {
+    positional_count(call, 3, 3, "pl.MemRef");
+    only_keywords(call, {"pinned", "slots", "slot_index"}, "pl.MemRef");
+    const SExpr& b = call.item(1);
+    ir::VarRef base;
+    if (b.kind == ExprKind::String) {
+      base = implicit_base(b);
+    } else if (b.kind == ExprKind::Name) {
+      ir::ExprRef r = expr(b);
+      base = ir::as<ir::Var>(r);
+      if (!base) fail_at(b, "a variable as the allocation base");
+    } else {
+      fail_at(b, "an allocation base: a variable or a quoted name");
+    }
+    ir::ExprRef offset = expr(call.item(2));
+    const auto size = static_cast<std::uint64_t>(non_negative_int(call.item(3), "a size in bytes"));
+    bool pinned = false;
+    std::int64_t slots = 1;
+    ir::ExprRef slot_index;
+    if (const SExpr* k = keyword(call, "pinned")) pinned = bool_literal(*k);
+    if (const SExpr* k = keyword(call, "slots")) slots = int_literal(*k, "a slot count");
+    if (const SExpr* k = keyword(call, "slot_index")) slot_index = expr(*k);
+    return guard(call, [&] { return ir::MemRef::make(base, offset, size, pinned, slots, slot_index); });
+  }
+
+  /// A quoted base: the parameter of that name, else the function's implicit binding.
+  ir::VarRef implicit_base(const SExpr& s) {
+    if (in_signature_) {
+      if (auto it = pending_params_.find(s.text); it != pending_params_.end()) {
+        build_param(it->second);
+        return param_vars_[it->second];
+      }
+    } else if (auto it = scope_.names.find(s.text); it != scope_.names.end()) {
+      for (const auto& p : current_params()) if (p == it->second) return it->second;
+    }
+    auto [it, fresh] = scope_.bases.try_emplace(s.text);
+    if (fresh) it->second = ir::Var::make(s.text, ir::PtrType::make(), span(s.pos));
+    return it->second;
+  }
+
+  std::vector<ir::VarRef> current_params() const {
+    std::vector<ir::VarRef> out;
+    for (const auto& p : current_def_->params)
+      if (auto it = scope_.names.find(p.name); it != scope_.names.end()) out.push_back(it->second);
+    return out;
+  }
+
+  bool bool_literal(const SExpr& e) {
+    if (e.kind == ExprKind::True) return true;
+    if (e.kind == ExprKind::False) return false;
+    fail_at(e, "True or False");
+  }
+
+  // ---- annotations against inferred types ----
+
+  static bool same_expr(const ir::ExprRef& a, const ir::ExprRef& b) {
+    return a == b || structural::structural_equal(a, b);
+  }
+
+  /// The annotation `ann` completed from the value type `inferred`: kind, dtype and shape must
+  /// agree; views and memory spaces the annotation omits come from `inferred`.
+  ir::TypeRef reconcile(const ir::TypeRef& ann, const ir::TypeRef& inferred, const SExpr& at) {
+    if (!inferred || ir::isa<ir::UnknownType>(inferred) || ann == inferred) return ann;
+    auto mismatch = [&](const std::string& what) {
+      fail_at(at, "an annotation that agrees with the value's type (" + what + ")");
+    };
+    if (ann->kind() != inferred->kind())
+      mismatch(std::string("annotated ") + std::string(ir::kind_name(ann->kind())) +
+               ", the value is a " + std::string(ir::kind_name(inferred->kind())));
+    if (const auto* a = ir::as<ir::ScalarType>(ann.get())) {
+      const auto& b = static_cast<const ir::ScalarType&>(*inferred);
+      if (a->dtype != b.dtype)
+        mismatch("annotated " + std::string(core::dtype_name(a->dtype)) + ", the value is " +
+                 std::string(core::dtype_name(b.dtype)));
+      return ann;
+    }
+    if (const auto* a = ir::as<ir::TupleType>(ann.get())) {
+      const auto& b = static_cast<const ir::TupleType&>(*inferred);
+      if (a->types.size() != b.types.size())
+        mismatch("annotated " + std::to_string(a->types.size()) + " elements, the value has " +
+                 std::to_string(b.types.size()));
+      std::vector<ir::TypeRef> out;
+      bool changed = false;
+      for (std::size_t i = 0; i < a->types.size(); ++i) {
+        out.push_back(reconcile(a->types[i], b.types[i], at));
+        changed = changed || out.back() != a->types[i];
+      }
+      return changed ? ir::TupleType::make(std::move(out)) : ann;
+    }
+    if (const auto* a = ir::as<ir::ShapedType>(ann.get())) {
+      const auto& b = static_cast<const ir::ShapedType&>(*inferred);
+      if (a->dtype != b.dtype)
+        mismatch("annotated " + std::string(core::dtype_name(a->dtype)) + ", the value is " +
+                 std::string(core::dtype_name(b.dtype)));
+      if (a->rank() != b.rank())
+        mismatch("annotated rank " + std::to_string(a->rank()) + ", the value has rank " +
+                 std::to_string(b.rank()));
+      for (std::size_t i = 0; i < a->rank(); ++i)
+        if (!same_expr(a->shape[i], b.shape[i]))
+          mismatch("dimension " + std::to_string(i) + " differs");
+      if (const auto* ta = ir::as<ir::TensorType>(ann.get())) {
+        const auto& tb = static_cast<const ir::TensorType&>(*inferred);
+        if (ta->tensor_view || !tb.tensor_view) return ann;
+        return ir::TensorType::make(ta->dtype, ta->shape, tb.tensor_view, ta->memref);
+      }
+      const auto& la = static_cast<const ir::TileType&>(*ann);
+      const auto& lb = static_cast<const ir::TileType&>(*inferred);
+      if ((la.tile_view || !lb.tile_view) && (la.memory_space || !lb.memory_space)) return ann;
+      return ir::TileType::make(la.dtype, la.shape, la.memory_space ? la.memory_space : lb.memory_space,
+                                la.tile_view ? la.tile_view : lb.tile_view, la.memref);
+    }
+    return ann;
+  }
+
+  // ---- names ----
+
+  /// A new binding of `name`: its declared type (`x: T` earlier) wins over `fallback`.
+  ir::TypeRef take_declared(const std::string& name, ir::TypeRef fallback, const SExpr& at) {
+    auto it = scope_.declared.find(name);
+    if (it == scope_.declared.end()) return fallback;
+    ir::TypeRef t = fallback ? reconcile(it->second, fallback, at) : it->second;
+    scope_.declared.erase(it);
+    return t;
+  }
+
+  ir::ExprRef name_ref(const SExpr& e) {
+    const std::string& n = e.text;
+    if (in_signature_) {
+      if (auto it = pending_params_.find(n); it != pending_params_.end()) {
+        build_param(it->second);
+        return param_vars_[it->second];
+      }
+    }
+    if (auto it = scope_.names.find(n); it != scope_.names.end()) return it->second;
+    if (auto it = dynamic_.find(n); it != dynamic_.end()) return it->second;
+    constexpr std::string_view kFree = "__FREE_VAR";
+    if (n.size() > kFree.size() && n.ends_with(kFree)) {
+      auto [it, fresh] = free_.try_emplace(n);
+      if (fresh) {
+        ir::TypeRef t = ir::ScalarType::make(core::DataType::INDEX);
+        if (auto d = scope_.declared.find(n); d != scope_.declared.end()) t = d->second;
+        it->second = ir::Var::make(n.substr(0, n.size() - kFree.size()), t, span(e.pos));
+      }
+      return it->second;
+    }
+    fail_at(e, "a defined name (a parameter, an earlier assignment or loop variable, or a shape "
+               "symbol declared with `" + n + " = pl.dynamic(\"" + n + "\")`)");
+  }
+
+  // ---- expressions ----
+
+  ir::ExprRef expr(const SExpr& e) {
+    switch (e.kind) {
+      case ExprKind::Name: return name_ref(e);
+      case ExprKind::Int:
+        if (e.int_value > static_cast<std::uint64_t>(INT64_MAX))
+          fail_at(e, "an integer literal up to 9223372036854775807 (or its negation)");
+        return ir::ConstInt::make(static_cast<std::int64_t>(e.int_value), core::DataType::INDEX,
+                                  span(e.pos));
+      case ExprKind::Float: return ir::ConstFloat::make(e.float_value, core::DataType::FP32, span(e.pos));
+      case ExprKind::True: return ir::ConstBool::make(true, span(e.pos));
+      case ExprKind::False: return ir::ConstBool::make(false, span(e.pos));
+      case ExprKind::List:
+      case ExprKind::Tuple: {
+        std::vector<ir::ExprRef> items;
+        for (const auto& i : e.items) items.push_back(expr(*i));
+        return ir::MakeTuple::make(std::move(items), span(e.pos));
+      }
+      case ExprKind::Unary: return unary(e);
+      case ExprKind::Binary:
+      case ExprKind::Compare:
+      case ExprKind::BoolOp: return binary(e);
+      case ExprKind::Subscript: {
+        ir::ExprRef t = expr(e.item(0));
+        const std::int64_t index = non_negative_int(e.item(1), "a constant tuple index");
+        return guard(e, [&] { return ir::TupleGetItem::make(t, index, span(e.pos)); });
+      }
+      case ExprKind::Call: return call(e);
+      case ExprKind::Attribute:
+        fail_at(e, "a value (" + dotted(e) + " is not a value; calls need parentheses)");
+      default: fail_at(e, "an expression");
+    }
+  }
+
+  ir::ExprRef unary(const SExpr& e) {
+    const SExpr& x = e.item(0);
+    if (e.text == "-" && !x.parenthesized && x.kind == ExprKind::Int)
+      return ir::ConstInt::make(static_cast<std::int64_t>(0 - x.int_value), core::DataType::INDEX,
+                                span(e.pos));
+    if (e.text == "-" && !x.parenthesized && x.kind == ExprKind::Float)
+      return ir::ConstFloat::make(-x.float_value, core::DataType::FP32, span(e.pos));
+    ir::ExprRef v = expr(x);
+    if (e.text == "+") return v;
+    return guard(e, [&]() -> ir::ExprRef {
+      if (e.text == "-") return ir::Neg::make(v, span(e.pos));
+      if (e.text == "~") return ir::BitNot::make(v, span(e.pos));
+      return ir::Not::make(v, span(e.pos));
+    });
+  }
+
+  /// A bare literal `lit` re-typed to `dt` (an integer literal to any numeric dtype, a float
+  /// literal to a float dtype); null when it cannot take that dtype.
+  static ir::ExprRef retype_literal(const ir::ExprRef& lit, core::DataType dt) {
+    if (const auto* c = ir::as<ir::ConstInt>(lit.get())) {
+      if (core::is_int(dt)) return ir::ConstInt::make(c->value, dt, c->span);
+      if (core::is_float(dt)) return ir::ConstFloat::make(static_cast<double>(c->value), dt, c->span);
+    }
+    if (const auto* c = ir::as<ir::ConstFloat>(lit.get()); c && core::is_float(dt))
+      return ir::ConstFloat::make(c->value, dt, c->span);
+    return nullptr;
+  }
+
+  static std::optional<core::DataType> scalar_dtype(const ir::ExprRef& e) {
+    if (const auto* s = ir::as<ir::ScalarType>(e->type.get())) return s->dtype;
+    return std::nullopt;
+  }
+
+  ir::ExprRef binary(const SExpr& e) {
+    if (e.kind == ExprKind::Compare && e.chained)
+      fail_at(e.item(0), "a single comparison (parenthesise each one: (a < b) and (b < c))");
+    ir::ExprRef l = expr(e.item(0));
+    ir::ExprRef r = expr(e.item(1));
+    auto ld = scalar_dtype(l), rd = scalar_dtype(r);
+    if (ld && rd && *ld != *rd) {
+      if (is_bare_literal(e.item(1)) && !is_bare_literal(e.item(0))) {
+        if (auto x = retype_literal(r, *ld)) r = x;
+      } else if (is_bare_literal(e.item(0)) && !is_bare_literal(e.item(1))) {
+        if (auto x = retype_literal(l, *rd)) l = x;
+      }
+    }
+    const std::string& op = e.text;
+    const core::Span sp = span(e.pos);
+    return guard(e, [&]() -> ir::ExprRef {
+      if (op == "+") return ir::Add::make(l, r, sp);
+      if (op == "-") return ir::Sub::make(l, r, sp);
+      if (op == "*") return ir::Mul::make(l, r, sp);
+      if (op == "//") return ir::FloorDiv::make(l, r, sp);
+      if (op == "%") return ir::FloorMod::make(l, r, sp);
+      if (op == "/") return ir::FloatDiv::make(l, r, sp);
+      if (op == "**") return ir::Pow::make(l, r, sp);
+      if (op == "==") return ir::Eq::make(l, r, sp);
+      if (op == "!=") return ir::Ne::make(l, r, sp);
+      if (op == "<") return ir::Lt::make(l, r, sp);
+      if (op == "<=") return ir::Le::make(l, r, sp);
+      if (op == ">") return ir::Gt::make(l, r, sp);
+      if (op == ">=") return ir::Ge::make(l, r, sp);
+      if (op == "and") return ir::And::make(l, r, sp);
+      if (op == "or") return ir::Or::make(l, r, sp);
+      if (op == "&") return ir::BitAnd::make(l, r, sp);
+      if (op == "|") return ir::BitOr::make(l, r, sp);
+      if (op == "^") return ir::BitXor::make(l, r, sp);
+      if (op == "<<") return ir::BitShiftLeft::make(l, r, sp);
+      if (op == ">>") return ir::BitShiftRight::make(l, r, sp);
+      throw core::ValueError("the operator '" + op + "' has no scalar meaning in the pl DSL");
+    });
+  }
+
+  // -- calls --
+
+  std::vector<ir::ExprRef> positional(const SExpr& call, std::size_t from = 1) {
+    std::vector<ir::ExprRef> out;
+    for (std::size_t i = from; i < call.items.size(); ++i) out.push_back(expr(call.item(i)));
+    return out;
+  }
+
+  /// The keywords of `call` except `skip` as op kwargs; `attrs=` goes to `attrs`.
+  ir::Attrs kwargs_of(const SExpr& call, ir::Attrs& attrs,
+                      std::initializer_list<std::string_view> skip = {}) {
+    ir::Attrs kw;
+    for (const auto& k : call.keywords) {
+      bool skipped = false;
+      for (auto s : skip) skipped = skipped || k.name == s;
+      if (skipped) continue;
+      if (k.name == "attrs")
+        attrs = attr_dict(*k.value);
+      else
+        kw.entries.push_back({k.name, attr_value(*k.value)});
+    }
+    return kw;
+  }
+
+  /// The callee written as an expression: `self.f` (a program function) or `pl.tile.load`.
+  ir::OpRef callee_ref(const SExpr& c) {
+    const std::string d = dotted(c);
+    if (d.starts_with("self.") && in_class_) return ir::GlobalVar::make(d.substr(5));
+    if (!in_class_ && c.kind == ExprKind::Name && returns_.count(d)) return ir::GlobalVar::make(d);
+    if (d.starts_with("pl.") || d.starts_with("pld.")) return ir::Op::make(op_name(d));
+    fail_at(c, "a callee: self.<function> or pl.<op>");
+  }
+
+  /// `pl.tile.and_` → `tile.and`; `pld.x.y` keeps its prefix.
+  static std::string op_name(const std::string& d) {
+    std::string n = d.starts_with("pl.") ? d.substr(3) : d;
+    const std::size_t dot = n.rfind('.');
+    const std::string leaf = n.substr(dot == std::string::npos ? 0 : dot + 1);
+    if (leaf.ends_with('_') && core::is_python_keyword(std::string_view(leaf).substr(0, leaf.size() - 1)))
+      n.pop_back();
+    return n;
+  }
+
+  ir::ExprRef call(const SExpr& e) {
+    const SExpr& callee = e.item(0);
+    const std::string d = dotted(callee);
+    const core::Span sp = span(e.pos);
+    if (d == "abs") {
+      positional_count(e, 1, 1, "abs");
+      ir::ExprRef x = expr(e.item(1));
+      return guard(e, [&] { return ir::Abs::make(x, sp); });
+    }
+    if (d == "pl.const") return constant(e);
+    if (d == "pl._dump.float64") {
+      positional_count(e, 1, 1, "pl._dump.float64");
+      return ir::ConstFloat::make(float_bits(e.item(1)), core::DataType::FP32, sp);
+    }
+    if (d == "pl.MemRef") return memref_expr(e);
+    if (d == "pl.submit" || d == "pl._dump.submit") return submit(e, d == "pl._dump.submit");
+    if (d == "pl._dump.call") return dump_call(e);
+    if (d == "pl.min" || d == "pl.max" || d == "pl._dump.logical_xor") {
+      std::vector<ir::ExprRef> args = positional(e);
+      if (args.size() == 2 && scalar_dtype(args[0]) && scalar_dtype(args[1])) {
+        only_keywords(e, {}, d);
+        return guard(e, [&]() -> ir::ExprRef {
+          if (d == "pl.min") return ir::Min::make(args[0], args[1], sp);
+          if (d == "pl.max") return ir::Max::make(args[0], args[1], sp);
+          return ir::Xor::make(args[0], args[1], sp);
+        });
+      }
+      if (d == "pl._dump.logical_xor") fail_at(e, "two scalar operands");
+    }
+    if (d == "pl.cast") {
+      std::vector<ir::ExprRef> args;
+      if (e.items.size() >= 2) args.push_back(expr(e.item(1)));
+      if (e.items.size() == 3 && e.keywords.empty() && !args.empty() && scalar_dtype(args[0])) {
+        const core::DataType to = dtype(e.item(2));
+        return guard(e, [&] { return ir::Cast::make(args[0], to, sp); });
+      }
+    }
+    for (std::string_view stmt_only : {"pl.yield_", "pl._dump.yield_", "pl.cond", "pl.func_attr",
+                                       "pl.range", "pl.parallel", "pl.unroll", "pl.pipeline",
+                                       "pl.while_", "pl.split_aiv", "pl.at", "pl.cluster",
+                                       "pl.spmd", "pl.scope", "pl.dynamic"})
+      if (d == stmt_only) fail_at(e, d + " only where the DSL places it, not inside an expression");
+    if (d.starts_with("self.") || (!in_class_ && returns_.count(d))) {
+      ir::OpRef op = callee_ref(callee);
+      std::vector<ir::ExprRef> args = positional(e);
+      ir::Attrs attrs;
+      ir::Attrs kw = kwargs_of(e, attrs);
+      if (!returns_.count(op->name)) fail_at(callee, "a function of this program");
+      ir::TypeRef t = guard(e, [&] { return derived_call_type(ops_, returns_, *op, args, kw); });
+      return guard(e, [&] { return ir::Call::make(op, args, t, kw, attrs, sp); });
+    }
+    if (!(d.starts_with("pl.") || d.starts_with("pld.")))
+      fail_at(callee, "a callee: self.<function>, pl.<op> or a builtin such as abs");
+    std::vector<ir::ExprRef> args = positional(e);
+    ir::Attrs attrs;
+    ir::Attrs kw = kwargs_of(e, attrs);
+    const std::string name = resolve_op(callee, op_name(d), args);
+    return guard(e, [&] { return ops_.make_call(name, args, kw, attrs, sp); });
+  }
+
+  /// A registered op name for `pl.<name>`: the name itself, else the short form resolved by
+  /// the first shaped operand (`tile.` for a Tile, `tensor.` for a Tensor).
+  std::string resolve_op(const SExpr& at, const std::string& name, const std::vector<ir::ExprRef>& args) {
+    if (ops_.find(name)) return name;
+    if (name.find('.') == std::string::npos) {
+      std::string first, second;
+      for (const auto& a : args) {
+        if (ir::isa<ir::TileType>(a->type)) {
+          first = "tile.";
+          break;
+        }
+        if (ir::isa<ir::TensorType>(a->type)) {
+          first = "tensor.";
+          break;
+        }
+      }
+      for (std::string prefix : {first, std::string("tensor."), std::string("tile.")})
+        if (!prefix.empty() && ops_.find(prefix + name)) return prefix + name;
+    }
+    fail_at(at, "a registered op ('" + name + "' is not one)");
+  }
+
+  double float_bits(const SExpr& s) {
+    if (s.kind != ExprKind::String || s.text.size() != 16)
+      fail_at(s, "the 16 hex digits of a float64 bit pattern");
+    std::uint64_t bits = 0;
+    for (char c : s.text) {
+      const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+      if (v < 0) fail_at(s, "lowercase hex digits");
+      bits = bits * 16 + static_cast<std::uint64_t>(v);
+    }
+    return std::bit_cast<double>(bits);
+  }
+
+  /// `pl.const(value, dtype)`: a literal of an explicit dtype.
+  ir::ExprRef constant(const SExpr& e) {
+    positional_count(e, 2, 2, "pl.const");
+    only_keywords(e, {}, "pl.const");
+    const SExpr& v = e.item(1);
+    const core::DataType dt = dtype(e.item(2));
+    const core::Span sp = span(e.pos);
+    return guard(e, [&]() -> ir::ExprRef {
+      if (v.kind == ExprKind::True || v.kind == ExprKind::False) {
+        if (dt != core::DataType::BOOL) fail_at(v, "True/False only with pl.BOOL");
+        return ir::ConstBool::make(v.kind == ExprKind::True, sp);
+      }
+      const bool is_float = v.kind == ExprKind::Float ||
+                            (v.kind == ExprKind::Unary && v.item(0).kind == ExprKind::Float) ||
+                            (v.kind == ExprKind::Call && dotted(v.item(0)) == "pl._dump.float64");
+      if (is_float || core::is_float(dt)) {
+        double x = 0;
+        if (v.kind == ExprKind::Call) {
+          positional_count(v, 1, 1, "pl._dump.float64");
+          x = float_bits(v.item(1));
+        } else if (v.kind == ExprKind::Float) {
+          x = v.float_value;
+        } else if (v.kind == ExprKind::Unary && v.text == "-" && v.item(0).kind == ExprKind::Float) {
+          x = -v.item(0).float_value;
+        } else {
+          x = static_cast<double>(int_literal(v, "a number"));
+        }
+        return ir::ConstFloat::make(x, dt, sp);
+      }
+      return ir::ConstInt::make(int_literal(v, "an integer literal"), dt, sp);
+    });
+  }
+
+  /// `pl._dump.call(callee, args..., kwargs..., attrs={...}, type=T)`: a call whose recorded
+  /// result type is written out.
+  ir::ExprRef dump_call(const SExpr& e) {
+    if (e.items.size() < 2) fail_at(e, "a callee as the first argument of pl._dump.call");
+    const SExpr* t = keyword(e, "type");
+    if (!t) fail_at(e, "a type= keyword on pl._dump.call");
+    ir::OpRef op = callee_ref(e.item(1));
+    std::vector<ir::ExprRef> args = positional(e, 2);
+    ir::Attrs attrs;
+    ir::Attrs kw = kwargs_of(e, attrs, {"type"});
+    ir::TypeRef ty = type(*t);
+    return guard(e, [&] { return ir::Call::make(op, args, ty, kw, attrs, span(e.pos)); });
+  }
+
+  ir::ExprRef submit(const SExpr& e, bool dump) {
+    if (e.items.size() < 2) fail_at(e, "the launched function as the first argument");
+    ir::OpRef op = callee_ref(e.item(1));
+    std::vector<ir::ExprRef> args = positional(e, 2);
+    ir::SubmitLaunch launch;
+    if (const SExpr* k = keyword(e, "deps")) {
+      if (k->kind != ExprKind::List) fail_at(*k, "a list of task ids");
+      for (const auto& d : k->items) launch.deps.push_back(expr(*d));
+    }
+    if (const SExpr* k = keyword(e, "core_num")) launch.core_num = expr(*k);
+    if (const SExpr* k = keyword(e, "sync_start")) launch.sync_start = bool_literal(*k);
+    if (const SExpr* k = keyword(e, "allow_early_resolve")) launch.allow_early_resolve = bool_literal(*k);
+    if (const SExpr* k = keyword(e, "predicate")) launch.predicate = expr(*k);
+    ir::Attrs attrs;
+    ir::Attrs kw = kwargs_of(e, attrs,
+                             {"deps", "core_num", "sync_start", "allow_early_resolve", "predicate", "type"});
+    ir::TypeRef ty;
+    if (dump) {
+      const SExpr* t = keyword(e, "type");
+      if (!t) fail_at(e, "a type= keyword on pl._dump.submit");
+      ty = type(*t);
+    } else {
+      if (!ir::isa<ir::GlobalVar>(op) || !returns_.count(op->name))
+        fail_at(e.item(1), "a function of this program to launch");
+      ty = derived_submit_type(returns_, *op);
+    }
+    return guard(e, [&] { return ir::Submit::make(op, args, ty, launch, kw, attrs, span(e.pos)); });
+  }
+
+  // ---- attribute values ----
+
+  ir::AttrValue attr_value(const SExpr& e) {
+    if (++type_depth_ > core::kMaxNesting) fail_at(e, "attribute values nested at most 512 deep");
+    struct Leave {
+      std::size_t& d;
+      ~Leave() { --d; }
+    } leave{type_depth_};
+    switch (e.kind) {
+      case ExprKind::True: return true;
+      case ExprKind::False: return false;
+      case ExprKind::Int: return int_literal(e, "an integer up to 9223372036854775807");
+      case ExprKind::Float: return e.float_value;
+      case ExprKind::String: return e.text;
+      case ExprKind::List: {
+        ir::AttrValueList items;
+        for (const auto& i : e.items) items.push_back(attr_value(*i));
+        return items;
+      }
+      case ExprKind::Unary:
+        if (e.text == "-" && !e.item(0).parenthesized) {
+          if (e.item(0).kind == ExprKind::Int) return int_literal(e, "an integer literal");
+          if (e.item(0).kind == ExprKind::Float) return -e.item(0).float_value;
+        }
+        break;
+      case ExprKind::Attribute: {
+        const std::string d = dotted(e);
+        if (d.starts_with("pl.")) {
+          if (auto t = core::parse_dtype(std::string_view(d).substr(3))) return *t;
+          const std::size_t dot = d.rfind('.');
+          if (dot > 3)
+            if (auto v = ir::parse_enum_value(std::string_view(d).substr(3, dot - 3),
+                                              std::string_view(d).substr(dot + 1)))
+              return *v;
+        }
+        break;
+      }
+      case ExprKind::Call: {
+        const std::string d = dotted(e.item(0));
+        if (d == "pl._dump.float64") {
+          positional_count(e, 1, 1, d);
+          return float_bits(e.item(1));
+        }
+        if (d == "pl._dump.opaque") {
+          positional_count(e, 1, 1, d);
+          if (e.item(1).kind != ExprKind::String) fail_at(e.item(1), "the payload's type name");
+          return ir::OpaquePayload{e.item(1).text, nullptr};
+        }
+        break;
+      }
+      default: break;
+    }
+    ir::ExprRef x = expr(e);
+    return guard(e, [&] { return ir::AttrValue(x); });
+  }
+
+  ir::Attrs attr_dict(const SExpr& e) {
+    if (e.kind != ExprKind::Dict) fail_at(e, "a dict of attributes {\"key\": value, ...}");
+    ir::Attrs attrs;
+    for (std::size_t i = 0; i + 1 < e.items.size(); i += 2) {
+      const SExpr& k = e.item(i);
+      if (k.kind != ExprKind::String) fail_at(k, "a string key");
+      for (const auto& prev : attrs.entries)
+        if (prev.key == k.text) fail_at(k, "a key not given before in this dict");
+      attrs.entries.push_back({k.text, attr_value(e.item(i + 1))});
+    }
+    return attrs;
+  }
+
+  // ---- statements ----
+
+  /// The statements of `body` from `first` on, as one SeqStmts.
+  ir::StmtRef block(const std::vector<syntax::StmtPtr>& body, std::size_t first, TextPos pos) {
+    std::vector<ir::StmtRef> out;
+    for (std::size_t i = first; i < body.size(); ++i) statement(*body[i], out);
+    return ir::SeqStmts::make(std::move(out), span(pos));
+  }
+
+  /// A body slot: a block, or the one statement of a `with pl._dump.stmt():` block.
+  ir::StmtRef body_slot(const std::vector<syntax::StmtPtr>& body, TextPos pos) {
+    if (body.size() == 1 && body[0]->kind == StmtKind::With && body[0]->value->kind == ExprKind::Call &&
+        dotted(body[0]->value->item(0)) == "pl._dump.stmt") {
+      const SStmt& w = *body[0];
+      std::vector<ir::StmtRef> out;
+      for (const auto& s : w.body) statement(*s, out);
+      if (out.size() != 1)
+        throw ParseError(w.pos, "with", "exactly one statement in a pl._dump.stmt() block");
+      return out[0];
+    }
+    return block(body, 0, pos);
+  }
+
+  /// `s` with the comment lines written before it (printing writes them back).
+  static ir::StmtRef with_comments(const ir::StmtRef& s, const std::vector<std::string>& comments) {
+    return ir::visit_stmt(*s, [&](const auto& n) -> ir::StmtRef {
+      auto c = ir::copy_node(n);
+      c->leading_comments = comments;
+      return c;
+    });
+  }
+
+  void statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const std::size_t before = out.size();
+    statement_inner(s, out);
+    if (out.size() > before && !s.comments.empty()) out[before] = with_comments(out[before], s.comments);
+  }
+
+  void statement_inner(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const core::Span sp = span(s.pos);
+    switch (s.kind) {
+      case StmtKind::Pass: return;
+      case StmtKind::Break: out.push_back(ir::BreakStmt::make(sp)); return;
+      case StmtKind::Continue: out.push_back(ir::ContinueStmt::make(sp)); return;
+      case StmtKind::Return: {
+        std::vector<ir::ExprRef> values;
+        if (s.value) {
+          if (s.value->kind == ExprKind::Tuple && !s.value->parenthesized)
+            for (const auto& v : s.value->items) values.push_back(expr(*v));
+          else
+            values.push_back(expr(*s.value));
+        }
+        out.push_back(ir::ReturnStmt::make(std::move(values), sp));
+        return;
+      }
+      case StmtKind::Expr: return expression_statement(s, out);
+      case StmtKind::Assign: return assignment(s, out);
+      case StmtKind::Declare: {
+        if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name to declare");
+        scope_.declared[s.target->text] = type(*s.annotation);
+        return;
+      }
+      case StmtKind::AugAssign: {
+        if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name on the left of " + s.text + "=");
+        ir::ExprRef l = expr(*s.target);
+        ir::ExprRef r = expr(*s.value);
+        ir::ExprRef v = guard(*s.value, [&] { return aug(s.text, l, r, s.value.get(), sp); });
+        bind_assignment(*s.target, nullptr, v, out, sp);
+        return;
+      }
+      case StmtKind::If: return if_statement(s, out);
+      case StmtKind::For: return for_statement(s, out);
+      case StmtKind::While: {
+        ir::ExprRef cond = expr(*s.value);
+        ir::StmtRef body = body_slot(s.body, s.pos);
+        out.push_back(guard(*s.value, [&] { return ir::WhileStmt::make({}, cond, body, {}, sp); }));
+        return;
+      }
+      case StmtKind::With: return with_statement(s, out);
+      case StmtKind::FunctionDef:
+      case StmtKind::ClassDef:
+        throw ParseError(s.pos, s.name, "a statement (nested functions and classes are not supported)");
+      case StmtKind::Import: throw ParseError(s.pos, "import", "imports only at the top of the text");
+    }
+  }
+
+  ir::ExprRef aug(const std::string& op, ir::ExprRef l, ir::ExprRef r, const SExpr* rhs,
+                  const core::Span& sp) {
+    auto ld = scalar_dtype(l), rd = scalar_dtype(r);
+    if (ld && rd && *ld != *rd && is_bare_literal(*rhs))
+      if (auto x = retype_literal(r, *ld)) r = x;
+    if (op == "+") return ir::Add::make(l, r, sp);
+    if (op == "-") return ir::Sub::make(l, r, sp);
+    if (op == "*") return ir::Mul::make(l, r, sp);
+    if (op == "/") return ir::FloatDiv::make(l, r, sp);
+    if (op == "//") return ir::FloorDiv::make(l, r, sp);
+    if (op == "%") return ir::FloorMod::make(l, r, sp);
+    if (op == "**") return ir::Pow::make(l, r, sp);
+    if (op == "&") return ir::BitAnd::make(l, r, sp);
+    if (op == "|") return ir::BitOr::make(l, r, sp);
+    if (op == "^") return ir::BitXor::make(l, r, sp);
+    if (op == "<<") return ir::BitShiftLeft::make(l, r, sp);
+    return ir::BitShiftRight::make(l, r, sp);
+  }
+
+  void expression_statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const SExpr& v = *s.value;
+    if (v.kind == ExprKind::String) return;  // a docstring
+    const std::string d = v.kind == ExprKind::Call ? dotted(v.item(0)) : "";
+    if (d == "pl.yield_" || d == "pl._dump.yield_") return yield(s, nullptr, out);
+    if (d == "pl.func_attr")
+      fail_at(v, "pl.func_attr only as the first statement of a function body");
+    if (d == "pl.cond") fail_at(v, "pl.cond only as the first statement of a pl.while_ loop");
+    ir::ExprRef e = expr(v);
+    out.push_back(ir::EvalStmt::make(e, span(s.pos)));
+  }
+
+  void assignment(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const SExpr& v = *s.value;
+    const std::string d = v.kind == ExprKind::Call ? dotted(v.item(0)) : "";
+    if (d == "pl.yield_" || d == "pl._dump.yield_") return yield(s, s.target.get(), out);
+    ir::ExprRef value = expr(v);
+    bind_assignment(*s.target, s.annotation.get(), value, out, span(s.pos));
+  }
+
+  /// `x[: T] = value` (rebinding an existing `x` of the same type keeps its variable: the
+  /// natural form) or `a, b = value` (a tuple unpacked element by element).
+  void bind_assignment(const SExpr& target, const SExpr* annotation, const ir::ExprRef& value,
+                       std::vector<ir::StmtRef>& out, const core::Span& sp) {
+    if (target.kind == ExprKind::Tuple) {
+      if (annotation) fail_at(*annotation, "no annotation on a tuple assignment");
+      const auto* tt = ir::as<ir::TupleType>(value->type.get());
+      if (!tt || tt->types.size() != target.items.size())
+        fail_at(target, "as many names as the value has tuple elements");
+      ir::VarRef whole = ir::Var::make("tuple_tmp", value->type, sp);
+      out.push_back(ir::AssignStmt::make(whole, value, sp));
+      for (std::size_t i = 0; i < target.items.size(); ++i) {
+        const SExpr& n = target.item(i);
+        if (n.kind != ExprKind::Name) fail_at(n, "a name");
+        bind_assignment(n, nullptr, ir::TupleGetItem::make(whole, static_cast<std::int64_t>(i), sp),
+                        out, sp);
+      }
+      return;
+    }
+    if (target.kind != ExprKind::Name) fail_at(target, "a name on the left of '='");
+    const std::string& name = target.text;
+    if (name == "self" || name == "pl" || name == "pld") fail_at(target, "a name other than " + name);
+    ir::TypeRef t = value->type;
+    if (annotation) t = reconcile(type(*annotation), value->type, *annotation);
+    t = take_declared(name, t, target);
+    ir::VarRef var;
+    if (auto it = scope_.names.find(name); it != scope_.names.end() && !annotation &&
+                                           it->second->kind() == ir::NodeKind::Var &&
+                                           structural::structural_equal(it->second->type, t))
+      var = it->second;
+    else
+      var = ir::Var::make(name, t, span(target.pos));
+    scope_.names[name] = var;
+    out.push_back(guard(target, [&] { return ir::AssignStmt::make(var, value, sp); }));
+  }
+
+  // -- yields and region results --
+
+  /// `[targets =] pl.yield_(v, ...)` or `pl._dump.yield_(v, ..., types=[...])`.
+  void yield(const SStmt& s, const SExpr* target, std::vector<ir::StmtRef>& out) {
+    const SExpr& call = *s.value;
+    const bool dump = dotted(call.item(0)) == "pl._dump.yield_";
+    only_keywords(call, dump ? std::initializer_list<std::string_view>{"types"}
+                             : std::initializer_list<std::string_view>{},
+                  dump ? "pl._dump.yield_" : "pl.yield_");
+    std::vector<ir::ExprRef> values = positional(call);
+    std::vector<ir::TypeRef> types(values.size());
+    if (dump) {
+      const SExpr* k = keyword(call, "types");
+      if (!k || k->kind != ExprKind::List || k->items.size() != values.size())
+        fail_at(call, "types=[...] with one type per yielded value");
+      for (std::size_t i = 0; i < values.size(); ++i) types[i] = type(*k->items[i]);
+    }
+    if (s.annotation) {
+      if (values.size() != 1) fail_at(*s.annotation, "an annotation only on a single result");
+      types[0] = type(*s.annotation);
+    }
+    out.push_back(ir::YieldStmt::make(values, span(s.pos)));
+    if (!target) return;
+    if (regions_.empty())
+      fail_at(*target, "a yield with results only inside a for loop or an if with else");
+    RegionResults& r = *regions_.back();
+    std::vector<const SExpr*> names;
+    if (target->kind == ExprKind::Tuple)
+      for (const auto& n : target->items) names.push_back(n.get());
+    else
+      names.push_back(target);
+    if (names.size() != values.size()) fail_at(*target, "one name per yielded value");
+    for (const SExpr* n : names)
+      if (n->kind != ExprKind::Name) fail_at(*n, "a name for the region result");
+    if (!r.seen) {
+      r.seen = true;
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        r.names.push_back(names[i]->text);
+        r.name_nodes.push_back(names[i]);
+      }
+      r.annotations = types;
+      r.first_values = values;
+      return;
+    }
+    if (r.names.size() != names.size())
+      fail_at(*target, std::to_string(r.names.size()) + " results, as the other branch yields");
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (names[i]->text != r.names[i])
+        fail_at(*names[i], "the result name '" + r.names[i] + "' as in the other branch");
+      if (!r.annotations[i]) r.annotations[i] = types[i];
+    }
+  }
+
+  /// The region's result variables, typed by annotation reconciled with `inferred[i]`.
+  std::vector<ir::VarRef> result_vars(const RegionResults& r, const std::vector<ir::TypeRef>& inferred) {
+    std::vector<ir::VarRef> vars;
+    for (std::size_t i = 0; i < r.names.size(); ++i) {
+      ir::TypeRef t = i < inferred.size() ? inferred[i] : nullptr;
+      if (r.annotations[i]) t = reconcile(r.annotations[i], t, *r.name_nodes[i]);
+      if (!t) fail_at(*r.name_nodes[i], "a type for the result (annotate it)");
+      t = take_declared(r.names[i], t, *r.name_nodes[i]);
+      vars.push_back(ir::Var::make(r.names[i], t, span(r.name_nodes[i]->pos)));
+    }
+    for (std::size_t i = 0; i < vars.size(); ++i) scope_.names[r.names[i]] = vars[i];
+    return vars;
+  }
+
+  /// Builds `body` as a region whose yields bind results into `r`.
+  ir::StmtRef region(const std::vector<syntax::StmtPtr>& body, TextPos pos, RegionResults& r) {
+    regions_.push_back(&r);
+    struct Pop {
+      std::vector<RegionResults*>& v;
+      ~Pop() { v.pop_back(); }
+    } pop{regions_};
+    return body_slot(body, pos);
+  }
+
+  void if_statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    ir::ExprRef cond = expr(*s.value);
+    RegionResults r;
+    ir::StmtRef then_body = region(s.body, s.pos, r);
+    ir::StmtRef else_body;
+    if (!s.orelse.empty()) else_body = region(s.orelse, s.orelse.front()->pos, r);
+    std::vector<ir::TypeRef> inferred;
+    for (const auto& v : r.first_values) inferred.push_back(v->type);
+    std::vector<ir::VarRef> rvs = result_vars(r, inferred);
+    out.push_back(guard(*s.value, [&] {
+      return ir::IfStmt::make(cond, then_body, else_body, rvs, span(s.pos));
+    }));
+  }
+
+  void with_statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const SExpr& c = *s.value;
+    const std::string d = c.kind == ExprKind::Call ? dotted(c.item(0)) : "";
+    const core::Span sp = span(s.pos);
+    if (d == "pl._dump.seq") {
+      positional_count(c, 0, 0, d);
+      only_keywords(c, {}, d);
+      out.push_back(block(s.body, 0, s.pos));
+      return;
+    }
+    if (d == "pl._dump.stmt") fail_at(c, "pl._dump.stmt() only as the whole body of a block");
+    std::string name_hint;
+    ir::Attrs attrs;
+    auto common = [&] {
+      if (const SExpr* k = keyword(c, "name_hint")) {
+        if (k->kind != ExprKind::String) fail_at(*k, "a string name hint");
+        name_hint = k->text;
+      }
+      if (const SExpr* k = keyword(c, "attrs")) attrs = attr_dict(*k);
+    };
+    if (d == "pl.at") {
+      positional_count(c, 0, 0, d);
+      only_keywords(c, {"level", "role", "name_hint", "optimizations", "attrs"}, d);
+      common();
+      const SExpr* lk = keyword(c, "level");
+      if (!lk) fail_at(c, "a level= keyword on pl.at");
+      const ir::Level level = enum_value<ir::Level>(*lk);
+      if (level == ir::Level::CORE_GROUP) {
+        if (const SExpr* rk = keyword(c, "role")) fail_at(*rk, "no role on a CORE_GROUP scope");
+        ir::SplitMode split = ir::SplitMode::None;
+        if (const SExpr* ok = keyword(c, "optimizations")) split = optimizations(*ok);
+        ir::StmtRef body = body_slot(s.body, s.pos);
+        out.push_back(guard(c, [&] { return ir::InCoreScopeStmt::make(body, name_hint, split, attrs, sp); }));
+        return;
+      }
+      if (const SExpr* ok = keyword(c, "optimizations"))
+        fail_at(*ok, "optimizations only on a CORE_GROUP scope");
+      std::optional<ir::Role> role;
+      if (const SExpr* rk = keyword(c, "role")) role = enum_value<ir::Role>(*rk);
+      ir::StmtRef body = body_slot(s.body, s.pos);
+      out.push_back(guard(c, [&] {
+        return ir::HierarchyScopeStmt::make(body, level, role, name_hint, attrs, sp);
+      }));
+      return;
+    }
+    if (d == "pl.cluster") {
+      positional_count(c, 0, 0, d);
+      only_keywords(c, {"name_hint", "attrs"}, d);
+      common();
+      ir::StmtRef body = body_slot(s.body, s.pos);
+      out.push_back(guard(c, [&] { return ir::ClusterScopeStmt::make(body, name_hint, attrs, sp); }));
+      return;
+    }
+    if (d == "pl.spmd") {
+      positional_count(c, 1, 1, d);
+      only_keywords(c, {"sync_start", "name_hint", "attrs"}, d);
+      common();
+      ir::ExprRef n = expr(c.item(1));
+      bool sync = false;
+      if (const SExpr* k = keyword(c, "sync_start")) sync = bool_literal(*k);
+      ir::StmtRef body = body_slot(s.body, s.pos);
+      out.push_back(guard(c, [&] { return ir::SpmdScopeStmt::make(body, n, sync, name_hint, attrs, sp); }));
+      return;
+    }
+    if (d == "pl.scope") {
+      positional_count(c, 0, 0, d);
+      only_keywords(c, {"mode", "name_hint", "attrs"}, d);
+      common();
+      bool manual = false;
+      if (const SExpr* k = keyword(c, "mode")) manual = enum_value<ir::ScopeMode>(*k) == ir::ScopeMode::MANUAL;
+      ir::StmtRef body = body_slot(s.body, s.pos);
+      out.push_back(guard(c, [&] { return ir::RuntimeScopeStmt::make(body, manual, name_hint, attrs, sp); }));
+      return;
+    }
+    fail_at(c, "a scope: pl.at(...), pl.cluster(), pl.spmd(n), pl.scope()");
+  }
+
+  /// `optimizations=[pl.split(pl.SplitMode.UP_DOWN)]`.
+  ir::SplitMode optimizations(const SExpr& list) {
+    if (list.kind != ExprKind::List) fail_at(list, "a list of optimizations");
+    ir::SplitMode split = ir::SplitMode::None;
+    for (const auto& o : list.items) {
+      if (o->kind != ExprKind::Call || dotted(o->item(0)) != "pl.split")
+        fail_at(*o, "an optimization: pl.split(pl.SplitMode.<mode>)");
+      positional_count(*o, 1, 1, "pl.split");
+      if (split != ir::SplitMode::None) fail_at(*o, "one pl.split per scope");
+      split = enum_value<ir::SplitMode>(o->item(1));
+      if (split == ir::SplitMode::None)
+        fail_at(o->item(1), "UP_DOWN or LEFT_RIGHT (no pl.split at all is the only no-split form)");
+    }
+    return split;
+  }
+
+  void for_statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const SExpr& it = *s.value;
+    const std::string d = it.kind == ExprKind::Call ? dotted(it.item(0)) : "";
+    const core::Span sp = span(s.pos);
+    if (d == "pl.split_aiv") return split_aiv(s, out);
+    if (d == "pl.while_") return while_loop(s, out);
+    ir::ForKind kind = ir::ForKind::Sequential;
+    if (d == "pl.range" || d == "range") kind = ir::ForKind::Sequential;
+    else if (d == "pl.parallel") kind = ir::ForKind::Parallel;
+    else if (d == "pl.unroll") kind = ir::ForKind::Unroll;
+    else if (d == "pl.pipeline") kind = ir::ForKind::Pipeline;
+    else fail_at(it, "a loop: pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_ or pl.split_aiv");
+    positional_count(it, 1, 3, d);
+    only_keywords(it, kind == ir::ForKind::Pipeline
+                          ? std::initializer_list<std::string_view>{"init_values", "attrs", "stage"}
+                          : std::initializer_list<std::string_view>{"init_values", "attrs"},
+                  d);
+    std::vector<ir::ExprRef> bounds = positional(it);
+    ir::ExprRef start = bounds.size() == 1 ? ir::ConstInt::make(0) : bounds[0];
+    ir::ExprRef stop = bounds.size() == 1 ? bounds[0] : bounds[1];
+    ir::ExprRef step = bounds.size() == 3 ? bounds[2] : ir::ConstInt::make(1);
+    ir::Attrs attrs;
+    if (const SExpr* k = keyword(it, "stage")) attrs.entries.push_back({"pipeline_stages", attr_value(*k)});
+    if (const SExpr* k = keyword(it, "attrs"))
+      for (auto& e : attr_dict(*k).entries) attrs.entries.push_back(std::move(e));
+
+    // Target: `i` or `i, (a, b)` with init_values=(x, y).
+    const SExpr* loop_name = s.target.get();
+    const SExpr* carried = nullptr;
+    if (s.target->kind == ExprKind::Tuple && !s.target->parenthesized) {
+      if (s.target->items.size() != 2 || s.target->item(1).kind != ExprKind::Tuple)
+        fail_at(*s.target, "a loop target `i` or `i, (a, b)`");
+      loop_name = &s.target->item(0);
+      carried = &s.target->item(1);
+    }
+    if (loop_name->kind != ExprKind::Name) fail_at(*loop_name, "a loop variable name");
+    std::vector<ir::IterArgRef> iter_args = iter_args_of(it, carried);
+    ir::VarRef loop_var = ir::Var::make(
+        loop_name->text,
+        take_declared(loop_name->text, ir::ScalarType::make(core::DataType::INDEX), *loop_name),
+        span(loop_name->pos));
+    scope_.names[loop_name->text] = loop_var;
+    bind_iter_args(iter_args);
+    RegionResults r;
+    ir::StmtRef body = region(s.body, s.pos, r);
+    std::vector<ir::TypeRef> inferred;
+    for (const auto& ia : iter_args) inferred.push_back(ia->type);
+    if (!iter_args.empty() && !r.seen)
+      fail_at(*s.target, "a loop carrying values ends its body with `r = pl.yield_(...)`");
+    std::vector<ir::VarRef> rvs = result_vars(r, inferred);
+    out.push_back(guard(it, [&] {
+      return ir::ForStmt::make(loop_var, start, stop, step, iter_args, body, rvs, kind, attrs, sp);
+    }));
+  }
+
+  /// The iter_args named by `carried` (a tuple of names) with `init_values=(...)` of `call`.
+  std::vector<ir::IterArgRef> iter_args_of(const SExpr& call, const SExpr* carried) {
+    const SExpr* init = keyword(call, "init_values");
+    if (!carried && !init) return {};
+    if (!carried) fail_at(*init, "a target `i, (a, b)` naming the carried values");
+    if (!init) fail_at(*carried, "init_values=(...) for the carried values");
+    if (init->kind != ExprKind::Tuple && init->kind != ExprKind::List)
+      fail_at(*init, "a tuple of initial values");
+    if (init->items.size() != carried->items.size())
+      fail_at(*init, std::to_string(carried->items.size()) + " initial values, one per carried name");
+    std::vector<ir::ExprRef> values;
+    for (const auto& v : init->items) values.push_back(expr(*v));  // in the outer scope
+    std::vector<ir::IterArgRef> out;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const SExpr& n = carried->item(i);
+      if (n.kind != ExprKind::Name) fail_at(n, "a name for the carried value");
+      ir::TypeRef t = take_declared(n.text, values[i]->type, n);
+      out.push_back(guard(n, [&] { return ir::IterArg::make(n.text, t, values[i], span(n.pos)); }));
+    }
+    return out;
+  }
+
+  void bind_iter_args(const std::vector<ir::IterArgRef>& iter_args) {
+    for (const auto& ia : iter_args) scope_.names[ia->name_hint] = ia;
+  }
+
+  /// `for (x, y) in pl.while_(init_values=(a, b)):` whose body starts with `pl.cond(c)`.
+  void while_loop(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const SExpr& it = *s.value;
+    positional_count(it, 0, 0, "pl.while_");
+    only_keywords(it, {"init_values"}, "pl.while_");
+    if (s.target->kind != ExprKind::Tuple) fail_at(*s.target, "a tuple of carried names `(x,)`");
+    std::vector<ir::IterArgRef> iter_args = iter_args_of(it, s.target.get());
+    bind_iter_args(iter_args);
+    if (s.body.empty() || s.body[0]->kind != StmtKind::Expr || s.body[0]->value->kind != ExprKind::Call ||
+        dotted(s.body[0]->value->item(0)) != "pl.cond")
+      throw ParseError(s.body.empty() ? s.pos : s.body[0]->pos,
+                       s.body.empty() ? "" : first_token(*s.body[0]),
+                       "pl.cond(condition) as the first statement of a pl.while_ loop");
+    const SExpr& cond_call = *s.body[0]->value;
+    positional_count(cond_call, 1, 1, "pl.cond");
+    ir::ExprRef cond = expr(cond_call.item(1));
+    RegionResults r;
+    regions_.push_back(&r);
+    ir::StmtRef body;
+    {
+      struct Pop {
+        std::vector<RegionResults*>& v;
+        ~Pop() { v.pop_back(); }
+      } pop{regions_};
+      body = block(s.body, 1, s.pos);
+    }
+    std::vector<ir::TypeRef> inferred;
+    for (const auto& ia : iter_args) inferred.push_back(ia->type);
+    std::vector<ir::VarRef> rvs = result_vars(r, inferred);
+    out.push_back(guard(it, [&] {
+      return ir::WhileStmt::make(iter_args, cond, body, rvs, span(s.pos));
+    }));
+  }
+
+  /// `for aiv in pl.split_aiv(count, mode=..., name_hint=..., attrs=...)`.
+  void split_aiv(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const SExpr& c = *s.value;
+    positional_count(c, 0, 1, "pl.split_aiv");
+    only_keywords(c, {"mode", "name_hint", "attrs"}, "pl.split_aiv");
+    if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name for the sub-block index");
+    std::int64_t count = 2;
+    if (c.items.size() > 1) count = int_literal(c.item(1), "the number of sub-blocks (2)");
+    if (count != 2) fail_at(c.item(1), "2 (a split is over the two vector cores)");
+    ir::SplitMode mode = ir::SplitMode::None;
+    if (const SExpr* k = keyword(c, "mode")) mode = enum_value<ir::SplitMode>(*k);
+    std::string name_hint;
+    if (const SExpr* k = keyword(c, "name_hint")) {
+      if (k->kind != ExprKind::String) fail_at(*k, "a string name hint");
+      name_hint = k->text;
+    }
+    ir::Attrs attrs;
+    if (const SExpr* k = keyword(c, "attrs")) attrs = attr_dict(*k);
+    ir::VarRef aiv = ir::Var::make(
+        s.target->text,
+        take_declared(s.target->text, ir::ScalarType::make(core::DataType::INDEX), *s.target),
+        span(s.target->pos));
+    scope_.names[s.target->text] = aiv;
+    ir::StmtRef body = body_slot(s.body, s.pos);
+    out.push_back(guard(c, [&] {
+      return ir::SplitAivScopeStmt::make(aiv, body, mode, name_hint, attrs, span(s.pos));
+    }));
+  }
+
+  // ---- state ----
+
+  const ir::OpRegistry& ops_;
+  core::Ref<const core::SourceFile> file_;
+  bool in_class_ = false;
+  std::map<std::string, ir::VarRef, std::less<>> dynamic_;
+  std::map<std::string, ir::VarRef, std::less<>> free_;
+  FunctionReturns returns_;
+  FunctionScope scope_;
+  const SStmt* current_def_ = nullptr;
+  bool in_signature_ = false;
+  std::map<std::string, std::size_t, std::less<>> pending_params_;
+  std::vector<int> param_state_;  // 0 not built, 1 building, 2 built
+  std::vector<ir::VarRef> param_vars_;
+  std::vector<ir::ParamDirection> param_dirs_;
+  std::vector<RegionResults*> regions_;
+  std::size_t type_depth_ = 0;
+};
+
+inline const ir::OpRegistry& default_registry() {
+  static const ir::OpRegistry registry = ir::standard_op_registry();
+  return registry;
+}
+
+}  // namespace detail
+
+/// The Program written in `text`; a ParseError (line:column, token, what was expected) when
+/// the text is not a program of the pl DSL.
+inline ir::ProgramRef parse_program(std::string_view text, const ParseOptions& options = {}) {
+  const ir::OpRegistry& ops = options.ops ? *options.ops : detail::default_registry();
+  return detail::Builder(ops, options.file_name).program(syntax::parse_module(text));
+}
+
+}  // namespace pypto::text
