@@ -1,52 +1,240 @@
 // pypto-opt — the command-line driver: reads a program, runs passes, prints the result.
 //
-// For now it prints its embedded default program (default_program.hpp); the parser and the
-// pass pipeline (--passes=...) plug in here as they land.
-#include <cstdio>
-#include <cstring>
+//   pypto-opt [FILE|-] [--passes=p1,p2,...] [-o OUT] [--list-passes] [--print-after-all]
+//             [--verify-each] [--pass-timing] [--assert-equal EXPECTED_FILE] [--concise]
+//
+// Input is FILE, stdin for `-`, or the embedded default program (default_program.hpp) when no
+// FILE is given. The result goes to stdout or OUT; --print-after-all and --pass-timing write to
+// stderr. Exit codes: 0 success; 1 a check failed (--assert-equal mismatch, --verify-each
+// failure); 2 a usage or input error (unknown flag or pass, unreadable file, parse error shown
+// as `FILE:line:column: message`, a pipeline whose required properties do not hold, a pass
+// rejecting the program). Every failure is reported on stderr, first line `pypto-opt: ...` or
+// `FILE:line:column: ...`.
 #include <exception>
-#include <pypto/ir.hpp>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <optional>
+#include <pypto/core/error.hpp>
 #include <pypto/ir/op_registry.hpp>
+#include <pypto/structural/compare.hpp>
+#include <pypto/text/parse_error.hpp>
+#include <pypto/text/parser.hpp>
 #include <pypto/text/printer.hpp>
+#include <pypto/transforms/pass_manager.hpp>
+#include <pypto/transforms/pass_registry.hpp>
+#include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "default_program.hpp"
 
 namespace {
 
+constexpr int kSuccess = 0;
+constexpr int kCheckFailed = 1;
+constexpr int kUsageError = 2;
+
 constexpr const char* kUsage =
-    "usage: pypto-opt [options]\n"
+    "usage: pypto-opt [FILE|-] [options]\n"
     "\n"
-    "Prints the embedded default program (two InCore scopes computing the same sum) in the pl\n"
-    "text format.\n"
+    "Reads a program in the pl text format (FILE, `-` for stdin, or the embedded default\n"
+    "program: two InCore scopes computing the same sum), runs the passes and prints the result.\n"
     "\n"
     "options:\n"
-    "  --concise   omit type annotations on assignments\n"
-    "  --help      show this message\n";
+    "  --passes=P1,P2,...        run these passes in order (see --list-passes)\n"
+    "  -o OUT                    write the result to OUT instead of stdout\n"
+    "  --list-passes             list the passes and exit\n"
+    "  --print-after-all         print the program after each pass (to stderr)\n"
+    "  --verify-each             after each pass: binding verifier, text round trip, property\n"
+    "                            verifiers\n"
+    "  --pass-timing             report the wall time of each pass (to stderr)\n"
+    "  --assert-equal EXPECTED   exit 1 unless the result is structurally equal to EXPECTED\n"
+    "  --concise                 omit type annotations on assignments\n"
+    "  --help                    show this message\n"
+    "\n"
+    "exit codes: 0 success, 1 check failed, 2 usage or input error\n";
+
+struct Options {
+  std::optional<std::string> input;  // a path, "-" for stdin; none = the default program
+  std::string passes;
+  std::optional<std::string> output;
+  std::optional<std::string> expected;
+  bool list_passes = false;
+  bool print_after_all = false;
+  bool verify_each = false;
+  bool pass_timing = false;
+  bool concise = false;
+  bool help = false;
+};
+
+/// A usage or input error: reported as one line, exit code 2. A message that starts with its
+/// own location (`FILE:line:column: ...`) is printed as is, others after `pypto-opt: `.
+struct UsageError {
+  std::string message;
+  bool located = false;
+};
+
+/// `--name=value` or `--name value` (and `-o value`); advances `i` past a separate value.
+std::optional<std::string> option_value(int argc, char** argv, int& i, std::string_view name) {
+  const std::string_view arg = argv[i];
+  if (arg == name) {
+    if (i + 1 >= argc) throw UsageError{"option '" + std::string(name) + "' needs a value"};
+    return std::string(argv[++i]);
+  }
+  if (arg.size() > name.size() && arg.substr(0, name.size()) == name && arg[name.size()] == '=')
+    return std::string(arg.substr(name.size() + 1));
+  return std::nullopt;
+}
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      o.help = true;
+    } else if (arg == "--list-passes") {
+      o.list_passes = true;
+    } else if (arg == "--print-after-all") {
+      o.print_after_all = true;
+    } else if (arg == "--verify-each") {
+      o.verify_each = true;
+    } else if (arg == "--pass-timing") {
+      o.pass_timing = true;
+    } else if (arg == "--concise") {
+      o.concise = true;
+    } else if (auto v = option_value(argc, argv, i, "--passes")) {
+      o.passes = *v;
+    } else if (auto out = option_value(argc, argv, i, "-o")) {
+      o.output = *out;
+    } else if (auto exp = option_value(argc, argv, i, "--assert-equal")) {
+      o.expected = *exp;
+    } else if (arg == "-" || arg.empty() || arg.front() != '-') {
+      if (o.input)
+        throw UsageError{"more than one input file ('" + *o.input + "', '" + std::string(arg) +
+                         "')"};
+      o.input = std::string(arg);
+    } else {
+      throw UsageError{"unknown option '" + std::string(arg) + "' (see --help)"};
+    }
+  }
+  return o;
+}
+
+/// Only the first line: the driver promises one-line messages for errors; callers that want
+/// more detail print it themselves.
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+std::string read_source(const std::string& path) {
+  if (path == "-") {
+    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError{"cannot read '" + path + "'"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw UsageError{"cannot read '" + path + "'"};
+  return text.str();
+}
+
+/// The program in `path`; parse errors become `FILE:line:column: message` usage errors.
+pypto::ir::ProgramRef parse_file(const std::string& path, const pypto::ir::OpRegistry& ops) {
+  const std::string shown = path == "-" ? "<stdin>" : path;
+  const std::string source = read_source(path);
+  pypto::text::ParseOptions options;
+  options.ops = &ops;
+  options.file_name = shown;
+  try {
+    return pypto::text::parse_program(source, options);
+  } catch (const pypto::text::ParseError& e) {
+    // what() is "line:column: at 'token': expected ...": prefix the file, as compilers do.
+    throw UsageError{shown + ":" + e.what(), /*located=*/true};
+  } catch (const pypto::core::Error& e) {
+    throw UsageError{shown + ": " + first_line(e.what()), /*located=*/true};
+  }
+}
+
+int run(const Options& o) {
+  namespace tf = pypto::transforms;
+  const tf::PassRegistry registry = tf::standard_passes();
+  if (o.list_passes) {
+    for (const auto& [name, entry] : registry.entries())
+      std::cout << name << "  " << entry.description << "\n";
+    return kSuccess;
+  }
+
+  const auto ops = pypto::ir::standard_op_registry();
+  std::vector<tf::Pass> passes;
+  try {
+    passes = registry.pipeline(o.passes);
+  } catch (const pypto::core::Error& e) {
+    throw UsageError{e.what()};
+  }
+
+  const pypto::ir::ProgramRef input =
+      o.input ? parse_file(*o.input, ops) : pypto_opt::default_program(ops);
+  const pypto::ir::ProgramRef expected =
+      o.expected ? parse_file(*o.expected, ops) : pypto::ir::ProgramRef();
+
+  tf::PassManagerOptions pm_options;
+  pm_options.verify_each = o.verify_each;
+  pm_options.print_after_all = o.print_after_all ? &std::cerr : nullptr;
+  pm_options.timing = o.pass_timing;
+  pm_options.ops = &ops;
+  tf::PassManager manager(std::move(passes), std::move(pm_options));
+
+  pypto::ir::ProgramRef result;
+  try {
+    result = manager.run(*input);
+  } catch (const tf::PassVerificationError& e) {
+    std::cerr << "pypto-opt: verify-each: " << e.what() << "\n";
+    return kCheckFailed;
+  } catch (const pypto::core::Error& e) {
+    throw UsageError{first_line(e.what())};
+  }
+  if (o.pass_timing) std::cerr << manager.timing_report();
+
+  pypto::text::PrintOptions print_options;
+  print_options.concise = o.concise;
+  print_options.ops = &ops;
+  const std::string text = pypto::text::print(*result, print_options);
+  if (o.output) {
+    std::ofstream out(*o.output, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) throw UsageError{"cannot write '" + *o.output + "'"};
+  } else {
+    std::cout << text;
+  }
+
+  if (expected) {
+    if (auto m = pypto::structural::find_first_mismatch(result, expected,
+                                                        /*enable_auto_mapping=*/true)) {
+      std::cerr << "pypto-opt: result differs from " << *o.expected << " at "
+                << (m->field_path.empty() ? std::string("<root>") : m->field_path) << ": "
+                << m->reason << "\n  result:   " << m->lhs << "\n  expected: " << m->rhs << "\n";
+      return kCheckFailed;
+    }
+  }
+  return kSuccess;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  pypto::text::PrintOptions options;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (std::strcmp(argv[i], "--concise") == 0) {
-      options.concise = true;
-      continue;
-    }
-    std::fprintf(stderr, "pypto-opt: unknown option '%s'\n\n%s", argv[i], kUsage);
-    return 2;
-  }
   try {
-    const auto ops = pypto::ir::standard_op_registry();
-    const std::string text = pypto::text::print(*pypto_opt::default_program(ops), options);
-    std::fputs(text.c_str(), stdout);
-    return 0;
-  } catch (const pypto::core::Error& e) {
-    std::fprintf(stderr, "pypto-opt: error: %s\n", e.what());
-    return 1;
+    const Options options = parse_args(argc, argv);
+    if (options.help) {
+      std::cout << kUsage;
+      return kSuccess;
+    }
+    return run(options);
+  } catch (const UsageError& e) {
+    std::cerr << (e.located ? "" : "pypto-opt: ") << e.message << "\n";
+    return kUsageError;
+  } catch (const std::exception& e) {
+    std::cerr << "pypto-opt: internal error: " << first_line(e.what()) << "\n";
+    return kUsageError;
   }
 }

@@ -1,0 +1,211 @@
+// pypto/transforms/normalize_stmt_structure.hpp — every body slot is one flat SeqStmts.
+//
+// NormalizeStmtStructure (`normalize-stmt-structure`, produces NormalizedStmtStructure): each
+// body slot — a function body, a for/while body, the arms of an if, a scope's body — becomes a
+// SeqStmts, and a SeqStmts nested in a sequence is spliced into its parent. Nothing else
+// changes: statements, variables, attributes and comments are kept (a spliced sequence's
+// comments move onto the first statement taken from it, or, when it was empty, onto the next
+// statement; what is left at the end of a slot goes to the slot's own SeqStmts). Unchanged
+// subtrees are returned as the same objects, and a statement shared by two places stays shared.
+//
+// Nested sequences are flattened with an explicit stack, so any depth of SeqStmts-in-SeqStmts
+// is fine; compound statements (for, while, if, scopes) are followed by recursion bounded at
+// core::kMaxNesting levels, beyond which the pass throws core::ValueError (the same policy as
+// the printer and structural comparison) instead of overflowing the native stack.
+// `is_normalized_stmt_structure` is the property's verifier. Both are O(statements).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "pypto/core/error.hpp"
+#include "pypto/core/limits.hpp"
+#include "pypto/ir/function.hpp"
+#include "pypto/ir/program.hpp"
+#include "pypto/ir/stmt.hpp"
+#include "pypto/ir/visit.hpp"
+#include "pypto/transforms/pass.hpp"
+
+namespace pypto::transforms {
+
+namespace detail {
+
+/// The body slots of a statement, with their field names, in field order (null slots skipped).
+template <class Fn>
+void for_each_body_slot(const ir::Stmt& s, Fn&& fn) {
+  if (const auto* branch = ir::as<ir::IfStmt>(&s)) {
+    fn(branch->then_body, "then_body");
+    if (branch->else_body) fn(branch->else_body, "else_body");
+  } else if (const auto* loop = ir::as<ir::ForStmt>(&s)) {
+    fn(loop->body, "body");
+  } else if (const auto* wloop = ir::as<ir::WhileStmt>(&s)) {
+    fn(wloop->body, "body");
+  } else if (const auto* scope = ir::as<ir::ScopeStmt>(&s)) {
+    fn(scope->body, "body");
+  }
+}
+
+class StmtStructureNormalizer {
+ public:
+  ir::FunctionRef function(const ir::FunctionRef& f) {
+    if (!f->body) return f;  // a runtime-bound declaration has no body
+    ir::StmtRef body = slot(f->body);
+    if (body == f->body) return f;
+    auto copy = ir::copy_node(*f);
+    copy->body = std::move(body);
+    return copy;
+  }
+
+ private:
+  /// `body` as a SeqStmts of normalized, non-sequence statements.
+  ir::StmtRef slot(const ir::StmtRef& body) {
+    const auto* seq = ir::as<ir::SeqStmts>(body.get());
+    if (!seq) return ir::SeqStmts::make({stmt(body)}, body->span);
+
+    std::vector<ir::StmtRef> flat;
+    std::vector<std::string> pending_comments;  // of spliced sequences, for the next statement
+    bool changed = false;
+    // Explicit stack of (sequence, next index): nested sequences cost heap, not native stack.
+    std::vector<std::pair<const ir::SeqStmts*, std::size_t>> stack{{seq, 0}};
+    while (!stack.empty()) {
+      auto& [current, next] = stack.back();
+      if (next == current->stmts.size()) {
+        stack.pop_back();
+        continue;
+      }
+      const ir::StmtRef& child = current->stmts[next++];
+      if (const auto* inner = ir::as<ir::SeqStmts>(child.get())) {
+        changed = true;
+        pending_comments.insert(pending_comments.end(), inner->leading_comments.begin(),
+                                inner->leading_comments.end());
+        stack.emplace_back(inner, 0);  // invalidates `current`/`next`; not used after this
+        continue;
+      }
+      ir::StmtRef normalized = stmt(child);
+      if (!pending_comments.empty()) {
+        normalized = with_leading_comments(normalized, std::move(pending_comments));
+        pending_comments.clear();
+      }
+      changed = changed || normalized != child;
+      flat.push_back(std::move(normalized));
+    }
+    if (!changed) return body;
+    auto out = ir::copy_node(*seq);
+    out->stmts = std::move(flat);
+    out->leading_comments.insert(out->leading_comments.end(), pending_comments.begin(),
+                                 pending_comments.end());
+    return out;
+  }
+
+  /// A non-sequence statement with its body slots normalized.
+  ir::StmtRef stmt(const ir::StmtRef& s) {
+    if (auto it = memo_.find(s.get()); it != memo_.end()) return it->second;
+    if (depth_ >= core::kMaxNesting)
+      throw core::ValueError("normalize-stmt-structure: statements nested deeper than " +
+                             std::to_string(core::kMaxNesting) + " levels are not supported");
+    ++depth_;
+    ir::StmtRef out = ir::visit_stmt(*s, [&](const auto& n) -> ir::StmtRef {
+      using T = std::decay_t<decltype(n)>;
+      if constexpr (std::is_same_v<T, ir::IfStmt>) {
+        ir::StmtRef then_body = slot(n.then_body);
+        ir::StmtRef else_body = n.else_body ? slot(n.else_body) : nullptr;
+        if (then_body == n.then_body && else_body == n.else_body) return s;
+        auto copy = ir::copy_node(n);
+        copy->then_body = std::move(then_body);
+        copy->else_body = std::move(else_body);
+        return copy;
+      } else if constexpr (requires { n.body; }) {  // for, while and the scopes
+        ir::StmtRef body = slot(n.body);
+        if (body == n.body) return s;
+        auto copy = ir::copy_node(n);
+        copy->body = std::move(body);
+        return copy;
+      } else {
+        return s;
+      }
+    });
+    --depth_;
+    memo_.emplace(s.get(), out);
+    return out;
+  }
+
+  static ir::StmtRef with_leading_comments(const ir::StmtRef& s, std::vector<std::string> first) {
+    // Copy through the concrete class: copy_node must copy the whole statement, not its base.
+    return ir::visit_stmt(*s, [&](const auto& n) -> ir::StmtRef {
+      auto copy = ir::copy_node(n);
+      first.insert(first.end(), n.leading_comments.begin(), n.leading_comments.end());
+      copy->leading_comments = std::move(first);
+      return copy;
+    });
+  }
+
+  std::size_t depth_ = 0;
+  // Looked up, never iterated: the output does not depend on addresses.
+  std::unordered_map<const ir::Stmt*, ir::StmtRef> memo_;
+};
+
+}  // namespace detail
+
+/// The first body slot of `program` that is not a flat SeqStmts, as `function: field path`
+/// (e.g. `main: body.stmts[1].then_body`), or nullopt when the property holds.
+inline std::optional<std::string> find_unnormalized_stmt_structure(const ir::Program& program) {
+  struct Slot {
+    const ir::Stmt* stmt;
+    std::string path;
+  };
+  for (const auto& [name, fn] : program.functions) {
+    if (!fn->body) continue;
+    std::vector<Slot> slots{{fn->body.get(), "body"}};  // explicit stack: any depth is fine
+    while (!slots.empty()) {
+      Slot slot = std::move(slots.back());
+      slots.pop_back();
+      const auto* seq = ir::as<ir::SeqStmts>(slot.stmt);
+      if (!seq)
+        return name + ": " + slot.path + " is a " + std::string(ir::kind_name(slot.stmt->kind())) +
+               ", not a SeqStmts";
+      for (std::size_t i = 0; i < seq->stmts.size(); ++i)
+        if (ir::isa<ir::SeqStmts>(*seq->stmts[i]))
+          return name + ": " + slot.path + ".stmts[" + std::to_string(i) +
+                 "] is a SeqStmts nested in a SeqStmts";
+      // Inner slots pushed in reverse: they are checked in field order.
+      for (std::size_t i = seq->stmts.size(); i-- > 0;) {
+        std::vector<Slot> inner;
+        const std::string child_path = slot.path + ".stmts[" + std::to_string(i) + "]";
+        detail::for_each_body_slot(*seq->stmts[i], [&](const ir::StmtRef& b, const char* field) {
+          inner.push_back({b.get(), child_path + "." + field});
+        });
+        for (auto it = inner.rbegin(); it != inner.rend(); ++it) slots.push_back(std::move(*it));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+/// The verifier of Property::NormalizedStmtStructure.
+inline bool is_normalized_stmt_structure(const ir::Program& program) {
+  return !find_unnormalized_stmt_structure(program);
+}
+
+/// NormalizeStmtStructure: every body slot one flat SeqStmts (see the top of this header).
+inline Pass NormalizeStmtStructure() {
+  return Pass("normalize-stmt-structure", /*required=*/{},
+              /*produced=*/{Property::NormalizedStmtStructure}, /*invalidated=*/{},
+              [](const ir::Program& program) -> ir::ProgramRef {
+                detail::StmtStructureNormalizer normalizer;
+                std::vector<ir::FunctionRef> functions;
+                bool changed = false;
+                for (const auto& entry : program.functions) {
+                  functions.push_back(normalizer.function(entry.function));
+                  changed = changed || functions.back() != entry.function;
+                }
+                if (!changed) return ir::ProgramRef(&program);
+                return ir::Program::make(program.name, std::move(functions));
+              });
+}
+
+}  // namespace pypto::transforms

@@ -1,0 +1,52 @@
+// pypto/transforms/property_verifiers.hpp — the checks that a claimed property really holds.
+//
+// A PropertyVerifiers value maps a Property to a function that inspects a program and returns
+// a description of the first violation (nullopt when the property holds). The pass manager's
+// verify-each mode runs the verifier of every property it believes holds after a pass, so a
+// pass that claims more than it delivers is caught at its boundary. Properties without a
+// verifier are trusted. `standard_property_verifiers()` holds the verifiers that exist; each
+// pass's header provides its own (issue 5 adds SSAForm and the outline properties).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "pypto/ir/program.hpp"
+#include "pypto/transforms/normalize_stmt_structure.hpp"
+#include "pypto/transforms/property.hpp"
+
+namespace pypto::transforms {
+
+class PropertyVerifiers {
+ public:
+  /// Returns the first violation of the property in `program`, or nullopt.
+  using Verifier = std::function<std::optional<std::string>(const ir::Program&)>;
+
+  /// Sets (or replaces) the verifier of `p`.
+  PropertyVerifiers& set(Property p, Verifier verifier) {
+    verifiers_[static_cast<std::size_t>(p)] = std::move(verifier);
+    return *this;
+  }
+  bool has(Property p) const { return static_cast<bool>(verifiers_[static_cast<std::size_t>(p)]); }
+
+  /// The first violation of `p` in `program`; nullopt when it holds or has no verifier.
+  std::optional<std::string> check(Property p, const ir::Program& program) const {
+    const Verifier& v = verifiers_[static_cast<std::size_t>(p)];
+    return v ? v(program) : std::nullopt;
+  }
+
+ private:
+  std::array<Verifier, kAllProperties.size()> verifiers_;
+};
+
+inline PropertyVerifiers standard_property_verifiers() {
+  PropertyVerifiers verifiers;
+  verifiers.set(Property::NormalizedStmtStructure, find_unnormalized_stmt_structure);
+  return verifiers;
+}
+
+}  // namespace pypto::transforms
