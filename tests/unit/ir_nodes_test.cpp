@@ -1057,6 +1057,16 @@ TEST_CASE("Function: only a runtime-bound declaration may have no body") {
   CHECK(d->requires_runtime_binding);
 }
 
+TEST_CASE("Function: a split attr of NONE is refused (no split key is the one no-split form)") {
+  CHECK_THROWS_WITH_AS(Function::make("k", {}, {}, empty_body(), FunctionType::InCore,
+                                      {{"priority", 1}, {"split", SplitMode::None}}),
+                       Contains("Function k.attrs[1]: split = NONE is not stamped"),
+                       core::ValueError);
+  const auto k = Function::make("k", {}, {}, empty_body(), FunctionType::InCore,
+                                {{"split", SplitMode::UpDown}});
+  CHECK(k->attrs.get<SplitMode>("split") == SplitMode::UpDown);
+}
+
 TEST_CASE("Function: a runtime-bound declaration cannot have a body") {
   CHECK_THROWS_WITH_AS(Function::make("decl", {}, {}, empty_body(), FunctionType::Opaque, {},
                                       FunctionOptions().with_runtime_binding()),

@@ -98,6 +98,14 @@ struct Function final : Node {
       f->param_directions.push_back(params[i].direction);
     }
     detail::require_non_null(return_types, "Function " + name, "return_types");
+    // Upstream #2298: a NONE split attr broke print→parse. No `split` key is the one no-split
+    // encoding, so a stamped NONE is refused here rather than dropped by the printer.
+    for (std::size_t i = 0; i < attrs.size(); ++i) {
+      const auto* mode = attrs.entries[i].value.get_if<EnumValue>();
+      if (attrs.entries[i].key == "split" && mode && mode->get<SplitMode>() == SplitMode::None)
+        fail(detail::indexed("attrs", i),
+             "split = NONE is not stamped (no `split` key is the canonical no-split)");
+    }
     if (!body && !options.requires_runtime_binding)
       fail("body", "must not be null (only a runtime-bound declaration has no body)");
     if (body && options.requires_runtime_binding)

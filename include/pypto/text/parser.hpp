@@ -89,8 +89,7 @@ inline std::string token_of(const SExpr& e) {
     case ExprKind::False: return "False";
     case ExprKind::None: return "None";
     case ExprKind::Ellipsis: return "...";
-    case ExprKind::Unary:
-      return e.parenthesized ? "(" : e.text == "not" ? "not" : e.text;
+    case ExprKind::Unary: return e.parenthesized ? "(" : e.text == "not" ? "not" : e.text;
     case ExprKind::Binary:
     case ExprKind::Compare:
     case ExprKind::BoolOp: return e.parenthesized ? "(" : token_of(e.item(0));
@@ -129,9 +128,10 @@ inline void positional_count(const SExpr& call, std::size_t lo, std::size_t hi,
                              std::string_view what) {
   const std::size_t n = call.items.size() - 1;
   if (n < lo || n > hi)
-    fail_at(call, std::string(what) + " takes " +
-                      (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
-                      " positional argument" + (hi == 1 ? "" : "s") + ", got " + std::to_string(n));
+    fail_at(call,
+            std::string(what) + " takes " +
+                (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
+                " positional argument" + (hi == 1 ? "" : "s") + ", got " + std::to_string(n));
 }
 
 /// True for `5`, `2.5`, `-5` written bare (a literal whose dtype the context may choose).
@@ -147,7 +147,7 @@ struct RegionResults {
   bool seen = false;
   std::vector<std::string> names;
   std::vector<const SExpr*> name_nodes;
-  std::vector<ir::TypeRef> annotations;  // null where not annotated
+  std::vector<ir::TypeRef> annotations;   // null where not annotated
   std::vector<ir::ExprRef> first_values;  // the first yield's values (their types are the default)
 };
 
@@ -161,7 +161,8 @@ struct FunctionScope {
 class Builder {
  public:
   Builder(const ir::OpRegistry& ops, std::string file_name)
-      : ops_(ops), file_(core::Ref<const core::SourceFile>(new core::SourceFile(std::move(file_name)))) {}
+      : ops_(ops),
+        file_(core::Ref<const core::SourceFile>(new core::SourceFile(std::move(file_name)))) {}
 
   ir::ProgramRef program(const syntax::Module& module) {
     std::string name;
@@ -178,7 +179,8 @@ class Builder {
             if (m->kind == StmtKind::FunctionDef)
               defs.push_back(m.get());
             else if (!(m->kind == StmtKind::Pass || is_docstring(*m)))
-              throw ParseError(m->pos, first_token(*m), "a @pl.function method in the program class");
+              throw ParseError(m->pos, first_token(*m),
+                               "a @pl.function method in the program class");
           }
           break;
         }
@@ -202,8 +204,9 @@ class Builder {
     }
     std::vector<ir::FunctionRef> fns;
     for (auto& sig : sigs) fns.push_back(function(sig));
-    return guard(module.empty() ? TextPos{} : module.front()->pos, "program",
-                 [&] { return ir::Program::make(name.empty() ? "Program" : name, std::move(fns)); });
+    return guard(module.empty() ? TextPos{} : module.front()->pos, "program", [&] {
+      return ir::Program::make(name.empty() ? "Program" : name, std::move(fns));
+    });
   }
 
  private:
@@ -324,7 +327,8 @@ class Builder {
     if (param_state_[i] == 2) return;
     const auto& p = sig_def_params()[i];
     if (param_state_[i] == 1)
-      throw ParseError(p.pos, p.name, "parameter annotations that do not refer to each other in a cycle");
+      throw ParseError(p.pos, p.name,
+                       "parameter annotations that do not refer to each other in a cycle");
     param_state_[i] = 1;
     const SExpr* ann = p.annotation.get();
     const std::string head = ann->kind == ExprKind::Subscript ? dotted(ann->item(0)) : "";
@@ -342,7 +346,8 @@ class Builder {
 
   void decorator(const SStmt& def, Signature& sig) {
     current_def_ = &def;
-    if (def.decorators.size() != 1) throw ParseError(def.pos, def.name, "one @pl.function decorator");
+    if (def.decorators.size() != 1)
+      throw ParseError(def.pos, def.name, "one @pl.function decorator");
     const SExpr& d = *def.decorators[0];
     if (dotted(d) == "pl.function") return;
     if (d.kind != ExprKind::Call || dotted(d.item(0)) != "pl.function")
@@ -388,7 +393,7 @@ class Builder {
     if (declaration) {
       sig.options.with_runtime_binding();
     } else {
-      body_stmt = block(body, first, def.pos);
+      body_stmt = body_slot(body, def.pos, first);
     }
     sig.options.with_span(span(def.pos));
     return guard(def.pos, def.name, [&] {
@@ -427,7 +432,8 @@ class Builder {
     if (d.starts_with(prefix))
       if (auto v = ir::parse_enum<E>(std::string_view(d).substr(prefix.size()))) return *v;
     std::string names;
-    for (const auto& [v, n] : ir::EnumTraits<E>::entries) names += (names.empty() ? "" : ", ") + std::string(n);
+    for (const auto& [v, n] : ir::EnumTraits<E>::entries)
+      names += (names.empty() ? "" : ", ") + std::string(n);
     fail_at(e, "a " + prefix + "<value> (" + names + ")");
   }
 
@@ -440,7 +446,8 @@ class Builder {
     if (e.kind == ExprKind::Subscript) return subscript_type(e);
     const std::string d = dotted(e);
     if (d.starts_with("pl."))
-      if (auto t = core::parse_dtype(std::string_view(d).substr(3))) return ir::ScalarType::make(*t);
+      if (auto t = core::parse_dtype(std::string_view(d).substr(3)))
+        return ir::ScalarType::make(*t);
     if (d == "pl._dump.Unknown") return ir::UnknownType::make();
     if (d == "pl.MemRefType") return ir::MemRefType::make();
     if (d == "pl.Ptr") return ir::PtrType::make();
@@ -472,7 +479,8 @@ class Builder {
     }
     if (head == "pl.Tensor" || head == "pl.Tile") {
       const bool tile = head == "pl.Tile";
-      if (parts.size() < 2) fail_at(idx, "a shape list and a dtype: " + head + "[[16, 16], pl.FP32]");
+      if (parts.size() < 2)
+        fail_at(idx, "a shape list and a dtype: " + head + "[[16, 16], pl.FP32]");
       std::vector<ir::ExprRef> shape = dims(*parts[0]);
       const core::DataType dt = dtype(*parts[1]);
       std::optional<ir::TensorView> tview;
@@ -586,7 +594,8 @@ class Builder {
     if (const SExpr* k = keyword(call, "pinned")) pinned = bool_literal(*k);
     if (const SExpr* k = keyword(call, "slots")) slots = int_literal(*k, "a slot count");
     if (const SExpr* k = keyword(call, "slot_index")) slot_index = expr(*k);
-    return guard(call, [&] { return ir::MemRef::make(base, offset, size, pinned, slots, slot_index); });
+    return guard(call,
+                 [&] { return ir::MemRef::make(base, offset, size, pinned, slots, slot_index); });
   }
 
   /// A quoted base: the parameter of that name, else the function's implicit binding.
@@ -597,7 +606,8 @@ class Builder {
         return param_vars_[it->second];
       }
     } else if (auto it = scope_.names.find(s.text); it != scope_.names.end()) {
-      for (const auto& p : current_params()) if (p == it->second) return it->second;
+      for (const auto& p : current_params())
+        if (p == it->second) return it->second;
     }
     auto [it, fresh] = scope_.bases.try_emplace(s.text);
     if (fresh) it->second = ir::Var::make(s.text, ir::PtrType::make(), span(s.pos));
@@ -672,7 +682,8 @@ class Builder {
       const auto& la = static_cast<const ir::TileType&>(*ann);
       const auto& lb = static_cast<const ir::TileType&>(*inferred);
       if ((la.tile_view || !lb.tile_view) && (la.memory_space || !lb.memory_space)) return ann;
-      return ir::TileType::make(la.dtype, la.shape, la.memory_space ? la.memory_space : lb.memory_space,
+      return ir::TileType::make(la.dtype, la.shape,
+                                la.memory_space ? la.memory_space : lb.memory_space,
                                 la.tile_view ? la.tile_view : lb.tile_view, la.memref);
     }
     return ann;
@@ -709,8 +720,10 @@ class Builder {
       }
       return it->second;
     }
-    fail_at(e, "a defined name (a parameter, an earlier assignment or loop variable, or a shape "
-               "symbol declared with `" + n + " = pl.dynamic(\"" + n + "\")`)");
+    fail_at(e,
+            "a defined name (a parameter, an earlier assignment or loop variable, or a shape "
+            "symbol declared with `" +
+                n + " = pl.dynamic(\"" + n + "\")`)");
   }
 
   // ---- expressions ----
@@ -723,7 +736,8 @@ class Builder {
           fail_at(e, "an integer literal up to 9223372036854775807 (or its negation)");
         return ir::ConstInt::make(static_cast<std::int64_t>(e.int_value), core::DataType::INDEX,
                                   span(e.pos));
-      case ExprKind::Float: return ir::ConstFloat::make(e.float_value, core::DataType::FP32, span(e.pos));
+      case ExprKind::Float:
+        return ir::ConstFloat::make(e.float_value, core::DataType::FP32, span(e.pos));
       case ExprKind::True: return ir::ConstBool::make(true, span(e.pos));
       case ExprKind::False: return ir::ConstBool::make(false, span(e.pos));
       case ExprKind::List:
@@ -769,7 +783,8 @@ class Builder {
   static ir::ExprRef retype_literal(const ir::ExprRef& lit, core::DataType dt) {
     if (const auto* c = ir::as<ir::ConstInt>(lit.get())) {
       if (core::is_int(dt)) return ir::ConstInt::make(c->value, dt, c->span);
-      if (core::is_float(dt)) return ir::ConstFloat::make(static_cast<double>(c->value), dt, c->span);
+      if (core::is_float(dt))
+        return ir::ConstFloat::make(static_cast<double>(c->value), dt, c->span);
     }
     if (const auto* c = ir::as<ir::ConstFloat>(lit.get()); c && core::is_float(dt))
       return ir::ConstFloat::make(c->value, dt, c->span);
@@ -859,7 +874,8 @@ class Builder {
     std::string n = d.starts_with("pl.") ? d.substr(3) : d;
     const std::size_t dot = n.rfind('.');
     const std::string leaf = n.substr(dot == std::string::npos ? 0 : dot + 1);
-    if (leaf.ends_with('_') && core::is_python_keyword(std::string_view(leaf).substr(0, leaf.size() - 1)))
+    if (leaf.ends_with('_') &&
+        core::is_python_keyword(std::string_view(leaf).substr(0, leaf.size() - 1)))
       n.pop_back();
     return n;
   }
@@ -901,10 +917,10 @@ class Builder {
         return guard(e, [&] { return ir::Cast::make(args[0], to, sp); });
       }
     }
-    for (std::string_view stmt_only : {"pl.yield_", "pl._dump.yield_", "pl.cond", "pl.func_attr",
-                                       "pl.range", "pl.parallel", "pl.unroll", "pl.pipeline",
-                                       "pl.while_", "pl.split_aiv", "pl.at", "pl.cluster",
-                                       "pl.spmd", "pl.scope", "pl.dynamic"})
+    for (std::string_view stmt_only :
+         {"pl.yield_", "pl._dump.yield_", "pl.cond", "pl.func_attr", "pl.range", "pl.parallel",
+          "pl.unroll", "pl.pipeline", "pl.while_", "pl.split_aiv", "pl.at", "pl.cluster", "pl.spmd",
+          "pl.scope", "pl.dynamic"})
       if (d == stmt_only) fail_at(e, d + " only where the DSL places it, not inside an expression");
     if (d.starts_with("self.") || (!in_class_ && returns_.count(d))) {
       ir::OpRef op = callee_ref(callee);
@@ -926,7 +942,8 @@ class Builder {
 
   /// A registered op name for `pl.<name>`: the name itself, else the short form resolved by
   /// the first shaped operand (`tile.` for a Tile, `tensor.` for a Tensor).
-  std::string resolve_op(const SExpr& at, const std::string& name, const std::vector<ir::ExprRef>& args) {
+  std::string resolve_op(const SExpr& at, const std::string& name,
+                         const std::vector<ir::ExprRef>& args) {
     if (ops_.find(name)) return name;
     if (name.find('.') == std::string::npos) {
       std::string first, second;
@@ -980,7 +997,8 @@ class Builder {
           x = float_bits(v.item(1));
         } else if (v.kind == ExprKind::Float) {
           x = v.float_value;
-        } else if (v.kind == ExprKind::Unary && v.text == "-" && v.item(0).kind == ExprKind::Float) {
+        } else if (v.kind == ExprKind::Unary && v.text == "-" &&
+                   v.item(0).kind == ExprKind::Float) {
           x = -v.item(0).float_value;
         } else {
           x = static_cast<double>(int_literal(v, "a number"));
@@ -1016,11 +1034,12 @@ class Builder {
     }
     if (const SExpr* k = keyword(e, "core_num")) launch.core_num = expr(*k);
     if (const SExpr* k = keyword(e, "sync_start")) launch.sync_start = bool_literal(*k);
-    if (const SExpr* k = keyword(e, "allow_early_resolve")) launch.allow_early_resolve = bool_literal(*k);
+    if (const SExpr* k = keyword(e, "allow_early_resolve"))
+      launch.allow_early_resolve = bool_literal(*k);
     if (const SExpr* k = keyword(e, "predicate")) launch.predicate = expr(*k);
     ir::Attrs attrs;
-    ir::Attrs kw = kwargs_of(e, attrs,
-                             {"deps", "core_num", "sync_start", "allow_early_resolve", "predicate", "type"});
+    ir::Attrs kw = kwargs_of(
+        e, attrs, {"deps", "core_num", "sync_start", "allow_early_resolve", "predicate", "type"});
     ir::TypeRef ty;
     if (dump) {
       const SExpr* t = keyword(e, "type");
@@ -1113,17 +1132,19 @@ class Builder {
   }
 
   /// A body slot: a block, or the one statement of a `with pl._dump.stmt():` block.
-  ir::StmtRef body_slot(const std::vector<syntax::StmtPtr>& body, TextPos pos) {
-    if (body.size() == 1 && body[0]->kind == StmtKind::With && body[0]->value->kind == ExprKind::Call &&
-        dotted(body[0]->value->item(0)) == "pl._dump.stmt") {
-      const SStmt& w = *body[0];
+  ir::StmtRef body_slot(const std::vector<syntax::StmtPtr>& body, TextPos pos,
+                        std::size_t first = 0) {
+    if (body.size() == first + 1 && body[first]->kind == StmtKind::With &&
+        body[first]->value->kind == ExprKind::Call &&
+        dotted(body[first]->value->item(0)) == "pl._dump.stmt") {
+      const SStmt& w = *body[first];
       std::vector<ir::StmtRef> out;
       for (const auto& s : w.body) statement(*s, out);
       if (out.size() != 1)
         throw ParseError(w.pos, "with", "exactly one statement in a pl._dump.stmt() block");
       return out[0];
     }
-    return block(body, 0, pos);
+    return block(body, first, pos);
   }
 
   /// `s` with the comment lines written before it (printing writes them back).
@@ -1138,7 +1159,8 @@ class Builder {
   void statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
     const std::size_t before = out.size();
     statement_inner(s, out);
-    if (out.size() > before && !s.comments.empty()) out[before] = with_comments(out[before], s.comments);
+    if (out.size() > before && !s.comments.empty())
+      out[before] = with_comments(out[before], s.comments);
   }
 
   void statement_inner(const SStmt& s, std::vector<ir::StmtRef>& out) {
@@ -1166,7 +1188,8 @@ class Builder {
         return;
       }
       case StmtKind::AugAssign: {
-        if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name on the left of " + s.text + "=");
+        if (s.target->kind != ExprKind::Name)
+          fail_at(*s.target, "a name on the left of " + s.text + "=");
         ir::ExprRef l = expr(*s.target);
         ir::ExprRef r = expr(*s.value);
         ir::ExprRef v = guard(*s.value, [&] { return aug(s.text, l, r, s.value.get(), sp); });
@@ -1184,8 +1207,10 @@ class Builder {
       case StmtKind::With: return with_statement(s, out);
       case StmtKind::FunctionDef:
       case StmtKind::ClassDef:
-        throw ParseError(s.pos, s.name, "a statement (nested functions and classes are not supported)");
-      case StmtKind::Import: throw ParseError(s.pos, "import", "imports only at the top of the text");
+        throw ParseError(s.pos, s.name,
+                         "a statement (nested functions and classes are not supported)");
+      case StmtKind::Import:
+        throw ParseError(s.pos, "import", "imports only at the top of the text");
     }
   }
 
@@ -1228,8 +1253,9 @@ class Builder {
     bind_assignment(*s.target, s.annotation.get(), value, out, span(s.pos));
   }
 
-  /// `x[: T] = value` (rebinding an existing `x` of the same type keeps its variable: the
-  /// natural form) or `a, b = value` (a tuple unpacked element by element).
+  /// `x[: T] = value` (rebinding an existing `x` to a value of the same type keeps its
+  /// variable: the natural form, where one variable is assigned several times) or `a, b = value` (a
+  /// tuple unpacked element by element).
   void bind_assignment(const SExpr& target, const SExpr* annotation, const ir::ExprRef& value,
                        std::vector<ir::StmtRef>& out, const core::Span& sp) {
     if (target.kind == ExprKind::Tuple) {
@@ -1249,12 +1275,13 @@ class Builder {
     }
     if (target.kind != ExprKind::Name) fail_at(target, "a name on the left of '='");
     const std::string& name = target.text;
-    if (name == "self" || name == "pl" || name == "pld") fail_at(target, "a name other than " + name);
+    if (name == "self" || name == "pl" || name == "pld")
+      fail_at(target, "a name other than " + name);
     ir::TypeRef t = value->type;
     if (annotation) t = reconcile(type(*annotation), value->type, *annotation);
     t = take_declared(name, t, target);
     ir::VarRef var;
-    if (auto it = scope_.names.find(name); it != scope_.names.end() && !annotation &&
+    if (auto it = scope_.names.find(name); it != scope_.names.end() &&
                                            it->second->kind() == ir::NodeKind::Var &&
                                            structural::structural_equal(it->second->type, t))
       var = it->second;
@@ -1270,8 +1297,9 @@ class Builder {
   void yield(const SStmt& s, const SExpr* target, std::vector<ir::StmtRef>& out) {
     const SExpr& call = *s.value;
     const bool dump = dotted(call.item(0)) == "pl._dump.yield_";
-    only_keywords(call, dump ? std::initializer_list<std::string_view>{"types"}
-                             : std::initializer_list<std::string_view>{},
+    only_keywords(call,
+                  dump ? std::initializer_list<std::string_view>{"types"}
+                       : std::initializer_list<std::string_view>{},
                   dump ? "pl._dump.yield_" : "pl.yield_");
     std::vector<ir::ExprRef> values = positional(call);
     std::vector<ir::TypeRef> types(values.size());
@@ -1318,7 +1346,8 @@ class Builder {
   }
 
   /// The region's result variables, typed by annotation reconciled with `inferred[i]`.
-  std::vector<ir::VarRef> result_vars(const RegionResults& r, const std::vector<ir::TypeRef>& inferred) {
+  std::vector<ir::VarRef> result_vars(const RegionResults& r,
+                                      const std::vector<ir::TypeRef>& inferred) {
     std::vector<ir::VarRef> vars;
     for (std::size_t i = 0; i < r.names.size(); ++i) {
       ir::TypeRef t = i < inferred.size() ? inferred[i] : nullptr;
@@ -1350,9 +1379,8 @@ class Builder {
     std::vector<ir::TypeRef> inferred;
     for (const auto& v : r.first_values) inferred.push_back(v->type);
     std::vector<ir::VarRef> rvs = result_vars(r, inferred);
-    out.push_back(guard(*s.value, [&] {
-      return ir::IfStmt::make(cond, then_body, else_body, rvs, span(s.pos));
-    }));
+    out.push_back(guard(
+        *s.value, [&] { return ir::IfStmt::make(cond, then_body, else_body, rvs, span(s.pos)); }));
   }
 
   void with_statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
@@ -1387,7 +1415,8 @@ class Builder {
         ir::SplitMode split = ir::SplitMode::None;
         if (const SExpr* ok = keyword(c, "optimizations")) split = optimizations(*ok);
         ir::StmtRef body = body_slot(s.body, s.pos);
-        out.push_back(guard(c, [&] { return ir::InCoreScopeStmt::make(body, name_hint, split, attrs, sp); }));
+        out.push_back(
+            guard(c, [&] { return ir::InCoreScopeStmt::make(body, name_hint, split, attrs, sp); }));
         return;
       }
       if (const SExpr* ok = keyword(c, "optimizations"))
@@ -1405,7 +1434,8 @@ class Builder {
       only_keywords(c, {"name_hint", "attrs"}, d);
       common();
       ir::StmtRef body = body_slot(s.body, s.pos);
-      out.push_back(guard(c, [&] { return ir::ClusterScopeStmt::make(body, name_hint, attrs, sp); }));
+      out.push_back(
+          guard(c, [&] { return ir::ClusterScopeStmt::make(body, name_hint, attrs, sp); }));
       return;
     }
     if (d == "pl.spmd") {
@@ -1416,7 +1446,8 @@ class Builder {
       bool sync = false;
       if (const SExpr* k = keyword(c, "sync_start")) sync = bool_literal(*k);
       ir::StmtRef body = body_slot(s.body, s.pos);
-      out.push_back(guard(c, [&] { return ir::SpmdScopeStmt::make(body, n, sync, name_hint, attrs, sp); }));
+      out.push_back(
+          guard(c, [&] { return ir::SpmdScopeStmt::make(body, n, sync, name_hint, attrs, sp); }));
       return;
     }
     if (d == "pl.scope") {
@@ -1424,9 +1455,11 @@ class Builder {
       only_keywords(c, {"mode", "name_hint", "attrs"}, d);
       common();
       bool manual = false;
-      if (const SExpr* k = keyword(c, "mode")) manual = enum_value<ir::ScopeMode>(*k) == ir::ScopeMode::MANUAL;
+      if (const SExpr* k = keyword(c, "mode"))
+        manual = enum_value<ir::ScopeMode>(*k) == ir::ScopeMode::MANUAL;
       ir::StmtRef body = body_slot(s.body, s.pos);
-      out.push_back(guard(c, [&] { return ir::RuntimeScopeStmt::make(body, manual, name_hint, attrs, sp); }));
+      out.push_back(
+          guard(c, [&] { return ir::RuntimeScopeStmt::make(body, manual, name_hint, attrs, sp); }));
       return;
     }
     fail_at(c, "a scope: pl.at(...), pl.cluster(), pl.spmd(n), pl.scope()");
@@ -1455,22 +1488,30 @@ class Builder {
     if (d == "pl.split_aiv") return split_aiv(s, out);
     if (d == "pl.while_") return while_loop(s, out);
     ir::ForKind kind = ir::ForKind::Sequential;
-    if (d == "pl.range" || d == "range") kind = ir::ForKind::Sequential;
-    else if (d == "pl.parallel") kind = ir::ForKind::Parallel;
-    else if (d == "pl.unroll") kind = ir::ForKind::Unroll;
-    else if (d == "pl.pipeline") kind = ir::ForKind::Pipeline;
-    else fail_at(it, "a loop: pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_ or pl.split_aiv");
+    if (d == "pl.range" || d == "range")
+      kind = ir::ForKind::Sequential;
+    else if (d == "pl.parallel")
+      kind = ir::ForKind::Parallel;
+    else if (d == "pl.unroll")
+      kind = ir::ForKind::Unroll;
+    else if (d == "pl.pipeline")
+      kind = ir::ForKind::Pipeline;
+    else
+      fail_at(it,
+              "a loop: pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_ or pl.split_aiv");
     positional_count(it, 1, 3, d);
-    only_keywords(it, kind == ir::ForKind::Pipeline
-                          ? std::initializer_list<std::string_view>{"init_values", "attrs", "stage"}
-                          : std::initializer_list<std::string_view>{"init_values", "attrs"},
+    only_keywords(it,
+                  kind == ir::ForKind::Pipeline
+                      ? std::initializer_list<std::string_view>{"init_values", "attrs", "stage"}
+                      : std::initializer_list<std::string_view>{"init_values", "attrs"},
                   d);
     std::vector<ir::ExprRef> bounds = positional(it);
     ir::ExprRef start = bounds.size() == 1 ? ir::ConstInt::make(0) : bounds[0];
     ir::ExprRef stop = bounds.size() == 1 ? bounds[0] : bounds[1];
     ir::ExprRef step = bounds.size() == 3 ? bounds[2] : ir::ConstInt::make(1);
     ir::Attrs attrs;
-    if (const SExpr* k = keyword(it, "stage")) attrs.entries.push_back({"pipeline_stages", attr_value(*k)});
+    if (const SExpr* k = keyword(it, "stage"))
+      attrs.entries.push_back({"pipeline_stages", attr_value(*k)});
     if (const SExpr* k = keyword(it, "attrs"))
       for (auto& e : attr_dict(*k).entries) attrs.entries.push_back(std::move(e));
 
@@ -1512,7 +1553,8 @@ class Builder {
     if (init->kind != ExprKind::Tuple && init->kind != ExprKind::List)
       fail_at(*init, "a tuple of initial values");
     if (init->items.size() != carried->items.size())
-      fail_at(*init, std::to_string(carried->items.size()) + " initial values, one per carried name");
+      fail_at(*init,
+              std::to_string(carried->items.size()) + " initial values, one per carried name");
     std::vector<ir::ExprRef> values;
     for (const auto& v : init->items) values.push_back(expr(*v));  // in the outer scope
     std::vector<ir::IterArgRef> out;
@@ -1537,8 +1579,8 @@ class Builder {
     if (s.target->kind != ExprKind::Tuple) fail_at(*s.target, "a tuple of carried names `(x,)`");
     std::vector<ir::IterArgRef> iter_args = iter_args_of(it, s.target.get());
     bind_iter_args(iter_args);
-    if (s.body.empty() || s.body[0]->kind != StmtKind::Expr || s.body[0]->value->kind != ExprKind::Call ||
-        dotted(s.body[0]->value->item(0)) != "pl.cond")
+    if (s.body.empty() || s.body[0]->kind != StmtKind::Expr ||
+        s.body[0]->value->kind != ExprKind::Call || dotted(s.body[0]->value->item(0)) != "pl.cond")
       throw ParseError(s.body.empty() ? s.pos : s.body[0]->pos,
                        s.body.empty() ? "" : first_token(*s.body[0]),
                        "pl.cond(condition) as the first statement of a pl.while_ loop");
@@ -1553,14 +1595,13 @@ class Builder {
         std::vector<RegionResults*>& v;
         ~Pop() { v.pop_back(); }
       } pop{regions_};
-      body = block(s.body, 1, s.pos);
+      body = body_slot(s.body, s.pos, 1);
     }
     std::vector<ir::TypeRef> inferred;
     for (const auto& ia : iter_args) inferred.push_back(ia->type);
     std::vector<ir::VarRef> rvs = result_vars(r, inferred);
-    out.push_back(guard(it, [&] {
-      return ir::WhileStmt::make(iter_args, cond, body, rvs, span(s.pos));
-    }));
+    out.push_back(
+        guard(it, [&] { return ir::WhileStmt::make(iter_args, cond, body, rvs, span(s.pos)); }));
   }
 
   /// `for aiv in pl.split_aiv(count, mode=..., name_hint=..., attrs=...)`.

@@ -431,7 +431,8 @@ class Printer {
     for (const auto& [n, v] : dyn_names) {
       const auto* st = ir::as<ir::ScalarType>(v->type.get());
       const bool index = st && st->dtype == core::DataType::INDEX;
-      head += n + " = pl.dynamic(" + quote(n) + (index || !st ? "" : ", " + dtype(st->dtype)) + ")\n";
+      head +=
+          n + " = pl.dynamic(" + quote(n) + (index || !st ? "" : ", " + dtype(st->dtype)) + ")\n";
     }
     if (!dyn_names.empty()) head += '\n';
     head += "@pl.program\nclass " + name + ":\n";
@@ -613,14 +614,7 @@ class Printer {
   }
 
   std::string func_attrs(const ir::Function& f) {
-    ir::Attrs shown;
-    for (const auto& e : f.attrs) {
-      const auto* mode = e.value.get_if<ir::EnumValue>();
-      // As upstream: `split` = NONE is the default and is not printed.
-      if (e.key == "split" && mode && mode->get<ir::SplitMode>() == ir::SplitMode::None) continue;
-      shown.entries.push_back(e);
-    }
-    return shown.empty() ? std::string() : "pl.func_attr(" + attr_dict(shown) + ")";
+    return f.attrs.empty() ? std::string() : "pl.func_attr(" + attr_dict(f.attrs) + ")";
   }
 
   // ---- statements ----
@@ -1061,8 +1055,8 @@ class Printer {
   std::string expr_of(const ir::Call& c) {
     // Outside a program a function callee is a bare name the parser cannot type; print plainly.
     const bool plain = (ir::isa<ir::GlobalVar>(*c.op) && !in_program_) || derives(c.type, [&] {
-      return derived_call_type(ops(), returns_, *c.op, c.args, c.kwargs);
-    });
+                         return derived_call_type(ops(), returns_, *c.op, c.args, c.kwargs);
+                       });
     std::vector<std::string> args;
     if (!plain) args.push_back(callee(*c.op));
     for (const auto& a : c.args) args.push_back(expr(*a));

@@ -35,8 +35,8 @@ inline void check_round_trip(const ir::Program& program, const PrintOptions& opt
   try {
     back = parse_program(text, parse_options);
   } catch (const ParseError& e) {
-    throw core::ValueError(std::string("round trip: the printed text does not parse: ") +
-                           e.what() + "\n--- text ---\n" + text);
+    throw core::ValueError(std::string("round trip: the printed text does not parse: ") + e.what() +
+                           "\n--- text ---\n" + text);
   }
   try {
     structural::assert_structural_equal(ir::NodeRef(&program), ir::NodeRef(back),

@@ -35,7 +35,17 @@ namespace pypto::text::syntax {
 
 // ---- tokens -----------------------------------------------------------------------------------
 
-enum class TokenKind : std::uint8_t { Name, Int, Float, String, Punct, Newline, Indent, Dedent, End };
+enum class TokenKind : std::uint8_t {
+  Name,
+  Int,
+  Float,
+  String,
+  Punct,
+  Newline,
+  Indent,
+  Dedent,
+  End
+};
 
 struct Token {
   TokenKind kind = TokenKind::End;
@@ -85,7 +95,8 @@ class Lexer {
     if (!open_.empty())
       fail(open_.back().second, std::string(1, open_.back().first),
            std::string("'") + closing(open_.back().first) + "' to close this bracket");
-    if (!out_.empty() && out_.back().kind != TokenKind::Newline) emit_simple(TokenKind::Newline, "");
+    if (!out_.empty() && out_.back().kind != TokenKind::Newline)
+      emit_simple(TokenKind::Newline, "");
     while (indents_.size() > 1) {
       indents_.pop_back();
       emit_simple(TokenKind::Dedent, "");
@@ -287,9 +298,7 @@ class Lexer {
           i_ += 2;
           break;
         }
-        case '\n':
-          newline_seen();
-          break;
+        case '\n': newline_seen(); break;
         default:
           fail(esc, std::string("\\") + e, "an escape: \\\\ \\' \\\" \\n \\t \\r \\0 or \\xHH");
       }
@@ -299,9 +308,9 @@ class Lexer {
 
   void punct() {
     static constexpr std::string_view kThree[] = {"**=", "//=", ">>=", "<<=", "..."};
-    static constexpr std::string_view kTwo[] = {"**", "//", "<<", ">>", "<=", ">=", "==", "!=",
-                                                "->", "+=", "-=", "*=", "/=", "%=", "&=", "|=",
-                                                "^=", ":="};
+    static constexpr std::string_view kTwo[] = {
+        "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "->",
+        "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ":="};
     static constexpr std::string_view kOne = "+-*/%&|^~<>=()[]{},:.;@";
     const TextPos at = pos();
     const std::string_view rest = s_.substr(i_);
@@ -331,8 +340,9 @@ class Lexer {
       const char want = p == ")" ? '(' : p == "]" ? '[' : '{';
       if (open_.empty() || open_.back().first != want)
         fail(at, std::string(p),
-             open_.empty() ? "no closing bracket here (nothing is open)"
-                           : std::string("'") + closing(open_.back().first) + "' to close the bracket");
+             open_.empty()
+                 ? "no closing bracket here (nothing is open)"
+                 : std::string("'") + closing(open_.back().first) + "' to close the bracket");
       open_.pop_back();
       --depth_;
     }
@@ -402,11 +412,11 @@ struct Expr {
 };
 
 enum class StmtKind : std::uint8_t {
-  Expr,         ///< value
-  Assign,       ///< target [: annotation] = value
-  Declare,      ///< target: annotation (no value)
-  AugAssign,    ///< target text= value (text is the operator, e.g. "+")
-  Return,       ///< return [value]
+  Expr,       ///< value
+  Assign,     ///< target [: annotation] = value
+  Declare,    ///< target: annotation (no value)
+  AugAssign,  ///< target text= value (text is the operator, e.g. "+")
+  Return,     ///< return [value]
   Pass,
   Break,
   Continue,
@@ -595,8 +605,8 @@ class Parser {
       if (at_punct("=")) fail("one assignment per statement (chained '=' is not supported)");
       return s;
     }
-    for (std::string_view op : {"+=", "-=", "*=", "/=", "//=", "%=", "**=", "&=", "|=", "^=",
-                                "<<=", ">>="}) {
+    for (std::string_view op :
+         {"+=", "-=", "*=", "/=", "//=", "%=", "**=", "&=", "|=", "^=", "<<=", ">>="}) {
       if (accept_punct(op)) {
         s->kind = StmtKind::AugAssign;
         s->text = std::string(op.substr(0, op.size() - 1));
@@ -791,7 +801,8 @@ class Parser {
     const Depth d(*this);
     if (at_name("lambda")) fail("an expression (lambda is not supported)");
     ExprPtr e = or_test();
-    if (at_name("if")) fail("the end of the expression (conditional expressions are not supported)");
+    if (at_name("if"))
+      fail("the end of the expression (conditional expressions are not supported)");
     return e;
   }
 
@@ -936,7 +947,8 @@ class Parser {
     ++k_;  // (
     c->items.push_back(std::move(callee));
     while (!at_punct(")")) {
-      if (at_punct("*") || at_punct("**")) fail("an argument (* and ** unpacking is not supported)");
+      if (at_punct("*") || at_punct("**"))
+        fail("an argument (* and ** unpacking is not supported)");
       if (at(TokenKind::Name) && t_[k_ + 1].kind == TokenKind::Punct && t_[k_ + 1].text == "=") {
         Keyword kw;
         kw.pos = cur().pos;
@@ -1051,8 +1063,6 @@ class Parser {
 };
 
 /// The syntax tree of `text`; a ParseError at the first token that does not fit.
-inline Module parse_module(std::string_view text) {
-  return Parser(Lexer(text).run()).module();
-}
+inline Module parse_module(std::string_view text) { return Parser(Lexer(text).run()).module(); }
 
 }  // namespace pypto::text::syntax

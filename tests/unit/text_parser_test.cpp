@@ -1,0 +1,369 @@
+// Tests of pypto/text/parser.hpp: programs in the pl DSL read into IR, the lossless round trip
+// parse(print(p)) == p (seed 003), the upstream source form, exact dtypes, annotations checked
+// against inferred types, and ParseErrors with line:column for bad input.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pypto/ir.hpp"
+#include "pypto/structural/compare.hpp"
+#include "pypto/text/parser.hpp"
+#include "pypto/text/printer.hpp"
+#include "pypto/text/round_trip.hpp"
+#include "random_ir.hpp"
+
+namespace {
+
+using namespace pypto;
+using namespace pypto::ir;
+using core::DataType;
+using text::parse_program;
+using text::ParseError;
+
+/// The one function of a parsed program.
+FunctionRef only_function(const ProgramRef& p) {
+  REQUIRE(p->functions.size() == 1);
+  return p->functions[0].function;
+}
+
+/// The statements of a function body (a SeqStmts).
+const std::vector<StmtRef>& body_of(const FunctionRef& f) {
+  const auto* seq = as<SeqStmts>(f->body.get());
+  REQUIRE(seq != nullptr);
+  return seq->stmts;
+}
+
+/// Parses `text` expecting a ParseError at line:column whose message contains `what`.
+void expect_parse_error(const std::string& text, std::uint32_t line, std::uint32_t column,
+                        const std::string& what) {
+  CAPTURE(text);
+  try {
+    parse_program(text);
+    FAIL("no ParseError");
+  } catch (const ParseError& e) {
+    CAPTURE(e.what());
+    CHECK(e.line() == line);
+    CHECK(e.column() == column);
+    CHECK(std::string(e.what()).find(what) != std::string::npos);
+  }
+}
+
+constexpr const char* kDemo = R"(# pypto.program: Demo
+import pypto.language as pl
+
+@pl.program
+class Demo:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main_incore_0(self, a: pl.Tensor[[32, 32], pl.FP32], o: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        t: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [32, 32], target_memory=pl.Mem.Vec)
+        o_1: pl.Tensor[[32, 32], pl.FP32] = pl.tile.store(t, [0, 0], o)
+        return o_1
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[32, 32], pl.FP32], o: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        o_1: pl.Tensor[[32, 32], pl.FP32] = self.main_incore_0(a, o)
+        return o_1
+)";
+
+TEST_CASE("parser: the printed program reads back; printing it again gives the same text") {
+  const ProgramRef p = parse_program(kDemo);
+  REQUIRE(p->functions.size() == 2);
+  const FunctionRef kernel = p->find("main_incore_0");
+  CHECK(kernel->func_type == FunctionType::InCore);
+  CHECK(kernel->param_directions ==
+        std::vector<ParamDirection>{ParamDirection::In, ParamDirection::Out});
+  const auto& load = static_cast<const AssignStmt&>(*body_of(kernel)[0]);
+  const auto* tile = as<TileType>(load.var->type.get());
+  REQUIRE(tile != nullptr);
+  CHECK(tile->memory_space == MemorySpace::Vec);
+  // The call in main is typed by the callee's return type.
+  const auto& call = static_cast<const AssignStmt&>(*body_of(p->find("main"))[0]);
+  CHECK(isa<GlobalVar>(static_cast<const Call&>(*call.value).op));
+  CHECK(text::print(p) == kDemo);
+  CHECK_NOTHROW(text::check_round_trip(*p));
+}
+
+TEST_CASE("parser: round trip of thousands of random programs, annotated and concise") {
+  const auto free = test::rir::FreeVars::make();
+  for (std::uint64_t seed = 0; seed < 1500; ++seed) {
+    CAPTURE(seed);
+    const ProgramRef p = test::rir::generate_program(seed, free, {});
+    REQUIRE_NOTHROW(text::check_round_trip(*p));
+    // The round trip maps open references only: a different program stays different.
+    const ProgramRef other = test::rir::generate_program(seed + 100'000, free, {});
+    CHECK_FALSE(structural::structural_equal(NodeRef(text::reparse(*p)), NodeRef(other), true));
+  }
+}
+
+TEST_CASE("parser: a round trip keeps definition relations and storage aliasing exact") {
+  // Two loads through one allocation base, a third through another: the reparsed program
+  // aliases exactly the same way (an implicit base per quoted name per function).
+  const ProgramRef p = parse_program(R"(
+@pl.program
+class P:
+    @pl.function
+    def f(self, a: pl.Tensor[[16, 16], pl.FP32]):
+        t0: pl.Tile[[16, 16], pl.FP32, pl.MemRef("base", 0, 1024)] = pl._dump.call(pl.tile.load, a, [0, 0], [16, 16], type=pl.Tile[[16, 16], pl.FP32, pl.MemRef("base", 0, 1024)])
+        t1: pl.Tile[[16, 16], pl.FP32, pl.MemRef("base", 1024, 1024)] = pl._dump.call(pl.tile.load, a, [0, 0], [16, 16], type=pl.Tile[[16, 16], pl.FP32, pl.MemRef("base", 1024, 1024)])
+        t2: pl.Tile[[16, 16], pl.FP32, pl.MemRef("other", 1024, 1024)] = pl._dump.call(pl.tile.load, a, [0, 0], [16, 16], type=pl.Tile[[16, 16], pl.FP32, pl.MemRef("other", 1024, 1024)])
+)");
+  const auto& stmts = body_of(only_function(p));
+  auto base_of = [&](std::size_t i) {
+    return static_cast<const ShapedType&>(*static_cast<const AssignStmt&>(*stmts[i]).var->type)
+        .memref->base;
+  };
+  CHECK(base_of(0) == base_of(1));
+  CHECK(base_of(0) != base_of(2));
+  CHECK_NOTHROW(text::check_round_trip(*p));
+  // Re-aliasing t1 onto "other" is a different program.
+  const ProgramRef q =
+      parse_program(text::print(p).replace(text::print(p).find("\"base\", 1024"), 6, "\"other\""));
+  CHECK_FALSE(structural::structural_equal(NodeRef(p), NodeRef(q), true));
+}
+
+TEST_CASE("parser: exact dtypes survive; a bare integer literal is INDEX") {
+  const ProgramRef p = parse_program(R"(
+@pl.program
+class P:
+    @pl.function
+    def f(self, a: pl.Tensor[[pl.const(64, pl.INT64), 32], pl.FP16], n: pl.Scalar[pl.INT64]):
+        x: pl.Scalar[pl.INT64] = n + 1
+        y: pl.Scalar[pl.INDEX] = 7
+        z: pl.Scalar[pl.FP16] = pl.const(0.5, pl.FP16)
+)");
+  const FunctionRef f = only_function(p);
+  const auto& shape = static_cast<const TensorType&>(*f->params[0]->type).shape;
+  CHECK(static_cast<const ConstInt&>(*shape[0]).dtype() == DataType::INT64);
+  CHECK(static_cast<const ConstInt&>(*shape[1]).dtype() == DataType::INDEX);
+  // `n + 1`: the bare literal takes the other operand's dtype.
+  const auto& x = static_cast<const AssignStmt&>(*body_of(f)[0]);
+  const auto& add = static_cast<const Add&>(*x.value);
+  CHECK(static_cast<const ConstInt&>(*add.right).dtype() == DataType::INT64);
+  const auto& z = static_cast<const AssignStmt&>(*body_of(f)[2]);
+  CHECK(static_cast<const ConstFloat&>(*z.value).dtype() == DataType::FP16);
+  CHECK_NOTHROW(text::check_round_trip(*p));
+}
+
+TEST_CASE("parser: the upstream source form (natural form, short op names, no annotations)") {
+  const ProgramRef p = parse_program(R"(
+import pypto.language as pl
+
+M = pl.dynamic("M")
+
+@pl.program
+class Source:
+    @pl.function
+    def kernel(self, x: pl.Tensor[[M, 64], pl.FP32], out: pl.Out[pl.Tensor[[M, 64], pl.FP32]]):
+        """Adds x to itself four times."""
+        acc = pl.add(x, x)  # a short op name on tensors is tensor.add
+        for i in pl.range(4):
+            acc = pl.add(acc, x)
+        t = pl.load(x, [0, 0], [16, 64])
+        t = pl.mul(t, t)
+        pl.store(t, [0, 0], out)
+        n = 0
+        n += 1
+)");
+  const FunctionRef f = only_function(p);
+  CHECK(f->func_type == FunctionType::Opaque);
+  const auto& stmts = body_of(f);
+  REQUIRE(stmts.size() == 7);
+  const auto& acc0 = static_cast<const AssignStmt&>(*stmts[0]);
+  CHECK(static_cast<const Call&>(*acc0.value).op->name == "tensor.add");
+  // Rebinding `acc` with the same type keeps one variable (the natural form ConvertToSSA reads).
+  const auto& loop = static_cast<const ForStmt&>(*stmts[1]);
+  const auto& acc1 =
+      static_cast<const AssignStmt&>(*static_cast<const SeqStmts&>(*loop.body).stmts[0]);
+  CHECK(acc1.var == acc0.var);
+  // Tile operands resolve to tile ops; pl.store stands alone.
+  const auto& mul = static_cast<const AssignStmt&>(*stmts[3]);
+  CHECK(static_cast<const Call&>(*mul.value).op->name == "tile.mul");
+  CHECK(static_cast<const Call&>(*static_cast<const EvalStmt&>(*stmts[4]).expr).op->name ==
+        "tile.store");
+  // `n += 1` is `n = n + 1` on the same variable.
+  const auto& inc = static_cast<const AssignStmt&>(*stmts[6]);
+  CHECK(inc.var == static_cast<const AssignStmt&>(*stmts[5]).var);
+  CHECK(isa<Add>(inc.value));
+  // The shape symbol is one variable everywhere.
+  const auto& xt = static_cast<const TensorType&>(*f->params[0]->type);
+  const auto& ot = static_cast<const TensorType&>(*f->params[1]->type);
+  CHECK(xt.shape[0] == ot.shape[0]);
+  CHECK_NOTHROW(text::check_round_trip(*p));
+}
+
+TEST_CASE("parser: omitted views and memory spaces come from the inferred type; storage is exact") {
+  const ProgramRef p = parse_program(R"(
+@pl.program
+class P:
+    @pl.function
+    def f(self, a: pl.Tensor[[16, 16], pl.FP32]):
+        t: pl.Tile[[16, 16], pl.FP32] = pl.tile.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Vec)
+        u: pl.Tile[[16, 16], pl.FP32, pl.MemRef("buf", 0, 1024)] = pl.tile.add(t, t)
+)");
+  const auto& stmts = body_of(only_function(p));
+  const auto& t =
+      static_cast<const TileType&>(*static_cast<const AssignStmt&>(*stmts[0]).var->type);
+  CHECK(t.memory_space == MemorySpace::Vec);  // inherited
+  CHECK(t.memref == nullptr);                 // "no allocation" stays exact
+  const auto& u =
+      static_cast<const TileType&>(*static_cast<const AssignStmt&>(*stmts[1]).var->type);
+  CHECK(u.memref != nullptr);
+  CHECK(u.memory_space == MemorySpace::Vec);
+}
+
+TEST_CASE("parser: an annotation contradicting the inferred type is an error at its line:column") {
+  const std::string head =
+      "@pl.program\nclass P:\n    @pl.function\n"
+      "    def f(self, a: pl.Tensor[[16, 16], pl.FP32]):\n";
+  expect_parse_error(head + "        b: pl.Tensor[[16, 16], pl.FP16] = pl.tensor.add(a, a)\n", 5,
+                     12, "annotated FP16, the value is FP32");
+  expect_parse_error(head + "        b: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.add(a, a)\n", 5, 12,
+                     "dimension 1 differs");
+  expect_parse_error(head + "        b: pl.Tile[[16, 16], pl.FP32] = pl.tensor.add(a, a)\n", 5, 12,
+                     "annotated TileType, the value is a TensorType");
+  // Tuples are checked element by element.
+  expect_parse_error(head + "        t: pl.Tuple[pl.INDEX, pl.FP32] = [1, 2]\n", 5, 12,
+                     "annotated FP32, the value is INDEX");
+}
+
+TEST_CASE("parser: loops, ifs, while, scopes and region results") {
+  const ProgramRef p = parse_program(R"(
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, x: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
+        for i, (acc, k) in pl.range(0, n, 2, init_values=(x, 0)):
+            if i < 2:
+                y, j = pl._dump.yield_(acc, k, types=[pl.Tensor[[64], pl.FP32], pl.Scalar[pl.INDEX]])
+            else:
+                y, j = pl.yield_(acc, i)
+            r, s = pl.yield_(y, j)
+        for (c,) in pl.while_(init_values=(0,)):
+            pl.cond(c < n)
+            c_rv: pl.Scalar[pl.INDEX] = pl.yield_(c + 1)
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="k", optimizations=[pl.split(pl.SplitMode.UP_DOWN)]):
+            z = pl.tensor.add(r, r)
+        for aiv in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT):
+            pass
+        with pl.spmd(4, sync_start=True):
+            pass
+        with pl.scope(mode=pl.ScopeMode.MANUAL):
+            pass
+        with pl.cluster():
+            pass
+        with pl.at(level=pl.Level.HOST, role=pl.Role.Orchestrator):
+            pass
+        return z
+)");
+  const auto& stmts = body_of(only_function(p));
+  const auto& loop = static_cast<const ForStmt&>(*stmts[0]);
+  CHECK(loop.iter_args.size() == 2);
+  CHECK(loop.return_vars.size() == 2);
+  const auto& branch =
+      static_cast<const IfStmt&>(*static_cast<const SeqStmts&>(*loop.body).stmts[0]);
+  CHECK(branch.return_vars.size() == 2);
+  CHECK(isa<WhileStmt>(stmts[1]));
+  CHECK(static_cast<const InCoreScopeStmt&>(*stmts[2]).split == SplitMode::UpDown);
+  CHECK(isa<SplitAivScopeStmt>(stmts[3]));
+  CHECK(static_cast<const SpmdScopeStmt&>(*stmts[4]).sync_start);
+  CHECK(static_cast<const RuntimeScopeStmt&>(*stmts[5]).manual);
+  CHECK(isa<ClusterScopeStmt>(stmts[6]));
+  CHECK(static_cast<const HierarchyScopeStmt&>(*stmts[7]).role == Role::Orchestrator);
+  CHECK_NOTHROW(text::check_round_trip(*p));
+}
+
+TEST_CASE("parser: submit, self calls with attrs, a runtime-bound declaration, func_attr") {
+  const ProgramRef p = parse_program(R"(
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+        pl.func_attr({"priority": 2})
+        ...
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[8], pl.FP32], flag: pl.Scalar[pl.BOOL]):
+        t0 = pl.submit(self.k, a, core_num=4, sync_start=True, predicate=flag)
+        tid = t0[1]
+        t1 = pl.submit(self.k, a, deps=[tid], allow_early_resolve=True)
+        r = self.k(a, attrs={"arg_directions": [pl.adir.input]})
+)");
+  const FunctionRef k = p->find("k");
+  CHECK(k->requires_runtime_binding);
+  CHECK(k->attrs.get<std::int64_t>("priority") == 2);
+  const auto& stmts = body_of(p->find("main"));
+  const auto& s0 = static_cast<const Submit&>(*static_cast<const AssignStmt&>(*stmts[0]).value);
+  CHECK(s0.sync_start);
+  CHECK(s0.core_num != nullptr);
+  const auto& tt = static_cast<const TupleType&>(*s0.type);
+  CHECK(tt.types.size() == 2);  // the callee's result, then the task id
+  const auto& s1 = static_cast<const Submit&>(*static_cast<const AssignStmt&>(*stmts[2]).value);
+  CHECK(s1.deps.size() == 1);
+  CHECK(s1.allow_early_resolve);
+  CHECK_NOTHROW(text::check_round_trip(*p));
+}
+
+TEST_CASE("parser: syntax errors name line:column, the token and what was expected") {
+  expect_parse_error("@pl.program\nclass P:\n    @pl.function\n    def f(self, a):\n        pass\n",
+                     4, 17, "a type annotation on the parameter");
+  expect_parse_error("@pl.program\nclass P:\n    @pl.function\n    def f(self):\n        x = (1,\n",
+                     5, 13, "')' to close this bracket");
+  expect_parse_error("@pl.program\nclass P:\n    @pl.function\n    def f(self):\n        x = y\n",
+                     5, 13, "a defined name");
+  expect_parse_error(
+      "@pl.program\nclass P:\n    @pl.function\n    def f(self):\n        x = pl.tile.nope(1)\n", 5,
+      13, "a registered op");
+  expect_parse_error(
+      "@pl.program\nclass P:\n    @pl.function\n    def f(self):\n      x = 1\n     y = 2\n", 6, 6,
+      "an indentation that matches an enclosing block");
+  expect_parse_error(
+      "@pl.program\nclass P:\n    @pl.function\n    def f(self):\n        x = 1 < 2 < 3\n", 5, 13,
+      "a single comparison");
+  expect_parse_error(
+      "@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.Kernel)\n    def f(self):\n    "
+      "    pass\n",
+      3, 23, "a pl.FunctionType.<value>");
+  expect_parse_error(
+      "@pl.program\nclass P:\n    @pl.function\n    def f(self):\n        with "
+      "pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.NONE)]):\n            "
+      "pass\n",
+      5, 71, "no pl.split at all is the only no-split form");
+  expect_parse_error("x = $\n", 1, 5, "a name, a number");
+  expect_parse_error(
+      "@pl.program\nclass P:\n    @pl.function\n    def f(self):\n        x = 'abc\n", 5, 13,
+      "a closing quote");
+  // An op's type rule rejecting its arguments is reported at the call.
+  expect_parse_error(
+      "@pl.program\nclass P:\n    @pl.function\n    def f(self, n: pl.Scalar[pl.INDEX]):\n        "
+      "x = pl.tile.add(n, n)\n",
+      5, 13, "tile.add: argument 0 must have a TileType");
+}
+
+TEST_CASE("parser: deeply nested input is a ParseError, not a crash") {
+  std::string deep = "@pl.program\nclass P:\n    @pl.function\n    def f(self):\n        x = ";
+  deep += std::string(100'000, '(') + "1" + std::string(100'000, ')') + "\n";
+  CHECK_THROWS_AS(parse_program(deep), ParseError);
+  std::string minus = "@pl.program\nclass P:\n    @pl.function\n    def f(self):\n        x = ";
+  minus += std::string(100'000, '-') + "1\n";
+  CHECK_THROWS_AS(parse_program(minus), ParseError);
+  std::string blocks =
+      "@pl.program\nclass P:\n    @pl.function\n    def f(self, c: pl.Scalar[pl.BOOL]):\n";
+  for (int i = 0; i < 2000; ++i) blocks += std::string(8 + 4 * i, ' ') + "if c:\n";
+  blocks += std::string(8 + 4 * 2000, ' ') + "pass\n";
+  CHECK_THROWS_AS(parse_program(blocks), ParseError);
+}
+
+TEST_CASE("parser: nested and unwrapped statement sequences keep their structure") {
+  auto n = Var::make("n", ScalarType::make(DataType::INDEX));
+  auto c = Var::make("c", ScalarType::make(DataType::BOOL));
+  StmtRef inner = SeqStmts::make({EvalStmt::make(n), SeqStmts::make({EvalStmt::make(n)})});
+  StmtRef bare_if = IfStmt::make(c, BreakStmt::make());
+  auto loop =
+      ForStmt::make(Var::make("i", ScalarType::make(DataType::INDEX)), ConstInt::make(0),
+                    ConstInt::make(4), ConstInt::make(1), {}, SeqStmts::make({bare_if, inner}), {});
+  auto f = Function::make("f", {{n}, {c}}, {}, loop);
+  CHECK_NOTHROW(text::check_round_trip(*Program::make("P", {f})));
+}
+}  // namespace
