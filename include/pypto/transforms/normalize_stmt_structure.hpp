@@ -174,10 +174,9 @@ inline std::optional<std::string> find_unnormalized_stmt_structure(const ir::Pro
                  "] is a SeqStmts nested in a SeqStmts";
       // Inner slots pushed in reverse: they are checked in field order.
       for (std::size_t i = seq->stmts.size(); i-- > 0;) {
-        std::vector<Slot> inner;
-        const std::string child_path = slot.path + ".stmts[" + std::to_string(i) + "]";
+        std::vector<Slot> inner;  // paths are built for compound statements only
         detail::for_each_body_slot(*seq->stmts[i], [&](const ir::StmtRef& b, const char* field) {
-          inner.push_back({b.get(), child_path + "." + field});
+          inner.push_back({b.get(), slot.path + ".stmts[" + std::to_string(i) + "]." + field});
         });
         for (auto it = inner.rbegin(); it != inner.rend(); ++it) slots.push_back(std::move(*it));
       }
