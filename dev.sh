@@ -7,6 +7,8 @@
 #                       and g++ with ASan + UBSan (debug)
 #   ./dev.sh sanitize   setup, then configure + build + ctest with ASan/UBSan (preset debug)
 #   ./dev.sh bench      setup, build the benchmarks (preset bench), run them, time compile_time_ir.cpp
+#   ./dev.sh fuzz [SEC] setup, build the libFuzzer parser target (preset fuzz, clang++) and run it
+#                       SEC seconds (default 300) from a scratch copy of tests/fuzz/corpus
 #   ./dev.sh format     clang-format -i every .hpp/.cpp under include tests examples benchmarks
 set -euo pipefail
 
@@ -146,12 +148,25 @@ usage() {
   sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
+cmd_fuzz() {
+  local seconds="${1:-300}" work
+  cmd_setup
+  configure_build fuzz
+  work="$(mktemp -d)"
+  cp tests/fuzz/corpus/* "$work/"
+  log "fuzz: ${seconds}s from $work (a crashing input is written to the current directory;"
+  log "      once fixed, copy it into tests/fuzz/corpus/ so fuzz.parser_corpus keeps it)"
+  build/fuzz/tests/fuzz/pypto_fuzz_parser -max_total_time="$seconds" -max_len=4096 -timeout=10 \
+    -dict=tests/fuzz/pl.dict "$work"
+}
+
 case "${1:-}" in
   setup) cmd_setup ;;
   run) shift; cmd_run "$@" ;;
   test) cmd_test ;;
   sanitize) cmd_sanitize ;;
   bench) cmd_bench ;;
+  fuzz) shift; cmd_fuzz "$@" ;;
   format) cmd_format ;;
   -h | --help | help) usage ;;
   *) usage >&2; exit 2 ;;

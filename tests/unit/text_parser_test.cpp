@@ -193,6 +193,80 @@ class Source:
   CHECK_NOTHROW(text::check_round_trip(*p));
 }
 
+TEST_CASE("parser: programs written as upstream's documentation shows parse unchanged") {
+  // The language guide's complete examples: a plain `def`, scalar dtypes as types, a loop
+  // whose carried value is annotated INT64 while the literal is bare.
+  const ProgramRef loop_sum = parse_program(R"(# pypto.program: my_program
+import pypto.language as pl
+
+def loop_sum(n: pl.INT64) -> pl.INT64:
+    sum_init: pl.INT64 = 0
+    for i, (sum,) in pl.range(n, init_values=(sum_init,)):
+        sum = pl.yield_(sum + i)
+    return sum
+)");
+  const FunctionRef f = only_function(loop_sum);
+  CHECK(f->func_type == FunctionType::Opaque);
+  const auto& loop = static_cast<const ForStmt&>(*body_of(f)[1]);
+  CHECK(static_cast<const ScalarType&>(*loop.loop_var->type).dtype == DataType::INT64);
+  CHECK(static_cast<const ScalarType&>(*loop.return_vars[0]->type).dtype == DataType::INT64);
+
+  const ProgramRef block = parse_program(R"(import pypto.language as pl
+
+@pl.program
+class BlockExample:
+    @pl.function
+    def tile_add(
+        self,
+        input_a: pl.Tensor[[64, 64], pl.FP32],
+        input_b: pl.Tensor[[64, 64], pl.FP32],
+        output: pl.Tensor[[64, 64], pl.FP32],
+    ) -> pl.Tensor[[64, 64], pl.FP32]:
+        tile_a: pl.Tile[[64, 64], pl.FP32] = pl.load(input_a, [0, 0], [64, 64])
+        tile_b: pl.Tile[[64, 64], pl.FP32] = pl.load(input_b, [0, 0], [64, 64])
+        tile_c: pl.Tile[[64, 64], pl.FP32] = pl.add(tile_a, tile_b)
+        result: pl.Tensor[[64, 64], pl.FP32] = pl.store(tile_c, [0, 0], output)
+        return result
+)");
+  CHECK(static_cast<const Call&>(
+            *static_cast<const AssignStmt&>(*body_of(only_function(block))[2]).value)
+            .op->name == "tile.add");
+  CHECK_NOTHROW(text::check_round_trip(*block));
+
+  // Layout shorthand, builtins min/max, `^` on booleans, manual scope, pre-SSA while, and a
+  // submit unpacked into result and task id.
+  const ProgramRef misc = parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Misc:
+    @pl.function(type=pl.FunctionType.InCore)
+    def stage(self, x: pl.Tensor[[64], pl.FP32, pl.NZ]) -> pl.Tensor[[64], pl.FP32, pl.NZ]:
+        return x
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64], pl.FP32, pl.NZ], n: pl.Scalar[pl.INT64], p: pl.Scalar[pl.BOOL]):
+        m = min(n, 8)
+        q = p ^ True
+        x_init: pl.Scalar[pl.INT64] = 0
+        for (v,) in pl.while_(init_values=(x_init,)):
+            pl.cond(v < n)
+            v = v + 1
+        with pl.manual_scope():
+            out, tid = pl.submit(self.stage, x)
+            out2, _ = pl.submit(self.stage, out, deps=[tid])
+)");
+  const FunctionRef stage = misc->find("stage");
+  CHECK(static_cast<const TensorType&>(*stage->params[0]->type).tensor_view->layout ==
+        TensorLayout::NZ);
+  const auto& ms = body_of(misc->find("main"));
+  CHECK(isa<Min>(static_cast<const AssignStmt&>(*ms[0]).value));
+  CHECK(isa<Xor>(static_cast<const AssignStmt&>(*ms[1]).value));
+  const auto& wl = static_cast<const WhileStmt&>(*ms[3]);
+  CHECK(wl.return_vars.size() == 1);  // results named after the carried values
+  CHECK(static_cast<const RuntimeScopeStmt&>(*ms[4]).manual);
+  CHECK_NOTHROW(text::check_round_trip(*misc));
+}
+
 TEST_CASE("parser: omitted views and memory spaces come from the inferred type; storage is exact") {
   const ProgramRef p = parse_program(R"(
 @pl.program

@@ -250,6 +250,7 @@ class Stmts:
                 pl._dump.call(pl.debug.touch, j, type=pl.Scalar[pl.INDEX])
             for k in pl.unroll(0, 8, 2):
                 pl._dump.call(pl.debug.touch, k, type=pl.Scalar[pl.INDEX])
+        l: pl.Scalar[pl.INDEX]
         for l in pl.pipeline(pl.const(0, pl.INT64), pl.const(16, pl.INT64), pl.const(1, pl.INT64), stage=2, attrs={"unroll_hint": True}):
             pl._dump.call(pl.debug.touch, l, type=pl.Scalar[pl.INDEX])
         with pl.scope():

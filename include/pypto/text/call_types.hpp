@@ -6,6 +6,8 @@
 // recorded type is not what the parser would derive (seed 003, "lossless text round trip").
 // Both sides use the functions here, so they cannot disagree.
 //
+// The same goes for a loop variable's type (implied_loop_var_type).
+//
 // Rules: a registered op's type rule (its argument and keyword checks included); a program
 // function called with `self.f(...)` gives its single return type, or the tuple of its return
 // types when it has none or several; `pl.submit` gives the tuple of the callee's return types
@@ -49,6 +51,13 @@ inline ir::TypeRef derived_submit_type(const FunctionReturns& functions, const i
   std::vector<ir::TypeRef> types = it->second;
   types.push_back(ir::ScalarType::make(core::DataType::TASK_ID));
   return ir::TupleType::make(std::move(types));
+}
+
+/// The type a `for i in pl.range(..., stop)` loop variable gets when no `i: T` declares it:
+/// the bound's integer dtype (INDEX for a bare literal).
+inline ir::TypeRef implied_loop_var_type(const ir::ExprRef& stop) {
+  const auto* st = ir::as<ir::ScalarType>(stop->type.get());
+  return ir::ScalarType::make(st && core::is_int(st->dtype) ? st->dtype : core::DataType::INDEX);
 }
 
 }  // namespace pypto::text

@@ -21,7 +21,8 @@ struct TextPos {
 
 class ParseError : public core::ValueError {
  public:
-  /// `found` is the offending token as written (empty at the end of the input); `expected`
+  /// `found` is the offending token as written ("end of input", "end of line", "indent" and
+  /// "dedent" name the layout tokens; empty when no single token is at fault); `expected`
   /// says what would have been accepted there, or what is wrong with the token.
   ParseError(TextPos pos, std::string found, std::string expected)
       : core::ValueError(format(pos, found, expected)),
@@ -37,9 +38,8 @@ class ParseError : public core::ValueError {
  private:
   static std::string format(TextPos pos, const std::string& found, const std::string& expected) {
     std::string m = std::to_string(pos.line) + ":" + std::to_string(pos.column) + ": ";
-    if (found.empty())
-      m += "at end of input";
-    else if (found == "end of line" || found == "indent" || found == "dedent")
+    if (found.empty()) return m + expected;  // no single token to show
+    if (found == "end of input" || found == "end of line" || found == "indent" || found == "dedent")
       m += "at " + found;
     else
       m += "at '" + found + "'";

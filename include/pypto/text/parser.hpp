@@ -216,6 +216,7 @@ class Builder {
     std::vector<ir::TypeRef> returns;
     ir::FunctionType type = ir::FunctionType::Opaque;
     ir::FunctionOptions options;
+    ir::Attrs extra_attrs;  // decorator keywords kept as function attrs (auto_scope)
     FunctionScope scope;
   };
 
@@ -337,6 +338,8 @@ class Builder {
       ann = &ann->item(1);
     }
     ir::TypeRef t = type(*ann);
+    if (param_dirs_[i] == ir::ParamDirection::InOut && ir::isa<ir::ScalarType>(t))
+      throw ParseError(p.pos, p.name, "a tensor or tile for an InOut parameter (a scalar is In)");
     param_vars_[i] = ir::Var::make(p.name, std::move(t), span(p.pos));
     scope_.names[p.name] = param_vars_[i];
     param_state_[i] = 2;
@@ -346,6 +349,7 @@ class Builder {
 
   void decorator(const SStmt& def, Signature& sig) {
     current_def_ = &def;
+    if (def.decorators.empty()) return;  // a plain `def` is an Opaque function
     if (def.decorators.size() != 1)
       throw ParseError(def.pos, def.name, "one @pl.function decorator");
     const SExpr& d = *def.decorators[0];
@@ -353,7 +357,10 @@ class Builder {
     if (d.kind != ExprKind::Call || dotted(d.item(0)) != "pl.function")
       fail_at(d, "@pl.function or @pl.function(type=..., level=..., role=...)");
     positional_count(d, 0, 0, "@pl.function");
-    only_keywords(d, {"type", "level", "role", "strict_ssa"}, "@pl.function");
+    only_keywords(d, {"type", "level", "role", "strict_ssa", "auto_scope"}, "@pl.function");
+    // strict_ssa only tells upstream's parser to reject rebinding; this parser reads both forms.
+    if (const SExpr* a = keyword(d, "auto_scope"))
+      sig.extra_attrs.entries.push_back({"auto_scope", bool_literal(*a)});
     if (const SExpr* t = keyword(d, "type")) sig.type = enum_value<ir::FunctionType>(*t);
     if (const SExpr* l = keyword(d, "level")) sig.options.with_level(enum_value<ir::Level>(*l));
     if (const SExpr* r = keyword(d, "role")) sig.options.with_role(enum_value<ir::Role>(*r));
@@ -387,6 +394,7 @@ class Builder {
       attrs = func_attrs(*body[first]->value);
       ++first;
     }
+    for (auto& e : sig.extra_attrs.entries) attrs.entries.push_back(e);
     ir::StmtRef body_stmt;
     const bool declaration = body.size() == first + 1 && body[first]->kind == StmtKind::Expr &&
                              body[first]->value->kind == ExprKind::Ellipsis;
@@ -498,6 +506,10 @@ class Builder {
         } else if (!tile && d.starts_with("pl.TensorLayout.") && !tview) {
           tview = ir::TensorView{};
           tview->layout = enum_value<ir::TensorLayout>(p);
+        } else if (!tile && d.starts_with("pl.") && !tview &&
+                   ir::parse_enum<ir::TensorLayout>(std::string_view(d).substr(3))) {
+          tview = ir::TensorView{};  // `pl.NZ`: upstream's layout shorthand
+          tview->layout = *ir::parse_enum<ir::TensorLayout>(std::string_view(d).substr(3));
         } else if (tile && callee == "pl.TileView" && !lview) {
           lview = tile_view(p);
         } else if (tile && d.starts_with("pl.Mem.") && !space) {
@@ -691,11 +703,12 @@ class Builder {
 
   // ---- names ----
 
-  /// A new binding of `name`: its declared type (`x: T` earlier) wins over `fallback`.
-  ir::TypeRef take_declared(const std::string& name, ir::TypeRef fallback, const SExpr& at) {
+  /// A new binding of `name`: a type declared earlier (`x: T`) is taken as written (the printer
+  /// declares exactly the types the text would not imply), else `fallback`.
+  ir::TypeRef take_declared(const std::string& name, ir::TypeRef fallback, const SExpr&) {
     auto it = scope_.declared.find(name);
     if (it == scope_.declared.end()) return fallback;
-    ir::TypeRef t = fallback ? reconcile(it->second, fallback, at) : it->second;
+    ir::TypeRef t = it->second;
     scope_.declared.erase(it);
     return t;
   }
@@ -796,19 +809,25 @@ class Builder {
     return std::nullopt;
   }
 
+  /// Two scalar operands of different dtypes where one is written as a bare literal: the
+  /// literal takes the other's dtype (`n + 1` with n INT64 adds an INT64 one).
+  static void unify_literal(ir::ExprRef& l, ir::ExprRef& r, const SExpr& ln, const SExpr& rn) {
+    const auto ld = scalar_dtype(l), rd = scalar_dtype(r);
+    if (!ld || !rd || *ld == *rd) return;
+    if (is_bare_literal(rn) && !is_bare_literal(ln)) {
+      if (auto x = retype_literal(r, *ld)) r = x;
+    } else if (is_bare_literal(ln) && !is_bare_literal(rn)) {
+      if (auto x = retype_literal(l, *rd)) l = x;
+    }
+  }
+
   ir::ExprRef binary(const SExpr& e) {
     if (e.kind == ExprKind::Compare && e.chained)
       fail_at(e.item(0), "a single comparison (parenthesise each one: (a < b) and (b < c))");
     ir::ExprRef l = expr(e.item(0));
     ir::ExprRef r = expr(e.item(1));
-    auto ld = scalar_dtype(l), rd = scalar_dtype(r);
-    if (ld && rd && *ld != *rd) {
-      if (is_bare_literal(e.item(1)) && !is_bare_literal(e.item(0))) {
-        if (auto x = retype_literal(r, *ld)) r = x;
-      } else if (is_bare_literal(e.item(0)) && !is_bare_literal(e.item(1))) {
-        if (auto x = retype_literal(l, *rd)) l = x;
-      }
-    }
+    unify_literal(l, r, e.item(0), e.item(1));
+    const auto ld = scalar_dtype(l);
     const std::string& op = e.text;
     const core::Span sp = span(e.pos);
     return guard(e, [&]() -> ir::ExprRef {
@@ -829,6 +848,7 @@ class Builder {
       if (op == "or") return ir::Or::make(l, r, sp);
       if (op == "&") return ir::BitAnd::make(l, r, sp);
       if (op == "|") return ir::BitOr::make(l, r, sp);
+      if (op == "^" && ld == core::DataType::BOOL) return ir::Xor::make(l, r, sp);  // upstream
       if (op == "^") return ir::BitXor::make(l, r, sp);
       if (op == "<<") return ir::BitShiftLeft::make(l, r, sp);
       if (op == ">>") return ir::BitShiftRight::make(l, r, sp);
@@ -863,10 +883,13 @@ class Builder {
   /// The callee written as an expression: `self.f` (a program function) or `pl.tile.load`.
   ir::OpRef callee_ref(const SExpr& c) {
     const std::string d = dotted(c);
-    if (d.starts_with("self.") && in_class_) return ir::GlobalVar::make(d.substr(5));
-    if (!in_class_ && c.kind == ExprKind::Name && returns_.count(d)) return ir::GlobalVar::make(d);
-    if (d.starts_with("pl.") || d.starts_with("pld.")) return ir::Op::make(op_name(d));
-    fail_at(c, "a callee: self.<function> or pl.<op>");
+    return guard(c, [&]() -> ir::OpRef {
+      if (d.starts_with("self.") && in_class_) return ir::GlobalVar::make(d.substr(5));
+      if (!in_class_ && c.kind == ExprKind::Name && returns_.count(d))
+        return ir::GlobalVar::make(d);
+      if (d.starts_with("pl.") || d.starts_with("pld.")) return ir::Op::make(op_name(d));
+      fail_at(c, "a callee: self.<function> or pl.<op>");
+    });
   }
 
   /// `pl.tile.and_` → `tile.and`; `pld.x.y` keeps its prefix.
@@ -897,10 +920,21 @@ class Builder {
     if (d == "pl.MemRef") return memref_expr(e);
     if (d == "pl.submit" || d == "pl._dump.submit") return submit(e, d == "pl._dump.submit");
     if (d == "pl._dump.call") return dump_call(e);
+    if (d == "min" || d == "max") {
+      positional_count(e, 2, 2, d);
+      only_keywords(e, {}, d);
+      std::vector<ir::ExprRef> args = positional(e);
+      unify_literal(args[0], args[1], e.item(1), e.item(2));
+      return guard(e, [&]() -> ir::ExprRef {
+        if (d == "min") return ir::Min::make(args[0], args[1], sp);
+        return ir::Max::make(args[0], args[1], sp);
+      });
+    }
     if (d == "pl.min" || d == "pl.max" || d == "pl._dump.logical_xor") {
       std::vector<ir::ExprRef> args = positional(e);
       if (args.size() == 2 && scalar_dtype(args[0]) && scalar_dtype(args[1])) {
         only_keywords(e, {}, d);
+        unify_literal(args[0], args[1], e.item(1), e.item(2));
         return guard(e, [&]() -> ir::ExprRef {
           if (d == "pl.min") return ir::Min::make(args[0], args[1], sp);
           if (d == "pl.max") return ir::Max::make(args[0], args[1], sp);
@@ -1157,6 +1191,7 @@ class Builder {
   }
 
   void statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    current_stmt_ = s.pos;
     const std::size_t before = out.size();
     statement_inner(s, out);
     if (out.size() > before && !s.comments.empty())
@@ -1216,8 +1251,8 @@ class Builder {
 
   ir::ExprRef aug(const std::string& op, ir::ExprRef l, ir::ExprRef r, const SExpr* rhs,
                   const core::Span& sp) {
-    auto ld = scalar_dtype(l), rd = scalar_dtype(r);
-    if (ld && rd && *ld != *rd && is_bare_literal(*rhs))
+    if (const auto ld = scalar_dtype(l), rd = scalar_dtype(r);
+        ld && rd && *ld != *rd && is_bare_literal(*rhs))
       if (auto x = retype_literal(r, *ld)) r = x;
     if (op == "+") return ir::Add::make(l, r, sp);
     if (op == "-") return ir::Sub::make(l, r, sp);
@@ -1250,6 +1285,10 @@ class Builder {
     const std::string d = v.kind == ExprKind::Call ? dotted(v.item(0)) : "";
     if (d == "pl.yield_" || d == "pl._dump.yield_") return yield(s, s.target.get(), out);
     ir::ExprRef value = expr(v);
+    // `x: pl.INT64 = 0`: a bare literal takes the annotated scalar dtype.
+    if (s.annotation && is_bare_literal(v))
+      if (const auto* st = ir::as<ir::ScalarType>(type(*s.annotation).get()))
+        if (auto x = retype_literal(value, st->dtype)) value = x;
     bind_assignment(*s.target, s.annotation.get(), value, out, span(s.pos));
   }
 
@@ -1450,6 +1489,15 @@ class Builder {
           guard(c, [&] { return ir::SpmdScopeStmt::make(body, n, sync, name_hint, attrs, sp); }));
       return;
     }
+    if (d == "pl.manual_scope") {  // upstream's spelling of pl.scope(mode=MANUAL)
+      positional_count(c, 0, 0, d);
+      only_keywords(c, {"name_hint", "attrs"}, d);
+      common();
+      ir::StmtRef body = body_slot(s.body, s.pos);
+      out.push_back(
+          guard(c, [&] { return ir::RuntimeScopeStmt::make(body, true, name_hint, attrs, sp); }));
+      return;
+    }
     if (d == "pl.scope") {
       positional_count(c, 0, 0, d);
       only_keywords(c, {"mode", "name_hint", "attrs"}, d);
@@ -1527,8 +1575,7 @@ class Builder {
     if (loop_name->kind != ExprKind::Name) fail_at(*loop_name, "a loop variable name");
     std::vector<ir::IterArgRef> iter_args = iter_args_of(it, carried);
     ir::VarRef loop_var = ir::Var::make(
-        loop_name->text,
-        take_declared(loop_name->text, ir::ScalarType::make(core::DataType::INDEX), *loop_name),
+        loop_name->text, take_declared(loop_name->text, implied_loop_var_type(stop), *loop_name),
         span(loop_name->pos));
     scope_.names[loop_name->text] = loop_var;
     bind_iter_args(iter_args);
@@ -1536,8 +1583,7 @@ class Builder {
     ir::StmtRef body = region(s.body, s.pos, r);
     std::vector<ir::TypeRef> inferred;
     for (const auto& ia : iter_args) inferred.push_back(ia->type);
-    if (!iter_args.empty() && !r.seen)
-      fail_at(*s.target, "a loop carrying values ends its body with `r = pl.yield_(...)`");
+    implicit_results(r, iter_args, *s.target);
     std::vector<ir::VarRef> rvs = result_vars(r, inferred);
     out.push_back(guard(it, [&] {
       return ir::ForStmt::make(loop_var, start, stop, step, iter_args, body, rvs, kind, attrs, sp);
@@ -1565,6 +1611,19 @@ class Builder {
       out.push_back(guard(n, [&] { return ir::IterArg::make(n.text, t, values[i], span(n.pos)); }));
     }
     return out;
+  }
+
+  /// The pre-SSA loop (carried values, no `r = pl.yield_(...)`): its results take the carried
+  /// names after the loop; ConvertToSSA writes the yield.
+  static void implicit_results(RegionResults& r, const std::vector<ir::IterArgRef>& iter_args,
+                               const SExpr& at) {
+    if (r.seen || iter_args.empty()) return;
+    r.seen = true;
+    for (const auto& ia : iter_args) {
+      r.names.push_back(ia->name_hint);
+      r.name_nodes.push_back(&at);
+      r.annotations.push_back(nullptr);
+    }
   }
 
   void bind_iter_args(const std::vector<ir::IterArgRef>& iter_args) {
@@ -1599,6 +1658,7 @@ class Builder {
     }
     std::vector<ir::TypeRef> inferred;
     for (const auto& ia : iter_args) inferred.push_back(ia->type);
+    implicit_results(r, iter_args, *s.target);
     std::vector<ir::VarRef> rvs = result_vars(r, inferred);
     out.push_back(
         guard(it, [&] { return ir::WhileStmt::make(iter_args, cond, body, rvs, span(s.pos)); }));
@@ -1650,6 +1710,9 @@ class Builder {
   std::vector<ir::ParamDirection> param_dirs_;
   std::vector<RegionResults*> regions_;
   std::size_t type_depth_ = 0;
+
+ public:
+  TextPos current_stmt_;  ///< the statement being built (for errors no narrower guard caught)
 };
 
 inline const ir::OpRegistry& default_registry() {
@@ -1663,7 +1726,17 @@ inline const ir::OpRegistry& default_registry() {
 /// the text is not a program of the pl DSL.
 inline ir::ProgramRef parse_program(std::string_view text, const ParseOptions& options = {}) {
   const ir::OpRegistry& ops = options.ops ? *options.ops : detail::default_registry();
-  return detail::Builder(ops, options.file_name).program(syntax::parse_module(text));
+  const syntax::Module module = syntax::parse_module(text);
+  detail::Builder builder(ops, options.file_name);
+  try {
+    return builder.program(module);
+  } catch (const ParseError&) {
+    throw;
+  } catch (const core::Error& e) {
+    // An IR builder's check that no narrower guard turned into a ParseError: report it at the
+    // statement being built rather than let a different error type escape.
+    throw ParseError(builder.current_stmt_, "", e.what());
+  }
 }
 
 }  // namespace pypto::text

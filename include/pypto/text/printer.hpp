@@ -733,7 +733,7 @@ class Printer {
   }
 
   void stmt(const ir::ForStmt& s, const StmtContext&) {
-    declare(*s.loop_var, nullptr);
+    declare(*s.loop_var, implied_loop_var_type(s.stop).get());
     for (const auto& ia : s.iter_args) declare(*ia, ia->init_value->type.get());
     std::string target = var_name(*s.loop_var);
     if (!s.iter_args.empty()) target += ", " + iter_arg_names(s.iter_args);

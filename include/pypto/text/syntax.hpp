@@ -488,7 +488,7 @@ class Parser {
       case TokenKind::Newline: return "end of line";
       case TokenKind::Indent: return "indent";
       case TokenKind::Dedent: return "dedent";
-      case TokenKind::End: return "";
+      case TokenKind::End: return "end of input";
       case TokenKind::String: return "\"" + t.text + "\"";
       default: return t.text;
     }
