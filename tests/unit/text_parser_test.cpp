@@ -123,6 +123,26 @@ class P:
   CHECK_FALSE(structural::structural_equal(NodeRef(p), NodeRef(q), true));
 }
 
+TEST_CASE("parser: a WindowBuffer binding keeps its storage fields through the text") {
+  auto base = Var::make("B", PtrType::make());
+  auto w = WindowBuffer::make("win", ConstInt::make(4096), base, true, false);
+  auto free_w = WindowBuffer::make("shared", ConstInt::make(64));
+  auto alloc = Call::make(Op::make("comm.alloc_window"), {}, WindowBufferType::make());
+  auto use = Call::make(Op::make("comm.use"), {w, free_w}, UnknownType::make());
+  auto f = Function::make("f", {{base}}, {},
+                          SeqStmts::make({AssignStmt::make(w, alloc), EvalStmt::make(use)}));
+  const ProgramRef p = Program::make("P", {f});
+  std::string text = text::print(p);
+  CHECK(text.find("win: pl._dump.WindowBuffer(4096, base=B, load_from_host=True) = ") !=
+        std::string::npos);
+  CHECK(text.find("shared__FREE_VAR: pl._dump.WindowBuffer(64)") != std::string::npos);
+  CHECK_NOTHROW(text::check_round_trip(*p));
+  CHECK_NOTHROW(text::check_round_trip(*p, {.concise = true}));
+  // A different size is a different program after the round trip too.
+  const ProgramRef q = parse_program(text.replace(text.find("4096"), 4, "2048"));
+  CHECK_FALSE(structural::structural_equal(NodeRef(p), NodeRef(q), true));
+}
+
 TEST_CASE("parser: exact dtypes survive; a bare integer literal is INDEX") {
   const ProgramRef p = parse_program(R"(
 @pl.program
@@ -254,6 +274,8 @@ class Misc:
         with pl.manual_scope():
             out, tid = pl.submit(self.stage, x)
             out2, _ = pl.submit(self.stage, out, deps=[tid])
+        for b in pl.spmd(4, sync_start=True):
+            t = pl.load(x, [b * 16], [16])
 )");
   const FunctionRef stage = misc->find("stage");
   CHECK(static_cast<const TensorType&>(*stage->params[0]->type).tensor_view->layout ==
@@ -264,6 +286,14 @@ class Misc:
   const auto& wl = static_cast<const WhileStmt&>(*ms[3]);
   CHECK(wl.return_vars.size() == 1);  // results named after the carried values
   CHECK(static_cast<const RuntimeScopeStmt&>(*ms[4]).manual);
+  // `for b in pl.spmd(4)`: an Spmd scope around an InCore region that binds the block index.
+  const auto& spmd = static_cast<const SpmdScopeStmt&>(*ms[5]);
+  CHECK(spmd.sync_start);
+  const auto& incore =
+      static_cast<const InCoreScopeStmt&>(*static_cast<const SeqStmts&>(*spmd.body).stmts[0]);
+  const auto& bind =
+      static_cast<const AssignStmt&>(*static_cast<const SeqStmts&>(*incore.body).stmts[0]);
+  CHECK(static_cast<const Call&>(*bind.value).op->name == "tile.get_block_idx");
   CHECK_NOTHROW(text::check_round_trip(*misc));
 }
 

@@ -156,6 +156,8 @@ struct FunctionScope {
   std::map<std::string, ir::VarRef, std::less<>> names;
   std::map<std::string, ir::TypeRef, std::less<>> declared;  // `x: T` without a value
   std::map<std::string, ir::VarRef, std::less<>> bases;      // implicit allocation bases
+  std::map<std::string, const syntax::Expr*, std::less<>>
+      windows;  // `x: pl._dump.WindowBuffer(...)`
 };
 
 class Builder {
@@ -337,10 +339,14 @@ class Builder {
       param_dirs_[i] = head == "pl.Out" ? ir::ParamDirection::Out : ir::ParamDirection::InOut;
       ann = &ann->item(1);
     }
-    ir::TypeRef t = type(*ann);
-    if (param_dirs_[i] == ir::ParamDirection::InOut && ir::isa<ir::ScalarType>(t))
-      throw ParseError(p.pos, p.name, "a tensor or tile for an InOut parameter (a scalar is In)");
-    param_vars_[i] = ir::Var::make(p.name, std::move(t), span(p.pos));
+    if (is_window(*ann)) {
+      param_vars_[i] = window(p.name, *ann, p.pos);
+    } else {
+      ir::TypeRef t = type(*ann);
+      if (param_dirs_[i] == ir::ParamDirection::InOut && ir::isa<ir::ScalarType>(t))
+        throw ParseError(p.pos, p.name, "a tensor or tile for an InOut parameter (a scalar is In)");
+      param_vars_[i] = ir::Var::make(p.name, std::move(t), span(p.pos));
+    }
     scope_.names[p.name] = param_vars_[i];
     param_state_[i] = 2;
   }
@@ -639,6 +645,31 @@ class Builder {
     fail_at(e, "True or False");
   }
 
+  // ---- window buffers ----
+
+  static bool is_window(const SExpr& ann) {
+    return ann.kind == ExprKind::Call && dotted(ann.item(0)) == "pl._dump.WindowBuffer";
+  }
+
+  /// `name: pl._dump.WindowBuffer(size[, base=b][, load_from_host=True][, store_to_host=True])`:
+  /// a WindowBuffer binding (a variable with storage fields of its own).
+  ir::VarRef window(const std::string& name, const SExpr& call, TextPos pos) {
+    positional_count(call, 1, 1, "pl._dump.WindowBuffer");
+    only_keywords(call, {"base", "load_from_host", "store_to_host"}, "pl._dump.WindowBuffer");
+    ir::ExprRef size = expr(call.item(1));
+    ir::VarRef base;
+    if (const SExpr* k = keyword(call, "base")) {
+      base = ir::as<ir::Var>(expr(*k));
+      if (!base) fail_at(*k, "a variable as the window's backing buffer");
+    }
+    bool load = false, store = false;
+    if (const SExpr* k = keyword(call, "load_from_host")) load = bool_literal(*k);
+    if (const SExpr* k = keyword(call, "store_to_host")) store = bool_literal(*k);
+    return guard(call, [&]() -> ir::VarRef {
+      return ir::WindowBuffer::make(name, size, base, load, store, span(pos));
+    });
+  }
+
   // ---- annotations against inferred types ----
 
   static bool same_expr(const ir::ExprRef& a, const ir::ExprRef& b) {
@@ -727,9 +758,14 @@ class Builder {
     if (n.size() > kFree.size() && n.ends_with(kFree)) {
       auto [it, fresh] = free_.try_emplace(n);
       if (fresh) {
-        ir::TypeRef t = ir::ScalarType::make(core::DataType::INDEX);
-        if (auto d = scope_.declared.find(n); d != scope_.declared.end()) t = d->second;
-        it->second = ir::Var::make(n.substr(0, n.size() - kFree.size()), t, span(e.pos));
+        const std::string hint = n.substr(0, n.size() - kFree.size());
+        if (auto w = scope_.windows.find(n); w != scope_.windows.end()) {
+          it->second = window(hint, *w->second, e.pos);
+        } else {
+          ir::TypeRef t = ir::ScalarType::make(core::DataType::INDEX);
+          if (auto d = scope_.declared.find(n); d != scope_.declared.end()) t = d->second;
+          it->second = ir::Var::make(hint, t, span(e.pos));
+        }
       }
       return it->second;
     }
@@ -1219,7 +1255,10 @@ class Builder {
       case StmtKind::Assign: return assignment(s, out);
       case StmtKind::Declare: {
         if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name to declare");
-        scope_.declared[s.target->text] = type(*s.annotation);
+        if (is_window(*s.annotation))
+          scope_.windows[s.target->text] = s.annotation.get();
+        else
+          scope_.declared[s.target->text] = type(*s.annotation);
         return;
       }
       case StmtKind::AugAssign: {
@@ -1316,6 +1355,13 @@ class Builder {
     const std::string& name = target.text;
     if (name == "self" || name == "pl" || name == "pld")
       fail_at(target, "a name other than " + name);
+    if (annotation && is_window(*annotation)) {
+      ir::VarRef w = window(name, *annotation, target.pos);
+      reconcile(w->type, value->type, *annotation);
+      scope_.names[name] = w;
+      out.push_back(guard(target, [&] { return ir::AssignStmt::make(w, value, sp); }));
+      return;
+    }
     ir::TypeRef t = value->type;
     if (annotation) t = reconcile(type(*annotation), value->type, *annotation);
     t = take_declared(name, t, target);
@@ -1534,6 +1580,7 @@ class Builder {
     const std::string d = it.kind == ExprKind::Call ? dotted(it.item(0)) : "";
     const core::Span sp = span(s.pos);
     if (d == "pl.split_aiv") return split_aiv(s, out);
+    if (d == "pl.spmd") return spmd_loop(s, out);
     if (d == "pl.while_") return while_loop(s, out);
     ir::ForKind kind = ir::ForKind::Sequential;
     if (d == "pl.range" || d == "range")
@@ -1662,6 +1709,42 @@ class Builder {
     std::vector<ir::VarRef> rvs = result_vars(r, inferred);
     out.push_back(
         guard(it, [&] { return ir::WhileStmt::make(iter_args, cond, body, rvs, span(s.pos)); }));
+  }
+
+  /// `for i in pl.spmd(n, ...)`: upstream's block-parallel form. The body becomes an InCore
+  /// region inside an Spmd scope whose first statement binds `i = pl.tile.get_block_idx()`.
+  void spmd_loop(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const SExpr& c = *s.value;
+    positional_count(c, 1, 1, "pl.spmd");
+    only_keywords(c, {"sync_start", "name_hint", "optimizations", "attrs"}, "pl.spmd");
+    if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name for the block index");
+    ir::ExprRef n = expr(c.item(1));
+    bool sync = false;
+    if (const SExpr* k = keyword(c, "sync_start")) sync = bool_literal(*k);
+    std::string name_hint;
+    if (const SExpr* k = keyword(c, "name_hint")) {
+      if (k->kind != ExprKind::String) fail_at(*k, "a string name hint");
+      name_hint = k->text;
+    }
+    ir::SplitMode split = ir::SplitMode::None;
+    if (const SExpr* k = keyword(c, "optimizations")) split = optimizations(*k);
+    ir::Attrs attrs;
+    if (const SExpr* k = keyword(c, "attrs")) attrs = attr_dict(*k);
+    const core::Span sp = span(s.pos);
+    ir::ExprRef idx =
+        guard(c, [&] { return ops_.make_call("tile.get_block_idx", {}, {}, {}, sp); });
+    ir::VarRef i = ir::Var::make(
+        s.target->text, take_declared(s.target->text, idx->type, *s.target), span(s.target->pos));
+    scope_.names[s.target->text] = i;
+    std::vector<ir::StmtRef> inner{
+        guard(*s.target, [&] { return ir::AssignStmt::make(i, idx, sp); })};
+    for (const auto& st : s.body) statement(*st, inner);
+    out.push_back(guard(c, [&]() -> ir::StmtRef {
+      auto incore =
+          ir::InCoreScopeStmt::make(ir::SeqStmts::make(std::move(inner), sp), "", split, {}, sp);
+      return ir::SpmdScopeStmt::make(ir::SeqStmts::make({incore}, sp), n, sync, name_hint, attrs,
+                                     sp);
+    }));
   }
 
   /// `for aiv in pl.split_aiv(count, mode=..., name_hint=..., attrs=...)`.

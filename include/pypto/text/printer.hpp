@@ -595,7 +595,7 @@ class Printer {
     std::vector<std::string> params;
     if (in_program_) params.push_back("self");
     for (std::size_t i = 0; i < f.params.size(); ++i) {
-      std::string t = type(*f.params[i]->type);
+      std::string t = annotation(*f.params[i]);
       const auto dir =
           i < f.param_directions.size() ? f.param_directions[i] : ir::ParamDirection::In;
       if (dir == ir::ParamDirection::Out) t = "pl.Out[" + t + "]";
@@ -667,12 +667,25 @@ class Printer {
   void declare_free_vars() {
     std::set<std::string> done;
     for (const ir::Var* v : facts_.vars) {
-      if (facts_.bound(v) || is_dynamic_symbol(*v) || is_index_scalar(*v->type) ||
+      if (facts_.bound(v) || is_dynamic_symbol(*v) ||
+          (is_index_scalar(*v->type) && !ir::isa<ir::WindowBuffer>(*v)) ||
           facts_.memref_bases.count(v))
         continue;
       std::string name = var_name(*v);
-      if (done.insert(name).second) line(name + ": " + type(*v->type));
+      if (done.insert(name).second) line(name + ": " + annotation(*v));
     }
+  }
+
+  /// The annotation of a binding: its type, or for a WindowBuffer (a binding with storage
+  /// fields of its own) `pl._dump.WindowBuffer(size, base=..., load_from_host=True, ...)`.
+  std::string annotation(const ir::Var& v) {
+    const auto* w = ir::as<ir::WindowBuffer>(&v);
+    if (!w) return type(*v.type);
+    std::vector<std::string> args{expr(*w->size)};
+    if (w->base) args.push_back("base=" + expr(*w->base));
+    if (w->load_from_host) args.push_back("load_from_host=True");
+    if (w->store_to_host) args.push_back("store_to_host=True");
+    return "pl._dump.WindowBuffer(" + join(args) + ")";
   }
 
   static bool is_index_scalar(const ir::Type& t) {
@@ -690,7 +703,7 @@ class Printer {
 
   void stmt(const ir::AssignStmt& s, const StmtContext&) {
     std::string lhs = var_name(*s.var);
-    if (!opts_.concise) lhs += ": " + type(*s.var->type);
+    if (!opts_.concise || ir::isa<ir::WindowBuffer>(*s.var)) lhs += ": " + annotation(*s.var);
     line(lhs + " = " + expr(*s.value));
   }
   void stmt(const ir::EvalStmt& s, const StmtContext&) { line(expr(*s.expr)); }
@@ -709,7 +722,7 @@ class Printer {
     if (rvs->size() == 1) {
       const ir::Var& rv = *(*rvs)[0];
       std::string lhs = var_name(rv);
-      if (!opts_.concise) lhs += ": " + type(*rv.type);
+      if (!opts_.concise || ir::isa<ir::WindowBuffer>(rv)) lhs += ": " + annotation(rv);
       return line(lhs + " = " + call);
     }
     std::vector<std::string> names, types;
