@@ -297,6 +297,47 @@ class Misc:
   CHECK_NOTHROW(text::check_round_trip(*misc));
 }
 
+TEST_CASE("parser: the Before programs of upstream's outline tests (pl.incore, natural if)") {
+  const ProgramRef p = parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Before:
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32], cond: pl.Scalar[pl.BOOL]) -> pl.Tensor[[64], pl.FP32]:
+        if cond:
+            with pl.incore():
+                y: pl.Tensor[[64], pl.FP32] = pl.add(x, x)  # type: ignore[no-redef]
+        else:
+            y: pl.Tensor[[64], pl.FP32] = pl.mul(x, x)  # type: ignore[no-redef,unreachable]
+        return y
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def pair(self, x: pl.Tensor[[64], pl.FP32]) -> tuple[pl.Tensor[[64], pl.FP32], pl.Tensor[[64], pl.FP32]]:
+        y: pl.Tensor[[64], pl.FP32] = pl.add(x, x)
+        z: pl.Tensor[[64], pl.FP32] = pl.mul(x, x)
+        return (y, z)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def use(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        ret = self.pair(x)
+        y = ret[0]
+        z = ret[1]
+        result: pl.Tensor[[64], pl.FP32] = pl.add(y, z)
+        return result
+)");
+  const auto& main_body = body_of(p->find("main"));
+  const auto& branch = static_cast<const IfStmt&>(*main_body[0]);
+  CHECK(isa<InCoreScopeStmt>(static_cast<const SeqStmts&>(*branch.then_body).stmts[0]));
+  // Natural form: both arms assign the one variable `y` that the return reads.
+  const auto& ret = static_cast<const ReturnStmt&>(*main_body[1]);
+  const auto& else_y =
+      static_cast<const AssignStmt&>(*static_cast<const SeqStmts&>(*branch.else_body).stmts[0]);
+  CHECK(ret.values[0] == ExprRef(else_y.var));
+  // `return (y, z)` returns two values, as in Python.
+  CHECK(static_cast<const ReturnStmt&>(*body_of(p->find("pair"))[2]).values.size() == 2);
+  CHECK_NOTHROW(text::check_round_trip(*p));
+}
+
 TEST_CASE("parser: omitted views and memory spaces come from the inferred type; storage is exact") {
   const ProgramRef p = parse_program(R"(
 @pl.program

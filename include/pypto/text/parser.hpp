@@ -1243,7 +1243,7 @@ class Builder {
       case StmtKind::Return: {
         std::vector<ir::ExprRef> values;
         if (s.value) {
-          if (s.value->kind == ExprKind::Tuple && !s.value->parenthesized)
+          if (s.value->kind == ExprKind::Tuple)  // `return a, b` and `return (a, b)` alike
             for (const auto& v : s.value->items) values.push_back(expr(*v));
           else
             values.push_back(expr(*s.value));
@@ -1512,6 +1512,17 @@ class Builder {
       out.push_back(guard(c, [&] {
         return ir::HierarchyScopeStmt::make(body, level, role, name_hint, attrs, sp);
       }));
+      return;
+    }
+    if (d == "pl.incore") {  // upstream's earlier spelling of pl.at(level=CORE_GROUP)
+      positional_count(c, 0, 0, d);
+      only_keywords(c, {"name_hint", "optimizations", "attrs"}, d);
+      common();
+      ir::SplitMode split = ir::SplitMode::None;
+      if (const SExpr* ok = keyword(c, "optimizations")) split = optimizations(*ok);
+      ir::StmtRef body = body_slot(s.body, s.pos);
+      out.push_back(
+          guard(c, [&] { return ir::InCoreScopeStmt::make(body, name_hint, split, attrs, sp); }));
       return;
     }
     if (d == "pl.cluster") {
