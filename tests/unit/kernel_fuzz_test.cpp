@@ -16,6 +16,7 @@
 
 namespace k = pypto::kernel;
 namespace tk = pypto::test::kernel;
+using k::Op;
 
 namespace {
 
@@ -105,4 +106,48 @@ TEST_CASE("kernel fuzz: canonicalize with unsafe flags still validates and is id
     REQUIRE(k::is_valid(c));
     CHECK(k::canonicalize(c, all) == c);
   }
+}
+
+TEST_CASE("kernel fuzz: the one-sweep canonicalization reaches the fixpoint of the rounds") {
+  std::size_t swept = 0, total = 0;
+  for (std::uint64_t seed = 0; seed < kSeeds; ++seed) {
+    const k::Spec s = tk::random_spec(seed, {64, 3, 4});
+    for (std::uint8_t flags = 0; flags <= k::kFoldFlagsMask; flags += 5) {
+      const auto fl = static_cast<k::FoldFlags>(flags);
+      k::SsaForm by_sweep = k::to_ssa(s);
+      k::SsaForm by_rounds = by_sweep;
+      k::detail::canonicalize_by_rounds(by_rounds, fl);
+      ++total;
+      if (!k::detail::canonicalize_by_sweep(by_sweep, fl)) continue;
+      ++swept;
+      INFO("seed ", seed, " flags ", unsigned{flags}, "\n", k::to_string(s));
+      REQUIRE(by_sweep == by_rounds);
+    }
+  }
+  CHECK(swept > total * 9 / 10);
+}
+
+TEST_CASE(
+    "kernel canonicalize: a fold that finds the constant pool full falls back to the rounds") {
+  // Sixteen constants 2^i, all read, one only by a dead Mov. Add(c0, c1) = 3 needs a
+  // seventeenth slot: the sweep refuses; the rounds fold it once DCE has freed that slot, and
+  // then the whole Max chain folds to 2^14.
+  k::Spec s;
+  s.views = {{}};
+  s.num_regs = 2;
+  for (std::size_t i = 0; i < k::kMaxConsts; ++i) {
+    s.consts.push_back(k::float_bits(static_cast<float>(1u << i)));
+  }
+  s.instrs.push_back(k::binary(Op::Add, 0, k::constant(0), k::constant(1)));
+  for (std::uint8_t i = 2; i + 1u < k::kMaxConsts; ++i) {
+    s.instrs.push_back(k::binary(Op::Max, 0, k::reg(0), k::constant(i)));
+  }
+  s.instrs.push_back(k::unary(Op::Mov, 1, k::constant(k::kMaxConsts - 1)));  // dead
+  s.instrs.push_back(k::binary(Op::Max, 1, k::reg(0), k::input(0)));
+  k::SsaForm f = k::to_ssa(s);
+  CHECK_FALSE(k::detail::canonicalize_by_sweep(f, k::FoldFlags::None));
+  const k::Spec c = k::canonicalize(s);
+  CHECK(c.instrs == std::vector<k::Instr>{k::binary(Op::Max, 0, k::constant(0), k::input(0))});
+  CHECK(c.consts == std::vector<std::uint32_t>{k::float_bits(16384.0f)});
+  CHECK(k::canonicalize(c) == c);
 }

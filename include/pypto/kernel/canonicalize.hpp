@@ -12,10 +12,16 @@
 // kMaxCanonicalizeRounds and throws core::InternalError if it ever does not (a bug to report).
 // Views and runtime scalars are unchanged; the constant pool is compacted and may gain folded
 // constants (dispatch must use the canonical pool). Throws SpecError for an invalid input or if
-// the canonical code needs more than kMaxRegs registers. O(rounds * instrs).
+// the canonical code needs more than kMaxRegs registers. The fixpoint is normally computed in
+// one sweep that folds and value-numbers each node in the same visit (canonicalize_by_sweep);
+// the rounds remain the definition, and decide the rare cases the sweep declines. O(instrs)
+// for the sweep, O(rounds * instrs) for the rounds.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "pypto/core/error.hpp"
@@ -34,17 +40,17 @@ inline constexpr std::uint32_t kPipelineVersion = 1;
 
 inline constexpr std::size_t kMaxCanonicalizeRounds = 64;
 
-/// Runs the rounds on the value form to a fixpoint (no register allocation).
+namespace detail {
+
+/// Runs the rounds on the value form to a fixpoint: the definition of the canonical form.
 ///
 /// The passes run in the fixed cyclic order compact_constants, fold, CSE, DCE, exactly as the
 /// rounds describe, but the loop stops as soon as any kPasses consecutive passes changed nothing
 /// rather than at the end of a quiet round that starts with compact_constants. The result is the
 /// same: a pass that reports no change leaves the form as it was (every pass's flag is exact in
 /// that direction), so after kPasses quiet passes in a row the form is a fixpoint of each pass,
-/// and the remaining passes of the round-based loop would all have been quiet too. It saves
-/// most of the confirming round (typically the first round rewrites, the second only compacts
-/// the pool that DCE left with unused constants, and the third confirms).
-inline void canonicalize(SsaForm& f, FoldFlags flags = FoldFlags::None) {
+/// and the remaining passes of the round-based loop would all have been quiet too.
+inline void canonicalize_by_rounds(SsaForm& f, FoldFlags flags) {
   constexpr std::size_t kPasses = 4;
   std::size_t quiet = 0;  // consecutive passes that changed nothing
   for (std::size_t step = 0; step < kMaxCanonicalizeRounds * kPasses; ++step) {
@@ -60,6 +66,53 @@ inline void canonicalize(SsaForm& f, FoldFlags flags = FoldFlags::None) {
   }
   throw core::InternalError("kernel canonicalize did not reach a fixpoint in " +
                             std::to_string(kMaxCanonicalizeRounds) + " rounds");
+}
+
+/// The same fixpoint in one sweep: compact_constants, then one forward walk that folds each
+/// node and value-numbers it in the same visit, then DCE and compact_constants. Every node is
+/// fully simplified against earlier nodes that are already final when the walk reaches it, so
+/// the walk leaves a form that fold and CSE would not change, and DCE and compaction only
+/// renumber (order-preserving, so commutative operand order and node equality are kept).
+/// False when the walk hit a pool slot limit or a node that did not settle; the rounds decide
+/// those cases, since there the order of the rewrites can matter. `f` is then unspecified.
+inline bool canonicalize_by_sweep(SsaForm& f, FoldFlags flags) {
+  compact_constants(f);
+  ValueTable table;
+  bool changed = false;
+  if (!Folder(f, flags).run(changed, &table)) return false;
+  eliminate_dead_code(f);
+  compact_constants(f);
+  return true;
+}
+
+}  // namespace detail
+
+/// Canonicalizes the value form in place (no register allocation): the fixpoint of the rounds,
+/// computed in one sweep when it can be (detail::canonicalize_by_sweep) and by the rounds
+/// otherwise. Debug builds check the sweep against the rounds.
+inline void canonicalize(SsaForm& f, FoldFlags flags = FoldFlags::None) {
+  std::array<Node, kMaxInstrs> nodes;
+  std::array<std::uint32_t, kMaxConsts> consts;
+  const std::size_t num_nodes = f.nodes.size(), num_consts = f.consts.size();
+  std::copy(f.nodes.begin(), f.nodes.end(), nodes.begin());
+  std::copy(f.consts.begin(), f.consts.end(), consts.begin());
+  auto restore = [&] {
+    f.nodes.assign(nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(num_nodes));
+    f.consts.assign(consts.begin(), consts.begin() + static_cast<std::ptrdiff_t>(num_consts));
+  };
+  if (!detail::canonicalize_by_sweep(f, flags)) {
+    restore();
+    detail::canonicalize_by_rounds(f, flags);
+    return;
+  }
+#ifndef NDEBUG
+  const SsaForm by_sweep = f;
+  restore();
+  detail::canonicalize_by_rounds(f, flags);
+  if (!(by_sweep == f)) {
+    throw core::InternalError("kernel canonicalize: the sweep and the rounds disagree");
+  }
+#endif
 }
 
 /// The canonical form of a valid spec. validate() runs once, on the input (in to_ssa); the

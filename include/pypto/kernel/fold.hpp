@@ -85,10 +85,13 @@ class Folder {
  public:
   Folder(SsaForm& f, FoldFlags flags) : f_(f), flags_(flags) {}
 
-  bool run() {
+  /// One folding walk; with `cse`, each node that folding keeps is also value-numbered in the
+  /// same walk (see canonicalize.hpp), and the walk stops early, returning false, when a rule
+  /// was skipped for want of a pool slot or a node did not settle in kRewriteRounds.
+  bool run(bool& changed, detail::ValueTable* cse = nullptr) {
     const std::size_t n = f_.nodes.size();
     AliasTable alias{};  // kind None: no alias
-    bool changed = false;
+    changed = false;
     for (std::size_t i = 0; i < n; ++i) {
       // Work on a copy: writes through the byte-sized fields of a node in the vector would
       // make the compiler reload everything else after each of them. `dirty` tracks whether
@@ -96,34 +99,40 @@ class Folder {
       const Node before = f_.nodes[i];
       Node node = before;
       bool dirty = substitute_aliases(node, alias);
+      bool aliased = false;
       if (!node_is_reduction(node.op)) {
         // A rewrite may enable another rule on the same node (Sub -> Neg -> alias): repeat.
-        for (int round = 0; round < 4; ++round) {
+        bool settled = false;
+        for (int round = 0; round < kRewriteRounds && !settled; ++round) {
           dirty |= order_commutative_swapped(f_, node);
           const Node prev = node;
           rewrote_ = false;
           const std::optional<Operand> to = simplify(node);
           if (!to) {
-            if (!rewrote_ || same_node(node, prev)) break;
-            dirty = true;
-            continue;
-          }
-          if (i + 1 < n) {
+            settled = !rewrote_ || same_node(node, prev);
+            dirty |= !settled;
+          } else if (i + 1 < n) {
             alias[i] = *to;
-            changed = true;
-            break;
+            aliased = changed = settled = true;
+          } else if (node.op == Op::Mov && same_operand(node.a, *to)) {
+            settled = true;
+          } else {
+            node = Node{Op::Mov, *to, {}, {}};
+            dirty = true;
           }
-          if (node.op == Op::Mov && same_operand(node.a, *to)) break;
-          node = Node{Op::Mov, *to, {}, {}};
-          dirty = true;
         }
+        if (cse && (!settled || pool_full_)) return false;
+      }
+      if (cse && !aliased && number_value(*cse, node, i, n, alias)) {
+        dirty |= i + 1 == n;
+        changed = true;
       }
       if (dirty && !same_node(node, before)) {
         f_.nodes[i] = node;
         changed = true;
       }
     }
-    return changed;
+    return true;
   }
 
  private:
@@ -131,8 +140,13 @@ class Folder {
     return o.kind == OperandKind::Const && f_.consts[o.index] == bits;
   }
   std::optional<Operand> make_const(std::uint32_t bits) {
-    if (auto k = intern_const(f_, bits)) return constant(*k);
+    if (auto k = intern(bits)) return constant(*k);
     return std::nullopt;
+  }
+  std::optional<std::uint8_t> intern(std::uint32_t bits) {
+    const std::optional<std::uint8_t> k = intern_const(f_, bits);
+    pool_full_ |= !k;
+    return k;
   }
   const Node* def(const Operand& o) const {
     return o.kind == OperandKind::Reg ? &f_.nodes[o.index] : nullptr;
@@ -231,23 +245,28 @@ class Folder {
     }
     const float c = apply_op(node.op, bits_float(f_.consts[d->b.index]),
                              bits_float(f_.consts[node.b.index]), 0.0f);
-    if (auto k = intern_const(f_, float_bits(c))) {
+    if (auto k = intern(float_bits(c))) {
       node = Node{node.op, d->a, constant(*k), {}};
       rewrote_ = true;
     }
     return std::nullopt;
   }
 
+  static constexpr int kRewriteRounds = 4;
+
   SsaForm& f_;
   FoldFlags flags_;
-  bool rewrote_ = false;  // simplify() rewrote the node in place
+  bool rewrote_ = false;    // simplify() rewrote the node in place
+  bool pool_full_ = false;  // a rule was skipped: the constant pool had no free slot
 };
 
 }  // namespace detail
 
 /// One folding walk over the value form; true when anything changed.
 inline bool fold(SsaForm& f, FoldFlags flags = FoldFlags::None) {
-  return detail::Folder(f, flags).run();
+  bool changed = false;
+  detail::Folder(f, flags).run(changed);
+  return changed;
 }
 
 /// The folding pass on a Spec (dead instructions stay; see dce.hpp).
