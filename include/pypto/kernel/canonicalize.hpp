@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "pypto/core/error.hpp"
 #include "pypto/kernel/cse.hpp"
@@ -121,7 +122,7 @@ inline void canonicalize(SsaForm& f, FoldFlags flags = FoldFlags::None) {
 inline Spec canonicalize(const Spec& spec, FoldFlags flags = FoldFlags::None) {
   SsaForm f = to_ssa(spec);
   canonicalize(f, flags);
-  Spec out = allocate(f);
+  Spec out = allocate(std::move(f));
 #ifndef NDEBUG
   validate(out);
 #endif

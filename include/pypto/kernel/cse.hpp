@@ -50,7 +50,7 @@ inline bool eliminate_common_subexpressions(SsaForm& f) {
 inline Spec eliminate_common_subexpressions(const Spec& spec) {
   SsaForm f = to_ssa(spec);
   eliminate_common_subexpressions(f);
-  return allocate(f);
+  return allocate(std::move(f));
 }
 
 }  // namespace pypto::kernel

@@ -105,12 +105,15 @@ class Folder {
         bool settled = false;
         for (int round = 0; round < kRewriteRounds && !settled; ++round) {
           dirty |= order_commutative_swapped(f_, node);
-          const Node prev = node;
+          // simplify() gets a copy: `node` itself never has its address taken, so it can live
+          // in registers (no byte stores followed by a word load of the same bytes).
+          Node work = node;
           rewrote_ = false;
-          const std::optional<Operand> to = simplify(node);
+          const std::optional<Operand> to = simplify(work);
           if (!to) {
-            settled = !rewrote_ || same_node(node, prev);
+            settled = !rewrote_ || same_node(work, node);
             dirty |= !settled;
+            node = work;
           } else if (i + 1 < n) {
             alias[i] = *to;
             aliased = changed = settled = true;
@@ -273,7 +276,7 @@ inline bool fold(SsaForm& f, FoldFlags flags = FoldFlags::None) {
 inline Spec fold_constants(const Spec& spec, FoldFlags flags = FoldFlags::None) {
   SsaForm f = to_ssa(spec);
   fold(f, flags);
-  return allocate(f);
+  return allocate(std::move(f));
 }
 
 }  // namespace pypto::kernel

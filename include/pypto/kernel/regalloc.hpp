@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pypto/kernel/spec.hpp"
@@ -26,19 +27,21 @@
 
 namespace pypto::kernel {
 
-inline Spec allocate(const SsaForm& f) {
+namespace detail {
+
+/// Allocates registers for the nodes of `f` into out.instrs and out.num_regs (the rest of `out`
+/// is the caller's).
+inline void allocate_instrs(const SsaForm& f, Spec& out) {
   const std::size_t n = f.nodes.size();
   // release_at[step]: values whose register is free from instruction `step` on.
   std::array<std::uint8_t, kMaxInstrs + 1> last_use{};
   for (std::size_t i = 0; i < n; ++i) last_use[i] = static_cast<std::uint8_t>(i + 1);
   for (std::size_t i = 0; i < n; ++i) {
-    const Node& node = f.nodes[i];
-    for (std::size_t s = 0; s < detail::node_arity(node.op); ++s) {
-      const Operand& o = node.slot(s);
+    detail::for_each_used_operand(f.nodes[i], [&last_use, i](const Operand& o) {
       if (o.kind == OperandKind::Reg && last_use[o.index] < i) {
         last_use[o.index] = static_cast<std::uint8_t>(i);
       }
-    }
+    });
   }
   // A reader at step i frees at step i (reuse by i's own dst); unread values at def + 1.
   std::array<std::uint64_t, kMaxInstrs + 2> release_mask{};  // bit v: value v frees here
@@ -67,21 +70,34 @@ inline Spec allocate(const SsaForm& f) {
     throw SpecError("num_regs: the code needs " + std::to_string(next) +
                     " registers after allocation, over the limit of " + std::to_string(kMaxRegs));
   }
-  Spec out;
-  out.views = f.views;
-  out.consts = f.consts;
-  out.runtime_scalars = f.runtime_scalars;
   out.num_regs = static_cast<std::uint8_t>(next);
   out.instrs.resize(n);
   Instr* const dst = out.instrs.data();
   for (std::size_t i = 0; i < n; ++i) {
-    const Node& node = f.nodes[i];
-    Instr in{node.op, reg_of[i], node.a, node.b, node.c};
-    for (std::size_t s = 0; s < detail::node_arity(node.op); ++s) {
-      if (names_node(in.slot(s))) in.slot(s).index = reg_of[in.slot(s).index];
-    }
-    dst[i] = in;
+    Node node = f.nodes[i];
+    detail::remap_node_operands(node, reg_of);
+    dst[i] = Instr{node.op, reg_of[i], node.a, node.b, node.c};
   }
+}
+
+}  // namespace detail
+
+inline Spec allocate(const SsaForm& f) {
+  Spec out;
+  detail::allocate_instrs(f, out);
+  out.views = f.views;
+  out.consts = f.consts;
+  out.runtime_scalars = f.runtime_scalars;
+  return out;
+}
+
+/// allocate() for a value form that is no longer needed: its pools move into the spec.
+inline Spec allocate(SsaForm&& f) {
+  Spec out;
+  detail::allocate_instrs(f, out);
+  out.views = std::move(f.views);
+  out.consts = std::move(f.consts);
+  out.runtime_scalars = std::move(f.runtime_scalars);
   return out;
 }
 

@@ -138,23 +138,38 @@ inline bool number_value(ValueTable& table, Node& node, std::size_t i, std::size
   return true;
 }
 
+/// Calls fn(operand) on each used operand slot of `n` (a, then b, then c). Unrolled rather than
+/// a loop over slot(s), so a local node can stay in registers: a node written byte by byte in
+/// memory and then copied as one word stalls store-to-load forwarding.
+template <class N, class Fn>
+constexpr void for_each_used_operand(N& n, Fn&& fn) {
+  const std::uint8_t ar = node_arity(n.op);
+  if (ar > 0) fn(n.a);
+  if (ar > 1) fn(n.b);
+  if (ar > 2) fn(n.c);
+}
+
+/// Replaces the index of each used operand of `n` that names a node by map[index].
+template <class N, class Map>
+constexpr void remap_node_operands(N& n, const Map& map) {
+  for_each_used_operand(n, [&map](Operand& o) {
+    if (names_node(o)) o.index = map[o.index];
+  });
+}
+
 /// Replaces the used operands of `n` that name an aliased node by the alias; true when any
 /// was replaced (an alias never names its own node, so a replacement changes the operand).
 inline bool substitute_aliases(Node& n, const AliasTable& alias) {
   bool replaced = false;
-  auto sub = [&alias, &replaced](Operand& o) {
-    if (o.kind == OperandKind::Reg || o.kind == OperandKind::ReduceResult) {
+  for_each_used_operand(n, [&alias, &replaced](Operand& o) {
+    if (names_node(o)) {
       const Operand to = alias[o.index];
       if (to.kind != OperandKind::None) {
         o = to;
         replaced = true;
       }
     }
-  };
-  const std::uint8_t ar = node_arity(n.op);
-  if (ar > 0) sub(n.a);
-  if (ar > 1) sub(n.b);
-  if (ar > 2) sub(n.c);
+  });
   return replaced;
 }
 
@@ -194,9 +209,7 @@ inline SsaForm to_ssa(const Spec& spec) {
   for (std::size_t i = 0; i < spec.instrs.size(); ++i) {
     const Instr& in = spec.instrs[i];
     Node n{in.op, in.a, in.b, in.c};
-    for (std::size_t s = 0; s < arity(in.op); ++s) {
-      if (names_node(n.slot(s))) n.slot(s).index = def[n.slot(s).index];
-    }
+    detail::remap_node_operands(n, def);
     def[in.dst] = static_cast<std::uint8_t>(i);
     f.nodes.push_back(n);
   }
