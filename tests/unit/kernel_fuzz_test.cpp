@@ -151,3 +151,43 @@ TEST_CASE(
   CHECK(c.consts == std::vector<std::uint32_t>{k::float_bits(16384.0f)});
   CHECK(k::canonicalize(c) == c);
 }
+
+TEST_CASE("kernel fuzz: validate's quick pass accepts exactly what the field checks accept") {
+  std::size_t valid = 0, invalid = 0;
+  for (std::uint64_t seed = 0; seed < kSeeds; ++seed) {
+    k::Spec s = tk::random_spec(seed);
+    pypto::test::SplitMix64 rng(seed ^ 0xba5eULL);
+    // A few small corruptions: field values near their limits, kinds and ops past their ranges.
+    const std::uint32_t edits = rng.below(4u);
+    for (std::uint32_t e = 0; e < edits; ++e) {
+      k::Instr& in = s.instrs[rng.below(s.instrs.size())];
+      k::Operand& o = in.slot(rng.below(3u));
+      switch (rng.below(9u)) {
+        case 0: in.dst = static_cast<std::uint8_t>(rng.below(k::kMaxRegs + 2u)); break;
+        case 1: in.op = static_cast<Op>(rng.below(k::kOpCount + 2u)); break;
+        case 2: o.kind = static_cast<k::OperandKind>(rng.below(k::kOperandKindCount + 1u)); break;
+        case 3: o.index = static_cast<std::uint8_t>(rng.below(70u)); break;
+        case 4: s.num_regs = static_cast<std::uint8_t>(rng.below(k::kMaxRegs + 2u)); break;
+        case 5:
+          if (!s.views.empty()) s.views[0].param = rng.below(2u);
+          break;
+        case 6:
+          if (!s.views.empty()) s.views[0].kind = static_cast<k::ViewKind>(rng.below(10u));
+          break;
+        case 7: s.instrs.push_back(s.instrs[rng.below(s.instrs.size())]); break;
+        default: o = k::none(); break;
+      }
+    }
+    bool fields_ok = true;
+    try {
+      k::detail::check_fields(s);
+    } catch (const k::SpecError&) {
+      fields_ok = false;
+    }
+    INFO("seed ", seed, "\n", k::to_string(s));
+    REQUIRE(k::detail::quick_valid(s) == fields_ok);
+    (fields_ok ? valid : invalid) += 1;
+  }
+  CHECK(valid > kSeeds / 5);
+  CHECK(invalid > kSeeds / 5);
+}

@@ -104,9 +104,62 @@ inline std::string instr_path(std::size_t i) { return "instrs[" + std::to_string
   }
 }
 
-}  // namespace detail
+/// True when `spec` passes every rule below; one forward pass over register bit masks, no
+/// messages. A Reg read needs an earlier elementwise write and no reduction write so far; a
+/// later reduction write of that register is then caught as a class clash at the reduction,
+/// so the single pass accepts exactly the specs the field-ordered checks accept.
+inline bool quick_valid(const Spec& spec) {
+  const std::size_t n = spec.instrs.size();
+  const std::size_t num_regs = spec.num_regs;
+  const std::size_t num_inputs = spec.views.size();
+  const std::size_t num_consts = spec.consts.size();
+  const std::size_t num_scalars = spec.runtime_scalars.size();
+  if (n == 0 || n > kMaxInstrs || num_regs > kMaxRegs || num_inputs > kMaxInputs ||
+      num_consts > kMaxConsts || num_scalars > kMaxRuntimeScalars) {
+    return false;
+  }
+  for (const View& v : spec.views) {
+    if (static_cast<std::uint8_t>(v.kind) >= kViewKindCount ||
+        view_has_param(v.kind) != (v.param != 0)) {
+      return false;
+    }
+  }
+  std::uint64_t elem = 0, red = 0;  // registers written so far, by class
+  bool ok = true;
+  for (const Instr& in : spec.instrs) {
+    const auto op = static_cast<std::uint8_t>(in.op);
+    if (op >= kOpCount || in.dst >= num_regs) return false;
+    const std::size_t used = kOpArity[op];
+    const bool reduction = is_reduction(in.op);
+    auto operand_ok = [&](const Operand& o, std::size_t slot) {
+      if (slot >= used) return o.kind == OperandKind::None;
+      // Registers past num_regs are never written, so their bit (0 past 63) is never set.
+      const std::uint64_t bit = o.index < 64 ? std::uint64_t{1} << o.index : 0;
+      switch (o.kind) {
+        case OperandKind::Reg: return !reduction && (elem & ~red & bit) != 0;
+        case OperandKind::Input: return o.index < num_inputs;
+        case OperandKind::Const: return o.index < num_consts;
+        case OperandKind::RuntimeScalar: return o.index < num_scalars;
+        case OperandKind::ReduceResult: return (red & bit) != 0;
+        case OperandKind::GridIndex: return o.index <= 2;
+        default: return false;
+      }
+    };
+    ok &= operand_ok(in.a, 0) & operand_ok(in.b, 1) & operand_ok(in.c, 2);
+    const std::uint64_t dst = std::uint64_t{1} << in.dst;
+    if (reduction) {
+      ok &= ((elem | red) & dst) == 0;
+      red |= dst;
+    } else {
+      ok &= (red & dst) == 0;
+      elem |= dst;
+    }
+  }
+  return ok && !is_reduction(spec.instrs.back().op);
+}
 
-inline void validate(const Spec& spec) {
+/// The rules in field order: throws SpecError naming the first broken one.
+inline void check_fields(const Spec& spec) {
   auto limit = [](std::string_view field, std::size_t n, std::size_t max) {
     if (n > max) {
       throw SpecError(std::string(field) + ": " + std::to_string(n) + " exceed the limit of " +
@@ -215,6 +268,14 @@ inline void validate(const Spec& spec) {
                     ": the last instruction is the output and must be elementwise, not " +
                     std::string(op_name(spec.instrs.back().op)));
   }
+}
+
+}  // namespace detail
+
+/// Throws SpecError naming the first broken rule, in field order (see the file comment). Valid
+/// specs take the single quick pass; the field-ordered checks run to name the error.
+inline void validate(const Spec& spec) {
+  if (!detail::quick_valid(spec)) detail::check_fields(spec);
 }
 
 /// validate() as a predicate, for tests and assertions.
