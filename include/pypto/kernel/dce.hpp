@@ -44,10 +44,9 @@ inline bool eliminate_dead_code(SsaForm& f) {
   std::size_t kept = 0;
   for (std::size_t i = 0; i <= out; ++i) {
     if (!live[i]) continue;
-    Node node = f.nodes[i];
-    detail::remap_node_operands(node, new_index);
-    new_index[i] = static_cast<std::uint8_t>(kept);
-    f.nodes[kept++] = node;
+    f.nodes[kept] = f.nodes[i];  // remapped in place: see to_ssa
+    detail::remap_node_operands(f.nodes[kept], new_index);
+    new_index[i] = static_cast<std::uint8_t>(kept++);
   }
   const bool changed = kept != f.nodes.size();  // same size: nothing was dropped
   f.nodes.resize(kept);

@@ -33,33 +33,30 @@ namespace detail {
 /// is the caller's).
 inline void allocate_instrs(const SsaForm& f, Spec& out) {
   const std::size_t n = f.nodes.size();
-  // release_at[step]: values whose register is free from instruction `step` on.
-  std::array<std::uint8_t, kMaxInstrs + 1> last_use{};
-  for (std::size_t i = 0; i < n; ++i) last_use[i] = static_cast<std::uint8_t>(i + 1);
+  // last_use[v]: the step from which value v's register is free. A reader at step i frees at
+  // step i (reuse by i's own dst); an unread value frees at def + 1.
+  std::array<std::uint8_t, kMaxInstrs> last_use;
   for (std::size_t i = 0; i < n; ++i) {
+    last_use[i] = static_cast<std::uint8_t>(i + 1);
     detail::for_each_used_operand(f.nodes[i], [&last_use, i](const Operand& o) {
       if (o.kind == OperandKind::Reg && last_use[o.index] < i) {
         last_use[o.index] = static_cast<std::uint8_t>(i);
       }
     });
   }
-  // A reader at step i frees at step i (reuse by i's own dst); unread values at def + 1.
-  std::array<std::uint64_t, kMaxInstrs + 2> release_mask{};  // bit v: value v frees here
-  for (std::size_t v = 0; v < n; ++v) {
-    if (!detail::node_is_reduction(f.nodes[v].op))
-      release_mask[last_use[v]] |= std::uint64_t{1} << v;
-  }
+  // release[step]: the registers that become free at `step`, filled in as values get theirs
+  // (a value's register frees after its definition, so its entry is set before it is read).
+  std::array<std::uint64_t, kMaxInstrs + 1> release{};
   std::array<std::uint8_t, kMaxInstrs> reg_of{};
   std::uint64_t used = 0;  // registers in use (up to 64 during allocation)
   std::size_t elem_regs = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    for (std::uint64_t m = release_mask[i]; m != 0; m &= m - 1) {
-      used &= ~(std::uint64_t{1} << reg_of[std::countr_zero(m)]);
-    }
+    used &= ~release[i];
     if (detail::node_is_reduction(f.nodes[i].op)) continue;
     const auto r = static_cast<std::size_t>(std::countr_zero(~used));
     reg_of[i] = static_cast<std::uint8_t>(r);
     used |= std::uint64_t{1} << r;
+    release[last_use[i]] |= std::uint64_t{1} << r;
     if (r + 1 > elem_regs) elem_regs = r + 1;
   }
   std::size_t next = elem_regs;
@@ -74,9 +71,9 @@ inline void allocate_instrs(const SsaForm& f, Spec& out) {
   out.instrs.resize(n);
   Instr* const dst = out.instrs.data();
   for (std::size_t i = 0; i < n; ++i) {
-    Node node = f.nodes[i];
-    detail::remap_node_operands(node, reg_of);
+    const Node& node = f.nodes[i];
     dst[i] = Instr{node.op, reg_of[i], node.a, node.b, node.c};
+    detail::remap_node_operands(dst[i], reg_of);  // in place: see to_ssa
   }
 }
 

@@ -204,14 +204,16 @@ inline SsaForm to_ssa(const Spec& spec) {
   f.views = spec.views;
   f.consts = spec.consts;
   f.runtime_scalars = spec.runtime_scalars;
-  f.nodes.reserve(spec.instrs.size());
+  f.nodes.resize(spec.instrs.size());
+  Node* const nodes = f.nodes.data();
   std::array<std::uint8_t, kMaxRegs> def{};  // register -> node defining its current value
   for (std::size_t i = 0; i < spec.instrs.size(); ++i) {
     const Instr& in = spec.instrs[i];
-    Node n{in.op, in.a, in.b, in.c};
-    detail::remap_node_operands(n, def);
+    // Remapped where it is stored: a local node patched byte by byte and then stored as one
+    // word would stall store-to-load forwarding.
+    nodes[i] = Node{in.op, in.a, in.b, in.c};
+    detail::remap_node_operands(nodes[i], def);
     def[in.dst] = static_cast<std::uint8_t>(i);
-    f.nodes.push_back(n);
   }
   return f;
 }
