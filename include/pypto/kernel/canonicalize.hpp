@@ -86,12 +86,25 @@ inline bool canonicalize_by_sweep(SsaForm& f, FoldFlags flags) {
   return true;
 }
 
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_outside_limits(const SsaForm& f) {
+  throw SpecError("canonicalize: a value form of " + std::to_string(f.nodes.size()) +
+                  " nodes and " + std::to_string(f.consts.size()) +
+                  " constants is outside the limits (1.." + std::to_string(kMaxInstrs) +
+                  " nodes, " + std::to_string(kMaxConsts) + " constants)");
+}
+
 }  // namespace detail
 
 /// Canonicalizes the value form in place (no register allocation): the fixpoint of the rounds,
 /// computed in one sweep when it can be (detail::canonicalize_by_sweep) and by the rounds
-/// otherwise. Debug builds check the sweep against the rounds.
+/// otherwise. Debug builds check the sweep against the rounds. Throws SpecError when `f` is
+/// outside the limits of a valid spec's value form (1..kMaxInstrs nodes, <= kMaxConsts
+/// constants), which every pass assumes.
 inline void canonicalize(SsaForm& f, FoldFlags flags = FoldFlags::None) {
+  if (f.nodes.empty() || f.nodes.size() > kMaxInstrs || f.consts.size() > kMaxConsts) {
+    detail::throw_outside_limits(f);
+  }
+  // The input, for the rounds if the sweep declines (it has changed `f` by then).
   std::array<Node, kMaxInstrs> nodes;
   std::array<std::uint32_t, kMaxConsts> consts;
   const std::size_t num_nodes = f.nodes.size(), num_consts = f.consts.size();
