@@ -125,7 +125,6 @@ inline bool quick_valid(const Spec& spec) {
     }
   }
   std::uint64_t elem = 0, red = 0;  // registers written so far, by class
-  bool ok = true;
   for (const Instr& in : spec.instrs) {
     const auto op = static_cast<std::uint8_t>(in.op);
     if (op >= kOpCount || in.dst >= num_regs) return false;
@@ -145,17 +144,12 @@ inline bool quick_valid(const Spec& spec) {
         default: return false;
       }
     };
-    ok &= operand_ok(in.a, 0) & operand_ok(in.b, 1) & operand_ok(in.c, 2);
+    if (!operand_ok(in.a, 0) || !operand_ok(in.b, 1) || !operand_ok(in.c, 2)) return false;
     const std::uint64_t dst = std::uint64_t{1} << in.dst;
-    if (reduction) {
-      ok &= ((elem | red) & dst) == 0;
-      red |= dst;
-    } else {
-      ok &= (red & dst) == 0;
-      elem |= dst;
-    }
+    if (((reduction ? elem | red : red) & dst) != 0) return false;
+    (reduction ? red : elem) |= dst;
   }
-  return ok && !is_reduction(spec.instrs.back().op);
+  return !is_reduction(spec.instrs.back().op);
 }
 
 /// The rules in field order: throws SpecError naming the first broken one.
