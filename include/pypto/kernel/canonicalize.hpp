@@ -14,8 +14,8 @@
 // constants (dispatch must use the canonical pool). Throws SpecError for an invalid input or if
 // the canonical code needs more than kMaxRegs registers. The fixpoint is normally computed in
 // one sweep that folds and value-numbers each node in the same visit (canonicalize_by_sweep);
-// the rounds remain the definition, and decide the rare cases the sweep declines. O(instrs)
-// for the sweep, O(rounds * instrs) for the rounds.
+// the rounds remain the definition, and decide the cases the sweep declines (unsafe flags, a
+// full constant pool). O(instrs) for the sweep, O(rounds * instrs) for the rounds.
 #pragma once
 
 #include <algorithm>
@@ -69,14 +69,23 @@ inline void canonicalize_by_rounds(SsaForm& f, FoldFlags flags) {
                             std::to_string(kMaxCanonicalizeRounds) + " rounds");
 }
 
-/// The same fixpoint in one sweep: compact_constants, then one forward walk that folds each
-/// node and value-numbers it in the same visit, then DCE and compact_constants. Every node is
-/// fully simplified against earlier nodes that are already final when the walk reaches it, so
-/// the walk leaves a form that fold and CSE would not change, and DCE and compaction only
-/// renumber (order-preserving, so commutative operand order and node equality are kept).
-/// False when the walk hit a pool slot limit or a node that did not settle; the rounds decide
-/// those cases, since there the order of the rewrites can matter. `f` is then unspecified.
+/// The same fixpoint in one sweep, for the exact rules (FoldFlags::None): compact_constants,
+/// one forward walk that folds each node and then value-numbers it in the same visit, DCE and
+/// compact_constants. Why the rounds end in the same form: value numbering merges only nodes
+/// (never constants, which compaction has already made unique), and the exact rules look only
+/// at operand kinds, constant bits and the ops of defining nodes, all of which a merge keeps,
+/// except Max(x, x), Min(x, x) and Select(c, x, x), which need two operands to be one value.
+/// So unless one of those fires on a node that reads a merged value, the walk folds what the
+/// first fold pass folds and merges what the first CSE pass merges, into the same first
+/// occurrences, and the later rounds end where the walk does. Where one does fire, the rounds may
+/// delete the first occurrence of a value as dead code before its duplicate is recognized
+/// (min(a, a') + b is first a distinct value, and dies, before CSE and folding make it a + b),
+/// so the walk declines. It also declines with any unsafe flag (those rules are order-
+/// sensitive: with NoSignedZeros, (+0) + Neg(x - x) becomes -0 through the rounds but +0 once
+/// x - x is known to be +0), when a rule was skipped for want of a pool slot, and when a node
+/// did not settle. False when it declines; `f` is then unspecified.
 inline bool canonicalize_by_sweep(SsaForm& f, FoldFlags flags) {
+  if (flags != FoldFlags::None) return false;
   compact_constants(f);
   ValueTable table;
   bool changed = false;

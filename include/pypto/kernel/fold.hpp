@@ -87,10 +87,14 @@ class Folder {
 
   /// One folding walk; with `cse`, each node that folding keeps is also value-numbered in the
   /// same walk (see canonicalize.hpp), and the walk stops early, returning false, when a rule
-  /// was skipped for want of a pool slot or a node did not settle in kRewriteRounds.
+  /// was skipped for want of a pool slot, a node did not settle in kRewriteRounds, or a rule
+  /// that needs two equal operands fired on a node that value numbering may have changed.
   bool run(bool& changed, detail::ValueTable* cse = nullptr) {
     const std::size_t n = f_.nodes.size();
     AliasTable alias{};  // kind None: no alias
+    // With `cse`: bit i set when node i is a duplicate, or reads (directly or through other
+    // nodes) one; only such nodes can look different here than in a fold pass without CSE.
+    std::uint64_t tainted = 0;
     changed = false;
     for (std::size_t i = 0; i < n; ++i) {
       // Work on a copy: writes through the byte-sized fields of a node in the vector would
@@ -98,8 +102,15 @@ class Folder {
       // any step touched the copy, so the exact comparison with `before` runs only then.
       const Node before = f_.nodes[i];
       Node node = before;
+      bool node_tainted = false;
+      if (cse) {
+        for_each_used_operand(before, [&](const Operand& o) {
+          node_tainted |= names_node(o) && ((tainted >> o.index) & 1) != 0;
+        });
+      }
       bool dirty = substitute_aliases(node, alias);
       bool aliased = false;
+      equal_operands_ = false;
       if (!node_is_reduction(node.op)) {
         // A rewrite may enable another rule on the same node (Sub -> Neg -> alias): repeat.
         bool settled = false;
@@ -124,12 +135,13 @@ class Folder {
             dirty = true;
           }
         }
-        if (cse && (!settled || pool_full_)) return false;
+        if (cse && (!settled || pool_full_ || (node_tainted && equal_operands_))) return false;
       }
       if (cse && !aliased && number_value(*cse, node, i, n, alias)) {
         dirty |= i + 1 == n;
-        changed = true;
+        changed = node_tainted = true;
       }
+      if (node_tainted) tainted |= std::uint64_t{1} << i;
       if (dirty && !same_node(node, before)) {
         f_.nodes[i] = node;
         changed = true;
@@ -202,15 +214,23 @@ class Folder {
           rewrote_ = true;
           return std::nullopt;
         }
-        if (flag(FoldFlags::NoNaNs | FoldFlags::NoInfs) && same_operand(a, b))
+        if (flag(FoldFlags::NoNaNs | FoldFlags::NoInfs) && same_operand(a, b)) {
+          equal_operands_ = true;
           return make_const(kPlusZero);
+        }
         break;
       case Op::Max:
       case Op::Min:
-        if (same_operand(a, b)) return a;
+        if (same_operand(a, b)) {
+          equal_operands_ = true;
+          return a;
+        }
         break;
       case Op::Select:
-        if (same_operand(b, node.c)) return b;
+        if (same_operand(b, node.c)) {
+          equal_operands_ = true;
+          return b;
+        }
         if (a.kind == OperandKind::Const)
           return bits_float(f_.consts[a.index]) != 0.0f ? b : node.c;
         break;
@@ -259,8 +279,9 @@ class Folder {
 
   SsaForm& f_;
   FoldFlags flags_;
-  bool rewrote_ = false;    // simplify() rewrote the node in place
-  bool pool_full_ = false;  // a rule was skipped: the constant pool had no free slot
+  bool rewrote_ = false;         // simplify() rewrote the node in place
+  bool pool_full_ = false;       // a rule was skipped: the constant pool had no free slot
+  bool equal_operands_ = false;  // a rule that needs two equal operands fired on this node
 };
 
 }  // namespace detail
