@@ -39,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "pypto/core/error.hpp"
 #include "pypto/kernel/interpreter.hpp"
 #include "pypto/kernel/regalloc.hpp"
 #include "pypto/kernel/spec.hpp"
@@ -89,7 +90,7 @@ class Folder {
   /// same walk (see canonicalize.hpp), and the walk stops early, returning false, when a rule
   /// was skipped for want of a pool slot, a node did not settle in kRewriteRounds, or a rule
   /// that needs two equal operands fired on a node that value numbering may have changed.
-  bool run(bool& changed, detail::ValueTable* cse = nullptr) {
+  [[gnu::always_inline]] bool run(bool& changed, detail::ValueTable* cse = nullptr) {
     const std::size_t n = f_.nodes.size();
     AliasTable alias{};  // kind None: no alias
     // With `cse`: bit i set when node i is a duplicate, or reads (directly or through other
@@ -120,7 +121,12 @@ class Folder {
           // in registers (no byte stores followed by a word load of the same bytes).
           Node work = node;
           rewrote_ = false;
-          const std::optional<Operand> to = simplify(work);
+          const std::optional<Operand> to = may_simplify(node) ? simplify(work) : std::nullopt;
+#ifndef NDEBUG
+          if (!may_simplify(node) && (simplify(work) || rewrote_)) {
+            throw core::InternalError("kernel fold: may_simplify() misses a rule of simplify()");
+          }
+#endif
           if (!to) {
             settled = !rewrote_ || same_node(work, node);
             dirty |= !settled;
@@ -167,6 +173,21 @@ class Folder {
     return o.kind == OperandKind::Reg ? &f_.nodes[o.index] : nullptr;
   }
   bool flag(FoldFlags wanted) const { return has(flags_, wanted); }
+
+  /// False only where simplify() can do nothing, which saves the call for most nodes: every
+  /// rule needs a Const operand, an op below, or an unsafe flag. Debug builds check it.
+  bool may_simplify(const Node& node) const {
+    constexpr std::uint32_t kOps =
+        (1u << static_cast<unsigned>(Op::Mov)) | (1u << static_cast<unsigned>(Op::Neg)) |
+        (1u << static_cast<unsigned>(Op::Abs)) | (1u << static_cast<unsigned>(Op::Max)) |
+        (1u << static_cast<unsigned>(Op::Min)) | (1u << static_cast<unsigned>(Op::Select));
+    // Unused slots are None, so all three can be tested.
+    const bool any_const = (node.a.kind == OperandKind::Const) |
+                           (node.b.kind == OperandKind::Const) |
+                           (node.c.kind == OperandKind::Const);
+    return any_const || ((kOps >> static_cast<unsigned>(node.op)) & 1) != 0 ||
+           flags_ != FoldFlags::None;
+  }
 
   /// An operand the node equals, or nullopt; may rewrite `node` in place instead.
   std::optional<Operand> simplify(Node& node) {
