@@ -17,6 +17,7 @@
 // Non-SSA specs (a register written again after register allocation) are valid. O(instrs).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -124,25 +125,29 @@ inline bool quick_valid(const Spec& spec) {
       return false;
     }
   }
+  // Per operand kind (the kinds past GridIndex share the last row): the bound on the index
+  // and the readable indices as a bit mask, so each operand is two table lookups and no
+  // branch on its kind. A used slot that is None, or of an unknown kind, has bound 0.
+  constexpr std::size_t kInvalidKind = kOperandKindCount;
+  const std::array<std::size_t, kOperandKindCount + 1> bound = {
+      0, kMaxRegs, num_inputs, num_consts, num_scalars, kMaxRegs, 3, 0};
+  std::array<std::uint64_t, kOperandKindCount + 1> readable;
+  readable.fill(~std::uint64_t{0});
+  constexpr auto kReg = static_cast<std::size_t>(OperandKind::Reg);
+  constexpr auto kReduceResult = static_cast<std::size_t>(OperandKind::ReduceResult);
   std::uint64_t elem = 0, red = 0;  // registers written so far, by class
   for (const Instr& in : spec.instrs) {
     const auto op = static_cast<std::uint8_t>(in.op);
     if (op >= kOpCount || in.dst >= num_regs) return false;
     const std::size_t used = kOpArity[op];
     const bool reduction = is_reduction(in.op);
+    readable[kReg] = reduction ? 0 : elem & ~red;
+    readable[kReduceResult] = red;
     auto operand_ok = [&](const Operand& o, std::size_t slot) {
-      if (slot >= used) return o.kind == OperandKind::None;
-      // Registers past num_regs are never written, so their bit (0 past 63) is never set.
-      const std::uint64_t bit = o.index < 64 ? std::uint64_t{1} << o.index : 0;
-      switch (o.kind) {
-        case OperandKind::Reg: return !reduction && (elem & ~red & bit) != 0;
-        case OperandKind::Input: return o.index < num_inputs;
-        case OperandKind::Const: return o.index < num_consts;
-        case OperandKind::RuntimeScalar: return o.index < num_scalars;
-        case OperandKind::ReduceResult: return (red & bit) != 0;
-        case OperandKind::GridIndex: return o.index <= 2;
-        default: return false;
-      }
+      const std::size_t kind =
+          std::min<std::size_t>(static_cast<std::uint8_t>(o.kind), kInvalidKind);
+      if (slot >= used) return kind == static_cast<std::size_t>(OperandKind::None);
+      return o.index < bound[kind] && ((readable[kind] >> (o.index & 63)) & 1) != 0;
     };
     if (!operand_ok(in.a, 0) || !operand_ok(in.b, 1) || !operand_ok(in.c, 2)) return false;
     const std::uint64_t dst = std::uint64_t{1} << in.dst;
