@@ -104,38 +104,56 @@ inline bool canonicalize_by_sweep(SsaForm& f, FoldFlags flags) {
 
 }  // namespace detail
 
+namespace detail {
+
+/// canonicalize() given `reload(f)`, which puts the input back into `f` for the rounds when the
+/// sweep declines (it has changed `f` by then).
+template <class Reload>
+void canonicalize_with(SsaForm& f, FoldFlags flags, Reload&& reload) {
+  if (f.nodes.empty() || f.nodes.size() > kMaxInstrs || f.consts.size() > kMaxConsts) {
+    throw_outside_limits(f);
+  }
+  if (flags != FoldFlags::None) {
+    canonicalize_by_rounds(f, flags);  // the sweep would decline at once
+    return;
+  }
+  if (!canonicalize_by_sweep(f, flags)) {
+    reload(f);
+    canonicalize_by_rounds(f, flags);
+    return;
+  }
+#ifndef NDEBUG
+  const SsaForm by_sweep = f;
+  reload(f);
+  canonicalize_by_rounds(f, flags);
+  if (!(by_sweep == f)) {
+    throw core::InternalError("kernel canonicalize: the sweep and the rounds disagree");
+  }
+#endif
+}
+
+}  // namespace detail
+
 /// Canonicalizes the value form in place (no register allocation): the fixpoint of the rounds,
 /// computed in one sweep when it can be (detail::canonicalize_by_sweep) and by the rounds
 /// otherwise. Debug builds check the sweep against the rounds. Throws SpecError when `f` is
 /// outside the limits of a valid spec's value form (1..kMaxInstrs nodes, <= kMaxConsts
 /// constants), which every pass assumes.
 inline void canonicalize(SsaForm& f, FoldFlags flags = FoldFlags::None) {
-  if (f.nodes.empty() || f.nodes.size() > kMaxInstrs || f.consts.size() > kMaxConsts) {
-    detail::throw_outside_limits(f);
-  }
-  // The input, for the rounds if the sweep declines (it has changed `f` by then).
+  // The input, for the rounds if the sweep declines (fixed-size: canonicalize_with checks the
+  // limits before the sweep, and only the sweep calls reload).
   std::array<Node, kMaxInstrs> nodes;
   std::array<std::uint32_t, kMaxConsts> consts;
-  const std::size_t num_nodes = f.nodes.size(), num_consts = f.consts.size();
-  std::copy(f.nodes.begin(), f.nodes.end(), nodes.begin());
-  std::copy(f.consts.begin(), f.consts.end(), consts.begin());
-  auto restore = [&] {
-    f.nodes.assign(nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(num_nodes));
-    f.consts.assign(consts.begin(), consts.begin() + static_cast<std::ptrdiff_t>(num_consts));
-  };
-  if (!detail::canonicalize_by_sweep(f, flags)) {
-    restore();
-    detail::canonicalize_by_rounds(f, flags);
-    return;
+  const std::size_t num_nodes = std::min(f.nodes.size(), kMaxInstrs);
+  const std::size_t num_consts = std::min(f.consts.size(), kMaxConsts);
+  if (flags == FoldFlags::None) {
+    std::copy_n(f.nodes.begin(), num_nodes, nodes.begin());
+    std::copy_n(f.consts.begin(), num_consts, consts.begin());
   }
-#ifndef NDEBUG
-  const SsaForm by_sweep = f;
-  restore();
-  detail::canonicalize_by_rounds(f, flags);
-  if (!(by_sweep == f)) {
-    throw core::InternalError("kernel canonicalize: the sweep and the rounds disagree");
-  }
-#endif
+  detail::canonicalize_with(f, flags, [&](SsaForm& g) {
+    g.nodes.assign(nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(num_nodes));
+    g.consts.assign(consts.begin(), consts.begin() + static_cast<std::ptrdiff_t>(num_consts));
+  });
 }
 
 /// The canonical form of a valid spec. validate() runs once, on the input (in to_ssa); the
@@ -143,7 +161,7 @@ inline void canonicalize(SsaForm& f, FoldFlags flags = FoldFlags::None) {
 /// builds check the result as well.
 inline Spec canonicalize(const Spec& spec, FoldFlags flags = FoldFlags::None) {
   SsaForm f = to_ssa(spec);
-  canonicalize(f, flags);
+  detail::canonicalize_with(f, flags, [&spec](SsaForm& g) { g = to_ssa(spec); });
   Spec out = allocate(std::move(f));
 #ifndef NDEBUG
   validate(out);
