@@ -7,16 +7,14 @@
 // compaction (dce.hpp) is comparison by bit pattern, so +0 and -0 never merge and NaN constants
 // with equal payloads do. Reductions take part (equal reductions of equal operands are one
 // vector). The output node is never aliased; a duplicate output becomes Mov(Reg first). The
-// table is a fixed-size open-addressing array that is probed, never iterated: deterministic.
-// O(instrs) expected.
+// table (detail::ValueTable in ssa.hpp, shared with canonicalize's one-sweep walk) is a
+// fixed-size open-addressing array that is probed, never iterated: deterministic. O(instrs)
+// expected.
 #pragma once
 
-#include <array>
 #include <cstddef>
-#include <cstdint>
-#include <vector>
+#include <utility>
 
-#include "pypto/core/hash.hpp"
 #include "pypto/kernel/regalloc.hpp"
 #include "pypto/kernel/spec.hpp"
 #include "pypto/kernel/ssa.hpp"

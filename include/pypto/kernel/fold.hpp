@@ -28,7 +28,9 @@
 // host's libm), reductions, RuntimeScalar operands (their values are not structure). A new
 // constant needs a free pool slot (kMaxConsts); without one the rule is skipped. The output
 // node is never turned into an alias: if it simplifies to an operand it becomes Mov(operand)
-// (dce.hpp drops a Mov of a register). O(instrs).
+// (dce.hpp drops a Mov of a register). A rule table change must keep Folder::may_simplify
+// (the nodes no rule can touch) in step; debug builds check it. The same walk can also
+// value-number each node (canonicalize.hpp's one-sweep path). O(instrs).
 #pragma once
 
 #include <array>
