@@ -48,20 +48,25 @@ inline void allocate_instrs(const SsaForm& f, Spec& out) {
   // (a value's register frees after its definition, so its entry is set before it is read).
   std::array<std::uint64_t, kMaxInstrs + 1> release{};
   std::array<std::uint8_t, kMaxInstrs> reg_of{};
-  std::uint64_t used = 0;  // registers in use (up to 64 during allocation)
-  std::size_t elem_regs = 0;
+  std::uint64_t used = 0;                           // registers in use (up to 64 during allocation)
+  std::uint64_t ever = 0;                           // registers used at some step: [0, E)
+  std::array<std::uint8_t, kMaxInstrs> reductions;  // in instruction order
+  std::size_t num_reductions = 0;
   for (std::size_t i = 0; i < n; ++i) {
     used &= ~release[i];
-    if (detail::node_is_reduction(f.nodes[i].op)) continue;
-    const auto r = static_cast<std::size_t>(std::countr_zero(~used));
-    reg_of[i] = static_cast<std::uint8_t>(r);
-    used |= std::uint64_t{1} << r;
-    release[last_use[i]] |= std::uint64_t{1} << r;
-    if (r + 1 > elem_regs) elem_regs = r + 1;
+    if (detail::node_is_reduction(f.nodes[i].op)) {
+      reductions[num_reductions++] = static_cast<std::uint8_t>(i);
+      continue;
+    }
+    const std::uint64_t bit = ~used & (used + 1);  // the lowest free register
+    reg_of[i] = static_cast<std::uint8_t>(std::countr_zero(bit));
+    used |= bit;
+    ever |= bit;
+    release[last_use[i]] |= bit;
   }
-  std::size_t next = elem_regs;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (detail::node_is_reduction(f.nodes[i].op)) reg_of[i] = static_cast<std::uint8_t>(next++);
+  std::size_t next = static_cast<std::size_t>(std::bit_width(ever));
+  for (std::size_t k = 0; k < num_reductions; ++k) {
+    reg_of[reductions[k]] = static_cast<std::uint8_t>(next++);
   }
   if (next > kMaxRegs) {
     throw SpecError("num_regs: the code needs " + std::to_string(next) +
