@@ -308,3 +308,14 @@ TEST_CASE("kernel regalloc: a wide spec fits the limit only after allocation") {
   CHECK(a.num_regs == 1);
   CHECK(k::is_valid(a));
 }
+
+TEST_CASE("kernel canonicalize: a value form outside the spec limits is refused, not overrun") {
+  k::SsaForm empty;
+  CHECK_THROWS_AS(k::canonicalize(empty), k::SpecError);
+  k::SsaForm wide = k::to_ssa(tk::pitfall_counterexample());
+  wide.consts.assign(k::kMaxConsts + 1, kOne);
+  CHECK_THROWS_AS(k::canonicalize(wide), k::SpecError);
+  wide.consts.clear();
+  wide.nodes.resize(k::kMaxInstrs + 1, wide.nodes.front());
+  CHECK_THROWS_AS(k::canonicalize(wide), k::SpecError);
+}

@@ -7,40 +7,23 @@
 // compaction (dce.hpp) is comparison by bit pattern, so +0 and -0 never merge and NaN constants
 // with equal payloads do. Reductions take part (equal reductions of equal operands are one
 // vector). The output node is never aliased; a duplicate output becomes Mov(Reg first). The
-// table is a fixed-size open-addressing array that is probed, never iterated: deterministic.
-// O(instrs) expected.
+// table (detail::ValueTable in ssa.hpp, shared with canonicalize's one-sweep walk) is a
+// fixed-size open-addressing array that is probed, never iterated: deterministic. O(instrs)
+// expected.
 #pragma once
 
-#include <array>
 #include <cstddef>
-#include <cstdint>
-#include <vector>
+#include <utility>
 
-#include "pypto/core/hash.hpp"
 #include "pypto/kernel/regalloc.hpp"
 #include "pypto/kernel/spec.hpp"
 #include "pypto/kernel/ssa.hpp"
 
 namespace pypto::kernel {
 
-namespace detail {
-
-inline std::uint64_t pack_node(const Node& n) {
-  auto op = [](const Operand& o) {
-    return (std::uint64_t{static_cast<std::uint8_t>(o.kind)} << 8) | o.index;
-  };
-  return (std::uint64_t{static_cast<std::uint8_t>(n.op)} << 48) | (op(n.a) << 32) |
-         (op(n.b) << 16) | op(n.c);
-}
-
-}  // namespace detail
-
 /// One CSE walk over the value form; true when anything changed.
 inline bool eliminate_common_subexpressions(SsaForm& f) {
-  constexpr std::size_t kSlots = 2 * kMaxInstrs;  // load factor <= 1/2
-  std::array<std::int8_t, kSlots> table;
-  table.fill(-1);
-  std::array<std::uint64_t, kMaxInstrs> packed;  // written before it is read
+  detail::ValueTable table;
   detail::AliasTable alias{};
   const std::size_t n = f.nodes.size();
   bool changed = false;
@@ -49,22 +32,8 @@ inline bool eliminate_common_subexpressions(SsaForm& f) {
     Node node = before;
     bool dirty = detail::substitute_aliases(node, alias);
     dirty |= detail::order_commutative_swapped(f, node);
-    const std::uint64_t key = detail::node_bits(node);  // probe order only
-    packed[i] = key;
-    std::size_t slot = static_cast<std::size_t>(core::hash_mix(key)) % kSlots;
-    while (table[slot] >= 0 && packed[static_cast<std::size_t>(table[slot])] != key) {
-      slot = (slot + 1) % kSlots;
-    }
-    if (table[slot] < 0) {
-      table[slot] = static_cast<std::int8_t>(i);
-    } else {
-      const auto first = static_cast<std::uint8_t>(table[slot]);
-      if (i + 1 < n) {
-        alias[i] = detail::node_is_reduction(node.op) ? reduce_result(first) : reg(first);
-      } else {
-        node = Node{Op::Mov, reg(first), {}, {}};
-        dirty = true;
-      }
+    if (detail::number_value(table, node, i, n, alias)) {
+      dirty |= i + 1 == n;
       changed = true;
     }
     if (dirty && !detail::same_node(node, before)) {
@@ -79,7 +48,7 @@ inline bool eliminate_common_subexpressions(SsaForm& f) {
 inline Spec eliminate_common_subexpressions(const Spec& spec) {
   SsaForm f = to_ssa(spec);
   eliminate_common_subexpressions(f);
-  return allocate(f);
+  return allocate(std::move(f));
 }
 
 }  // namespace pypto::kernel

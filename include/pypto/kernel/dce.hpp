@@ -34,10 +34,9 @@ inline bool eliminate_dead_code(SsaForm& f) {
   for (std::size_t i = out + 1; i-- > 0;) {
     if (!live[i]) continue;
     ++n_live;
-    const Node& node = f.nodes[i];
-    for (std::size_t s = 0; s < detail::node_arity(node.op); ++s) {
-      if (names_node(node.slot(s))) live[node.slot(s).index] = true;
-    }
+    detail::for_each_used_operand(f.nodes[i], [&live](const Operand& o) {
+      if (names_node(o)) live[o.index] = true;
+    });
   }
   if (n_live == f.nodes.size()) return false;  // all live (so out is last): later rounds
   // Compact in place: live nodes keep their order, readers follow their operands' moves.
@@ -45,12 +44,9 @@ inline bool eliminate_dead_code(SsaForm& f) {
   std::size_t kept = 0;
   for (std::size_t i = 0; i <= out; ++i) {
     if (!live[i]) continue;
-    Node node = f.nodes[i];
-    for (std::size_t s = 0; s < detail::node_arity(node.op); ++s) {
-      if (names_node(node.slot(s))) node.slot(s).index = new_index[node.slot(s).index];
-    }
-    new_index[i] = static_cast<std::uint8_t>(kept);
-    f.nodes[kept++] = node;
+    f.nodes[kept] = f.nodes[i];  // remapped in place: see to_ssa
+    detail::remap_node_operands(f.nodes[kept], new_index);
+    new_index[i] = static_cast<std::uint8_t>(kept++);
   }
   const bool changed = kept != f.nodes.size();  // same size: nothing was dropped
   f.nodes.resize(kept);
@@ -63,9 +59,8 @@ inline bool compact_constants(SsaForm& f) {
   std::size_t size = 0;
   bool changed = false;
   for (Node& node : f.nodes) {
-    for (std::size_t s = 0; s < detail::node_arity(node.op); ++s) {
-      Operand& o = node.slot(s);
-      if (o.kind != OperandKind::Const) continue;
+    detail::for_each_used_operand(node, [&](Operand& o) {
+      if (o.kind != OperandKind::Const) return;
       const std::uint32_t bits = f.consts[o.index];
       std::size_t k = 0;
       while (k < size && pool[k] != bits) ++k;
@@ -74,7 +69,7 @@ inline bool compact_constants(SsaForm& f) {
         o.index = static_cast<std::uint8_t>(k);
         changed = true;
       }
-    }
+    });
   }
   changed = changed || size != f.consts.size();
   f.consts.assign(pool.begin(), pool.begin() + static_cast<std::ptrdiff_t>(size));
@@ -86,7 +81,7 @@ inline Spec eliminate_dead_code(const Spec& spec) {
   SsaForm f = to_ssa(spec);
   eliminate_dead_code(f);
   compact_constants(f);
-  return allocate(f);
+  return allocate(std::move(f));
 }
 
 }  // namespace pypto::kernel

@@ -28,7 +28,9 @@
 // host's libm), reductions, RuntimeScalar operands (their values are not structure). A new
 // constant needs a free pool slot (kMaxConsts); without one the rule is skipped. The output
 // node is never turned into an alias: if it simplifies to an operand it becomes Mov(operand)
-// (dce.hpp drops a Mov of a register). O(instrs).
+// (dce.hpp drops a Mov of a register). A rule table change must keep Folder::may_simplify
+// (the nodes no rule can touch) in step; debug builds check it. The same walk can also
+// value-number each node (canonicalize.hpp's one-sweep path). O(instrs).
 #pragma once
 
 #include <array>
@@ -39,6 +41,7 @@
 #include <utility>
 #include <vector>
 
+#include "pypto/core/error.hpp"
 #include "pypto/kernel/interpreter.hpp"
 #include "pypto/kernel/regalloc.hpp"
 #include "pypto/kernel/spec.hpp"
@@ -85,45 +88,74 @@ class Folder {
  public:
   Folder(SsaForm& f, FoldFlags flags) : f_(f), flags_(flags) {}
 
-  bool run() {
+  /// One folding walk; with `cse`, each node that folding keeps is also value-numbered in the
+  /// same walk (see canonicalize.hpp), and the walk stops early, returning false, when a rule
+  /// was skipped for want of a pool slot, a node did not settle in kRewriteRounds, or a rule
+  /// that needs two equal operands fired on a node that value numbering may have changed.
+  [[gnu::always_inline]] bool run(bool& changed, detail::ValueTable* cse = nullptr) {
     const std::size_t n = f_.nodes.size();
     AliasTable alias{};  // kind None: no alias
-    bool changed = false;
+    // With `cse`: bit i set when node i is a duplicate, or reads (directly or through other
+    // nodes) one; only such nodes can look different here than in a fold pass without CSE.
+    std::uint64_t tainted = 0;
+    changed = false;
     for (std::size_t i = 0; i < n; ++i) {
       // Work on a copy: writes through the byte-sized fields of a node in the vector would
       // make the compiler reload everything else after each of them. `dirty` tracks whether
       // any step touched the copy, so the exact comparison with `before` runs only then.
       const Node before = f_.nodes[i];
       Node node = before;
+      bool node_tainted = false;
+      if (cse) {
+        for_each_used_operand(before, [&](const Operand& o) {
+          node_tainted |= names_node(o) && ((tainted >> o.index) & 1) != 0;
+        });
+      }
       bool dirty = substitute_aliases(node, alias);
+      bool aliased = false;
+      equal_operands_ = false;
       if (!node_is_reduction(node.op)) {
         // A rewrite may enable another rule on the same node (Sub -> Neg -> alias): repeat.
-        for (int round = 0; round < 4; ++round) {
+        bool settled = false;
+        for (int round = 0; round < kRewriteRounds && !settled; ++round) {
           dirty |= order_commutative_swapped(f_, node);
-          const Node prev = node;
+          // simplify() gets a copy: `node` itself never has its address taken, so it can live
+          // in registers (no byte stores followed by a word load of the same bytes).
+          Node work = node;
           rewrote_ = false;
-          const std::optional<Operand> to = simplify(node);
+          const std::optional<Operand> to = may_simplify(node) ? simplify(work) : std::nullopt;
+#ifndef NDEBUG
+          if (!may_simplify(node) && (simplify(work) || rewrote_)) {
+            throw core::InternalError("kernel fold: may_simplify() misses a rule of simplify()");
+          }
+#endif
           if (!to) {
-            if (!rewrote_ || same_node(node, prev)) break;
-            dirty = true;
-            continue;
-          }
-          if (i + 1 < n) {
+            settled = !rewrote_ || same_node(work, node);
+            dirty |= !settled;
+            node = work;
+          } else if (i + 1 < n) {
             alias[i] = *to;
-            changed = true;
-            break;
+            aliased = changed = settled = true;
+          } else if (node.op == Op::Mov && same_operand(node.a, *to)) {
+            settled = true;
+          } else {
+            node = Node{Op::Mov, *to, {}, {}};
+            dirty = true;
           }
-          if (node.op == Op::Mov && same_operand(node.a, *to)) break;
-          node = Node{Op::Mov, *to, {}, {}};
-          dirty = true;
         }
+        if (cse && (!settled || pool_full_ || (node_tainted && equal_operands_))) return false;
       }
+      if (cse && !aliased && number_value(*cse, node, i, n, alias)) {
+        dirty |= i + 1 == n;
+        changed = node_tainted = true;
+      }
+      if (node_tainted) tainted |= std::uint64_t{1} << i;
       if (dirty && !same_node(node, before)) {
         f_.nodes[i] = node;
         changed = true;
       }
     }
-    return changed;
+    return true;
   }
 
  private:
@@ -131,13 +163,33 @@ class Folder {
     return o.kind == OperandKind::Const && f_.consts[o.index] == bits;
   }
   std::optional<Operand> make_const(std::uint32_t bits) {
-    if (auto k = intern_const(f_, bits)) return constant(*k);
+    if (auto k = intern(bits)) return constant(*k);
     return std::nullopt;
+  }
+  std::optional<std::uint8_t> intern(std::uint32_t bits) {
+    const std::optional<std::uint8_t> k = intern_const(f_, bits);
+    pool_full_ |= !k;
+    return k;
   }
   const Node* def(const Operand& o) const {
     return o.kind == OperandKind::Reg ? &f_.nodes[o.index] : nullptr;
   }
   bool flag(FoldFlags wanted) const { return has(flags_, wanted); }
+
+  /// False only where simplify() can do nothing, which saves the call for most nodes: every
+  /// rule needs a Const operand, an op below, or an unsafe flag. Debug builds check it.
+  bool may_simplify(const Node& node) const {
+    constexpr std::uint32_t kOps =
+        (1u << static_cast<unsigned>(Op::Mov)) | (1u << static_cast<unsigned>(Op::Neg)) |
+        (1u << static_cast<unsigned>(Op::Abs)) | (1u << static_cast<unsigned>(Op::Max)) |
+        (1u << static_cast<unsigned>(Op::Min)) | (1u << static_cast<unsigned>(Op::Select));
+    // Unused slots are None, so all three can be tested.
+    const bool any_const = (node.a.kind == OperandKind::Const) |
+                           (node.b.kind == OperandKind::Const) |
+                           (node.c.kind == OperandKind::Const);
+    return any_const || ((kOps >> static_cast<unsigned>(node.op)) & 1) != 0 ||
+           flags_ != FoldFlags::None;
+  }
 
   /// An operand the node equals, or nullopt; may rewrite `node` in place instead.
   std::optional<Operand> simplify(Node& node) {
@@ -185,15 +237,23 @@ class Folder {
           rewrote_ = true;
           return std::nullopt;
         }
-        if (flag(FoldFlags::NoNaNs | FoldFlags::NoInfs) && same_operand(a, b))
+        if (flag(FoldFlags::NoNaNs | FoldFlags::NoInfs) && same_operand(a, b)) {
+          equal_operands_ = true;
           return make_const(kPlusZero);
+        }
         break;
       case Op::Max:
       case Op::Min:
-        if (same_operand(a, b)) return a;
+        if (same_operand(a, b)) {
+          equal_operands_ = true;
+          return a;
+        }
         break;
       case Op::Select:
-        if (same_operand(b, node.c)) return b;
+        if (same_operand(b, node.c)) {
+          equal_operands_ = true;
+          return b;
+        }
         if (a.kind == OperandKind::Const)
           return bits_float(f_.consts[a.index]) != 0.0f ? b : node.c;
         break;
@@ -231,30 +291,36 @@ class Folder {
     }
     const float c = apply_op(node.op, bits_float(f_.consts[d->b.index]),
                              bits_float(f_.consts[node.b.index]), 0.0f);
-    if (auto k = intern_const(f_, float_bits(c))) {
+    if (auto k = intern(float_bits(c))) {
       node = Node{node.op, d->a, constant(*k), {}};
       rewrote_ = true;
     }
     return std::nullopt;
   }
 
+  static constexpr int kRewriteRounds = 4;
+
   SsaForm& f_;
   FoldFlags flags_;
-  bool rewrote_ = false;  // simplify() rewrote the node in place
+  bool rewrote_ = false;         // simplify() rewrote the node in place
+  bool pool_full_ = false;       // a rule was skipped: the constant pool had no free slot
+  bool equal_operands_ = false;  // a rule that needs two equal operands fired on this node
 };
 
 }  // namespace detail
 
 /// One folding walk over the value form; true when anything changed.
 inline bool fold(SsaForm& f, FoldFlags flags = FoldFlags::None) {
-  return detail::Folder(f, flags).run();
+  bool changed = false;
+  detail::Folder(f, flags).run(changed);
+  return changed;
 }
 
 /// The folding pass on a Spec (dead instructions stay; see dce.hpp).
 inline Spec fold_constants(const Spec& spec, FoldFlags flags = FoldFlags::None) {
   SsaForm f = to_ssa(spec);
   fold(f, flags);
-  return allocate(f);
+  return allocate(std::move(f));
 }
 
 }  // namespace pypto::kernel

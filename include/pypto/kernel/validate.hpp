@@ -17,6 +17,7 @@
 // Non-SSA specs (a register written again after register allocation) are valid. O(instrs).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -104,9 +105,60 @@ inline std::string instr_path(std::size_t i) { return "instrs[" + std::to_string
   }
 }
 
-}  // namespace detail
+/// True when `spec` passes every rule below; one forward pass over register bit masks, no
+/// messages. A Reg read needs an earlier elementwise write and no reduction write so far; a
+/// later reduction write of that register is then caught as a class clash at the reduction,
+/// so the single pass accepts exactly the specs the field-ordered checks accept.
+inline bool quick_valid(const Spec& spec) {
+  const std::size_t n = spec.instrs.size();
+  const std::size_t num_regs = spec.num_regs;
+  const std::size_t num_inputs = spec.views.size();
+  const std::size_t num_consts = spec.consts.size();
+  const std::size_t num_scalars = spec.runtime_scalars.size();
+  if (n == 0 || n > kMaxInstrs || num_regs > kMaxRegs || num_inputs > kMaxInputs ||
+      num_consts > kMaxConsts || num_scalars > kMaxRuntimeScalars) {
+    return false;
+  }
+  for (const View& v : spec.views) {
+    if (static_cast<std::uint8_t>(v.kind) >= kViewKindCount ||
+        view_has_param(v.kind) != (v.param != 0)) {
+      return false;
+    }
+  }
+  // Per operand kind (the kinds past GridIndex share the last row): the bound on the index
+  // and the readable indices as a bit mask, so each operand is two table lookups and no
+  // branch on its kind. A used slot that is None, or of an unknown kind, has bound 0.
+  constexpr std::size_t kInvalidKind = kOperandKindCount;
+  const std::array<std::size_t, kOperandKindCount + 1> bound = {
+      0, kMaxRegs, num_inputs, num_consts, num_scalars, kMaxRegs, 3, 0};
+  std::array<std::uint64_t, kOperandKindCount + 1> readable;
+  readable.fill(~std::uint64_t{0});
+  constexpr auto kReg = static_cast<std::size_t>(OperandKind::Reg);
+  constexpr auto kReduceResult = static_cast<std::size_t>(OperandKind::ReduceResult);
+  std::uint64_t elem = 0, red = 0;  // registers written so far, by class
+  for (const Instr& in : spec.instrs) {
+    const auto op = static_cast<std::uint8_t>(in.op);
+    if (op >= kOpCount || in.dst >= num_regs) return false;
+    const std::size_t used = kOpArity[op];
+    const bool reduction = is_reduction(in.op);
+    readable[kReg] = reduction ? 0 : elem & ~red;
+    readable[kReduceResult] = red;
+    auto operand_ok = [&](const Operand& o, std::size_t slot) {
+      const std::size_t kind =
+          std::min<std::size_t>(static_cast<std::uint8_t>(o.kind), kInvalidKind);
+      if (slot >= used) return kind == static_cast<std::size_t>(OperandKind::None);
+      return o.index < bound[kind] && ((readable[kind] >> (o.index & 63)) & 1) != 0;
+    };
+    if (!operand_ok(in.a, 0) || !operand_ok(in.b, 1) || !operand_ok(in.c, 2)) return false;
+    const std::uint64_t dst = std::uint64_t{1} << in.dst;
+    if (((reduction ? elem | red : red) & dst) != 0) return false;
+    (reduction ? red : elem) |= dst;
+  }
+  return !is_reduction(spec.instrs.back().op);
+}
 
-inline void validate(const Spec& spec) {
+/// The rules in field order: throws SpecError naming the first broken one.
+inline void check_fields(const Spec& spec) {
   auto limit = [](std::string_view field, std::size_t n, std::size_t max) {
     if (n > max) {
       throw SpecError(std::string(field) + ": " + std::to_string(n) + " exceed the limit of " +
@@ -215,6 +267,14 @@ inline void validate(const Spec& spec) {
                     ": the last instruction is the output and must be elementwise, not " +
                     std::string(op_name(spec.instrs.back().op)));
   }
+}
+
+}  // namespace detail
+
+/// Throws SpecError naming the first broken rule, in field order (see the file comment). Valid
+/// specs take the single quick pass; the field-ordered checks run to name the error.
+inline void validate(const Spec& spec) {
+  if (!detail::quick_valid(spec)) detail::check_fields(spec);
 }
 
 /// validate() as a predicate, for tests and assertions.
