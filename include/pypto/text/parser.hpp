@@ -45,7 +45,7 @@
 
 #include "pypto/core/identifier.hpp"
 #include "pypto/ir.hpp"
-#include "pypto/structural/compare.hpp"
+#include "pypto/ir/identical.hpp"
 #include "pypto/text/call_types.hpp"
 #include "pypto/text/parse_error.hpp"
 #include "pypto/text/syntax.hpp"
@@ -672,9 +672,7 @@ class Builder {
 
   // ---- annotations against inferred types ----
 
-  static bool same_expr(const ir::ExprRef& a, const ir::ExprRef& b) {
-    return a == b || structural::structural_equal(a, b);
-  }
+  static bool same_expr(const ir::ExprRef& a, const ir::ExprRef& b) { return ir::identical(a, b); }
 
   /// The annotation `ann` completed from the value type `inferred`: kind, dtype and shape must
   /// agree; views and memory spaces the annotation omits come from `inferred`.
@@ -1368,7 +1366,7 @@ class Builder {
     ir::VarRef var;
     if (auto it = scope_.names.find(name); it != scope_.names.end() &&
                                            it->second->kind() == ir::NodeKind::Var &&
-                                           structural::structural_equal(it->second->type, t))
+                                           ir::identical(it->second->type, t))
       var = it->second;
     else
       var = ir::Var::make(name, t, span(target.pos));

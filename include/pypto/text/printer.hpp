@@ -39,7 +39,7 @@
 #include "pypto/core/identifier.hpp"
 #include "pypto/core/limits.hpp"
 #include "pypto/ir.hpp"
-#include "pypto/structural/compare.hpp"
+#include "pypto/ir/identical.hpp"
 #include "pypto/text/call_types.hpp"
 
 namespace pypto::text {
@@ -696,8 +696,8 @@ class Printer {
   /// `x: T` before a binding whose text does not carry its type (a loop variable or sub-block
   /// index that is not Scalar[INDEX], an iter_arg typed unlike its initial value).
   void declare(const ir::Var& v, const ir::Type* implied) {
-    const bool same = implied ? structural::structural_equal(ir::TypeRef(implied), v.type)
-                              : is_index_scalar(*v.type);
+    const bool same =
+        implied ? ir::identical(ir::TypeRef(implied), v.type) : is_index_scalar(*v.type);
     if (!same) line(var_name(v) + ": " + type(*v.type));
   }
 
@@ -1057,7 +1057,7 @@ class Printer {
   bool derives(const ir::TypeRef& recorded, Derive&& derive) const {
     try {
       const ir::TypeRef t = derive();
-      return t == recorded || structural::structural_equal(t, recorded);
+      return ir::identical(t, recorded);
     } catch (const core::Error&) {
       return false;
     }
