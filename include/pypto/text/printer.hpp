@@ -249,8 +249,13 @@ class NameTable {
     if (auto it = names_.find(&v); it != names_.end()) return it->second;
     const std::string base = identifier(v.name_hint);
     std::string name = base;
-    for (std::size_t k = 1; taken_.count(name) || is_reserved_name(name); ++k)
-      name = base + "_" + std::to_string(k);
+    // Suffixes below next_suffix_[base] are all taken (names are never released), so the scan
+    // resumes there: n variables with one hint cost O(n log n), not O(n^2).
+    std::size_t& k = next_suffix_[base];
+    while (taken_.count(name) || is_reserved_name(name)) {
+      name = base;
+      name.append("_").append(std::to_string(++k));
+    }
     taken_.insert(name);
     return names_.emplace(&v, std::move(name)).first->second;
   }
@@ -263,6 +268,7 @@ class NameTable {
  private:
   std::map<const ir::Var*, std::string> names_;  // looked up only: addresses never reach output
   std::set<std::string> taken_;
+  std::map<std::string, std::size_t> next_suffix_;  // per hint: the last suffix tried
 };
 
 /// Calls `fn(const Var&)` for each Var held in a Def field value (a handle or a list of them).
