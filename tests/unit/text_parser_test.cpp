@@ -479,6 +479,12 @@ TEST_CASE("parser: syntax errors name line:column, the token and what was expect
   expect_parse_error(
       "@pl.program\nclass P:\n    @pl.function\n    def f(self):\n        x = 'abc\n", 5, 13,
       "a closing quote");
+  // A yield that binds region results ends its region (the printer writes it last).
+  expect_parse_error(
+      "@pl.program\nclass P:\n    @pl.function\n    def f(self, n: pl.Scalar[pl.INDEX]):\n        "
+      "for i, (a,) in pl.range(4, init_values=(n,)):\n            r = pl.yield_(a)\n            m "
+      "= a + 1\n",
+      7, 13, "`r = pl.yield_(...)` is the region's last statement");
   // An op's type rule rejecting its arguments is reported at the call.
   expect_parse_error(
       "@pl.program\nclass P:\n    @pl.function\n    def f(self, n: pl.Scalar[pl.INDEX]):\n        "

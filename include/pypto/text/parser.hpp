@@ -149,6 +149,7 @@ struct RegionResults {
   std::vector<const SExpr*> name_nodes;
   std::vector<ir::TypeRef> annotations;   // null where not annotated
   std::vector<ir::ExprRef> first_values;  // the first yield's values (their types are the default)
+  bool closed = false;  // this arm's `r = pl.yield_(...)` was seen: nothing may follow it
 };
 
 /// The names of one function (Python: one namespace per function).
@@ -1226,6 +1227,10 @@ class Builder {
 
   void statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
     current_stmt_ = s.pos;
+    if (!regions_.empty() && regions_.back()->closed)
+      throw ParseError(
+          s.pos, first_token(s),
+          "the end of the region: `r = pl.yield_(...)` is the region's last statement");
     const std::size_t before = out.size();
     statement_inner(s, out);
     if (out.size() > before && !s.comments.empty())
@@ -1407,6 +1412,7 @@ class Builder {
     else
       names.push_back(target);
     if (names.size() != values.size()) fail_at(*target, "one name per yielded value");
+    r.closed = true;
     for (const SExpr* n : names)
       if (n->kind != ExprKind::Name) fail_at(*n, "a name for the region result");
     if (!r.seen) {
@@ -1445,6 +1451,7 @@ class Builder {
 
   /// Builds `body` as a region whose yields bind results into `r`.
   ir::StmtRef region(const std::vector<syntax::StmtPtr>& body, TextPos pos, RegionResults& r) {
+    r.closed = false;  // each arm ends with its own yield
     regions_.push_back(&r);
     struct Pop {
       std::vector<RegionResults*>& v;
