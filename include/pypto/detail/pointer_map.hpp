@@ -71,9 +71,12 @@ class PointerMap {
     mask_ = capacity - 1;
     shift_ = 64;
     for (std::size_t c = capacity; c > 1; c >>= 1) --shift_;
-    size_ = 0;
-    for (const Slot& s : old)
-      if (s.key) insert(s.key, s.value);
+    for (const Slot& s : old) {
+      if (!s.key) continue;
+      std::size_t i = slot_of(s.key);
+      while (slots_[i].key) i = (i + 1) & mask_;  // keys are distinct: just the first free slot
+      slots_[i] = s;
+    }
   }
 
   std::vector<Slot> slots_;

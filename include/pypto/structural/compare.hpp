@@ -23,30 +23,10 @@ inline bool structural_equal(const ir::Node& a, const ir::Node& b,
                              bool enable_auto_mapping = false) {
   using detail::Mode;
   using detail::Projector;
-  // Optimistic pass: walk both sides in lockstep, one node step each; every record b emits is
-  // compared with the record a emitted at the same position, and children are numbered by
-  // position on both sides, so if every record matches, the structures are identical. Records
-  // already compared are dropped, so memory stays at the walks' stacks and binding tables.
-  // When the walks diverge (a difference, or sharing that differs between the sides), the
+  // Optimistic pass: both sides walked in lockstep, every decision and scalar compared on the
+  // spot. When the walks diverge (a difference, or sharing that differs between the sides), the
   // canonical projection decides: both sides interned in one arena, equal iff same number.
-  {
-    detail::Recording recording;
-    Projector<Mode::Record> lhs(&recording, enable_auto_mapping);
-    Projector<Mode::Check> rhs(&recording, enable_auto_mapping);
-    try {
-      lhs.start(a);  // a root that is a leaf is recorded (and checked) at once
-      rhs.start(b);
-      while (true) {
-        const bool lhs_more = lhs.step();
-        const bool rhs_more = rhs.step();
-        if (lhs_more != rhs_more) throw detail::Diverged{};
-        if (rhs.cursor() == recording.count()) recording.drop_all();
-        if (!lhs_more) break;
-      }
-      if (lhs.result() == rhs.result() && rhs.cursor() == recording.count()) return true;
-    } catch (const detail::Diverged&) {
-    }
-  }
+  if (detail::Lockstep(enable_auto_mapping).run(a, b)) return true;
   detail::Arena arena;
   const std::uint64_t ra = Projector<Mode::Intern>(&arena, enable_auto_mapping).project(a);
   const std::uint64_t rb = Projector<Mode::Intern>(&arena, enable_auto_mapping).project(b);
@@ -63,9 +43,14 @@ inline bool structural_equal(const ir::NodeRef& a, const ir::NodeRef& b,
 /// sequence (free variables hash by creation number). Not a persistent cache key, and a hash
 /// match is never proof of equality.
 inline std::uint64_t structural_hash(const ir::Node& x, bool enable_auto_mapping = false) {
-  return detail::Projector<detail::Mode::Hash>(static_cast<detail::Arena*>(nullptr),
-                                               enable_auto_mapping)
-      .project(x);
+  try {
+    return detail::Hasher(enable_auto_mapping).run(x);
+  } catch (const detail::HandOver&) {
+    // The projector reports the problem with its field path.
+    detail::Arena arena;
+    detail::Projector<detail::Mode::Intern>(&arena, enable_auto_mapping).project(x);
+    throw core::InternalError("structural_hash: the projector accepted what the hash refused");
+  }
 }
 inline std::uint64_t structural_hash(const ir::NodeRef& x, bool enable_auto_mapping = false) {
   return x ? structural_hash(*x, enable_auto_mapping) : core::hash_string("<null>");

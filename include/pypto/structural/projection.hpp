@@ -285,24 +285,116 @@ class FieldEncoder {
   std::size_t level_ = 0;
 };
 
-/// Encodes the fields of `node` (any concrete kind) into `sink`. A Function first lists the
+/// Encodes the fields of a node of concrete kind N into `sink`. A Function first lists the
 /// shape symbols its signature binds (as Def children), so both sides reserve them alike.
+template <class Sink, class N>
+void encode_concrete(const N& concrete, Sink& sink) {
+  FieldEncoder<Sink> encoder(sink);
+  if constexpr (std::is_same_v<N, ir::Function>) {
+    const auto symbols = signature_symbols(concrete);
+    sink.list(symbols.size());
+    for (std::size_t i = 0; i < symbols.size(); ++i) {
+      sink.begin_symbol(i);
+      sink.child(symbols[i].get(), Position::Def);
+      sink.end_element();
+    }
+  }
+  reflect::walk_fields(encoder, concrete);
+}
+
+/// Encodes the fields of `node` (any concrete kind) into `sink`.
 template <class Sink>
 void encode_fields(const Node& node, Sink& sink) {
-  FieldEncoder<Sink> encoder(sink);
-  ir::visit(node, [&](const auto& concrete) {
-    using N = std::decay_t<decltype(concrete)>;
-    if constexpr (std::is_same_v<N, ir::Function>) {
-      const auto symbols = signature_symbols(concrete);
-      sink.list(symbols.size());
-      for (std::size_t i = 0; i < symbols.size(); ++i) {
-        sink.begin_symbol(i);
-        sink.child(symbols[i].get(), Position::Def);
-        sink.end_element();
+  ir::visit(node, [&](const auto& concrete) { encode_concrete(concrete, sink); });
+}
+
+// ---- flat kinds -------------------------------------------------------------------------------
+//
+// Most nodes (arithmetic, constants, variables, assignments, scalar types) have only node handles
+// and plain scalars as fields. Their fields are folded over directly, which gives the same sink
+// calls as the generic walk without its bookkeeping, and lets equality compare two such nodes
+// field by field. Lists, optionals, strings, attrs and views take the generic walk.
+
+template <class T>
+inline constexpr bool is_node_handle = false;
+template <class T>
+inline constexpr bool is_node_handle<ir::Ref<const T>> = std::derived_from<T, Node>;
+template <class T>
+inline constexpr bool is_flat_value =
+    std::is_arithmetic_v<T> || std::is_enum_v<T> || is_node_handle<T>;
+
+template <class... F>
+constexpr bool all_flat(reflect::FieldList<F...>) {
+  return ((F::kind == reflect::FieldKind::Ignore || is_flat_value<typename F::value_type>)&&...);
+}
+template <class N>
+inline constexpr bool is_flat_kind = all_flat(reflect::FieldsOf<N>{});
+
+/// A scalar's record bits: 64-bit integers and doubles (by bits: -0.0 != 0.0, NaN payloads
+/// kept) fill two words, everything else one.
+template <class T>
+inline constexpr bool is_wide_scalar =
+    !std::is_enum_v<T> && (std::is_same_v<T, double> || sizeof(T) == 8);
+template <class T>
+std::uint64_t scalar_bits(const T& v) {
+  if constexpr (std::is_same_v<T, double>)
+    return std::bit_cast<std::uint64_t>(v);
+  else if constexpr (std::is_enum_v<T> || !is_wide_scalar<T>)
+    return static_cast<std::uint32_t>(v);
+  else
+    return static_cast<std::uint64_t>(v);
+}
+
+/// The sink calls of a flat node's fields, in descriptor order.
+template <class Sink, class N>
+void encode_flat(const N& n, Sink& sink) {
+  [&]<class... F>(reflect::FieldList<F...>) {
+    (
+        [&] {
+          if constexpr (F::kind != reflect::FieldKind::Ignore) {
+            const auto& v = F::get(n);
+            if constexpr (is_node_handle<typename F::value_type>) {
+              if (v)
+                sink.child(v.get(), position_of<F>());
+              else
+                sink.null();
+            } else {
+              sink.value(v);
+            }
+          }
+        }(),
+        ...);
+  }(reflect::FieldsOf<N>{});
+}
+
+/// Two children at the same place of two nodes being compared.
+struct ChildPair {
+  const Node* lhs;
+  const Node* rhs;
+  Position pos;
+};
+
+/// Compares two flat nodes of kind N field by field: scalars by their record bits, child
+/// handles by presence; the child pairs are appended to `pairs`.
+template <class N>
+bool compare_flat(const N& a, const N& b, ::pypto::detail::PodStack<ChildPair>& pairs) {
+  return [&]<class... F>(reflect::FieldList<F...>) {
+    return ([&] {
+      if constexpr (F::kind == reflect::FieldKind::Ignore) {
+        return true;
+      } else {
+        const auto& x = F::get(a);
+        const auto& y = F::get(b);
+        if constexpr (is_node_handle<typename F::value_type>) {
+          if (!x || !y) return !x && !y;
+          pairs.push_back({x.get(), y.get(), position_of<F>()});
+          return true;
+        } else {
+          return scalar_bits(x) == scalar_bits(y);
+        }
       }
-    }
-    reflect::walk_fields(encoder, concrete);
-  });
+    }() && ...);
+  }(reflect::FieldsOf<N>{});
 }
 
 /// A non-null child met while encoding: the node and how it is reached.
@@ -325,13 +417,13 @@ struct ScalarSink {
   bool keep_words = true;
   std::uint64_t h = 0;
 
-  void word(std::uint32_t w) {
+  [[gnu::always_inline]] void word(std::uint32_t w) {
     // One sink type for every mode keeps the 71-kind field walk instantiated once (one copy
     // per mode dominated compile time); the hash-only mode just skips the words.
     if (keep_words) words.push_back(w);
     h = mix(h, w);
   }
-  void word64(std::uint64_t v) {
+  [[gnu::always_inline]] void word64(std::uint64_t v) {
     word(static_cast<std::uint32_t>(v));
     word(static_cast<std::uint32_t>(v >> 32));
   }
@@ -347,7 +439,7 @@ struct ScalarSink {
   void end_key() {}
   void presence(bool p) { word(p ? 1 : 0); }
   template <class T>
-  void value(const T& v) {
+  [[gnu::always_inline]] void value(const T& v) {
     if constexpr (std::is_same_v<T, std::string>) {
       word(static_cast<std::uint32_t>(v.size()));
       for (std::size_t i = 0; i < v.size(); i += 4) {
@@ -355,28 +447,131 @@ struct ScalarSink {
         std::memcpy(&w, v.data() + i, std::min<std::size_t>(4, v.size() - i));
         word(w);
       }
-    } else if constexpr (std::is_same_v<T, double>) {
-      word64(std::bit_cast<std::uint64_t>(v));  // bits: -0.0 != 0.0, NaN payloads kept
-    } else if constexpr (std::is_enum_v<T>) {
-      word(static_cast<std::uint32_t>(v));
-    } else if constexpr (sizeof(T) == 8) {
-      word64(static_cast<std::uint64_t>(v));
+    } else if constexpr (is_wide_scalar<T>) {
+      word64(scalar_bits(v));
     } else {
-      word(static_cast<std::uint32_t>(v));
+      word(static_cast<std::uint32_t>(scalar_bits(v)));
     }
   }
-  void child(const Node* n, Position p) {
+  [[gnu::always_inline]] void child(const Node* n, Position p) {
     children.push_back({n, p});
     word(kChildWord);
   }
-  void null() { word(kNullWord); }
+  [[gnu::always_inline]] void null() { word(kNullWord); }
   void unsupported(const std::string& reason) { throw UnsupportedHere{reason}; }
 };
 
 /// The field walk of the projection, compiled once for all modes (not inlined into each).
 [[gnu::noinline]] inline void encode_scalars(const Node& node, ScalarSink& sink) {
-  encode_fields(node, sink);
+  ir::visit(node, [&](const auto& concrete) {
+    using N = std::decay_t<decltype(concrete)>;
+    if constexpr (is_flat_kind<N>)
+      encode_flat(concrete, sink);
+    else
+      encode_concrete(concrete, sink);
+  });
 }
+
+/// Compares the fields of two nodes of one kind: flat kinds field by field, others by their
+/// encoded words; the child pairs are appended to `pairs`. Compiled once.
+struct CompareScratch {
+  ::pypto::detail::PodStack<std::uint32_t> lhs_words, rhs_words;
+  ::pypto::detail::PodStack<Child> lhs_children, rhs_children;
+  std::size_t bytes() const {
+    return (lhs_words.capacity() + rhs_words.capacity()) * 4 +
+           (lhs_children.capacity() + rhs_children.capacity()) * sizeof(Child);
+  }
+};
+[[gnu::noinline]] inline bool compare_fields(const Node& a, const Node& b,
+                                             ::pypto::detail::PodStack<ChildPair>& pairs,
+                                             CompareScratch& scratch) {
+  return ir::visit(a, [&](const auto& x) {
+    using N = std::decay_t<decltype(x)>;
+    const auto& y = static_cast<const N&>(b);
+    if constexpr (is_flat_kind<N>) {
+      return compare_flat(x, y, pairs);
+    } else {
+      auto &wa = scratch.lhs_words, &wb = scratch.rhs_words;
+      auto &ca = scratch.lhs_children, &cb = scratch.rhs_children;
+      wa.clear();
+      wb.clear();
+      ca.clear();
+      cb.clear();
+      ScalarSink sa{wa, ca, true}, sb{wb, cb, true};
+      encode_concrete(x, sa);
+      encode_concrete(y, sb);
+      if (wa.size() != wb.size() || ca.size() != cb.size() ||
+          std::memcmp(wa.data(), wb.data(), wa.size() * 4) != 0)
+        return false;
+      for (std::size_t i = 0; i < ca.size(); ++i) {
+        if (ca[i].pos != cb[i].pos) return false;
+        pairs.push_back({ca[i].node, cb[i].node, ca[i].pos});
+      }
+      return true;
+    }
+  });
+}
+
+// ---- function contexts ------------------------------------------------------------------------
+
+inline constexpr std::uint64_t kUnset = ~std::uint64_t{0};
+
+/// What a Var is bound to in a function context, with the record of its uses cached.
+struct Binding {
+  std::uint32_t number = 0;
+  Tag use = Tag::Ref;  ///< Ref (defined), FreeNumbered (auto-mapped) or Implicit (resource)
+  std::uint64_t ref_value = kUnset;
+};
+
+/// The function contexts of one walk, innermost last: binding numbers, and the memo of shared
+/// nodes (use_count > 1) holding a `Memo` each. Each Function of a Program is its own context.
+template <class Memo>
+class Contexts {
+ public:
+  struct Context {
+    ::pypto::detail::PointerMap<Binding> bindings;
+    ::pypto::detail::PointerMap<Memo> memo;  // shared nodes (use_count > 1) only
+    std::uint32_t next_binding = 0;
+    std::uint32_t next_free = 0;
+  };
+
+  Context& current() { return contexts_[depth_ - 1]; }
+  void reset() { depth_ = 0; }
+  void open() {
+    if (contexts_.size() < depth_ + 1) contexts_.emplace_back();
+    Context& c = contexts_[depth_++];
+    c.bindings.clear();
+    c.memo.clear();
+    c.next_binding = c.next_free = 0;
+  }
+  void close() { --depth_; }
+
+  /// Binds the Var of a Def position to the context's next number, unless it is bound already.
+  Binding& define(const Node* var) {
+    Context& c = current();
+    auto [binding, fresh] = c.bindings.insert(var, Binding{c.next_binding, Tag::Ref, kUnset});
+    if (fresh) ++c.next_binding;
+    return *binding;
+  }
+
+  /// A Function opens its own context and numbers its parameters, then its signature symbols,
+  /// before anything of it is walked.
+  void reserve_signature(const ir::Function& fn) {
+    open();
+    for (const auto& p : fn.params) define(p.get());
+    for (const auto& s : signature_symbols(fn)) define(s.get());
+  }
+
+  std::size_t bytes() const {
+    std::size_t n = 0;
+    for (const auto& c : contexts_) n += c.bindings.bytes() + c.memo.bytes();
+    return n;
+  }
+
+ private:
+  std::vector<Context> contexts_;
+  std::size_t depth_ = 0;
+};
 
 // ---- the projector ----------------------------------------------------------------------------
 
@@ -426,7 +621,7 @@ class Projector {
   /// The projection in steps, for walking two sides in lockstep: start, step until false
   /// (each step enters or leaves one node), then result.
   void start(const Node& root) {
-    depth_ = 0;
+    contexts_.reset();
     open_context();
     frames_.clear();
     values_.resize(1);
@@ -460,8 +655,7 @@ class Projector {
                     value_events_.capacity() * 4 + children_.capacity() * sizeof(Child) +
                     words_.capacity() * 4 + scalar_types_.capacity() * 8 +
                     events_.capacity() * sizeof(Event) + links_.capacity() * 4;
-    for (const auto& c : contexts_) n += c.bindings.bytes() + c.memo.bytes();
-    return n;
+    return n + contexts_.bytes();
   }
 
   const std::vector<Event>& events() const { return events_; }
@@ -470,7 +664,6 @@ class Projector {
 
  private:
   static constexpr std::uint32_t kNoFrame = 0xffffffffu;
-  static constexpr std::uint64_t kUnset = ~std::uint64_t{0};
 
   struct Frame {
     Frame(const Node* n, std::uint32_t parent_frame, std::uint32_t child_ordinal,
@@ -499,34 +692,16 @@ class Projector {
     bool entered = false;
   };
 
-  /// What a Var is bound to in a context, with the record of its uses cached.
-  struct Binding {
-    std::uint32_t number = 0;
-    Tag use = Tag::Ref;  ///< Ref (defined), FreeNumbered (auto-mapped) or Implicit (resource)
-    std::uint64_t ref_value = kUnset;
-  };
   /// A memoised shared node.
   struct Memo {
     std::uint64_t value = 0;
     std::uint32_t event = kNoEvent;
   };
+  using Context = typename Contexts<Memo>::Context;
 
-  struct Context {
-    ::pypto::detail::PointerMap<Binding> bindings;
-    ::pypto::detail::PointerMap<Memo> memo;  // shared nodes (use_count > 1) only
-    std::uint32_t next_binding = 0;
-    std::uint32_t next_free = 0;
-  };
-
-  Context& context() { return contexts_[depth_ - 1]; }
-  void open_context() {
-    if (contexts_.size() < depth_ + 1) contexts_.emplace_back();
-    contexts_[depth_].bindings.clear();
-    contexts_[depth_].memo.clear();
-    contexts_[depth_].next_binding = contexts_[depth_].next_free = 0;
-    ++depth_;
-  }
-  void close_context() { --depth_; }
+  Context& context() { return contexts_.current(); }
+  void open_context() { contexts_.open(); }
+  void close_context() { contexts_.close(); }
 
   /// Finishes a record whose scalar words hash to `h` and start at words_[begin]: the children's
   /// hashes (never their numbers) join the hash, their numbers join the words.
@@ -662,15 +837,9 @@ class Projector {
     Frame& f = frames_[index];
     f.entered = true;
     if (f.depth > kMaxNesting) fail_nesting(index);
-    if (f.tag == Tag::Def) {
-      Context& ctx = context();
-      auto [binding, fresh] =
-          ctx.bindings.insert(f.node, Binding{ctx.next_binding, Tag::Ref, kUnset});
-      if (fresh) ++ctx.next_binding;
-      f.binding = binding->number;
-    }
+    if (f.tag == Tag::Def) f.binding = contexts_.define(f.node).number;
     if (f.node->kind() == NodeKind::Function)
-      reserve_signature(static_cast<const ir::Function&>(*f.node));
+      contexts_.reserve_signature(static_cast<const ir::Function&>(*f.node));
     f.word_begin = static_cast<std::uint32_t>(words_.size());
     f.child_begin = static_cast<std::uint32_t>(children_.size());
     ScalarSink sink{words_, children_, M != Mode::Hash};
@@ -729,19 +898,6 @@ class Projector {
     frames_.pop_back();
   }
 
-  /// A Function opens its own context and numbers its parameters, then its signature symbols,
-  /// before anything of it is walked.
-  void reserve_signature(const ir::Function& fn) {
-    open_context();
-    Context& ctx = context();
-    for (const auto& p : fn.params)
-      if (ctx.bindings.insert(p.get(), Binding{ctx.next_binding, Tag::Ref, kUnset}).second)
-        ++ctx.next_binding;
-    for (const auto& s : signature_symbols(fn))
-      if (ctx.bindings.insert(s.get(), Binding{ctx.next_binding, Tag::Ref, kUnset}).second)
-        ++ctx.next_binding;
-  }
-
   /// Reports `reason` at the field of frame `index`'s node where the encoder met it.
   [[noreturn]] void fail_unsupported(std::uint32_t index, const std::string& reason) const;
 
@@ -766,11 +922,337 @@ class Projector {
   ::pypto::detail::PodStack<Child> children_;
   ::pypto::detail::PodStack<std::uint32_t> words_;
   std::vector<std::uint64_t> scalar_types_ = std::vector<std::uint64_t>(256, kUnset);
-  std::vector<Context> contexts_;
-  std::size_t depth_ = 0;
+  Contexts<Memo> contexts_;
   std::vector<Event> events_;
   std::vector<std::uint32_t> links_;
   std::uint32_t root_event_ = kNoEvent;
+};
+
+// ---- the hash ---------------------------------------------------------------------------------
+
+/// Raised by the fast walks where the projector must take over: it reports the error with its
+/// path (nesting too deep, a cycle, an unsupported attribute).
+struct HandOver {};
+
+/// The hash-only projection: the projector's records, hashed and never stored, on one explicit
+/// worklist. A node's children that resolve at once (scalar types, bound Vars, memo hits) are
+/// hashed when it is entered; when all do, the node is finished on the spot, otherwise its exit
+/// waits on the worklist under its remaining children. The values are those of the projector:
+/// a record's hash combines its header, scalar words and its children's hashes in order.
+class Hasher {
+ public:
+  explicit Hasher(bool auto_mapping) : auto_mapping_(auto_mapping) {
+    std::fill(std::begin(scalar_types_), std::end(scalar_types_), kUnset);
+  }
+
+  /// The hash of `root` in a fresh root context; throws HandOver on IR the projector must
+  /// report.
+  std::uint64_t run(const Node& root) {
+    contexts_.reset();
+    contexts_.open();
+    values_.clear();
+    items_.clear();
+    visit(&root, Position::Usual, 1);
+    while (!items_.empty()) {
+      const Item it = items_.back();
+      items_.pop_back();
+      if (it.exit)
+        finish(it.node, it.h, it.count, it.tag);
+      else
+        visit(it.node, it.pos, it.depth);
+    }
+    contexts_.close();
+    return values_[0];
+  }
+
+  /// Bytes held by the walk's tables.
+  std::size_t bytes() const {
+    return items_.capacity() * sizeof(Item) + values_.capacity() * 8 +
+           children_.capacity() * sizeof(Child) + contexts_.bytes();
+  }
+
+ private:
+  struct Item {
+    const Node* node;
+    std::uint64_t h;      ///< exit: the hash of the record's scalar words
+    std::uint32_t depth;  ///< visit: nesting of the node
+    std::uint32_t count;  ///< exit: number of children
+    Tag tag;              ///< exit: the record's tag
+    Position pos;         ///< visit: how the node is reached
+    bool exit;
+  };
+
+  static std::uint64_t leaf(NodeKind k, Tag t, std::uint64_t payload, bool wide) {
+    std::uint64_t h = mix(0, header(k, t));
+    if (wide) {
+      h = mix(h, static_cast<std::uint32_t>(payload));
+      h = mix(h, static_cast<std::uint32_t>(payload >> 32));
+    } else {
+      h = mix(h, static_cast<std::uint32_t>(payload));
+    }
+    return core::hash_mix(h);
+  }
+
+  /// The value of a child that needs no walk of its own (no numbering either), pushed; false
+  /// when it needs one.
+  bool immediate(const Node* n, Position pos) {
+    const NodeKind kind = n->kind();
+    if (kind == NodeKind::ScalarType) {
+      const auto dtype = core::code(static_cast<const ir::ScalarType&>(*n).dtype);
+      if (scalar_types_[dtype] == kUnset)
+        scalar_types_[dtype] = leaf(kind, Tag::Node, dtype, false);
+      values_.push_back(scalar_types_[dtype]);
+      return true;
+    }
+    if (ir::kinds::var.contains(kind)) {
+      if (pos == Position::Def) return false;
+      Binding* b = contexts_.current().bindings.find(n);
+      if (b && b->use == Tag::Ref) {
+        if (b->ref_value == kUnset) b->ref_value = leaf(NodeKind::Var, Tag::Ref, b->number, false);
+        values_.push_back(b->ref_value);
+        return true;
+      }
+      if (b) {
+        if (b->ref_value == kUnset) return false;
+        values_.push_back(b->ref_value);
+        return true;
+      }
+      if (pos == Position::ResourceBase || kind == NodeKind::WindowBuffer || auto_mapping_)
+        return false;
+      values_.push_back(
+          leaf(NodeKind::Var, Tag::FreeIdentity, static_cast<const ir::Var&>(*n).uid, true));
+      return true;
+    }
+    if (n->use_count() > 1) {
+      if (const std::uint64_t* m = contexts_.current().memo.find(n)) {
+        values_.push_back(*m);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /// The projector's `push` and `enter` for one node.
+  void visit(const Node* n, Position pos, std::uint32_t depth) {
+    if (immediate(n, pos)) return;
+    const NodeKind kind = n->kind();
+    Tag tag = Tag::Node;
+    std::uint32_t binding = 0;
+    if (ir::kinds::var.contains(kind)) {
+      if (pos == Position::Def) {
+        tag = Tag::Def;
+      } else {
+        auto& ctx = contexts_.current();
+        Binding* b = ctx.bindings.find(n);
+        if (!b) {
+          // An implicit resource binding, or (auto-mapping) a free Var, numbered at first use.
+          const bool resource = pos == Position::ResourceBase || kind == NodeKind::WindowBuffer;
+          b = ctx.bindings
+                  .insert(n, Binding{resource ? ctx.next_binding++ : ctx.next_free++,
+                                     resource ? Tag::Implicit : Tag::FreeNumbered, kUnset})
+                  .first;
+        }
+        tag = b->use;
+        binding = b->number;
+      }
+    }
+    if (depth > kMaxNesting) throw HandOver{};
+    if (tag == Tag::Def) binding = contexts_.define(n).number;
+    if (kind == NodeKind::Function)
+      contexts_.reserve_signature(static_cast<const ir::Function&>(*n));
+    const auto begin = static_cast<std::uint32_t>(children_.size());
+    ScalarSink sink{words_, children_, false};
+    sink.word(header(kind, tag));
+    if (tag != Tag::Node) sink.word(binding);
+    if (tag == Tag::FreeNumbered) {
+      sink.child(static_cast<const ir::Var&>(*n).type.get(), Position::Usual);
+    } else {
+      try {
+        encode_scalars(*n, sink);
+      } catch (const UnsupportedHere&) {
+        throw HandOver{};
+      }
+    }
+    const auto count = static_cast<std::uint32_t>(children_.size()) - begin;
+    std::uint32_t i = 0;
+    while (i < count && immediate(children_[begin + i].node, children_[begin + i].pos)) ++i;
+    if (i == count) {
+      children_.resize(begin);
+      finish(n, sink.h, count, tag);
+      return;
+    }
+    items_.push_back(Item{n, sink.h, 0, count, tag, Position::Usual, true});
+    for (std::uint32_t j = count; j-- > i;)
+      items_.push_back(Item{children_[begin + j].node, 0, depth + 1, 0, Tag::Node,
+                            children_[begin + j].pos, false});
+    children_.resize(begin);
+  }
+
+  /// The projector's `exit`: the record's hash from its scalars and its children's values.
+  void finish(const Node* n, std::uint64_t h, std::uint32_t count, Tag tag) {
+    const std::size_t first = values_.size() - count;
+    for (std::size_t i = first; i < values_.size(); ++i) h = mix(h, values_[i]);
+    const std::uint64_t v = core::hash_mix(h ^ count);
+    values_.resize(first);
+    values_.push_back(v);
+    if (tag == Tag::Node && n->use_count() > 1) contexts_.current().memo.insert(n, v);
+    if (tag == Tag::FreeNumbered || tag == Tag::Implicit)
+      contexts_.current().bindings.find(n)->ref_value = v;
+    if (n->kind() == NodeKind::Function) contexts_.close();
+  }
+
+  bool auto_mapping_;
+  Contexts<std::uint64_t> contexts_;
+  ::pypto::detail::PodStack<Item> items_;
+  ::pypto::detail::PodStack<std::uint64_t> values_;
+  ::pypto::detail::PodStack<Child> children_;
+  ::pypto::detail::PodStack<std::uint32_t> words_;  // unused: the hash keeps no words
+  std::uint64_t scalar_types_[256];                 // per dtype code; kUnset until first use
+};
+
+// ---- lockstep equality -----------------------------------------------------------------------
+
+/// Structural equality walked on both sides at once: at each pair of nodes it takes the
+/// projector's decisions on both sides (leaf, binding use, memo hit, frame) and requires them,
+/// the binding numbers and the encoded scalar words to agree, then pairs the children in order.
+/// Everything that goes into a record is compared, in the projector's walk order, so when the
+/// whole walk agrees the two sides would project to the same records: they are equal. Memo
+/// entries hold the number of the pair's exit, the same on both sides while the walks agree.
+/// `run` returns false when the walks diverge — a difference, a difference in sharing, or IR
+/// the canonical projection must report (too deep, unsupported) — and the caller then decides
+/// with the canonical projection. No hashing, no records kept: O(N) time, memory for the
+/// binding and memo tables and the walk's stack.
+class Lockstep {
+ public:
+  explicit Lockstep(bool auto_mapping) : auto_mapping_(auto_mapping) {}
+
+  bool run(const Node& a, const Node& b) {
+    lhs_.reset();
+    rhs_.reset();
+    lhs_.open();
+    rhs_.open();
+    if (!resolve(&a, &b, Position::Usual, 1)) return false;
+    while (!frames_.empty()) {
+      Frame& f = frames_.back();
+      if (f.next == f.end) {
+        exit();
+        continue;
+      }
+      const ChildPair c = pairs_[f.next++];
+      if (!resolve(c.lhs, c.rhs, c.pos, f.depth + 1)) return false;
+    }
+    return true;
+  }
+
+  /// Bytes held by the walk's tables (for the memory benchmark).
+  std::size_t bytes() const {
+    return frames_.capacity() * sizeof(Frame) + pairs_.capacity() * sizeof(ChildPair) +
+           lhs_.bytes() + rhs_.bytes() + scratch_.bytes();
+  }
+
+ private:
+  struct Frame {
+    const Node* lhs;
+    const Node* rhs;
+    std::uint32_t begin, next, end;  ///< the children's pairs in pairs_
+    std::uint32_t depth;
+    Tag tag;
+  };
+
+  /// The pair as the projector's `push` would resolve each side; false when they disagree.
+  bool resolve(const Node* a, const Node* b, Position pos, std::uint32_t depth) {
+    const NodeKind kind = a->kind();
+    if (kind != b->kind()) return false;
+    if (kind == NodeKind::ScalarType)
+      return static_cast<const ir::ScalarType&>(*a).dtype ==
+             static_cast<const ir::ScalarType&>(*b).dtype;
+    if (ir::kinds::var.contains(kind)) {
+      if (pos == Position::Def) return enter(a, b, depth, Tag::Def);
+      auto& ca = lhs_.current();
+      auto& cb = rhs_.current();
+      Binding* ba = ca.bindings.find(a);
+      Binding* bb = cb.bindings.find(b);
+      if (!ba != !bb) return false;
+      if (ba && ba->use == Tag::Ref) return bb->use == Tag::Ref && ba->number == bb->number;
+      if (!ba) {
+        const bool resource = pos == Position::ResourceBase || kind == NodeKind::WindowBuffer;
+        if (!resource && !auto_mapping_)
+          return static_cast<const ir::Var&>(*a).uid == static_cast<const ir::Var&>(*b).uid;
+        const Tag use = resource ? Tag::Implicit : Tag::FreeNumbered;
+        ba = ca.bindings
+                 .insert(a, Binding{resource ? ca.next_binding++ : ca.next_free++, use, kUnset})
+                 .first;
+        bb = cb.bindings
+                 .insert(b, Binding{resource ? cb.next_binding++ : cb.next_free++, use, kUnset})
+                 .first;
+      }
+      if (ba->use != bb->use || ba->number != bb->number) return false;
+      if (ba->ref_value != kUnset || bb->ref_value != kUnset) return ba->ref_value == bb->ref_value;
+      return enter(a, b, depth, ba->use);
+    }
+    const bool shared_a = a->use_count() > 1, shared_b = b->use_count() > 1;
+    if (shared_a || shared_b) {
+      const std::uint64_t* ma = shared_a ? lhs_.current().memo.find(a) : nullptr;
+      const std::uint64_t* mb = shared_b ? rhs_.current().memo.find(b) : nullptr;
+      if (ma || mb) return ma && mb && *ma == *mb;
+    }
+    return enter(a, b, depth, Tag::Node);
+  }
+
+  /// Both sides' `enter`: bindings, then the fields, compared; the child pairs wait in the new
+  /// frame.
+  bool enter(const Node* a, const Node* b, std::uint32_t depth, Tag tag) {
+    if (depth > kMaxNesting) return false;  // the canonical projection reports it
+    if (tag == Tag::Def) {
+      const Binding& ba = lhs_.define(a);
+      const Binding& bb = rhs_.define(b);
+      if (ba.number != bb.number || ba.use != bb.use) return false;
+    }
+    if (a->kind() == NodeKind::Function) {
+      lhs_.reserve_signature(static_cast<const ir::Function&>(*a));
+      rhs_.reserve_signature(static_cast<const ir::Function&>(*b));
+    }
+    const auto begin = static_cast<std::uint32_t>(pairs_.size());
+    if (tag == Tag::FreeNumbered) {
+      pairs_.push_back({static_cast<const ir::Var&>(*a).type.get(),
+                        static_cast<const ir::Var&>(*b).type.get(), Position::Usual});
+    } else {
+      try {
+        if (!compare_fields(*a, *b, pairs_, scratch_)) return false;
+      } catch (const UnsupportedHere&) {
+        return false;  // the canonical projection reports it, with its path
+      }
+    }
+    frames_.push_back(
+        Frame{a, b, begin, begin, static_cast<std::uint32_t>(pairs_.size()), depth, tag});
+    return true;
+  }
+
+  /// Both sides' `exit`: the pair's number goes to the memo tables and binding caches.
+  void exit() {
+    const Frame f = frames_.back();
+    frames_.pop_back();
+    pairs_.resize(f.begin);
+    const std::uint64_t v = ++exits_;
+    if (f.tag == Tag::Node) {
+      if (f.lhs->use_count() > 1) lhs_.current().memo.insert(f.lhs, v);
+      if (f.rhs->use_count() > 1) rhs_.current().memo.insert(f.rhs, v);
+    } else if (f.tag == Tag::FreeNumbered || f.tag == Tag::Implicit) {
+      lhs_.current().bindings.find(f.lhs)->ref_value = v;
+      rhs_.current().bindings.find(f.rhs)->ref_value = v;
+    }
+    if (f.lhs->kind() == NodeKind::Function) {
+      lhs_.close();
+      rhs_.close();
+    }
+  }
+
+  bool auto_mapping_;
+  Contexts<std::uint64_t> lhs_, rhs_;
+  ::pypto::detail::PodStack<Frame> frames_;
+  ::pypto::detail::PodStack<ChildPair> pairs_;
+  CompareScratch scratch_;
+  std::uint64_t exits_ = 0;
 };
 
 // ---- paths ------------------------------------------------------------------------------------
