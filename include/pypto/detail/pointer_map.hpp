@@ -45,10 +45,17 @@ class PointerMap {
 
   std::size_t size() const { return size_; }
   std::size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
-  /// Empties the map, keeping its table for reuse.
+  /// Empties the map, keeping its table for reuse unless the table is large and was mostly
+  /// empty (so that clearing costs no more than the use since the last clear did).
   void clear() {
     if (size_ == 0) return;
-    std::fill(slots_.begin(), slots_.end(), Slot{});
+    if (slots_.size() > 1024 && 16 * size_ < slots_.size()) {
+      slots_ = {};
+      mask_ = 0;
+      shift_ = 63;
+    } else {
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+    }
     size_ = 0;
   }
 

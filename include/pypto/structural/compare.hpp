@@ -26,7 +26,7 @@ inline bool structural_equal(const ir::Node& a, const ir::Node& b,
   // Optimistic pass: both sides walked in lockstep, every decision and scalar compared on the
   // spot. When the walks diverge (a difference, or sharing that differs between the sides), the
   // canonical projection decides: both sides interned in one arena, equal iff same number.
-  if (detail::Lockstep(enable_auto_mapping).run(a, b)) return true;
+  if (detail::Borrowed<detail::Lockstep>()->run(a, b, enable_auto_mapping)) return true;
   detail::Arena arena;
   const std::uint64_t ra = Projector<Mode::Intern>(&arena, enable_auto_mapping).project(a);
   const std::uint64_t rb = Projector<Mode::Intern>(&arena, enable_auto_mapping).project(b);
@@ -44,7 +44,7 @@ inline bool structural_equal(const ir::NodeRef& a, const ir::NodeRef& b,
 /// match is never proof of equality.
 inline std::uint64_t structural_hash(const ir::Node& x, bool enable_auto_mapping = false) {
   try {
-    return detail::Hasher(enable_auto_mapping).run(x);
+    return detail::Borrowed<detail::Hasher>()->run(x, enable_auto_mapping);
   } catch (const detail::HandOver&) {
     // The projector reports the problem with its field path.
     detail::Arena arena;

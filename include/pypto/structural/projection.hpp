@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -516,11 +517,10 @@ struct CompareScratch {
 
 inline constexpr std::uint64_t kUnset = ~std::uint64_t{0};
 
-/// What a Var is bound to in a function context, with the record of its uses cached.
+/// What a Var is bound to in a function context.
 struct Binding {
   std::uint32_t number = 0;
   Tag use = Tag::Ref;  ///< Ref (defined), FreeNumbered (auto-mapped) or Implicit (resource)
-  std::uint64_t ref_value = kUnset;
 };
 
 /// The function contexts of one walk, innermost last: binding numbers, and the memo of shared
@@ -533,6 +533,7 @@ class Contexts {
     ::pypto::detail::PointerMap<Memo> memo;  // shared nodes (use_count > 1) only
     std::uint32_t next_binding = 0;
     std::uint32_t next_free = 0;
+    std::vector<std::uint64_t> free_values, implicit_values;  // by number, see use_value
   };
 
   Context& current() { return contexts_[depth_ - 1]; }
@@ -543,13 +544,24 @@ class Contexts {
     c.bindings.clear();
     c.memo.clear();
     c.next_binding = c.next_free = 0;
+    c.free_values.clear();
+    c.implicit_values.clear();
   }
   void close() { --depth_; }
+
+  /// The value of every use of a free-numbered or implicit binding: its first use is walked
+  /// (its record holds the Var's type and storage fields), later uses repeat the value. kUnset
+  /// until the first use is done. (Uses of defined Vars need no cache: their record is a leaf.)
+  std::uint64_t& use_value(const Binding& b) {
+    auto& values = b.use == Tag::FreeNumbered ? current().free_values : current().implicit_values;
+    if (values.size() <= b.number) values.resize(b.number + 1, kUnset);
+    return values[b.number];
+  }
 
   /// Binds the Var of a Def position to the context's next number, unless it is bound already.
   Binding& define(const Node* var) {
     Context& c = current();
-    auto [binding, fresh] = c.bindings.insert(var, Binding{c.next_binding, Tag::Ref, kUnset});
+    auto [binding, fresh] = c.bindings.insert(var, Binding{c.next_binding, Tag::Ref});
     if (fresh) ++c.next_binding;
     return *binding;
   }
@@ -790,8 +802,8 @@ class Projector {
       Context& ctx = context();
       Binding* b = ctx.bindings.find(n);
       if (b && b->use == Tag::Ref) {
-        if (b->ref_value == kUnset) b->ref_value = leaf(NodeKind::Var, Tag::Ref, b->number, false);
-        set_value(slot, b->ref_value, add_event(n, pos, Tag::Ref, b->ref_value, b->number));
+        const std::uint64_t v = leaf(NodeKind::Var, Tag::Ref, b->number, false);
+        set_value(slot, v, add_event(n, pos, Tag::Ref, v, b->number));
         return false;
       }
       if (!b) {
@@ -804,14 +816,13 @@ class Projector {
         }
         // An implicit resource binding, or (auto-mapping) a free Var, numbered at first use.
         const Tag use = resource ? Tag::Implicit : Tag::FreeNumbered;
-        b = ctx.bindings
-                .insert(n, Binding{resource ? ctx.next_binding++ : ctx.next_free++, use, kUnset})
+        b = ctx.bindings.insert(n, Binding{resource ? ctx.next_binding++ : ctx.next_free++, use})
                 .first;
       }
       // Every use of such a Var has the same record — its number and its type (and storage
       // fields) — so sharing a subexpression or a descriptor never changes the records.
-      if (b->ref_value != kUnset) {
-        set_value(slot, b->ref_value, add_event(n, pos, b->use, b->ref_value, b->number));
+      if (const std::uint64_t v = contexts_.use_value(*b); v != kUnset) {
+        set_value(slot, v, add_event(n, pos, b->use, v, b->number));
         return false;
       }
       Frame f(n, parent, ordinal, depth, slot, pos, b->use);
@@ -889,7 +900,7 @@ class Projector {
     if (f.tag == Tag::Node && f.node->use_count() > 1)
       context().memo.insert(f.node, Memo{v, event});
     if (f.tag == Tag::FreeNumbered || f.tag == Tag::Implicit)
-      context().bindings.find(f.node)->ref_value = v;
+      contexts_.use_value(*context().bindings.find(f.node)) = v;
     if (f.node->kind() == NodeKind::Function) close_context();
     children_.resize(f.child_begin);
     values_.resize(f.first);
@@ -928,6 +939,41 @@ class Projector {
   std::uint32_t root_event_ = kNoEvent;
 };
 
+// ---- reused tables ----------------------------------------------------------------------------
+
+/// The tables of a walk (W: Hasher or Lockstep), kept per thread between calls and borrowed for
+/// one call: on large functions, faulting in fresh pages for them on every call cost about a
+/// third of the call. What stays allocated is bounded by the largest walk the thread has done;
+/// a pointer map left mostly empty by a call is released at the next one. A nested borrow gets
+/// fresh tables.
+template <class W>
+class Borrowed {
+ public:
+  Borrowed() {
+    if (busy())
+      owned_ = std::make_unique<W>();
+    else
+      busy() = true;
+  }
+  ~Borrowed() {
+    if (!owned_) busy() = false;
+  }
+  Borrowed(const Borrowed&) = delete;
+  Borrowed& operator=(const Borrowed&) = delete;
+  W* operator->() { return owned_ ? owned_.get() : &cached(); }
+
+ private:
+  static W& cached() {
+    thread_local W w;
+    return w;
+  }
+  static bool& busy() {
+    thread_local bool b = false;
+    return b;
+  }
+  std::unique_ptr<W> owned_;
+};
+
 // ---- the hash ---------------------------------------------------------------------------------
 
 /// Raised by the fast walks where the projector must take over: it reports the error with its
@@ -941,25 +987,29 @@ struct HandOver {};
 /// a record's hash combines its header, scalar words and its children's hashes in order.
 class Hasher {
  public:
-  explicit Hasher(bool auto_mapping) : auto_mapping_(auto_mapping) {
-    std::fill(std::begin(scalar_types_), std::end(scalar_types_), kUnset);
-  }
+  Hasher() { std::fill(std::begin(scalar_types_), std::end(scalar_types_), kUnset); }
 
   /// The hash of `root` in a fresh root context; throws HandOver on IR the projector must
   /// report.
-  std::uint64_t run(const Node& root) {
+  std::uint64_t run(const Node& root, bool auto_mapping) {
+    auto_mapping_ = auto_mapping;
+    frames_.clear();
+    children_.clear();
+    values_.clear();
     contexts_.reset();
     contexts_.open();
-    values_.clear();
-    items_.clear();
     visit(&root, Position::Usual, 1);
-    while (!items_.empty()) {
-      const Item it = items_.back();
-      items_.pop_back();
-      if (it.exit)
-        finish(it.node, it.h, it.count, it.tag);
-      else
-        visit(it.node, it.pos, it.depth);
+    while (!frames_.empty()) {
+      Frame& f = frames_.back();
+      if (f.next == f.end) {
+        const Frame done = f;
+        frames_.pop_back();
+        children_.resize(done.begin);
+        finish(done.node, done.h, done.end - done.begin, done.tag);
+        continue;
+      }
+      const Child c = children_[f.next++];
+      visit(c.node, c.pos, f.depth + 1);  // f may dangle now
     }
     contexts_.close();
     return values_[0];
@@ -967,33 +1017,29 @@ class Hasher {
 
   /// Bytes held by the walk's tables.
   std::size_t bytes() const {
-    return items_.capacity() * sizeof(Item) + values_.capacity() * 8 +
+    return frames_.capacity() * sizeof(Frame) + values_.capacity() * 8 +
            children_.capacity() * sizeof(Child) + contexts_.bytes();
   }
 
  private:
-  struct Item {
+  /// A node whose children are being walked: they are children_[begin, end), the values of
+  /// those before `next` are on values_.
+  struct Frame {
     const Node* node;
-    std::uint64_t h;      ///< exit: the hash of the record's scalar words
-    std::uint32_t depth;  ///< visit: nesting of the node
-    std::uint32_t count;  ///< exit: number of children
-    Tag tag;              ///< exit: the record's tag
-    Position pos;         ///< visit: how the node is reached
-    bool exit;
+    std::uint64_t h;  ///< the hash of the record's scalar words
+    std::uint32_t begin, next, end;
+    std::uint32_t depth;
+    Tag tag;
   };
 
   static std::uint64_t leaf(NodeKind k, Tag t, std::uint64_t payload, bool wide) {
     std::uint64_t h = mix(0, header(k, t));
-    if (wide) {
-      h = mix(h, static_cast<std::uint32_t>(payload));
-      h = mix(h, static_cast<std::uint32_t>(payload >> 32));
-    } else {
-      h = mix(h, static_cast<std::uint32_t>(payload));
-    }
+    h = mix(h, static_cast<std::uint32_t>(payload));
+    if (wide) h = mix(h, static_cast<std::uint32_t>(payload >> 32));
     return core::hash_mix(h);
   }
 
-  /// The value of a child that needs no walk of its own (no numbering either), pushed; false
+  /// The value of a node that needs no walk of its own (and takes no number), pushed; false
   /// when it needs one.
   bool immediate(const Node* n, Position pos) {
     const NodeKind kind = n->kind();
@@ -1006,15 +1052,14 @@ class Hasher {
     }
     if (ir::kinds::var.contains(kind)) {
       if (pos == Position::Def) return false;
-      Binding* b = contexts_.current().bindings.find(n);
-      if (b && b->use == Tag::Ref) {
-        if (b->ref_value == kUnset) b->ref_value = leaf(NodeKind::Var, Tag::Ref, b->number, false);
-        values_.push_back(b->ref_value);
-        return true;
-      }
-      if (b) {
-        if (b->ref_value == kUnset) return false;
-        values_.push_back(b->ref_value);
+      if (const Binding* b = contexts_.current().bindings.find(n)) {
+        if (b->use == Tag::Ref) {
+          values_.push_back(leaf(NodeKind::Var, Tag::Ref, b->number, false));
+          return true;
+        }
+        const std::uint64_t v = contexts_.use_value(*b);
+        if (v == kUnset) return false;
+        values_.push_back(v);
         return true;
       }
       if (pos == Position::ResourceBase || kind == NodeKind::WindowBuffer || auto_mapping_)
@@ -1032,7 +1077,8 @@ class Hasher {
     return false;
   }
 
-  /// The projector's `push` and `enter` for one node.
+  /// The projector's `push` and `enter` for one node: its children that resolve at once are
+  /// resolved in order up to the first that needs a walk; when none does, it is finished here.
   void visit(const Node* n, Position pos, std::uint32_t depth) {
     if (immediate(n, pos)) return;
     const NodeKind kind = n->kind();
@@ -1049,7 +1095,7 @@ class Hasher {
           const bool resource = pos == Position::ResourceBase || kind == NodeKind::WindowBuffer;
           b = ctx.bindings
                   .insert(n, Binding{resource ? ctx.next_binding++ : ctx.next_free++,
-                                     resource ? Tag::Implicit : Tag::FreeNumbered, kUnset})
+                                     resource ? Tag::Implicit : Tag::FreeNumbered})
                   .first;
         }
         tag = b->use;
@@ -1073,19 +1119,15 @@ class Hasher {
         throw HandOver{};
       }
     }
-    const auto count = static_cast<std::uint32_t>(children_.size()) - begin;
-    std::uint32_t i = 0;
-    while (i < count && immediate(children_[begin + i].node, children_[begin + i].pos)) ++i;
-    if (i == count) {
-      children_.resize(begin);
-      finish(n, sink.h, count, tag);
+    const auto end = static_cast<std::uint32_t>(children_.size());
+    std::uint32_t next = begin;
+    while (next < end && immediate(children_[next].node, children_[next].pos)) ++next;
+    if (next < end) {
+      frames_.push_back(Frame{n, sink.h, begin, next, end, depth, tag});
       return;
     }
-    items_.push_back(Item{n, sink.h, 0, count, tag, Position::Usual, true});
-    for (std::uint32_t j = count; j-- > i;)
-      items_.push_back(Item{children_[begin + j].node, 0, depth + 1, 0, Tag::Node,
-                            children_[begin + j].pos, false});
     children_.resize(begin);
+    finish(n, sink.h, end - begin, tag);
   }
 
   /// The projector's `exit`: the record's hash from its scalars and its children's values.
@@ -1097,13 +1139,13 @@ class Hasher {
     values_.push_back(v);
     if (tag == Tag::Node && n->use_count() > 1) contexts_.current().memo.insert(n, v);
     if (tag == Tag::FreeNumbered || tag == Tag::Implicit)
-      contexts_.current().bindings.find(n)->ref_value = v;
+      contexts_.use_value(*contexts_.current().bindings.find(n)) = v;
     if (n->kind() == NodeKind::Function) contexts_.close();
   }
 
-  bool auto_mapping_;
+  bool auto_mapping_ = false;
   Contexts<std::uint64_t> contexts_;
-  ::pypto::detail::PodStack<Item> items_;
+  ::pypto::detail::PodStack<Frame> frames_;
   ::pypto::detail::PodStack<std::uint64_t> values_;
   ::pypto::detail::PodStack<Child> children_;
   ::pypto::detail::PodStack<std::uint32_t> words_;  // unused: the hash keeps no words
@@ -1124,9 +1166,10 @@ class Hasher {
 /// binding and memo tables and the walk's stack.
 class Lockstep {
  public:
-  explicit Lockstep(bool auto_mapping) : auto_mapping_(auto_mapping) {}
-
-  bool run(const Node& a, const Node& b) {
+  bool run(const Node& a, const Node& b, bool auto_mapping) {
+    auto_mapping_ = auto_mapping;
+    frames_.clear();
+    pairs_.clear();
     lhs_.reset();
     rhs_.reset();
     lhs_.open();
@@ -1179,15 +1222,14 @@ class Lockstep {
         if (!resource && !auto_mapping_)
           return static_cast<const ir::Var&>(*a).uid == static_cast<const ir::Var&>(*b).uid;
         const Tag use = resource ? Tag::Implicit : Tag::FreeNumbered;
-        ba = ca.bindings
-                 .insert(a, Binding{resource ? ca.next_binding++ : ca.next_free++, use, kUnset})
+        ba = ca.bindings.insert(a, Binding{resource ? ca.next_binding++ : ca.next_free++, use})
                  .first;
-        bb = cb.bindings
-                 .insert(b, Binding{resource ? cb.next_binding++ : cb.next_free++, use, kUnset})
+        bb = cb.bindings.insert(b, Binding{resource ? cb.next_binding++ : cb.next_free++, use})
                  .first;
       }
       if (ba->use != bb->use || ba->number != bb->number) return false;
-      if (ba->ref_value != kUnset || bb->ref_value != kUnset) return ba->ref_value == bb->ref_value;
+      const std::uint64_t va = lhs_.use_value(*ba), vb = rhs_.use_value(*bb);
+      if (va != kUnset || vb != kUnset) return va == vb;
       return enter(a, b, depth, ba->use);
     }
     const bool shared_a = a->use_count() > 1, shared_b = b->use_count() > 1;
@@ -1238,8 +1280,8 @@ class Lockstep {
       if (f.lhs->use_count() > 1) lhs_.current().memo.insert(f.lhs, v);
       if (f.rhs->use_count() > 1) rhs_.current().memo.insert(f.rhs, v);
     } else if (f.tag == Tag::FreeNumbered || f.tag == Tag::Implicit) {
-      lhs_.current().bindings.find(f.lhs)->ref_value = v;
-      rhs_.current().bindings.find(f.rhs)->ref_value = v;
+      lhs_.use_value(*lhs_.current().bindings.find(f.lhs)) = v;
+      rhs_.use_value(*rhs_.current().bindings.find(f.rhs)) = v;
     }
     if (f.lhs->kind() == NodeKind::Function) {
       lhs_.close();
@@ -1247,7 +1289,7 @@ class Lockstep {
     }
   }
 
-  bool auto_mapping_;
+  bool auto_mapping_ = false;
   Contexts<std::uint64_t> lhs_, rhs_;
   ::pypto::detail::PodStack<Frame> frames_;
   ::pypto::detail::PodStack<ChildPair> pairs_;
