@@ -346,25 +346,27 @@ std::uint64_t scalar_bits(const T& v) {
     return static_cast<std::uint64_t>(v);
 }
 
+/// The sink calls of one field F of a flat node (none for an Ignore field).
+template <class F, class Sink, class N>
+[[gnu::always_inline]] inline void encode_flat_field(const N& n, Sink& sink) {
+  if constexpr (F::kind != reflect::FieldKind::Ignore) {
+    const auto& v = F::get(n);
+    if constexpr (is_node_handle<typename F::value_type>) {
+      if (v)
+        sink.child(v.get(), position_of<F>());
+      else
+        sink.null();
+    } else {
+      sink.value(v);
+    }
+  }
+}
+
 /// The sink calls of a flat node's fields, in descriptor order.
 template <class Sink, class N>
 void encode_flat(const N& n, Sink& sink) {
   [&]<class... F>(reflect::FieldList<F...>) {
-    (
-        [&] {
-          if constexpr (F::kind != reflect::FieldKind::Ignore) {
-            const auto& v = F::get(n);
-            if constexpr (is_node_handle<typename F::value_type>) {
-              if (v)
-                sink.child(v.get(), position_of<F>());
-              else
-                sink.null();
-            } else {
-              sink.value(v);
-            }
-          }
-        }(),
-        ...);
+    (encode_flat_field<F>(n, sink), ...);
   }(reflect::FieldsOf<N>{});
 }
 
@@ -375,26 +377,31 @@ struct ChildPair {
   Position pos;
 };
 
-/// Compares two flat nodes of kind N field by field: scalars by their record bits, child
-/// handles by presence; the child pairs are appended to `pairs`.
+/// Compares one field F of two flat nodes: scalars by their record bits, child handles by
+/// presence (the pair is appended to `pairs`).
+template <class F, class N>
+[[gnu::always_inline]] inline bool compare_flat_field(const N& a, const N& b,
+                                                      ::pypto::detail::PodStack<ChildPair>& pairs) {
+  if constexpr (F::kind == reflect::FieldKind::Ignore) {
+    return true;
+  } else {
+    const auto& x = F::get(a);
+    const auto& y = F::get(b);
+    if constexpr (is_node_handle<typename F::value_type>) {
+      if (!x || !y) return !x && !y;
+      pairs.push_back({x.get(), y.get(), position_of<F>()});
+      return true;
+    } else {
+      return scalar_bits(x) == scalar_bits(y);
+    }
+  }
+}
+
+/// Compares two flat nodes of kind N field by field; the child pairs are appended to `pairs`.
 template <class N>
 bool compare_flat(const N& a, const N& b, ::pypto::detail::PodStack<ChildPair>& pairs) {
   return [&]<class... F>(reflect::FieldList<F...>) {
-    return ([&] {
-      if constexpr (F::kind == reflect::FieldKind::Ignore) {
-        return true;
-      } else {
-        const auto& x = F::get(a);
-        const auto& y = F::get(b);
-        if constexpr (is_node_handle<typename F::value_type>) {
-          if (!x || !y) return !x && !y;
-          pairs.push_back({x.get(), y.get(), position_of<F>()});
-          return true;
-        } else {
-          return scalar_bits(x) == scalar_bits(y);
-        }
-      }
-    }() && ...);
+    return (compare_flat_field<F>(a, b, pairs) && ...);
   }(reflect::FieldsOf<N>{});
 }
 
@@ -462,6 +469,12 @@ struct ScalarSink {
   void unsupported(const std::string& reason) { throw UnsupportedHere{reason}; }
 };
 
+/// The generic field walk (lists, optionals, strings, attrs, views), out of line so that the
+/// flat kinds' dispatch stays lean.
+[[gnu::noinline]] inline void encode_walked(const Node& node, ScalarSink& sink) {
+  ir::visit(node, [&](const auto& concrete) { encode_concrete(concrete, sink); });
+}
+
 /// The field walk of the projection, compiled once for all modes (not inlined into each).
 [[gnu::noinline]] inline void encode_scalars(const Node& node, ScalarSink& sink) {
   ir::visit(node, [&](const auto& concrete) {
@@ -469,12 +482,11 @@ struct ScalarSink {
     if constexpr (is_flat_kind<N>)
       encode_flat(concrete, sink);
     else
-      encode_concrete(concrete, sink);
+      encode_walked(concrete, sink);
   });
 }
 
-/// Compares the fields of two nodes of one kind: flat kinds field by field, others by their
-/// encoded words; the child pairs are appended to `pairs`. Compiled once.
+/// Scratch tables for comparing two nodes by their encoded words.
 struct CompareScratch {
   ::pypto::detail::PodStack<std::uint32_t> lhs_words, rhs_words;
   ::pypto::detail::PodStack<Child> lhs_children, rhs_children;
@@ -483,33 +495,41 @@ struct CompareScratch {
            (lhs_children.capacity() + rhs_children.capacity()) * sizeof(Child);
   }
 };
+
+/// Compares two nodes of one kind by their encoded words; the child pairs are appended.
+[[gnu::noinline]] inline bool compare_walked(const Node& a, const Node& b,
+                                             ::pypto::detail::PodStack<ChildPair>& pairs,
+                                             CompareScratch& scratch) {
+  auto &wa = scratch.lhs_words, &wb = scratch.rhs_words;
+  auto &ca = scratch.lhs_children, &cb = scratch.rhs_children;
+  wa.clear();
+  wb.clear();
+  ca.clear();
+  cb.clear();
+  ScalarSink sa{wa, ca, true}, sb{wb, cb, true};
+  encode_walked(a, sa);
+  encode_walked(b, sb);
+  if (wa.size() != wb.size() || ca.size() != cb.size() ||
+      std::memcmp(wa.data(), wb.data(), wa.size() * 4) != 0)
+    return false;
+  for (std::size_t i = 0; i < ca.size(); ++i) {
+    if (ca[i].pos != cb[i].pos) return false;
+    pairs.push_back({ca[i].node, cb[i].node, ca[i].pos});
+  }
+  return true;
+}
+
+/// Compares the fields of two nodes of one kind: flat kinds field by field, others by their
+/// encoded words; the child pairs are appended to `pairs`. Compiled once.
 [[gnu::noinline]] inline bool compare_fields(const Node& a, const Node& b,
                                              ::pypto::detail::PodStack<ChildPair>& pairs,
                                              CompareScratch& scratch) {
   return ir::visit(a, [&](const auto& x) {
     using N = std::decay_t<decltype(x)>;
-    const auto& y = static_cast<const N&>(b);
-    if constexpr (is_flat_kind<N>) {
-      return compare_flat(x, y, pairs);
-    } else {
-      auto &wa = scratch.lhs_words, &wb = scratch.rhs_words;
-      auto &ca = scratch.lhs_children, &cb = scratch.rhs_children;
-      wa.clear();
-      wb.clear();
-      ca.clear();
-      cb.clear();
-      ScalarSink sa{wa, ca, true}, sb{wb, cb, true};
-      encode_concrete(x, sa);
-      encode_concrete(y, sb);
-      if (wa.size() != wb.size() || ca.size() != cb.size() ||
-          std::memcmp(wa.data(), wb.data(), wa.size() * 4) != 0)
-        return false;
-      for (std::size_t i = 0; i < ca.size(); ++i) {
-        if (ca[i].pos != cb[i].pos) return false;
-        pairs.push_back({ca[i].node, cb[i].node, ca[i].pos});
-      }
-      return true;
-    }
+    if constexpr (is_flat_kind<N>)
+      return compare_flat(x, static_cast<const N&>(b), pairs);
+    else
+      return compare_walked(a, b, pairs, scratch);
   });
 }
 
@@ -556,6 +576,17 @@ class Contexts {
     auto& values = b.use == Tag::FreeNumbered ? current().free_values : current().implicit_values;
     if (values.size() <= b.number) values.resize(b.number + 1, kUnset);
     return values[b.number];
+  }
+
+  /// The binding of a Var used outside a Def position: if it has none yet, an implicit
+  /// resource binding (`resource`) or, under auto-mapping, a free Var, numbered at first use.
+  Binding& use_binding(const Node* var, bool resource) {
+    Context& c = current();
+    if (Binding* b = c.bindings.find(var)) return *b;
+    return *c.bindings
+                .insert(var, resource ? Binding{c.next_binding++, Tag::Implicit}
+                                      : Binding{c.next_free++, Tag::FreeNumbered})
+                .first;
   }
 
   /// Binds the Var of a Def position to the context's next number, unless it is bound already.
@@ -814,10 +845,7 @@ class Projector {
           set_value(slot, v, add_event(n, pos, Tag::FreeIdentity, v, 0));
           return false;
         }
-        // An implicit resource binding, or (auto-mapping) a free Var, numbered at first use.
-        const Tag use = resource ? Tag::Implicit : Tag::FreeNumbered;
-        b = ctx.bindings.insert(n, Binding{resource ? ctx.next_binding++ : ctx.next_free++, use})
-                .first;
+        b = &contexts_.use_binding(n, resource);
       }
       // Every use of such a Var has the same record — its number and its type (and storage
       // fields) — so sharing a subexpression or a descriptor never changes the records.
@@ -1088,18 +1116,10 @@ class Hasher {
       if (pos == Position::Def) {
         tag = Tag::Def;
       } else {
-        auto& ctx = contexts_.current();
-        Binding* b = ctx.bindings.find(n);
-        if (!b) {
-          // An implicit resource binding, or (auto-mapping) a free Var, numbered at first use.
-          const bool resource = pos == Position::ResourceBase || kind == NodeKind::WindowBuffer;
-          b = ctx.bindings
-                  .insert(n, Binding{resource ? ctx.next_binding++ : ctx.next_free++,
-                                     resource ? Tag::Implicit : Tag::FreeNumbered})
-                  .first;
-        }
-        tag = b->use;
-        binding = b->number;
+        const Binding& b = contexts_.use_binding(
+            n, pos == Position::ResourceBase || kind == NodeKind::WindowBuffer);
+        tag = b.use;
+        binding = b.number;
       }
     }
     if (depth > kMaxNesting) throw HandOver{};
@@ -1174,15 +1194,19 @@ class Lockstep {
     rhs_.reset();
     lhs_.open();
     rhs_.open();
-    if (!resolve(&a, &b, Position::Usual, 1)) return false;
+    if (!visit(&a, &b, Position::Usual, 1, false)) return false;
     while (!frames_.empty()) {
       Frame& f = frames_.back();
       if (f.next == f.end) {
-        exit();
+        const Frame done = f;
+        frames_.pop_back();
+        pairs_.resize(done.begin);
+        finish(done.lhs, done.rhs, done.tag);
         continue;
       }
+      const bool checked = f.next == f.checked;
       const ChildPair c = pairs_[f.next++];
-      if (!resolve(c.lhs, c.rhs, c.pos, f.depth + 1)) return false;
+      if (!visit(c.lhs, c.rhs, c.pos, f.depth + 1, checked)) return false;  // f may dangle now
     }
     return true;
   }
@@ -1194,63 +1218,81 @@ class Lockstep {
   }
 
  private:
+  /// A pair whose children are being walked: pairs_[begin, end); pair `checked` is known to
+  /// need a walk of its own.
   struct Frame {
     const Node* lhs;
     const Node* rhs;
-    std::uint32_t begin, next, end;  ///< the children's pairs in pairs_
+    std::uint32_t begin, next, end, checked;
     std::uint32_t depth;
     Tag tag;
   };
 
-  /// The pair as the projector's `push` would resolve each side; false when they disagree.
-  bool resolve(const Node* a, const Node* b, Position pos, std::uint32_t depth) {
+  enum Resolved { Differ, Same, Walk };
+
+  /// A pair the projector would resolve without a walk (and without numbering) on both sides:
+  /// Same or Differ; Walk when it needs one.
+  Resolved immediate(const Node* a, const Node* b, Position pos) {
     const NodeKind kind = a->kind();
-    if (kind != b->kind()) return false;
+    if (kind != b->kind()) return Differ;
     if (kind == NodeKind::ScalarType)
       return static_cast<const ir::ScalarType&>(*a).dtype ==
-             static_cast<const ir::ScalarType&>(*b).dtype;
+                     static_cast<const ir::ScalarType&>(*b).dtype
+                 ? Same
+                 : Differ;
     if (ir::kinds::var.contains(kind)) {
-      if (pos == Position::Def) return enter(a, b, depth, Tag::Def);
-      auto& ca = lhs_.current();
-      auto& cb = rhs_.current();
-      Binding* ba = ca.bindings.find(a);
-      Binding* bb = cb.bindings.find(b);
-      if (!ba != !bb) return false;
-      if (ba && ba->use == Tag::Ref) return bb->use == Tag::Ref && ba->number == bb->number;
+      if (pos == Position::Def) return Walk;
+      const Binding* ba = lhs_.current().bindings.find(a);
+      const Binding* bb = rhs_.current().bindings.find(b);
+      if (!ba != !bb) return Differ;
       if (!ba) {
-        const bool resource = pos == Position::ResourceBase || kind == NodeKind::WindowBuffer;
-        if (!resource && !auto_mapping_)
-          return static_cast<const ir::Var&>(*a).uid == static_cast<const ir::Var&>(*b).uid;
-        const Tag use = resource ? Tag::Implicit : Tag::FreeNumbered;
-        ba = ca.bindings.insert(a, Binding{resource ? ca.next_binding++ : ca.next_free++, use})
-                 .first;
-        bb = cb.bindings.insert(b, Binding{resource ? cb.next_binding++ : cb.next_free++, use})
-                 .first;
+        if (pos == Position::ResourceBase || kind == NodeKind::WindowBuffer || auto_mapping_)
+          return Walk;
+        return static_cast<const ir::Var&>(*a).uid == static_cast<const ir::Var&>(*b).uid ? Same
+                                                                                          : Differ;
       }
-      if (ba->use != bb->use || ba->number != bb->number) return false;
+      if (ba->use != bb->use || ba->number != bb->number) return Differ;
+      if (ba->use == Tag::Ref) return Same;
       const std::uint64_t va = lhs_.use_value(*ba), vb = rhs_.use_value(*bb);
-      if (va != kUnset || vb != kUnset) return va == vb;
-      return enter(a, b, depth, ba->use);
+      if (va == kUnset && vb == kUnset) return Walk;
+      return va == vb ? Same : Differ;
     }
     const bool shared_a = a->use_count() > 1, shared_b = b->use_count() > 1;
     if (shared_a || shared_b) {
       const std::uint64_t* ma = shared_a ? lhs_.current().memo.find(a) : nullptr;
       const std::uint64_t* mb = shared_b ? rhs_.current().memo.find(b) : nullptr;
-      if (ma || mb) return ma && mb && *ma == *mb;
+      if (ma || mb) return ma && mb && *ma == *mb ? Same : Differ;
     }
-    return enter(a, b, depth, Tag::Node);
+    return Walk;
   }
 
-  /// Both sides' `enter`: bindings, then the fields, compared; the child pairs wait in the new
-  /// frame.
-  bool enter(const Node* a, const Node* b, std::uint32_t depth, Tag tag) {
-    if (depth > kMaxNesting) return false;  // the canonical projection reports it
-    if (tag == Tag::Def) {
-      const Binding& ba = lhs_.define(a);
-      const Binding& bb = rhs_.define(b);
-      if (ba.number != bb.number || ba.use != bb.use) return false;
+  /// Both sides' `push` and `enter`: numbering, then the fields, compared; the child pairs that
+  /// resolve at once are resolved up to the first that needs a walk; when none does, the pair is
+  /// finished here. False when the sides disagree (or the canonical projection must report).
+  bool visit(const Node* a, const Node* b, Position pos, std::uint32_t depth, bool checked) {
+    if (!checked) {
+      const Resolved r = immediate(a, b, pos);
+      if (r != Walk) return r == Same;
     }
-    if (a->kind() == NodeKind::Function) {
+    if (depth > kMaxNesting) return false;  // the canonical projection reports it
+    const NodeKind kind = a->kind();
+    Tag tag = Tag::Node;
+    if (ir::kinds::var.contains(kind)) {
+      if (pos == Position::Def) {
+        tag = Tag::Def;
+        const Binding& ba = lhs_.define(a);
+        const Binding& bb = rhs_.define(b);
+        if (ba.number != bb.number || ba.use != bb.use) return false;
+      } else {
+        // First use of an implicit resource binding or (auto-mapping) a free Var: numbered now.
+        const bool resource = pos == Position::ResourceBase || kind == NodeKind::WindowBuffer;
+        const Binding& ba = lhs_.use_binding(a, resource);
+        const Binding& bb = rhs_.use_binding(b, resource);
+        if (ba.use != bb.use || ba.number != bb.number) return false;
+        tag = ba.use;
+      }
+    }
+    if (kind == NodeKind::Function) {
       lhs_.reserve_signature(static_cast<const ir::Function&>(*a));
       rhs_.reserve_signature(static_cast<const ir::Function&>(*b));
     }
@@ -1265,25 +1307,31 @@ class Lockstep {
         return false;  // the canonical projection reports it, with its path
       }
     }
-    frames_.push_back(
-        Frame{a, b, begin, begin, static_cast<std::uint32_t>(pairs_.size()), depth, tag});
+    const auto end = static_cast<std::uint32_t>(pairs_.size());
+    for (std::uint32_t next = begin; next < end; ++next) {
+      const Resolved r = immediate(pairs_[next].lhs, pairs_[next].rhs, pairs_[next].pos);
+      if (r == Differ) return false;
+      if (r == Walk) {
+        frames_.push_back(Frame{a, b, begin, next, end, next, depth, tag});
+        return true;
+      }
+    }
+    pairs_.resize(begin);
+    finish(a, b, tag);
     return true;
   }
 
   /// Both sides' `exit`: the pair's number goes to the memo tables and binding caches.
-  void exit() {
-    const Frame f = frames_.back();
-    frames_.pop_back();
-    pairs_.resize(f.begin);
+  void finish(const Node* a, const Node* b, Tag tag) {
     const std::uint64_t v = ++exits_;
-    if (f.tag == Tag::Node) {
-      if (f.lhs->use_count() > 1) lhs_.current().memo.insert(f.lhs, v);
-      if (f.rhs->use_count() > 1) rhs_.current().memo.insert(f.rhs, v);
-    } else if (f.tag == Tag::FreeNumbered || f.tag == Tag::Implicit) {
-      lhs_.use_value(*lhs_.current().bindings.find(f.lhs)) = v;
-      rhs_.use_value(*rhs_.current().bindings.find(f.rhs)) = v;
+    if (tag == Tag::Node) {
+      if (a->use_count() > 1) lhs_.current().memo.insert(a, v);
+      if (b->use_count() > 1) rhs_.current().memo.insert(b, v);
+    } else if (tag == Tag::FreeNumbered || tag == Tag::Implicit) {
+      lhs_.use_value(*lhs_.current().bindings.find(a)) = v;
+      rhs_.use_value(*rhs_.current().bindings.find(b)) = v;
     }
-    if (f.lhs->kind() == NodeKind::Function) {
+    if (a->kind() == NodeKind::Function) {
       lhs_.close();
       rhs_.close();
     }
