@@ -6,7 +6,14 @@
 // Records are interned by their full word sequence in an Arena, so two nodes project to the same
 // number iff they are structurally equal, and equality of two roots projected into one arena is a
 // comparison of numbers (seed 003). A record's hash combines its scalars with its children's
-// hashes (not their numbers), so separate calls agree. A hash-only mode skips interning.
+// hashes (not their numbers), so separate calls agree.
+//
+// Three walks share the encoder, the binding rules and the walk order: the Projector interns
+// records (the canonical path, and the one that reports unsupported IR with its path); the
+// Hasher computes the same records' hashes without storing them; Lockstep walks two sides at
+// once and compares, at every node, what would go into their records, so that two sides that
+// agree throughout would project to the same records. Nodes with only handles and plain scalars
+// ("flat" kinds, most of them) are folded over field by field; the others take the generic walk.
 //
 // Bindings: a Function reserves its parameters, then the shape symbols of its signature, before
 // walking anything, so a parameter's shape may name a later scalar parameter. Every Def field
@@ -137,28 +144,6 @@ class Arena {
   std::size_t capacity_ = 0;
   std::size_t mask_ = 0;
 };
-
-/// Records in visit order without deduplication, for the optimistic equality check: the second
-/// side's i-th record is compared with the first side's i-th record (see compare.hpp).
-struct Recording {
-  ::pypto::detail::PodStack<std::uint32_t> words;
-  ::pypto::detail::PodStack<std::uint32_t> offsets;  ///< into words, for the kept records
-  std::size_t base = 0;  ///< number of the first kept record (earlier ones were dropped)
-
-  Recording() { offsets.push_back(0); }
-  /// Records emitted so far, kept or dropped.
-  std::size_t count() const { return base + offsets.size() - 1; }
-  /// Forgets the kept records (numbers continue): a lockstep check no longer needs them.
-  void drop_all() {
-    base = count();
-    words.clear();
-    offsets.resize(1);
-  }
-  std::size_t bytes() const { return words.capacity() * 4 + offsets.capacity() * 4; }
-};
-
-/// Thrown by a checking projection at its first record that differs from the recording.
-struct Diverged {};
 
 // ---- field encoding ---------------------------------------------------------------------------
 
@@ -618,17 +603,11 @@ class Contexts {
 
 // ---- the projector ----------------------------------------------------------------------------
 
-/// What a projection produces per node.
-enum class Mode : std::uint8_t {
-  Hash,    ///< the record's hash (no words kept)
-  Intern,  ///< the record's number in an Arena (canonical: equal records, equal numbers)
-  Record,  ///< the record appended to a Recording (visit order, no deduplication, no hash)
-  Check,   ///< the record compared with the Recording's record at the same position
-};
-
-/// Projects nodes in one of the Modes. With Trace, it also keeps, for every visit, the node,
-/// its record and its children's visits, for first-mismatch diagnostics.
-template <Mode M, bool Trace = false>
+/// The canonical projection: every record interned in an Arena, so equal records get equal
+/// numbers. It decides equality when the lockstep walk cannot, and reports unsupported IR with
+/// its path. With Trace, it also keeps, for every visit, the node, its record and its children's
+/// visits, for first-mismatch diagnostics.
+template <bool Trace = false>
 class Projector {
  public:
   /// One visit of a node: its record (number or hash) and its children's visits.
@@ -643,17 +622,9 @@ class Projector {
   };
   static constexpr std::uint32_t kNoEvent = 0xffffffffu;
 
-  /// Mode::Hash (arena unused, may be null) or Mode::Intern.
-  Projector(Arena* arena, bool auto_mapping) : arena_(arena), auto_mapping_(auto_mapping) {
-    static_assert(M == Mode::Hash || M == Mode::Intern);
-  }
-  /// Mode::Record (appends to `recording`) or Mode::Check (compares with it).
-  Projector(Recording* recording, bool auto_mapping)
-      : recording_(recording), auto_mapping_(auto_mapping) {
-    static_assert(M == Mode::Record || M == Mode::Check);
-  }
+  Projector(Arena* arena, bool auto_mapping) : arena_(arena), auto_mapping_(auto_mapping) {}
 
-  /// The record number (Intern) or hash of `root`, projected in a fresh root context.
+  /// The record number of `root`, projected in a fresh root context.
   std::uint64_t project(const Node& root) {
     start(root);
     while (step()) {
@@ -661,8 +632,8 @@ class Projector {
     return result();
   }
 
-  /// The projection in steps, for walking two sides in lockstep: start, step until false
-  /// (each step enters or leaves one node), then result.
+  /// The projection in steps: start, step until false (each step enters or leaves one node),
+  /// then result.
   void start(const Node& root) {
     contexts_.reset();
     open_context();
@@ -689,8 +660,6 @@ class Projector {
     if constexpr (Trace) root_event_ = value_events_[0];
     return values_[0];
   }
-  /// Mode::Check: the number of the next record it expects.
-  std::size_t cursor() const { return cursor_; }
 
   /// Bytes held by the projector's tables (for the memory benchmark; the arena counts apart).
   std::size_t bytes() const {
@@ -750,45 +719,20 @@ class Projector {
   /// hashes (never their numbers) join the hash, their numbers join the words.
   std::uint64_t finish(std::uint64_t h, std::uint32_t begin, const std::uint64_t* children,
                        std::uint32_t count) {
-    if constexpr (M == Mode::Hash) {
-      for (std::uint32_t i = 0; i < count; ++i) h = mix(h, children[i]);
-      return core::hash_mix(h ^ count);
-    } else {
-      for (std::uint32_t i = 0; i < count; ++i) {
-        if constexpr (M == Mode::Intern)
-          h = mix(h, arena_->hash(static_cast<std::uint32_t>(children[i])));
-        words_.push_back(static_cast<std::uint32_t>(children[i]));
-      }
-      const std::uint32_t* w = words_.data() + begin;
-      const std::size_t n = words_.size() - begin;
-      std::uint64_t v;
-      if constexpr (M == Mode::Intern) {
-        v = arena_->intern(w, n, core::hash_mix(h ^ n));
-      } else if constexpr (M == Mode::Record) {
-        auto& r = *recording_;
-        const std::size_t at = r.words.size();
-        r.words.resize(at + n);
-        std::memcpy(r.words.data() + at, w, n * sizeof(std::uint32_t));
-        r.offsets.push_back(static_cast<std::uint32_t>(at + n));
-        v = r.count() - 1;
-      } else {
-        const auto& r = *recording_;
-        if (cursor_ < r.base || cursor_ >= r.count()) throw Diverged{};
-        const std::size_t i = cursor_ - r.base;
-        if (r.offsets[i + 1] - r.offsets[i] != n ||
-            std::memcmp(r.words.data() + r.offsets[i], w, n * sizeof(std::uint32_t)) != 0)
-          throw Diverged{};
-        v = cursor_++;
-      }
-      words_.resize(begin);
-      return v;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      h = mix(h, arena_->hash(static_cast<std::uint32_t>(children[i])));
+      words_.push_back(static_cast<std::uint32_t>(children[i]));
     }
+    const std::size_t n = words_.size() - begin;
+    const std::uint64_t v = arena_->intern(words_.data() + begin, n, core::hash_mix(h ^ n));
+    words_.resize(begin);
+    return v;
   }
 
   /// A record without children: the header and one or two payload words.
   std::uint64_t leaf(NodeKind k, Tag t, std::uint64_t payload, bool wide) {
     const auto begin = static_cast<std::uint32_t>(words_.size());
-    ScalarSink sink{words_, children_, M != Mode::Hash};
+    ScalarSink sink{words_, children_, true};
     sink.word(header(k, t));
     if (wide)
       sink.word64(payload);
@@ -881,7 +825,7 @@ class Projector {
       contexts_.reserve_signature(static_cast<const ir::Function&>(*f.node));
     f.word_begin = static_cast<std::uint32_t>(words_.size());
     f.child_begin = static_cast<std::uint32_t>(children_.size());
-    ScalarSink sink{words_, children_, M != Mode::Hash};
+    ScalarSink sink{words_, children_, true};
     sink.word(header(f.node->kind(), f.tag));
     if (f.tag != Tag::Node) sink.word(f.binding);
     if (f.tag == Tag::FreeNumbered) {
@@ -952,8 +896,6 @@ class Projector {
   std::string path_to(std::uint32_t index) const;
 
   Arena* arena_ = nullptr;
-  Recording* recording_ = nullptr;
-  std::size_t cursor_ = 0;  // Mode::Check: the recording's next record
   bool auto_mapping_;
   ::pypto::detail::PodStack<Frame> frames_;
   ::pypto::detail::PodStack<std::uint64_t> values_;
@@ -1026,7 +968,7 @@ class Hasher {
     values_.clear();
     contexts_.reset();
     contexts_.open();
-    visit(&root, Position::Usual, 1);
+    visit(&root, Position::Usual, 1, false);
     while (!frames_.empty()) {
       Frame& f = frames_.back();
       if (f.next == f.end) {
@@ -1036,8 +978,9 @@ class Hasher {
         finish(done.node, done.h, done.end - done.begin, done.tag);
         continue;
       }
+      const bool checked = f.next == f.checked;
       const Child c = children_[f.next++];
-      visit(c.node, c.pos, f.depth + 1);  // f may dangle now
+      visit(c.node, c.pos, f.depth + 1, checked);  // f may dangle now
     }
     contexts_.close();
     return values_[0];
@@ -1051,11 +994,11 @@ class Hasher {
 
  private:
   /// A node whose children are being walked: they are children_[begin, end), the values of
-  /// those before `next` are on values_.
+  /// those before `next` are on values_; child `checked` is known to need a walk of its own.
   struct Frame {
     const Node* node;
     std::uint64_t h;  ///< the hash of the record's scalar words
-    std::uint32_t begin, next, end;
+    std::uint32_t begin, next, end, checked;
     std::uint32_t depth;
     Tag tag;
   };
@@ -1107,8 +1050,8 @@ class Hasher {
 
   /// The projector's `push` and `enter` for one node: its children that resolve at once are
   /// resolved in order up to the first that needs a walk; when none does, it is finished here.
-  void visit(const Node* n, Position pos, std::uint32_t depth) {
-    if (immediate(n, pos)) return;
+  void visit(const Node* n, Position pos, std::uint32_t depth, bool checked) {
+    if (!checked && immediate(n, pos)) return;
     const NodeKind kind = n->kind();
     Tag tag = Tag::Node;
     std::uint32_t binding = 0;
@@ -1143,7 +1086,7 @@ class Hasher {
     std::uint32_t next = begin;
     while (next < end && immediate(children_[next].node, children_[next].pos)) ++next;
     if (next < end) {
-      frames_.push_back(Frame{n, sink.h, begin, next, end, depth, tag});
+      frames_.push_back(Frame{n, sink.h, begin, next, end, next, depth, tag});
       return;
     }
     children_.resize(begin);
@@ -1447,8 +1390,8 @@ inline std::string child_path(const Node& node, Tag tag, std::uint32_t ordinal) 
   return ordinal < sink.child_paths.size() ? sink.child_paths[ordinal] : std::string();
 }
 
-template <Mode M, bool Trace>
-void Projector<M, Trace>::fail_unsupported(std::uint32_t index, const std::string& reason) const {
+template <bool Trace>
+void Projector<Trace>::fail_unsupported(std::uint32_t index, const std::string& reason) const {
   std::string field;
   try {
     PathSink locate;
@@ -1461,8 +1404,8 @@ void Projector<M, Trace>::fail_unsupported(std::uint32_t index, const std::strin
   throw StructuralComparisonUnsupported(reason, path);
 }
 
-template <Mode M, bool Trace>
-std::string Projector<M, Trace>::path_to(std::uint32_t index) const {
+template <bool Trace>
+std::string Projector<Trace>::path_to(std::uint32_t index) const {
   std::vector<std::string> parts;
   for (std::uint32_t i = index; frames_[i].parent != kNoFrame; i = frames_[i].parent) {
     const Frame& p = frames_[frames_[i].parent];
