@@ -374,6 +374,15 @@ template <class F, class N>
     const auto& y = F::get(b);
     if constexpr (is_node_handle<typename F::value_type>) {
       if (!x || !y) return !x && !y;
+      using T = typename F::value_type::element_type;
+      if constexpr (std::is_base_of_v<T, ir::ScalarType>) {
+        // A scalar type (every scalar expression has one) resolves at once: by its dtype.
+        const bool sx = x->kind() == NodeKind::ScalarType, sy = y->kind() == NodeKind::ScalarType;
+        if (sx || sy)
+          return sx && sy &&
+                 static_cast<const ir::ScalarType&>(*x).dtype ==
+                     static_cast<const ir::ScalarType&>(*y).dtype;
+      }
       pairs.push_back({x.get(), y.get(), position_of<F>()});
       return true;
     } else {
