@@ -3,6 +3,8 @@
 // Implementation helper for per-call side tables (memo tables, binding numbers) keyed by node
 // identity. Linear probing in a power-of-two table at most 3/4 full; no erase, no iteration —
 // addresses are looked up, never enumerated, so they cannot leak into anything observable.
+// Keys are compared by address; where a key's home slot is, is the `SlotHash` policy's choice
+// (by default, Fibonacci hashing of the address).
 // Lookups and inserts are O(1) expected. (boost::unordered_flat_map would do, but its header
 // alone costs ~0.75 s of parsing in every TU that includes the structural engine.)
 #pragma once
@@ -15,7 +17,17 @@
 
 namespace pypto::detail {
 
-template <class V>
+/// Home slots by Fibonacci hashing of the address: the high bits of address * 2^64/phi spread
+/// aligned addresses well.
+struct AddressSlot {
+  static std::size_t slot(const void* key, unsigned shift) {
+    const auto x = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(key));
+    return static_cast<std::size_t>((x * 0x9e3779b97f4a7c15ULL) >> shift);
+  }
+};
+
+/// `SlotHash::slot(key, shift)` is the key's home slot in a table of 2^(64 - shift) slots.
+template <class V, class SlotHash = AddressSlot>
 class PointerMap {
  public:
   /// The value stored for `key`, or null.
@@ -65,11 +77,7 @@ class PointerMap {
     V value{};
   };
 
-  // Fibonacci hashing: the high bits of address * 2^64/phi spread aligned addresses well.
-  std::size_t slot_of(const void* key) const {
-    const auto x = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(key));
-    return static_cast<std::size_t>((x * 0x9e3779b97f4a7c15ULL) >> shift_);
-  }
+  std::size_t slot_of(const void* key) const { return SlotHash::slot(key, shift_) & mask_; }
 
   void grow() {
     std::vector<Slot> old = std::move(slots_);

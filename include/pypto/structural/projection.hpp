@@ -539,12 +539,28 @@ struct Binding {
 
 /// The function contexts of one walk, innermost last: binding numbers, and the memo of shared
 /// nodes (use_count > 1) holding a `Memo` each. Each Function of a Program is its own context.
+/// Home slots of Vars in a binding table: runs of 32 consecutive creation numbers share a block
+/// of 32 slots (8 cache lines), blocks placed by Fibonacci hashing. Vars are created, defined
+/// and used mostly in program order, so the Vars in use at a time share a few blocks: on a
+/// million-node function, address hashing missed the cache at nearly every definition (hash
+/// 31 -> 20 ns/node, equal 38 -> 21). Keys are still compared by address, so Vars sharing a
+/// creation number (a copied Var) only share a home slot.
+struct VarSlot {
+  static constexpr unsigned kRun = 5;  // log2 of the run of creation numbers sharing a block
+  static std::size_t slot(const void* key, unsigned shift) {
+    const std::uint64_t uid = static_cast<const ir::Var*>(static_cast<const Node*>(key))->uid;
+    const std::uint64_t block =
+        shift + kRun < 64 ? ((uid >> kRun) * 0x9e3779b97f4a7c15ULL) >> (shift + kRun) : 0;
+    return static_cast<std::size_t>((block << kRun) | (uid & ((1u << kRun) - 1)));
+  }
+};
+
 template <class Memo>
 class Contexts {
  public:
   struct Context {
-    ::pypto::detail::PointerMap<Binding> bindings;
-    ::pypto::detail::PointerMap<Memo> memo;  // shared nodes (use_count > 1) only
+    ::pypto::detail::PointerMap<Binding, VarSlot> bindings;  // keys are Vars
+    ::pypto::detail::PointerMap<Memo> memo;                  // shared nodes (use_count > 1) only
     std::uint32_t next_binding = 0;
     std::uint32_t next_free = 0;
     std::vector<std::uint64_t> free_values, implicit_values;  // by number, see use_value
