@@ -297,25 +297,31 @@ void encode_fields(const Node& node, Sink& sink) {
 
 // ---- flat kinds -------------------------------------------------------------------------------
 //
-// Most nodes (arithmetic, constants, variables, assignments, scalar types) have only node handles
-// and plain scalars as fields. Their fields are folded over directly, which gives the same sink
-// calls as the generic walk without its bookkeeping, and lets equality compare two such nodes
-// field by field. Lists, optionals, strings, attrs and views take the generic walk.
+// Most nodes (arithmetic, constants, variables, assignments, scalar types, statement lists) have
+// only node handles, lists of them and plain scalars as fields. Their fields are folded over
+// directly, which gives the same sink calls as the generic walk without its bookkeeping, and lets
+// equality compare two such nodes field by field. Optionals, strings, attrs, views and the
+// Function (its signature symbols come first) take the generic walk.
 
 template <class T>
 inline constexpr bool is_node_handle = false;
 template <class T>
 inline constexpr bool is_node_handle<ir::Ref<const T>> = std::derived_from<T, Node>;
 template <class T>
+inline constexpr bool is_handle_list = false;
+template <class T>
+inline constexpr bool is_handle_list<std::vector<T>> = is_node_handle<T>;
+template <class T>
 inline constexpr bool is_flat_value =
-    std::is_arithmetic_v<T> || std::is_enum_v<T> || is_node_handle<T>;
+    std::is_arithmetic_v<T> || std::is_enum_v<T> || is_node_handle<T> || is_handle_list<T>;
 
 template <class... F>
 constexpr bool all_flat(reflect::FieldList<F...>) {
   return ((F::kind == reflect::FieldKind::Ignore || is_flat_value<typename F::value_type>)&&...);
 }
 template <class N>
-inline constexpr bool is_flat_kind = all_flat(reflect::FieldsOf<N>{});
+inline constexpr bool is_flat_kind =
+    !std::is_same_v<N, ir::Function> && all_flat(reflect::FieldsOf<N>{});
 
 /// A scalar's record bits: 64-bit integers and doubles (by bits: -0.0 != 0.0, NaN payloads
 /// kept) fill two words, everything else one.
@@ -342,6 +348,14 @@ template <class F, class Sink, class N>
         sink.child(v.get(), position_of<F>());
       else
         sink.null();
+    } else if constexpr (is_handle_list<typename F::value_type>) {
+      sink.list(v.size());
+      for (const auto& e : v) {
+        if (e)
+          sink.child(e.get(), position_of<F>());
+        else
+          sink.null();
+      }
     } else {
       sink.value(v);
     }
@@ -385,6 +399,16 @@ template <class F, class N>
                      static_cast<const ir::ScalarType&>(*y).dtype;
       }
       pairs.push_back({x.get(), y.get(), position_of<F>()});
+      return true;
+    } else if constexpr (is_handle_list<typename F::value_type>) {
+      if (x.size() != y.size()) return false;
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        if (!x[i] || !y[i]) {
+          if (x[i] || y[i]) return false;
+          continue;
+        }
+        pairs.push_back({x[i].get(), y[i].get(), position_of<F>()});
+      }
       return true;
     } else {
       return scalar_bits(x) == scalar_bits(y);
