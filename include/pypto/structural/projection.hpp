@@ -1037,11 +1037,12 @@ class Borrowed {
 /// path (nesting too deep, a cycle, an unsupported attribute).
 struct HandOver {};
 
-/// The hash-only projection: the projector's records, hashed and never stored, on one explicit
-/// worklist. A node's children that resolve at once (scalar types, bound Vars, memo hits) are
-/// hashed when it is entered; when all do, the node is finished on the spot, otherwise its exit
-/// waits on the worklist under its remaining children. The values are those of the projector:
-/// a record's hash combines its header, scalar words and its children's hashes in order.
+/// The hash-only projection: the projector's records, hashed and never stored. A node's
+/// children that resolve at once (scalar types, bound Vars, memo hits) are hashed when it is
+/// entered, up to the first that needs a walk of its own; when none does, the node is finished
+/// on the spot (no frame), otherwise a frame over its encoded children waits on an explicit
+/// stack (as deep as the IR). The values are those the projector's hash mode computed: a
+/// record's hash combines its header, scalar words and its children's hashes in order.
 class Hasher {
  public:
   Hasher() { std::fill(std::begin(scalar_types_), std::end(scalar_types_), kUnset); }
@@ -1206,7 +1207,9 @@ class Hasher {
 
 /// Structural equality walked on both sides at once: at each pair of nodes it takes the
 /// projector's decisions on both sides (leaf, binding use, memo hit, frame) and requires them,
-/// the binding numbers and the encoded scalar words to agree, then pairs the children in order.
+/// the binding numbers and the fields (flat kinds field by field, others by their encoded words)
+/// to agree, then pairs the children in order; pairs that resolve at once are settled when
+/// their parents are entered, and a pair with nothing left to walk takes no frame.
 /// Everything that goes into a record is compared, in the projector's walk order, so when the
 /// whole walk agrees the two sides would project to the same records: they are equal. Memo
 /// entries hold the number of the pair's exit, the same on both sides while the walks agree.
