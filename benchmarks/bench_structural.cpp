@@ -7,7 +7,9 @@
 //       two independently built copies: linear in D, not 2^D.
 //   BM_StructuralUnsupportedDeepNesting/D   a D-deep expression chain: the clean
 //       StructuralComparisonUnsupported, timed.
-//   BM_StructuralEqualMemory/N   peak bytes of the projection per node (counter bytes_per_node).
+//   BM_StructuralEqualMemory/N   peak bytes per node of structural_equal's tables (counter
+//       bytes_per_node), of structural_hash's (hash_bytes_per_node) and of the canonical
+//       projection's (canonical_bytes_per_node).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -140,35 +142,32 @@ void BM_StructuralUnsupportedDeepNesting(benchmark::State& state) {
 BENCHMARK(BM_StructuralUnsupportedDeepNesting)->Arg(100000)->Unit(benchmark::kMillisecond);
 
 void BM_StructuralEqualMemory(benchmark::State& state) {
-  // The tables structural_equal holds for two equal copies: both lockstep projectors and the
-  // peak of the (continually dropped) recording; and, for comparison, the canonical path's.
-  using pypto::structural::detail::Mode;
+  // Peak bytes of the tables of structural_equal on two equal copies (the lockstep walk: both
+  // sides' binding and memo tables and the walk's stacks; they only grow, so what they hold at
+  // the end is their peak), of structural_hash, and, for comparison, of the canonical
+  // projection that decides when the lockstep walk diverges.
+  using pypto::structural::detail::Arena;
+  using pypto::structural::detail::Hasher;
+  using pypto::structural::detail::Lockstep;
   using pypto::structural::detail::Projector;
   const auto f = wide_function(static_cast<std::size_t>(state.range(0)));
   const auto g = wide_function(static_cast<std::size_t>(state.range(0)));
   const double nodes = static_cast<double>(count_nodes(f));
-  double optimistic = 0, canonical = 0;
+  double equal = 0, hash = 0, canonical = 0;
   for (auto _ : state) {
-    pypto::structural::detail::Recording recording;
-    Projector<Mode::Record> lhs(&recording, false);
-    Projector<Mode::Check> rhs(&recording, false);
-    lhs.start(*f);
-    rhs.start(*g);
-    std::size_t peak_recording = 0;
-    bool more = true;
-    while (more) {
-      more = lhs.step();
-      rhs.step();
-      peak_recording = std::max(peak_recording, recording.bytes());
-      if (rhs.cursor() == recording.count()) recording.drop_all();
-    }
-    optimistic = static_cast<double>(peak_recording + lhs.bytes() + rhs.bytes());
-    pypto::structural::detail::Arena arena;
-    Projector<Mode::Intern> pa(&arena, false), pb(&arena, false);
+    Lockstep lockstep;
+    if (!lockstep.run(*f, *g, false)) state.SkipWithError("copies diverge");
+    equal = static_cast<double>(lockstep.bytes());
+    Hasher hasher;
+    benchmark::DoNotOptimize(hasher.run(*f, false));
+    hash = static_cast<double>(hasher.bytes());
+    Arena arena;
+    Projector<> pa(&arena, false), pb(&arena, false);
     benchmark::DoNotOptimize(pa.project(*f) == pb.project(*g));
     canonical = static_cast<double>(arena.bytes() + std::max(pa.bytes(), pb.bytes()));
   }
-  state.counters["bytes_per_node"] = optimistic / nodes;
+  state.counters["bytes_per_node"] = equal / nodes;
+  state.counters["hash_bytes_per_node"] = hash / nodes;
   state.counters["canonical_bytes_per_node"] = canonical / nodes;
 }
 BENCHMARK(BM_StructuralEqualMemory)->Arg(1 << 20)->Unit(benchmark::kMillisecond)->Iterations(1);

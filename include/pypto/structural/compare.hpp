@@ -1,7 +1,9 @@
 // pypto/structural/compare.hpp — structural_equal, structural_hash, assert_structural_equal.
 //
-// One exact semantics, no modes besides `enable_auto_mapping` (seed 003): both sides are
-// projected into one arena and compared by record number; the hash is the root record's hash.
+// One exact semantics, no modes besides `enable_auto_mapping` (seed 003): two sides are equal
+// iff they project to the same record number in one arena; the hash is the root record's hash.
+// Equality first walks both sides in lockstep (projection.hpp), which settles the common equal
+// case without building records; when the walks diverge, the canonical projection decides.
 // `find_first_mismatch` re-projects both sides with tracing and descends from the roots along
 // the first differing child, then reports the first differing field path and both values.
 // Null handles: two nulls are equal, a null and a node are not. Unsupported IR (see
@@ -21,35 +23,14 @@ namespace pypto::structural {
 /// True when `a` and `b` are structurally equal (seed 003's contract).
 inline bool structural_equal(const ir::Node& a, const ir::Node& b,
                              bool enable_auto_mapping = false) {
-  using detail::Mode;
   using detail::Projector;
-  // Optimistic pass: walk both sides in lockstep, one node step each; every record b emits is
-  // compared with the record a emitted at the same position, and children are numbered by
-  // position on both sides, so if every record matches, the structures are identical. Records
-  // already compared are dropped, so memory stays at the walks' stacks and binding tables.
-  // When the walks diverge (a difference, or sharing that differs between the sides), the
+  // Optimistic pass: both sides walked in lockstep, every decision and scalar compared on the
+  // spot. When the walks diverge (a difference, or sharing that differs between the sides), the
   // canonical projection decides: both sides interned in one arena, equal iff same number.
-  {
-    detail::Recording recording;
-    Projector<Mode::Record> lhs(&recording, enable_auto_mapping);
-    Projector<Mode::Check> rhs(&recording, enable_auto_mapping);
-    try {
-      lhs.start(a);  // a root that is a leaf is recorded (and checked) at once
-      rhs.start(b);
-      while (true) {
-        const bool lhs_more = lhs.step();
-        const bool rhs_more = rhs.step();
-        if (lhs_more != rhs_more) throw detail::Diverged{};
-        if (rhs.cursor() == recording.count()) recording.drop_all();
-        if (!lhs_more) break;
-      }
-      if (lhs.result() == rhs.result() && rhs.cursor() == recording.count()) return true;
-    } catch (const detail::Diverged&) {
-    }
-  }
+  if (detail::Borrowed<detail::Lockstep>()->run(a, b, enable_auto_mapping)) return true;
   detail::Arena arena;
-  const std::uint64_t ra = Projector<Mode::Intern>(&arena, enable_auto_mapping).project(a);
-  const std::uint64_t rb = Projector<Mode::Intern>(&arena, enable_auto_mapping).project(b);
+  const std::uint64_t ra = Projector<>(&arena, enable_auto_mapping).project(a);
+  const std::uint64_t rb = Projector<>(&arena, enable_auto_mapping).project(b);
   return ra == rb;
 }
 inline bool structural_equal(const ir::NodeRef& a, const ir::NodeRef& b,
@@ -63,9 +44,14 @@ inline bool structural_equal(const ir::NodeRef& a, const ir::NodeRef& b,
 /// sequence (free variables hash by creation number). Not a persistent cache key, and a hash
 /// match is never proof of equality.
 inline std::uint64_t structural_hash(const ir::Node& x, bool enable_auto_mapping = false) {
-  return detail::Projector<detail::Mode::Hash>(static_cast<detail::Arena*>(nullptr),
-                                               enable_auto_mapping)
-      .project(x);
+  try {
+    return detail::Borrowed<detail::Hasher>()->run(x, enable_auto_mapping);
+  } catch (const detail::HandOver&) {
+    // The projector reports the problem with its field path.
+    detail::Arena arena;
+    detail::Projector<>(&arena, enable_auto_mapping).project(x);
+    throw core::InternalError("structural_hash: the projector accepted what the hash refused");
+  }
 }
 inline std::uint64_t structural_hash(const ir::NodeRef& x, bool enable_auto_mapping = false) {
   return x ? structural_hash(*x, enable_auto_mapping) : core::hash_string("<null>");
@@ -107,7 +93,7 @@ inline std::string describe_node(const Node& n, int depth = 3) {
 
 class MismatchFinder {
  public:
-  using Tracer = Projector<Mode::Intern, true>;
+  using Tracer = Projector<true>;
 
   MismatchFinder(const ir::Node& a, const ir::Node& b, bool auto_mapping)
       : lhs_(&arena_, auto_mapping), rhs_(&arena_, auto_mapping) {
