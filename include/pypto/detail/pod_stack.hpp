@@ -3,7 +3,8 @@
 // Implementation helper: std::vector value-initialises on resize and keeps push_back out of
 // line in hot loops; the structural projection pushes and pops several values per node, so its
 // stacks use this instead (measured with callgrind: about a quarter of the instructions per node
-// went to vector resize/push_back). Resizing never initialises; growth doubles.
+// went to vector resize/push_back). Resizing never initialises; growth doubles unless a stack is
+// told to grow by less (a large table whose peak memory counts).
 #pragma once
 
 #include <cstddef>
@@ -37,10 +38,13 @@ class PodStack {
     size_ = n;
   }
   void clear() { size_ = 0; }
+  /// Growth per reallocation in percent of the capacity (100, the default, doubles).
+  void set_growth_percent(std::size_t percent) { growth_percent_ = percent ? percent : 1; }
   [[gnu::noinline]] void reserve(std::size_t n) {
     if (n <= capacity_) return;
-    std::size_t c = capacity_ ? capacity_ * 2 : 64;
-    while (c < n) c *= 2;
+    auto grown = [&](std::size_t c) { return c + (c * growth_percent_ + 99) / 100; };
+    std::size_t c = capacity_ ? grown(capacity_) : 64;
+    while (c < n) c = grown(c);
     void* p = std::realloc(static_cast<void*>(data_), c * sizeof(T));
     if (!p) throw std::bad_alloc();
     data_ = static_cast<T*>(p);
@@ -62,6 +66,7 @@ class PodStack {
   T* data_ = nullptr;
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
+  std::size_t growth_percent_ = 100;
 };
 
 }  // namespace pypto::detail

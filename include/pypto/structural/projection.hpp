@@ -91,10 +91,18 @@ constexpr std::uint64_t mix(std::uint64_t h, std::uint64_t w) {
 /// are equal; words hold child record numbers, so equal numbers mean equal structures.
 class Arena {
  public:
-  Arena() { offsets_.push_back(0); }
+  // The arena is the projection's largest table (seed 003 bounds its peak per node): its
+  // arrays grow by a quarter (amortised copying stays O(1) per record), and the hash table is
+  // kept up to 3/4 full.
+  Arena() {
+    words_.set_growth_percent(25);
+    offsets_.set_growth_percent(25);
+    hashes_.set_growth_percent(25);
+    offsets_.push_back(0);
+  }
 
   std::uint32_t intern(const std::uint32_t* w, std::size_t n, std::uint64_t hash) {
-    if (2 * (count() + 1) > capacity_) grow();
+    if (4 * (count() + 1) > 3 * capacity_) grow();
     for (std::size_t i = hash & mask_;; i = (i + 1) & mask_) {
       const std::uint32_t slot = table_[i];
       if (slot == 0) {
@@ -709,7 +717,12 @@ class Projector {
   };
   static constexpr std::uint32_t kNoEvent = 0xffffffffu;
 
-  Projector(Arena* arena, bool auto_mapping) : arena_(arena), auto_mapping_(auto_mapping) {}
+  Projector(Arena* arena, bool auto_mapping) : arena_(arena), auto_mapping_(auto_mapping) {
+    // Stacks that hold up to one entry per node grow by half (peak memory is bounded per node).
+    values_.set_growth_percent(50);
+    children_.set_growth_percent(50);
+    words_.set_growth_percent(50);
+  }
 
   /// The record number of `root`, projected in a fresh root context.
   std::uint64_t project(const Node& root) {
