@@ -338,6 +338,19 @@ class Before:
   CHECK_NOTHROW(text::check_round_trip(*p));
 }
 
+TEST_CASE("parser: an augmented assignment means what its binary operator means") {
+  const ProgramRef p = parse_program(R"(
+def f(p: pl.Scalar[pl.BOOL], n: pl.Scalar[pl.INT64]):
+    q = p
+    q ^= True
+    n += 1
+)");
+  const auto& stmts = body_of(only_function(p));
+  CHECK(isa<Xor>(static_cast<const AssignStmt&>(*stmts[1]).value));  // logical on booleans
+  const auto& inc = static_cast<const Add&>(*static_cast<const AssignStmt&>(*stmts[2]).value);
+  CHECK(static_cast<const ConstInt&>(*inc.right).dtype() == DataType::INT64);
+}
+
 TEST_CASE("parser: omitted views and memory spaces come from the inferred type; storage is exact") {
   const ProgramRef p = parse_program(R"(
 @pl.program

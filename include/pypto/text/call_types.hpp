@@ -28,6 +28,13 @@ namespace pypto::text {
 /// The return types of the functions a program defines, by name.
 using FunctionReturns = std::map<std::string, std::vector<ir::TypeRef>, std::less<>>;
 
+/// The registry the printer and the parser use when the caller names none: the standard ops,
+/// built once.
+inline const ir::OpRegistry& default_op_registry() {
+  static const ir::OpRegistry registry = ir::standard_op_registry();
+  return registry;
+}
+
 /// The type of a call of `op` with these arguments; throws core::TypeError / ValueError saying
 /// why there is none (unknown op or function, arguments the type rule rejects).
 inline ir::TypeRef derived_call_type(const ir::OpRegistry& ops, const FunctionReturns& functions,

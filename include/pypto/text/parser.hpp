@@ -141,6 +141,15 @@ inline bool is_bare_literal(const SExpr& e) {
          (e.item(0).kind == ExprKind::Int || e.item(0).kind == ExprKind::Float);
 }
 
+/// Runs `f` when it goes out of scope (undoes a push or a depth count on every exit path).
+template <class F>
+struct OnExit {
+  F f;
+  ~OnExit() { f(); }
+};
+template <class F>
+OnExit(F) -> OnExit<F>;
+
 /// Where the yields of a region bind their results: the names (and annotations) written on the
 /// left of `= pl.yield_(...)`, recorded by the first arm that writes them.
 struct RegionResults {
@@ -454,10 +463,7 @@ class Builder {
 
   ir::TypeRef type(const SExpr& e) {
     if (++type_depth_ > core::kMaxNesting) fail_at(e, "types nested at most 512 deep");
-    struct Leave {
-      std::size_t& d;
-      ~Leave() { --d; }
-    } leave{type_depth_};
+    const OnExit leave{[this] { --type_depth_; }};
     if (e.kind == ExprKind::Subscript) return subscript_type(e);
     const std::string d = dotted(e);
     if (d.starts_with("pl."))
@@ -856,39 +862,40 @@ class Builder {
     }
   }
 
+  /// `l op r` for a Python operator spelling; `^` on booleans is the logical Xor (as upstream).
+  static ir::ExprRef scalar_binary(const std::string& op, const ir::ExprRef& l,
+                                   const ir::ExprRef& r, const core::Span& sp) {
+    if (op == "+") return ir::Add::make(l, r, sp);
+    if (op == "-") return ir::Sub::make(l, r, sp);
+    if (op == "*") return ir::Mul::make(l, r, sp);
+    if (op == "//") return ir::FloorDiv::make(l, r, sp);
+    if (op == "%") return ir::FloorMod::make(l, r, sp);
+    if (op == "/") return ir::FloatDiv::make(l, r, sp);
+    if (op == "**") return ir::Pow::make(l, r, sp);
+    if (op == "==") return ir::Eq::make(l, r, sp);
+    if (op == "!=") return ir::Ne::make(l, r, sp);
+    if (op == "<") return ir::Lt::make(l, r, sp);
+    if (op == "<=") return ir::Le::make(l, r, sp);
+    if (op == ">") return ir::Gt::make(l, r, sp);
+    if (op == ">=") return ir::Ge::make(l, r, sp);
+    if (op == "and") return ir::And::make(l, r, sp);
+    if (op == "or") return ir::Or::make(l, r, sp);
+    if (op == "&") return ir::BitAnd::make(l, r, sp);
+    if (op == "|") return ir::BitOr::make(l, r, sp);
+    if (op == "^" && scalar_dtype(l) == core::DataType::BOOL) return ir::Xor::make(l, r, sp);
+    if (op == "^") return ir::BitXor::make(l, r, sp);
+    if (op == "<<") return ir::BitShiftLeft::make(l, r, sp);
+    if (op == ">>") return ir::BitShiftRight::make(l, r, sp);
+    throw core::ValueError("the operator '" + op + "' has no scalar meaning in the pl DSL");
+  }
+
   ir::ExprRef binary(const SExpr& e) {
     if (e.kind == ExprKind::Compare && e.chained)
       fail_at(e.item(0), "a single comparison (parenthesise each one: (a < b) and (b < c))");
     ir::ExprRef l = expr(e.item(0));
     ir::ExprRef r = expr(e.item(1));
     unify_literal(l, r, e.item(0), e.item(1));
-    const auto ld = scalar_dtype(l);
-    const std::string& op = e.text;
-    const core::Span sp = span(e.pos);
-    return guard(e, [&]() -> ir::ExprRef {
-      if (op == "+") return ir::Add::make(l, r, sp);
-      if (op == "-") return ir::Sub::make(l, r, sp);
-      if (op == "*") return ir::Mul::make(l, r, sp);
-      if (op == "//") return ir::FloorDiv::make(l, r, sp);
-      if (op == "%") return ir::FloorMod::make(l, r, sp);
-      if (op == "/") return ir::FloatDiv::make(l, r, sp);
-      if (op == "**") return ir::Pow::make(l, r, sp);
-      if (op == "==") return ir::Eq::make(l, r, sp);
-      if (op == "!=") return ir::Ne::make(l, r, sp);
-      if (op == "<") return ir::Lt::make(l, r, sp);
-      if (op == "<=") return ir::Le::make(l, r, sp);
-      if (op == ">") return ir::Gt::make(l, r, sp);
-      if (op == ">=") return ir::Ge::make(l, r, sp);
-      if (op == "and") return ir::And::make(l, r, sp);
-      if (op == "or") return ir::Or::make(l, r, sp);
-      if (op == "&") return ir::BitAnd::make(l, r, sp);
-      if (op == "|") return ir::BitOr::make(l, r, sp);
-      if (op == "^" && ld == core::DataType::BOOL) return ir::Xor::make(l, r, sp);  // upstream
-      if (op == "^") return ir::BitXor::make(l, r, sp);
-      if (op == "<<") return ir::BitShiftLeft::make(l, r, sp);
-      if (op == ">>") return ir::BitShiftRight::make(l, r, sp);
-      throw core::ValueError("the operator '" + op + "' has no scalar meaning in the pl DSL");
-    });
+    return guard(e, [&] { return scalar_binary(e.text, l, r, span(e.pos)); });
   }
 
   // -- calls --
@@ -1126,10 +1133,7 @@ class Builder {
 
   ir::AttrValue attr_value(const SExpr& e) {
     if (++type_depth_ > core::kMaxNesting) fail_at(e, "attribute values nested at most 512 deep");
-    struct Leave {
-      std::size_t& d;
-      ~Leave() { --d; }
-    } leave{type_depth_};
+    const OnExit leave{[this] { --type_depth_; }};
     switch (e.kind) {
       case ExprKind::True: return true;
       case ExprKind::False: return false;
@@ -1269,7 +1273,8 @@ class Builder {
           fail_at(*s.target, "a name on the left of " + s.text + "=");
         ir::ExprRef l = expr(*s.target);
         ir::ExprRef r = expr(*s.value);
-        ir::ExprRef v = guard(*s.value, [&] { return aug(s.text, l, r, s.value.get(), sp); });
+        unify_literal(l, r, *s.target, *s.value);
+        ir::ExprRef v = guard(*s.value, [&] { return scalar_binary(s.text, l, r, sp); });
         bind_assignment(*s.target, nullptr, v, out, sp);
         return;
       }
@@ -1289,25 +1294,6 @@ class Builder {
       case StmtKind::Import:
         throw ParseError(s.pos, "import", "imports only at the top of the text");
     }
-  }
-
-  ir::ExprRef aug(const std::string& op, ir::ExprRef l, ir::ExprRef r, const SExpr* rhs,
-                  const core::Span& sp) {
-    if (const auto ld = scalar_dtype(l), rd = scalar_dtype(r);
-        ld && rd && *ld != *rd && is_bare_literal(*rhs))
-      if (auto x = retype_literal(r, *ld)) r = x;
-    if (op == "+") return ir::Add::make(l, r, sp);
-    if (op == "-") return ir::Sub::make(l, r, sp);
-    if (op == "*") return ir::Mul::make(l, r, sp);
-    if (op == "/") return ir::FloatDiv::make(l, r, sp);
-    if (op == "//") return ir::FloorDiv::make(l, r, sp);
-    if (op == "%") return ir::FloorMod::make(l, r, sp);
-    if (op == "**") return ir::Pow::make(l, r, sp);
-    if (op == "&") return ir::BitAnd::make(l, r, sp);
-    if (op == "|") return ir::BitOr::make(l, r, sp);
-    if (op == "^") return ir::BitXor::make(l, r, sp);
-    if (op == "<<") return ir::BitShiftLeft::make(l, r, sp);
-    return ir::BitShiftRight::make(l, r, sp);
   }
 
   void expression_statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
@@ -1450,14 +1436,12 @@ class Builder {
   }
 
   /// Builds `body` as a region whose yields bind results into `r`.
-  ir::StmtRef region(const std::vector<syntax::StmtPtr>& body, TextPos pos, RegionResults& r) {
+  ir::StmtRef region(const std::vector<syntax::StmtPtr>& body, TextPos pos, RegionResults& r,
+                     std::size_t first = 0) {
     r.closed = false;  // each arm ends with its own yield
     regions_.push_back(&r);
-    struct Pop {
-      std::vector<RegionResults*>& v;
-      ~Pop() { v.pop_back(); }
-    } pop{regions_};
-    return body_slot(body, pos);
+    const OnExit pop{[this] { regions_.pop_back(); }};
+    return body_slot(body, pos, first);
   }
 
   void if_statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
@@ -1484,95 +1468,91 @@ class Builder {
       return;
     }
     if (d == "pl._dump.stmt") fail_at(c, "pl._dump.stmt() only as the whole body of a block");
-    std::string name_hint;
-    ir::Attrs attrs;
-    auto common = [&] {
-      if (const SExpr* k = keyword(c, "name_hint")) {
-        if (k->kind != ExprKind::String) fail_at(*k, "a string name hint");
-        name_hint = k->text;
-      }
-      if (const SExpr* k = keyword(c, "attrs")) attrs = attr_dict(*k);
+    // Every scope: its header is read first (its expressions are in the outer scope), then the
+    // body, then the node is built.
+    struct Header {
+      std::string name_hint;
+      ir::Attrs attrs;
     };
-    if (d == "pl.at") {
-      positional_count(c, 0, 0, d);
-      only_keywords(c, {"level", "role", "name_hint", "optimizations", "attrs"}, d);
-      common();
-      const SExpr* lk = keyword(c, "level");
-      if (!lk) fail_at(c, "a level= keyword on pl.at");
-      const ir::Level level = enum_value<ir::Level>(*lk);
-      if (level == ir::Level::CORE_GROUP) {
-        if (const SExpr* rk = keyword(c, "role")) fail_at(*rk, "no role on a CORE_GROUP scope");
-        ir::SplitMode split = ir::SplitMode::None;
-        if (const SExpr* ok = keyword(c, "optimizations")) split = optimizations(*ok);
-        ir::StmtRef body = body_slot(s.body, s.pos);
-        out.push_back(
-            guard(c, [&] { return ir::InCoreScopeStmt::make(body, name_hint, split, attrs, sp); }));
-        return;
+    auto header = [&](std::size_t positional, std::initializer_list<std::string_view> keywords) {
+      positional_count(c, positional, positional, d);
+      only_keywords(c, keywords, d);
+      return Header{name_hint_of(c), attrs_of(c)};
+    };
+    auto finish = [&](auto make) {
+      ir::StmtRef body = body_slot(s.body, s.pos);
+      out.push_back(guard(c, [&]() -> ir::StmtRef { return make(std::move(body)); }));
+    };
+    if (d == "pl.at" || d == "pl.incore") {  // pl.incore(): upstream's earlier CORE_GROUP form
+      const Header h = d == "pl.at"
+                           ? header(0, {"level", "role", "name_hint", "optimizations", "attrs"})
+                           : header(0, {"name_hint", "optimizations", "attrs"});
+      ir::Level level = ir::Level::CORE_GROUP;
+      if (d == "pl.at") {
+        const SExpr* lk = keyword(c, "level");
+        if (!lk) fail_at(c, "a level= keyword on pl.at");
+        level = enum_value<ir::Level>(*lk);
       }
-      if (const SExpr* ok = keyword(c, "optimizations"))
-        fail_at(*ok, "optimizations only on a CORE_GROUP scope");
+      const SExpr* rk = keyword(c, "role");
+      const SExpr* ok = keyword(c, "optimizations");
+      if (level == ir::Level::CORE_GROUP) {
+        if (rk) fail_at(*rk, "no role on a CORE_GROUP scope");
+        const ir::SplitMode split = ok ? optimizations(*ok) : ir::SplitMode::None;
+        return finish([&](ir::StmtRef body) {
+          return ir::InCoreScopeStmt::make(body, h.name_hint, split, h.attrs, sp);
+        });
+      }
+      if (ok) fail_at(*ok, "optimizations only on a CORE_GROUP scope");
       std::optional<ir::Role> role;
-      if (const SExpr* rk = keyword(c, "role")) role = enum_value<ir::Role>(*rk);
-      ir::StmtRef body = body_slot(s.body, s.pos);
-      out.push_back(guard(c, [&] {
-        return ir::HierarchyScopeStmt::make(body, level, role, name_hint, attrs, sp);
-      }));
-      return;
-    }
-    if (d == "pl.incore") {  // upstream's earlier spelling of pl.at(level=CORE_GROUP)
-      positional_count(c, 0, 0, d);
-      only_keywords(c, {"name_hint", "optimizations", "attrs"}, d);
-      common();
-      ir::SplitMode split = ir::SplitMode::None;
-      if (const SExpr* ok = keyword(c, "optimizations")) split = optimizations(*ok);
-      ir::StmtRef body = body_slot(s.body, s.pos);
-      out.push_back(
-          guard(c, [&] { return ir::InCoreScopeStmt::make(body, name_hint, split, attrs, sp); }));
-      return;
+      if (rk) role = enum_value<ir::Role>(*rk);
+      return finish([&](ir::StmtRef body) {
+        return ir::HierarchyScopeStmt::make(body, level, role, h.name_hint, h.attrs, sp);
+      });
     }
     if (d == "pl.cluster") {
-      positional_count(c, 0, 0, d);
-      only_keywords(c, {"name_hint", "attrs"}, d);
-      common();
-      ir::StmtRef body = body_slot(s.body, s.pos);
-      out.push_back(
-          guard(c, [&] { return ir::ClusterScopeStmt::make(body, name_hint, attrs, sp); }));
-      return;
+      const Header h = header(0, {"name_hint", "attrs"});
+      return finish([&](ir::StmtRef body) {
+        return ir::ClusterScopeStmt::make(body, h.name_hint, h.attrs, sp);
+      });
     }
     if (d == "pl.spmd") {
-      positional_count(c, 1, 1, d);
-      only_keywords(c, {"sync_start", "name_hint", "attrs"}, d);
-      common();
+      const Header h = header(1, {"sync_start", "name_hint", "attrs"});
       ir::ExprRef n = expr(c.item(1));
-      bool sync = false;
-      if (const SExpr* k = keyword(c, "sync_start")) sync = bool_literal(*k);
-      ir::StmtRef body = body_slot(s.body, s.pos);
-      out.push_back(
-          guard(c, [&] { return ir::SpmdScopeStmt::make(body, n, sync, name_hint, attrs, sp); }));
-      return;
+      const bool sync = bool_keyword(c, "sync_start");
+      return finish([&](ir::StmtRef body) {
+        return ir::SpmdScopeStmt::make(body, n, sync, h.name_hint, h.attrs, sp);
+      });
     }
-    if (d == "pl.manual_scope") {  // upstream's spelling of pl.scope(mode=MANUAL)
-      positional_count(c, 0, 0, d);
-      only_keywords(c, {"name_hint", "attrs"}, d);
-      common();
-      ir::StmtRef body = body_slot(s.body, s.pos);
-      out.push_back(
-          guard(c, [&] { return ir::RuntimeScopeStmt::make(body, true, name_hint, attrs, sp); }));
-      return;
-    }
-    if (d == "pl.scope") {
-      positional_count(c, 0, 0, d);
-      only_keywords(c, {"mode", "name_hint", "attrs"}, d);
-      common();
-      bool manual = false;
-      if (const SExpr* k = keyword(c, "mode"))
-        manual = enum_value<ir::ScopeMode>(*k) == ir::ScopeMode::MANUAL;
-      ir::StmtRef body = body_slot(s.body, s.pos);
-      out.push_back(
-          guard(c, [&] { return ir::RuntimeScopeStmt::make(body, manual, name_hint, attrs, sp); }));
-      return;
+    if (d == "pl.scope" || d == "pl.manual_scope") {  // manual_scope(): upstream's MANUAL form
+      const Header h = d == "pl.scope" ? header(0, {"mode", "name_hint", "attrs"})
+                                       : header(0, {"name_hint", "attrs"});
+      const SExpr* mk = keyword(c, "mode");
+      const bool manual =
+          d == "pl.manual_scope" || (mk && enum_value<ir::ScopeMode>(*mk) == ir::ScopeMode::MANUAL);
+      return finish([&](ir::StmtRef body) {
+        return ir::RuntimeScopeStmt::make(body, manual, h.name_hint, h.attrs, sp);
+      });
     }
     fail_at(c, "a scope: pl.at(...), pl.cluster(), pl.spmd(n), pl.scope()");
+  }
+
+  // -- keywords shared by the scope forms --
+
+  std::string name_hint_of(const SExpr& call) {
+    const SExpr* k = keyword(call, "name_hint");
+    if (!k) return {};
+    if (k->kind != ExprKind::String) fail_at(*k, "a string name hint");
+    return k->text;
+  }
+
+  ir::Attrs attrs_of(const SExpr& call) {
+    const SExpr* k = keyword(call, "attrs");
+    return k ? attr_dict(*k) : ir::Attrs{};
+  }
+
+  bool bool_keyword(const SExpr& call, std::string_view name) {
+    const SExpr* k = keyword(call, name);
+    return k && bool_literal(*k);
   }
 
   /// `optimizations=[pl.split(pl.SplitMode.UP_DOWN)]`.
@@ -1644,10 +1624,7 @@ class Builder {
     bind_iter_args(iter_args);
     RegionResults r;
     ir::StmtRef body = region(s.body, s.pos, r);
-    std::vector<ir::TypeRef> inferred;
-    for (const auto& ia : iter_args) inferred.push_back(ia->type);
-    implicit_results(r, iter_args, *s.target);
-    std::vector<ir::VarRef> rvs = result_vars(r, inferred);
+    std::vector<ir::VarRef> rvs = loop_results(r, iter_args, *s.target);
     out.push_back(guard(it, [&] {
       return ir::ForStmt::make(loop_var, start, stop, step, iter_args, body, rvs, kind, attrs, sp);
     }));
@@ -1676,17 +1653,22 @@ class Builder {
     return out;
   }
 
-  /// The pre-SSA loop (carried values, no `r = pl.yield_(...)`): its results take the carried
-  /// names after the loop; ConvertToSSA writes the yield.
-  static void implicit_results(RegionResults& r, const std::vector<ir::IterArgRef>& iter_args,
-                               const SExpr& at) {
-    if (r.seen || iter_args.empty()) return;
-    r.seen = true;
-    for (const auto& ia : iter_args) {
-      r.names.push_back(ia->name_hint);
-      r.name_nodes.push_back(&at);
-      r.annotations.push_back(nullptr);
+  /// A loop's result variables, typed like its iter_args. A pre-SSA loop (carried values, no
+  /// `r = pl.yield_(...)`) binds them under the carried names; ConvertToSSA writes the yield.
+  std::vector<ir::VarRef> loop_results(RegionResults& r,
+                                       const std::vector<ir::IterArgRef>& iter_args,
+                                       const SExpr& at) {
+    if (!r.seen && !iter_args.empty()) {
+      r.seen = true;
+      for (const auto& ia : iter_args) {
+        r.names.push_back(ia->name_hint);
+        r.name_nodes.push_back(&at);
+        r.annotations.push_back(nullptr);
+      }
     }
+    std::vector<ir::TypeRef> inferred;
+    for (const auto& ia : iter_args) inferred.push_back(ia->type);
+    return result_vars(r, inferred);
   }
 
   void bind_iter_args(const std::vector<ir::IterArgRef>& iter_args) {
@@ -1710,19 +1692,8 @@ class Builder {
     positional_count(cond_call, 1, 1, "pl.cond");
     ir::ExprRef cond = expr(cond_call.item(1));
     RegionResults r;
-    regions_.push_back(&r);
-    ir::StmtRef body;
-    {
-      struct Pop {
-        std::vector<RegionResults*>& v;
-        ~Pop() { v.pop_back(); }
-      } pop{regions_};
-      body = body_slot(s.body, s.pos, 1);
-    }
-    std::vector<ir::TypeRef> inferred;
-    for (const auto& ia : iter_args) inferred.push_back(ia->type);
-    implicit_results(r, iter_args, *s.target);
-    std::vector<ir::VarRef> rvs = result_vars(r, inferred);
+    ir::StmtRef body = region(s.body, s.pos, r, /*first=*/1);  // after pl.cond
+    std::vector<ir::VarRef> rvs = loop_results(r, iter_args, *s.target);
     out.push_back(
         guard(it, [&] { return ir::WhileStmt::make(iter_args, cond, body, rvs, span(s.pos)); }));
   }
@@ -1735,17 +1706,11 @@ class Builder {
     only_keywords(c, {"sync_start", "name_hint", "optimizations", "attrs"}, "pl.spmd");
     if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name for the block index");
     ir::ExprRef n = expr(c.item(1));
-    bool sync = false;
-    if (const SExpr* k = keyword(c, "sync_start")) sync = bool_literal(*k);
-    std::string name_hint;
-    if (const SExpr* k = keyword(c, "name_hint")) {
-      if (k->kind != ExprKind::String) fail_at(*k, "a string name hint");
-      name_hint = k->text;
-    }
-    ir::SplitMode split = ir::SplitMode::None;
-    if (const SExpr* k = keyword(c, "optimizations")) split = optimizations(*k);
-    ir::Attrs attrs;
-    if (const SExpr* k = keyword(c, "attrs")) attrs = attr_dict(*k);
+    const bool sync = bool_keyword(c, "sync_start");
+    const std::string name_hint = name_hint_of(c);
+    const SExpr* ok = keyword(c, "optimizations");
+    const ir::SplitMode split = ok ? optimizations(*ok) : ir::SplitMode::None;
+    const ir::Attrs attrs = attrs_of(c);
     const core::Span sp = span(s.pos);
     ir::ExprRef idx =
         guard(c, [&] { return ops_.make_call("tile.get_block_idx", {}, {}, {}, sp); });
@@ -1774,13 +1739,8 @@ class Builder {
     if (count != 2) fail_at(c.item(1), "2 (a split is over the two vector cores)");
     ir::SplitMode mode = ir::SplitMode::None;
     if (const SExpr* k = keyword(c, "mode")) mode = enum_value<ir::SplitMode>(*k);
-    std::string name_hint;
-    if (const SExpr* k = keyword(c, "name_hint")) {
-      if (k->kind != ExprKind::String) fail_at(*k, "a string name hint");
-      name_hint = k->text;
-    }
-    ir::Attrs attrs;
-    if (const SExpr* k = keyword(c, "attrs")) attrs = attr_dict(*k);
+    const std::string name_hint = name_hint_of(c);
+    const ir::Attrs attrs = attrs_of(c);
     ir::VarRef aiv = ir::Var::make(
         s.target->text,
         take_declared(s.target->text, ir::ScalarType::make(core::DataType::INDEX), *s.target),
@@ -1814,17 +1774,12 @@ class Builder {
   TextPos current_stmt_;  ///< the statement being built (for errors no narrower guard caught)
 };
 
-inline const ir::OpRegistry& default_registry() {
-  static const ir::OpRegistry registry = ir::standard_op_registry();
-  return registry;
-}
-
 }  // namespace detail
 
 /// The Program written in `text`; a ParseError (line:column, token, what was expected) when
 /// the text is not a program of the pl DSL.
 inline ir::ProgramRef parse_program(std::string_view text, const ParseOptions& options = {}) {
-  const ir::OpRegistry& ops = options.ops ? *options.ops : detail::default_registry();
+  const ir::OpRegistry& ops = options.ops ? *options.ops : default_op_registry();
   const syntax::Module module = syntax::parse_module(text);
   detail::Builder builder(ops, options.file_name);
   try {

@@ -1069,7 +1069,7 @@ class Printer {
     }
   }
 
-  const ir::OpRegistry& ops() const;
+  const ir::OpRegistry& ops() const { return opts_.ops ? *opts_.ops : default_op_registry(); }
 
   std::string expr_of(const ir::Call& c) {
     // Outside a program a function callee is a bare name the parser cannot type; print plainly.
@@ -1179,11 +1179,6 @@ class Printer {
   int indent_ = 0;
   std::size_t depth_ = 0;  // printer recursion levels in use (see Nesting)
 };
-
-inline const ir::OpRegistry& Printer::ops() const {
-  static const ir::OpRegistry standard = ir::standard_op_registry();
-  return opts_.ops ? *opts_.ops : standard;
-}
 
 }  // namespace detail
 
