@@ -492,6 +492,10 @@ TEST_CASE("parser: syntax errors name line:column, the token and what was expect
   expect_parse_error(
       "@pl.program\nclass P:\n    @pl.function\n    def f(self):\n        x = 'abc\n", 5, 13,
       "a closing quote");
+  expect_parse_error(
+      "@pl.program\nclass P:\n    @pl.function\n    def f(self):\n        x = "
+      "pl._dump.float64(\"7ff8z00000000001\")\n",
+      5, 30, "the 16 hex digits of a float64 bit pattern");
   // A yield that binds region results ends its region (the printer writes it last).
   expect_parse_error(
       "@pl.program\nclass P:\n    @pl.function\n    def f(self, n: pl.Scalar[pl.INDEX]):\n        "

@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -40,6 +41,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -1043,11 +1045,9 @@ class Builder {
     if (s.kind != ExprKind::String || s.text.size() != 16)
       fail_at(s, "the 16 hex digits of a float64 bit pattern");
     std::uint64_t bits = 0;
-    for (char c : s.text) {
-      const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-      if (v < 0) fail_at(s, "lowercase hex digits");
-      bits = bits * 16 + static_cast<std::uint64_t>(v);
-    }
+    const char* end = s.text.data() + s.text.size();
+    if (auto [p, ec] = std::from_chars(s.text.data(), end, bits, 16); ec != std::errc() || p != end)
+      fail_at(s, "the 16 hex digits of a float64 bit pattern");
     return std::bit_cast<double>(bits);
   }
 
