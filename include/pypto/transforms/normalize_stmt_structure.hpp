@@ -18,36 +18,36 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "pypto/core/error.hpp"
 #include "pypto/core/limits.hpp"
+#include "pypto/detail/pointer_map.hpp"
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/program.hpp"
 #include "pypto/ir/stmt.hpp"
 #include "pypto/ir/visit.hpp"
+#include "pypto/reflect/field.hpp"
 #include "pypto/transforms/pass.hpp"
 
 namespace pypto::transforms {
 
 namespace detail {
 
-/// The body slots of a statement, with their field names, in field order (null slots skipped).
+/// Calls `fn(slot, field name)` for each body slot of `s` — its statement-valued fields, read
+/// from the field descriptors, so a new compound statement needs no change here — in field
+/// order, null slots skipped.
 template <class Fn>
 void for_each_body_slot(const ir::Stmt& s, Fn&& fn) {
-  if (const auto* branch = ir::as<ir::IfStmt>(&s)) {
-    fn(branch->then_body, "then_body");
-    if (branch->else_body) fn(branch->else_body, "else_body");
-  } else if (const auto* loop = ir::as<ir::ForStmt>(&s)) {
-    fn(loop->body, "body");
-  } else if (const auto* wloop = ir::as<ir::WhileStmt>(&s)) {
-    fn(wloop->body, "body");
-  } else if (const auto* scope = ir::as<ir::ScopeStmt>(&s)) {
-    fn(scope->body, "body");
-  }
+  ir::visit_stmt(s, [&](const auto& n) {
+    reflect::for_each_field(n, [&](auto field, const auto& value) {
+      if constexpr (std::is_same_v<std::remove_cvref_t<decltype(value)>, ir::StmtRef>)
+        if (value) fn(value, decltype(field)::name);
+    });
+  });
 }
 
 class StmtStructureNormalizer {
@@ -104,33 +104,26 @@ class StmtStructureNormalizer {
 
   /// A non-sequence statement with its body slots normalized.
   ir::StmtRef stmt(const ir::StmtRef& s) {
-    if (auto it = memo_.find(s.get()); it != memo_.end()) return it->second;
+    if (const ir::StmtRef* done = memo_.find(s.get())) return *done;
     if (depth_ >= core::kMaxNesting)
       throw core::ValueError("normalize-stmt-structure: statements nested deeper than " +
                              std::to_string(core::kMaxNesting) + " levels are not supported");
     ++depth_;
     ir::StmtRef out = ir::visit_stmt(*s, [&](const auto& n) -> ir::StmtRef {
-      using T = std::decay_t<decltype(n)>;
-      if constexpr (std::is_same_v<T, ir::IfStmt>) {
-        ir::StmtRef then_body = slot(n.then_body);
-        ir::StmtRef else_body = n.else_body ? slot(n.else_body) : nullptr;
-        if (then_body == n.then_body && else_body == n.else_body) return s;
-        auto copy = ir::copy_node(n);
-        copy->then_body = std::move(then_body);
-        copy->else_body = std::move(else_body);
-        return copy;
-      } else if constexpr (requires { n.body; }) {  // for, while and the scopes
-        ir::StmtRef body = slot(n.body);
-        if (body == n.body) return s;
-        auto copy = ir::copy_node(n);
-        copy->body = std::move(body);
-        return copy;
-      } else {
-        return s;
-      }
+      decltype(ir::copy_node(n)) copy;  // made at the first slot that changes
+      reflect::for_each_field(n, [&](auto field, const auto& value) {
+        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(value)>, ir::StmtRef>) {
+          if (!value) return;
+          ir::StmtRef normalized = slot(value);
+          if (normalized == value) return;
+          if (!copy) copy = ir::copy_node(n);
+          copy.get()->*decltype(field)::member = std::move(normalized);
+        }
+      });
+      return copy ? ir::StmtRef(copy) : s;
     });
     --depth_;
-    memo_.emplace(s.get(), out);
+    memo_.insert(s.get(), out);
     return out;
   }
 
@@ -146,7 +139,7 @@ class StmtStructureNormalizer {
 
   std::size_t depth_ = 0;
   // Looked up, never iterated: the output does not depend on addresses.
-  std::unordered_map<const ir::Stmt*, ir::StmtRef> memo_;
+  ::pypto::detail::PointerMap<ir::StmtRef> memo_;
 };
 
 }  // namespace detail
@@ -175,8 +168,9 @@ inline std::optional<std::string> find_unnormalized_stmt_structure(const ir::Pro
       // Inner slots pushed in reverse: they are checked in field order.
       for (std::size_t i = seq->stmts.size(); i-- > 0;) {
         std::vector<Slot> inner;  // paths are built for compound statements only
-        detail::for_each_body_slot(*seq->stmts[i], [&](const ir::StmtRef& b, const char* field) {
-          inner.push_back({b.get(), slot.path + ".stmts[" + std::to_string(i) + "]." + field});
+        detail::for_each_body_slot(*seq->stmts[i], [&](const ir::StmtRef& b, std::string_view f) {
+          inner.push_back(
+              {b.get(), slot.path + ".stmts[" + std::to_string(i) + "]." + std::string(f)});
         });
         for (auto it = inner.rbegin(); it != inner.rend(); ++it) slots.push_back(std::move(*it));
       }
