@@ -10,6 +10,7 @@
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/node.hpp"
 #include "pypto/ir/program.hpp"
+#include "pypto/ir/scope_attrs.hpp"
 #include "pypto/ir/stmt.hpp"
 #include "pypto/ir/type.hpp"
 #include "pypto/ir/var.hpp"

@@ -40,6 +40,8 @@ class PointerMap {
     }
   }
 
+  const V* find(const void* key) const { return const_cast<PointerMap*>(this)->find(key); }
+
   /// Inserts `key -> value` unless present; returns the stored value and whether it was new.
   std::pair<V*, bool> insert(const void* key, V value) {
     if (4 * (size_ + 1) > 3 * slots_.size()) grow();  // at most 3/4 full

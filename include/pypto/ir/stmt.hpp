@@ -245,15 +245,31 @@ struct ContinueStmt final : Stmt {
 
 /// Base of the scope statements: a named region with attributes. Unlike Var and Function
 /// names, a scope's `name_hint` is compared (it names the function the scope becomes).
+///
+/// `task_id` (optional) is the `as tid` variable of `with pl.at(...) as tid`: the scope runs as an
+/// asynchronous task and the variable, bound after the scope, holds its Scalar[TASK_ID]. It is
+/// listed after the body, so walkers bind it for the statements that follow, not for the body.
 struct ScopeStmt : Stmt {
   PYPTO_ABSTRACT_NODE(ScopeStmt, kinds::scope)
   std::string name_hint;
   StmtRef body;
   Attrs attrs;
+  VarRef task_id;
   using fields =
       ConcatFields<Stmt::fields, FieldList<UsualField<&ScopeStmt::name_hint, "name_hint">,
                                            UsualField<&ScopeStmt::body, "body">,
-                                           UsualField<&ScopeStmt::attrs, "attrs">>>;
+                                           UsualField<&ScopeStmt::attrs, "attrs">,
+                                           DefField<&ScopeStmt::task_id, "task_id">>>;
+
+  /// This scope bound to a task id variable (`with ... as tid`); tid must be Scalar[TASK_ID].
+  template <class S>
+  static Ref<const S> with_task_id(const S& scope, VarRef tid) {
+    detail::require(!tid || has_scalar_dtype(tid, DataType::TASK_ID), S::class_name, "task_id",
+                    "must be a Scalar[TASK_ID] variable");
+    auto s = copy_node(scope);
+    s->task_id = std::move(tid);
+    return s;
+  }
 
  protected:
   template <class S>

@@ -81,7 +81,8 @@ enum class ScopeRule : std::uint8_t {
   /// IfStmt: each arm is its own barrier region; Def fields are results bound after the if.
   Branches,
   /// Scope statements: the body is not a barrier (its definitions flow out to later
-  /// statements); the scope's own Def fields (SplitAiv's aiv_id) bind for the body only.
+  /// statements); the scope's Def fields before the body (SplitAiv's aiv_id) bind for the body
+  /// only, those after it (the task id) after the scope.
   Straight,
   /// Function: the Def fields (parameters) and the signature symbols bind for the whole
   /// function; every other field is evaluated in that signature context.
@@ -583,8 +584,10 @@ class Verifier {
 
     void definition(const ir::Node* var) {
       Task t{.op = Task::Op::Define, .node = var, .path = cursor_.here(), .outer_time = pre_};
+      // Def fields before a loop's or a scope's region bind inside it; those after it (loop
+      // results, a scope's task id) bind after the statement.
       const bool binder =
-          rule_ == ScopeRule::Straight || (rule_ == ScopeRule::Loop && !region_used_);
+          (rule_ == ScopeRule::Straight || rule_ == ScopeRule::Loop) && !region_used_;
       if (rule_ == ScopeRule::Signature) {
         t.time = t.fields_time = kSignatureSlot;
         t.end = kForeverSlot;

@@ -1304,6 +1304,7 @@ class Builder {
     if (d == "pl.func_attr")
       fail_at(v, "pl.func_attr only as the first statement of a function body");
     if (d == "pl.cond") fail_at(v, "pl.cond only as the first statement of a pl.while_ loop");
+    if (d == "pl.set_cache_policy") return cache_policy_marker(v);
     ir::ExprRef e = expr(v);
     out.push_back(ir::EvalStmt::make(e, span(s.pos)));
   }
@@ -1483,36 +1484,62 @@ class Builder {
       ir::StmtRef body = body_slot(s.body, s.pos);
       out.push_back(guard(c, [&]() -> ir::StmtRef { return make(std::move(body)); }));
     };
+    const bool task = d == "pl.at" || d == "pl.incore" || d == "pl.cluster";
+    if (s.target && !(task && (d != "pl.at" || is_core_group(c))))
+      fail_at(*s.target, "':' (only a CORE_GROUP pl.at or pl.cluster scope binds a task id)");
+    // A task scope: `as tid` binds its task id after the body (the body cannot see it).
+    auto finish_task = [&](auto make) {
+      std::vector<ir::AttrValueList> policies(1);
+      cache_policy_sinks_.push_back(&policies.back());
+      const OnExit pop{[this] { cache_policy_sinks_.pop_back(); }};
+      ir::StmtRef body = body_slot(s.body, s.pos);
+      ir::StmtRef scope = guard(c, [&]() -> ir::StmtRef {
+        ir::StmtRef made = make(std::move(body), std::move(policies.back()));
+        if (!s.target) return made;
+        if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name for the task id");
+        ir::VarRef tid = ir::Var::make(
+            s.target->text,
+            take_declared(s.target->text, ir::ScalarType::make(core::DataType::TASK_ID), *s.target),
+            span(s.target->pos));
+        scope_.names[s.target->text] = tid;
+        if (const auto* in = ir::as<ir::InCoreScopeStmt>(made.get()))
+          return ir::ScopeStmt::with_task_id(*in, tid);
+        return ir::ScopeStmt::with_task_id(*ir::as<ir::ClusterScopeStmt>(made.get()), tid);
+      });
+      out.push_back(std::move(scope));
+    };
     if (d == "pl.at" || d == "pl.incore") {  // pl.incore(): upstream's earlier CORE_GROUP form
-      const Header h = d == "pl.at"
-                           ? header(0, {"level", "role", "name_hint", "optimizations", "attrs"})
-                           : header(0, {"name_hint", "optimizations", "attrs"});
-      ir::Level level = ir::Level::CORE_GROUP;
-      if (d == "pl.at") {
-        const SExpr* lk = keyword(c, "level");
-        if (!lk) fail_at(c, "a level= keyword on pl.at");
-        level = enum_value<ir::Level>(*lk);
-      }
-      const SExpr* rk = keyword(c, "role");
-      const SExpr* ok = keyword(c, "optimizations");
-      if (level == ir::Level::CORE_GROUP) {
-        if (rk) fail_at(*rk, "no role on a CORE_GROUP scope");
-        const ir::SplitMode split = ok ? optimizations(*ok) : ir::SplitMode::None;
-        return finish([&](ir::StmtRef body) {
-          return ir::InCoreScopeStmt::make(body, h.name_hint, split, h.attrs, sp);
+      const bool core_group = d == "pl.incore" || is_core_group(c);
+      const Header h =
+          !core_group ? header(0, {"level", "role", "name_hint", "attrs"})
+          : d == "pl.at"
+              ? header(0, {"level", "name_hint", "optimizations", "attrs", "deps", "no_dep_args",
+                           "dumps"})
+              : header(0, {"name_hint", "optimizations", "attrs", "deps", "no_dep_args", "dumps"});
+      if (core_group) {
+        ir::SplitMode split = ir::SplitMode::None;
+        ir::Attrs attrs = task_attrs(c, h.attrs);
+        if (const SExpr* ok = keyword(c, "optimizations")) split = optimizations(*ok, attrs);
+        return finish_task([&](ir::StmtRef body, ir::AttrValueList policies) {
+          if (!policies.empty())
+            attrs = attrs.with(std::string(ir::scope_attr::kCachePolicyVars), std::move(policies));
+          return ir::InCoreScopeStmt::make(body, h.name_hint, split, attrs, sp);
         });
       }
-      if (ok) fail_at(*ok, "optimizations only on a CORE_GROUP scope");
+      const ir::Level level = enum_value<ir::Level>(*keyword(c, "level"));
       std::optional<ir::Role> role;
-      if (rk) role = enum_value<ir::Role>(*rk);
+      if (const SExpr* rk = keyword(c, "role")) role = enum_value<ir::Role>(*rk);
       return finish([&](ir::StmtRef body) {
         return ir::HierarchyScopeStmt::make(body, level, role, h.name_hint, h.attrs, sp);
       });
     }
     if (d == "pl.cluster") {
-      const Header h = header(0, {"name_hint", "attrs"});
-      return finish([&](ir::StmtRef body) {
-        return ir::ClusterScopeStmt::make(body, h.name_hint, h.attrs, sp);
+      const Header h = header(0, {"name_hint", "attrs", "deps", "no_dep_args", "dumps"});
+      ir::Attrs attrs = task_attrs(c, h.attrs);
+      return finish_task([&](ir::StmtRef body, ir::AttrValueList policies) {
+        if (!policies.empty())
+          attrs = attrs.with(std::string(ir::scope_attr::kCachePolicyVars), std::move(policies));
+        return ir::ClusterScopeStmt::make(body, h.name_hint, attrs, sp);
       });
     }
     if (d == "pl.spmd") {
@@ -1555,20 +1582,87 @@ class Builder {
     return k && bool_literal(*k);
   }
 
-  /// `optimizations=[pl.split(pl.SplitMode.UP_DOWN)]`.
-  ir::SplitMode optimizations(const SExpr& list) {
+  /// True for `pl.at(level=pl.Level.CORE_GROUP, ...)` (the InCore scope form).
+  bool is_core_group(const SExpr& call) {
+    const SExpr* lk = keyword(call, "level");
+    if (!lk) fail_at(call, "a level= keyword on pl.at");
+    return enum_value<ir::Level>(*lk) == ir::Level::CORE_GROUP;
+  }
+
+  /// `optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=2)]`: returns
+  /// the AUTO split; a slot count (also upstream's `pl.split(mode, slot_num=N)`) goes to attrs.
+  ir::SplitMode optimizations(const SExpr& list, ir::Attrs& attrs) {
     if (list.kind != ExprKind::List) fail_at(list, "a list of optimizations");
     ir::SplitMode split = ir::SplitMode::None;
+    bool seen_split = false;
+    auto slot_num = [&](const SExpr& call) {
+      const SExpr* k = keyword(call, "slot_num");
+      if (!k) return;
+      if (attrs.contains(ir::scope_attr::kSlotNum)) fail_at(*k, "one slot_num per scope");
+      const std::int64_t n = int_literal(*k, "a positive slot count");
+      if (n <= 0) fail_at(*k, "a positive slot count");
+      attrs = attrs.with(std::string(ir::scope_attr::kSlotNum), n);
+    };
     for (const auto& o : list.items) {
-      if (o->kind != ExprKind::Call || dotted(o->item(0)) != "pl.split")
-        fail_at(*o, "an optimization: pl.split(pl.SplitMode.<mode>)");
+      const std::string d = o->kind == ExprKind::Call ? dotted(o->item(0)) : "";
+      if (d == "pl.cross_core_slot") {
+        positional_count(*o, 0, 0, d);
+        only_keywords(*o, {"slot_num"}, d);
+        if (!keyword(*o, "slot_num")) fail_at(*o, "pl.cross_core_slot(slot_num=N)");
+        slot_num(*o);
+        continue;
+      }
+      if (d != "pl.split")
+        fail_at(*o, "an optimization: pl.split(pl.SplitMode.<mode>) or pl.cross_core_slot(...)");
       positional_count(*o, 1, 1, "pl.split");
-      if (split != ir::SplitMode::None) fail_at(*o, "one pl.split per scope");
+      only_keywords(*o, {"slot_num"}, d);
+      if (seen_split) fail_at(*o, "one pl.split per scope");
+      seen_split = true;
       split = enum_value<ir::SplitMode>(o->item(1));
+      // RFC #1820: even NONE is refused; the slot count has its own entry now.
       if (split == ir::SplitMode::None)
-        fail_at(o->item(1), "UP_DOWN or LEFT_RIGHT (no pl.split at all is the only no-split form)");
+        fail_at(o->item(1),
+                "UP_DOWN or LEFT_RIGHT (no pl.split at all is the only no-split form; a slot "
+                "count alone is pl.cross_core_slot(slot_num=N))");
+      slot_num(*o);
     }
     return split;
+  }
+
+  /// The task keywords of a scope header, added to its attrs under upstream's keys:
+  /// `deps=[tid, ...]`, `no_dep_args=[v, ...]`, `dumps=[v, ...]`.
+  ir::Attrs task_attrs(const SExpr& call, ir::Attrs attrs) {
+    auto list = [&](std::string_view kw, std::string_view key, bool task_ids) {
+      const SExpr* k = keyword(call, kw);
+      if (!k) return;
+      if (k->kind != ExprKind::List) fail_at(*k, "a list");
+      ir::AttrValueList items;
+      for (const auto& item : k->items) {
+        ir::ExprRef e = expr(*item);
+        if (task_ids && !ir::has_scalar_dtype(e, core::DataType::TASK_ID))
+          fail_at(*item, "a Scalar[TASK_ID] task id");
+        if (!task_ids && !ir::isa<ir::Var>(*e)) fail_at(*item, "a variable name");
+        items.emplace_back(std::move(e));
+      }
+      attrs = attrs.with(std::string(key), std::move(items));
+    };
+    list("deps", ir::scope_attr::kDeps, true);
+    list("no_dep_args", ir::scope_attr::kNoDepVars, false);
+    list("dumps", ir::scope_attr::kDumpVars, false);
+    return attrs;
+  }
+
+  /// `pl.set_cache_policy(t, pl.CachePolicy.BYPASS)` in a task scope's body: a marker the
+  /// scope hoists into its `cache_policy_vars` attr (wherever it stands in the body).
+  void cache_policy_marker(const SExpr& call) {
+    if (cache_policy_sinks_.empty())
+      fail_at(call, "pl.set_cache_policy only inside a pl.at(level=pl.Level.CORE_GROUP) scope");
+    positional_count(call, 2, 2, "pl.set_cache_policy");
+    only_keywords(call, {}, "pl.set_cache_policy");
+    ir::ExprRef v = expr(call.item(1));
+    if (!ir::isa<ir::Var>(*v)) fail_at(call.item(1), "a tensor variable");
+    const ir::CachePolicy policy = enum_value<ir::CachePolicy>(call.item(2));
+    cache_policy_sinks_.back()->emplace_back(ir::AttrValueList{v, policy});
   }
 
   void for_statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
@@ -1709,8 +1803,9 @@ class Builder {
     const bool sync = bool_keyword(c, "sync_start");
     const std::string name_hint = name_hint_of(c);
     const SExpr* ok = keyword(c, "optimizations");
-    const ir::SplitMode split = ok ? optimizations(*ok) : ir::SplitMode::None;
     const ir::Attrs attrs = attrs_of(c);
+    ir::Attrs incore_attrs;  // the optimizations belong to the kernel, not to its dispatch
+    const ir::SplitMode split = ok ? optimizations(*ok, incore_attrs) : ir::SplitMode::None;
     const core::Span sp = span(s.pos);
     ir::ExprRef idx =
         guard(c, [&] { return ops_.make_call("tile.get_block_idx", {}, {}, {}, sp); });
@@ -1721,8 +1816,8 @@ class Builder {
         guard(*s.target, [&] { return ir::AssignStmt::make(i, idx, sp); })};
     for (const auto& st : s.body) statement(*st, inner);
     out.push_back(guard(c, [&]() -> ir::StmtRef {
-      auto incore =
-          ir::InCoreScopeStmt::make(ir::SeqStmts::make(std::move(inner), sp), "", split, {}, sp);
+      auto incore = ir::InCoreScopeStmt::make(ir::SeqStmts::make(std::move(inner), sp), "", split,
+                                              incore_attrs, sp);
       return ir::SpmdScopeStmt::make(ir::SeqStmts::make({incore}, sp), n, sync, name_hint, attrs,
                                      sp);
     }));
@@ -1758,6 +1853,7 @@ class Builder {
   core::Ref<const core::SourceFile> file_;
   bool in_class_ = false;
   std::map<std::string, ir::VarRef, std::less<>> dynamic_;
+  std::vector<ir::AttrValueList*> cache_policy_sinks_;  // the enclosing task scopes' markers
   std::map<std::string, ir::VarRef, std::less<>> free_;
   FunctionReturns returns_;
   FunctionScope scope_;

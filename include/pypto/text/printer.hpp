@@ -40,6 +40,7 @@
 #include "pypto/core/limits.hpp"
 #include "pypto/ir.hpp"
 #include "pypto/ir/identical.hpp"
+#include "pypto/ir/scope_attrs.hpp"
 #include "pypto/text/call_types.hpp"
 
 namespace pypto::text {
@@ -817,46 +818,120 @@ class Printer {
   void stmt(const ir::InCoreScopeStmt& s, const StmtContext& ctx) {
     std::vector<std::string> kw{"level=" + enum_text(ir::Level::CORE_GROUP)};
     if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
-    if (s.split != ir::SplitMode::None)
-      kw.push_back("optimizations=[pl.split(" + enum_text(s.split) + ")]");
-    scope("with pl.at(", kw, s, ctx, "):");
+    TaskOptions task = task_options(s, /*kernel=*/true);
+    std::vector<std::string> opts;
+    if (s.split != ir::SplitMode::None) opts.push_back("pl.split(" + enum_text(s.split) + ")");
+    if (task.slot_num) opts.push_back("pl.cross_core_slot(slot_num=" + *task.slot_num + ")");
+    if (!opts.empty()) kw.push_back("optimizations=[" + join(opts) + "]");
+    kw.insert(kw.end(), task.keywords.begin(), task.keywords.end());
+    scope("with pl.at(", kw, s, ctx, task);
   }
   void stmt(const ir::HierarchyScopeStmt& s, const StmtContext& ctx) {
     std::vector<std::string> kw{"level=" + enum_text(s.level)};
     if (s.role) kw.push_back("role=" + enum_text(*s.role));
     if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
-    scope("with pl.at(", kw, s, ctx, "):");
+    scope("with pl.at(", kw, s, ctx);
   }
   void stmt(const ir::ClusterScopeStmt& s, const StmtContext& ctx) {
     std::vector<std::string> kw;
     if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
-    scope("with pl.cluster(", kw, s, ctx, "):");
+    TaskOptions task = task_options(s, /*kernel=*/false);
+    kw.insert(kw.end(), task.keywords.begin(), task.keywords.end());
+    scope("with pl.cluster(", kw, s, ctx, task);
   }
   void stmt(const ir::SpmdScopeStmt& s, const StmtContext& ctx) {
     std::vector<std::string> kw{expr(*s.core_num)};
     if (s.sync_start) kw.push_back("sync_start=True");
     if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
-    scope("with pl.spmd(", kw, s, ctx, "):");
+    scope("with pl.spmd(", kw, s, ctx);
   }
   void stmt(const ir::SplitAivScopeStmt& s, const StmtContext& ctx) {
     std::vector<std::string> kw{std::to_string(s.count)};
     if (s.split != ir::SplitMode::None) kw.push_back("mode=" + enum_text(s.split));
     if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
     declare(*s.aiv_id, nullptr);
-    scope("for " + var_name(*s.aiv_id) + " in pl.split_aiv(", kw, s, ctx, "):");
+    scope("for " + var_name(*s.aiv_id) + " in pl.split_aiv(", kw, s, ctx);
   }
   void stmt(const ir::RuntimeScopeStmt& s, const StmtContext& ctx) {
     std::vector<std::string> kw;
     if (s.manual) kw.push_back("mode=" + enum_text(ir::ScopeMode::MANUAL));
     if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
-    scope("with pl.scope(", kw, s, ctx, "):");
+    scope("with pl.scope(", kw, s, ctx);
+  }
+
+  /// The surface form of a task scope's attrs (ir/scope_attrs.hpp): header keywords, the
+  /// cross-core slot count and the `pl.set_cache_policy` marker lines; `rest` keeps every entry
+  /// the surface form cannot spell, for `attrs={...}`.
+  struct TaskOptions {
+    std::vector<std::string> keywords;
+    std::optional<std::string> slot_num;
+    std::vector<std::string> markers;
+    ir::Attrs rest;
+  };
+
+  TaskOptions task_options(const ir::ScopeStmt& s, bool kernel) {
+    namespace key = ir::scope_attr;
+    TaskOptions t;
+    const bool one_statement_body = !ir::isa<ir::SeqStmts>(*s.body);
+    for (const auto& e : s.attrs) {
+      const auto* list = e.value.get_if<ir::AttrValueList>();
+      auto all = [&](auto pred) { return list && std::all_of(list->begin(), list->end(), pred); };
+      auto var = [](const ir::AttrValue& v) {
+        const auto* x = v.get_if<ir::ExprRef>();
+        return x && ir::isa<ir::Var>(**x);
+      };
+      auto names = [&] {
+        std::vector<std::string> out;
+        for (const auto& v : *list) out.push_back(expr(**v.get_if<ir::ExprRef>()));
+        return "[" + join(out) + "]";
+      };
+      if (e.key == key::kDeps && all([](const ir::AttrValue& v) { return v.is<ir::ExprRef>(); }))
+        t.keywords.push_back("deps=" + names());
+      else if (e.key == key::kNoDepVars && all(var))
+        t.keywords.push_back("no_dep_args=" + names());
+      else if (e.key == key::kDumpVars && all(var))
+        t.keywords.push_back("dumps=" + names());
+      else if (e.key == key::kSlotNum && kernel && e.value.is<std::int64_t>() &&
+               *e.value.get_if<std::int64_t>() > 0)
+        t.slot_num = std::to_string(*e.value.get_if<std::int64_t>());
+      else if (e.key == key::kCachePolicyVars && !one_statement_body &&
+               all([&](const ir::AttrValue& v) {
+                 const auto* pair = v.get_if<ir::AttrValueList>();
+                 return pair && pair->size() == 2 && var((*pair)[0]) &&
+                        (*pair)[1].is<ir::EnumValue>() &&
+                        (*pair)[1].get_if<ir::EnumValue>()->holds<ir::CachePolicy>();
+               }))
+        for (const auto& v : *list) {
+          const auto& pair = *v.get_if<ir::AttrValueList>();
+          t.markers.push_back("pl.set_cache_policy(" + expr(**pair[0].get_if<ir::ExprRef>()) +
+                              ", " + attr_value(pair[1]) + ")");
+        }
+      else
+        t.rest.entries.push_back(e);
+    }
+    return t;
   }
 
   void scope(const std::string& open, std::vector<std::string> kw, const ir::ScopeStmt& s,
-             const StmtContext& ctx, std::string_view close) {
-    if (!s.attrs.empty()) kw.push_back("attrs=" + attr_dict(s.attrs));
-    line(open + join(kw) + std::string(close));
-    nested(*s.body, {ctx.return_vars});
+             const StmtContext& ctx) {
+    TaskOptions plain;
+    plain.rest = s.attrs;
+    scope(open, std::move(kw), s, ctx, plain);
+  }
+  void scope(const std::string& open, std::vector<std::string> kw, const ir::ScopeStmt& s,
+             const StmtContext& ctx, const TaskOptions& task) {
+    if (!task.rest.empty()) kw.push_back("attrs=" + attr_dict(task.rest));
+    std::string as;
+    if (s.task_id) {
+      declare(*s.task_id, ir::ScalarType::make(core::DataType::TASK_ID).get());
+      as = " as " + var_name(*s.task_id);
+    }
+    line(open + join(kw) + ")" + as + ":");
+    const Nesting level(depth_);
+    ++indent_;
+    for (const auto& m : task.markers) line(m);
+    body(*s.body, {ctx.return_vars});
+    --indent_;
   }
 
   std::string iter_arg_names(const std::vector<ir::IterArgRef>& iter_args) {

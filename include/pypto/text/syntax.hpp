@@ -755,7 +755,10 @@ class Parser {
     auto s = make_stmt(StmtKind::With, cur());
     ++k_;
     s->value = expression();
-    if (at_name("as")) fail("':' (with ... as is not supported)");
+    if (at_name("as")) {  // `with pl.at(...) as tid:` binds the task id of the scope
+      ++k_;
+      s->target = expression();
+    }
     if (at_punct(",")) fail("':' (one context per with statement)");
     block(s->body);
     return s;

@@ -18,6 +18,8 @@
 
 #include "pypto/core/error.hpp"
 #include "pypto/transforms/normalize_stmt_structure.hpp"
+#include "pypto/transforms/outline_cluster_scopes.hpp"
+#include "pypto/transforms/outline_incore_scopes.hpp"
 #include "pypto/transforms/pass.hpp"
 
 namespace pypto::transforms {
@@ -102,6 +104,10 @@ class PassRegistry {
 inline PassRegistry standard_passes() {
   PassRegistry registry;
   registry.add("every body slot one SeqStmts, nested SeqStmts flattened", NormalizeStmtStructure);
+  registry.add("InCore scopes become InCore functions and calls (seed 002)",
+               [] { return OutlineIncoreScopes(); });
+  registry.add("cluster scopes become Group functions, standalone spmd scopes Spmd wrappers",
+               [] { return OutlineClusterScopes(); });
   return registry;
 }
 

@@ -1,0 +1,188 @@
+// pypto/transforms/substitute.hpp — replacing variables in expressions and statements.
+//
+// A Substitution maps variables (by identity) to expressions. `expr(e)` / `stmt(s)` return e / s
+// with every mapped variable replaced, rebuilding only the nodes on a path to a replacement:
+// an unchanged subtree is returned as the same object, and a node shared by several parents is
+// rebuilt once (memoized), so sharing survives. The walk is generic over the field
+// descriptors (DESIGN.md: nothing else names a node's fields), including attribute values and
+// the nested view structs of a node. Types are left as they are: shape symbols are program-wide
+// names, not the values a pass renames. An IterArg whose initial value changes is re-made, and
+// its uses follow it. Each node is visited at most once per Substitution: O(N) for a whole
+// function, plus O(1) expected per lookup.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "pypto/core/error.hpp"
+#include "pypto/core/limits.hpp"
+#include "pypto/detail/pointer_map.hpp"
+#include "pypto/ir.hpp"
+#include "pypto/reflect/field.hpp"
+
+namespace pypto::transforms {
+
+class Substitution {
+ public:
+  /// Maps `from` to `to` from now on (replacing an earlier mapping of `from`). Nodes rebuilt
+  /// before this call are not revisited: map first, then substitute.
+  void set(const ir::Var& from, ir::ExprRef to) {
+    auto [slot, fresh] = map_.insert(&from, nullptr);
+    journal_.push_back({&from, fresh ? nullptr : *slot});
+    *slot = std::move(to);
+    memo_.clear();  // a different map gives different results
+  }
+
+  /// A point to roll the mappings back to (the branches of an if start from the same state).
+  std::size_t mark() const { return journal_.size(); }
+  void rollback(std::size_t mark) {
+    while (journal_.size() > mark) {
+      *map_.find(journal_.back().first) = std::move(journal_.back().second);
+      journal_.pop_back();
+    }
+    memo_.clear();
+  }
+
+  /// The replacement of `v`, or null when it is not mapped.
+  const ir::ExprRef* find(const ir::Var& v) {
+    const ir::ExprRef* to = map_.find(&v);
+    return to && *to ? to : nullptr;
+  }
+
+  /// `v`'s replacement, or `v` itself.
+  ir::ExprRef current(const ir::VarRef& v) {
+    const ir::ExprRef* to = find(*v);
+    return to ? *to : ir::ExprRef(v);
+  }
+
+  ir::ExprRef expr(const ir::ExprRef& e) { return rewrite(e); }
+  ir::StmtRef stmt(const ir::StmtRef& s) { return rewrite(s); }
+  ir::Attrs attrs(const ir::Attrs& a) {
+    ir::Attrs out = a;
+    for (auto& e : out.entries) value(e.value);
+    return out;
+  }
+
+  /// Rewrites `ref` in place; true when it changed.
+  template <class T>
+  bool value(ir::Ref<const T>& ref) {
+    if (!ref) return false;
+    auto out = rewrite(ref);
+    if (out == ref) return false;
+    ref = std::move(out);
+    return true;
+  }
+
+ private:
+  template <class T>
+  ir::Ref<const T> rewrite(const ir::Ref<const T>& ref) {
+    if (!ref) return ref;
+    if constexpr (std::is_base_of_v<ir::Type, T> || std::is_base_of_v<ir::Op, T>) {
+      return ref;  // types keep their program-wide symbols; callees are names
+    } else {
+      ir::NodeRef done = node(ir::NodeRef(ref));
+      if (!ir::isa<T>(*done))  // e.g. a variable in a Def position mapped to a non-variable
+        throw core::InternalError("substitution: a " + std::string(T::class_name) +
+                                  " position cannot hold a " +
+                                  std::string(ir::kind_name(done->kind())));
+      return ir::Ref<const T>(static_cast<const T*>(done.get()));
+    }
+  }
+
+  ir::NodeRef node(const ir::NodeRef& n) {
+    if (ir::isa<ir::Type>(*n) || ir::isa<ir::Op>(*n)) return n;
+    if (const auto* v = ir::as<ir::Var>(n.get())) {
+      if (const ir::ExprRef* to = find(*v)) return *to;
+      const auto* ia = ir::as<ir::IterArg>(v);
+      if (!ia) return n;
+    }
+    if (const ir::NodeRef* done = memo_.find(n.get())) return *done;
+    if (++depth_ > core::kMaxNesting)
+      throw core::ValueError("substitution: IR nested deeper than " +
+                             std::to_string(core::kMaxNesting) + " levels is not supported");
+    ir::NodeRef out = ir::visit(*n, [&](const auto& concrete) -> ir::NodeRef {
+      using N = std::remove_cvref_t<decltype(concrete)>;
+      if constexpr (std::is_same_v<N, ir::IterArg>) {
+        ir::ExprRef init = rewrite(concrete.init_value);
+        if (init == concrete.init_value) return n;
+        ir::IterArgRef fresh =
+            ir::IterArg::make(concrete.name_hint, concrete.type, init, concrete.span);
+        *map_.insert(&concrete, nullptr).first = fresh;  // its uses follow it
+        return fresh;
+      } else {
+        decltype(ir::copy_node(concrete)) copy;
+        reflect::for_each_field(concrete, [&](auto field, const auto& current) {
+          using F = decltype(field);
+          if constexpr (F::kind != reflect::FieldKind::Ignore) {
+            auto updated = current;
+            if (fields(updated)) {
+              if (!copy) copy = ir::copy_node(concrete);
+              copy.get()->*F::member = std::move(updated);
+            }
+          }
+        });
+        return copy ? ir::NodeRef(copy) : n;
+      }
+    });
+    --depth_;
+    memo_.insert(n.get(), out);
+    return out;
+  }
+
+  // In-place rewriting of one field value; true when anything changed.
+  template <class T>
+  bool fields(ir::Ref<const T>& ref) {
+    return value(ref);
+  }
+  template <class T>
+  bool fields(std::vector<T>& list) {
+    bool changed = false;
+    for (auto& item : list) changed = fields(item) || changed;
+    return changed;
+  }
+  template <class T>
+  bool fields(std::optional<T>& opt) {
+    return opt && fields(*opt);
+  }
+  bool fields(ir::Attrs& attrs) {
+    bool changed = false;
+    for (auto& e : attrs.entries) changed = value(e.value) || changed;
+    return changed;
+  }
+  template <class T>
+  requires reflect::Reflected<T>
+  bool fields(T& s) {
+    bool changed = false;
+    reflect::for_each_field(s, [&](auto field, const auto&) {
+      using F = decltype(field);
+      if constexpr (F::kind != reflect::FieldKind::Ignore)
+        changed = fields(s.*F::member) || changed;
+    });
+    return changed;
+  }
+  template <class T>
+  bool fields(T&) {
+    return false;  // scalars, strings, enums, spans
+  }
+
+  bool value(ir::AttrValue& v) {
+    if (auto* e = std::get_if<ir::ExprRef>(&v.value)) return value(*e);
+    if (auto* l = std::get_if<ir::AttrValueList>(&v.value)) {
+      bool changed = false;
+      for (auto& item : *l) changed = value(item) || changed;
+      return changed;
+    }
+    return false;
+  }
+
+  ::pypto::detail::PointerMap<ir::ExprRef> map_;  // looked up, never iterated; null = unmapped
+  std::vector<std::pair<const ir::Var*, ir::ExprRef>> journal_;  // (variable, previous value)
+  ::pypto::detail::PointerMap<ir::NodeRef> memo_;                // looked up, never iterated
+  std::size_t depth_ = 0;
+};
+
+}  // namespace pypto::transforms
