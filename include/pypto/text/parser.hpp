@@ -1494,7 +1494,7 @@ class Builder {
       const OnExit pop{[this] { cache_policy_sinks_.pop_back(); }};
       ir::StmtRef body = body_slot(s.body, s.pos);
       ir::StmtRef scope = guard(c, [&]() -> ir::StmtRef {
-        ir::StmtRef made = make(std::move(body), std::move(policies.back()));
+        auto made = make(std::move(body), std::move(policies.back()));  // the concrete scope
         if (!s.target) return made;
         if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name for the task id");
         ir::VarRef tid = ir::Var::make(
@@ -1502,9 +1502,7 @@ class Builder {
             take_declared(s.target->text, ir::ScalarType::make(core::DataType::TASK_ID), *s.target),
             span(s.target->pos));
         scope_.names[s.target->text] = tid;
-        if (const auto* in = ir::as<ir::InCoreScopeStmt>(made.get()))
-          return ir::ScopeStmt::with_task_id(*in, tid);
-        return ir::ScopeStmt::with_task_id(*ir::as<ir::ClusterScopeStmt>(made.get()), tid);
+        return ir::ScopeStmt::with_task_id(*made, tid);
       });
       out.push_back(std::move(scope));
     };

@@ -143,8 +143,9 @@ struct ScopeInfo {
 /// The live-in walk of a scope body: flow-sensitive, first-read order.
 class LiveIn {
  public:
-  LiveIn(ScopeInfo& info, Positions& pos, const ir::OpRegistry& ops, std::string_view pass)
-      : info_(info), pos_(pos), ops_(ops), pass_(pass) {}
+  LiveIn(ScopeInfo& info, Positions& pos, const ir::OpRegistry& ops,
+         const CalleeDirections& callees, std::string_view pass)
+      : info_(info), pos_(pos), ops_(ops), callees_(callees), pass_(pass) {}
 
   void enter(const ir::Stmt& s) {
     if (ir::isa<ir::ForStmt>(s) || ir::isa<ir::WhileStmt>(s)) ++loops_;
@@ -196,14 +197,37 @@ class LiveIn {
       if (!root) root = info_.capture_index.find(w);
       if (root) info_.alias_of.insert(&v, *root);
     }
+    if (const auto* a = ir::as<ir::AssignStmt>(&s); a && ir::isa<ir::TupleType>(*v.type))
+      if (const auto* c = ir::as<ir::Call>(a->value.get())) tuples_.insert(&v, c);
   }
 
  private:
-  /// For `v = op(..., dst, ...)` with a Write/ReadWrite slot holding a variable: that variable.
+  /// The variable whose buffer `v = value` is the post-write state of: a Write/ReadWrite slot of
+  /// a registered op, or the argument of a parameter a program function returns (directly or as
+  /// element i of a tuple result).
   const ir::Var* written_var(const ir::Stmt& s) const {
     const auto* a = ir::as<ir::AssignStmt>(&s);
-    const auto* c = a ? ir::as<ir::Call>(a->value.get()) : nullptr;
-    if (!c || ir::isa<ir::GlobalVar>(*c->op)) return nullptr;
+    if (!a) return nullptr;
+    std::optional<std::size_t> element;
+    const ir::Call* c = ir::as<ir::Call>(a->value.get());
+    if (const auto* g = ir::as<ir::TupleGetItem>(a->value.get())) {
+      const auto* t = ir::as<ir::Var>(g->tuple.get());
+      const ir::Call* const* call = t ? tuples_.find(t) : nullptr;
+      if (!call) return nullptr;
+      c = *call;
+      element = static_cast<std::size_t>(g->index);
+    }
+    if (!c) return nullptr;
+    if (ir::isa<ir::GlobalVar>(*c->op)) {
+      const CalleeInfo* callee = callees_(c->op->name);
+      const std::size_t i = element.value_or(0);
+      if (!callee || i >= callee->returned_params.size() || !callee->returned_params[i] ||
+          (!element && callee->returned_params.size() != 1))
+        return nullptr;
+      const std::size_t p = *callee->returned_params[i];
+      return p < c->args.size() ? ir::as<ir::Var>(c->args[p].get()) : nullptr;
+    }
+    if (element) return nullptr;
     for (std::size_t i = 0; i < c->args.size(); ++i)
       if (ops_.effect(*c, i) != ir::ArgEffect::Read)
         if (const auto* v = ir::as<ir::Var>(c->args[i].get())) return v;
@@ -213,8 +237,10 @@ class LiveIn {
   ScopeInfo& info_;
   Positions& pos_;
   const ir::OpRegistry& ops_;
+  const CalleeDirections& callees_;
   std::string_view pass_;
   int loops_ = 0;
+  ::pypto::detail::PointerMap<const ir::Call*> tuples_;  // tuple-typed results of calls
 };
 
 /// Program-wide names: existing functions are reserved; outlined names remember their source.
@@ -492,7 +518,7 @@ class FunctionOutliner {
   ScopeInfo& analysis(const ir::ScopeStmt& s) {
     if (ScopeInfo* done = infos_.find(&s)) return *done;
     ScopeInfo info;
-    LiveIn live(info, pos_, ops_, target_.pass_name);
+    LiveIn live(info, pos_, ops_, callees_, target_.pass_name);
     walk_uses_defs(*s.body, live, ops_, callees_);
     return *infos_.insert(&s, std::move(info)).first;
   }
@@ -569,7 +595,7 @@ class FunctionOutliner {
     ScopeInfo fresh_info;
     ScopeInfo* info_ptr = &analysis(s);
     if (!hoisted.empty()) {
-      LiveIn live(fresh_info, pos_, ops_, target_.pass_name);
+      LiveIn live(fresh_info, pos_, ops_, callees_, target_.pass_name);
       walk_uses_defs(*body, live, ops_, callees_);
       info_ptr = &fresh_info;
     }
@@ -844,11 +870,11 @@ inline ir::ProgramRef outline_scopes(const ir::Program& program, const OutlineTa
                                      const std::function<bool(const ir::Function&)>& scan) {
   detail::outline::Names names(program);
   std::vector<ir::FunctionRef> outlined, functions;
-  std::map<std::string, std::vector<ir::ParamDirection>, std::less<>> directions;
-  for (const auto& e : program.functions) directions[e.name] = e.function->param_directions;
-  const CalleeDirections callees = [&](std::string_view name) {
-    auto it = directions.find(name);
-    return it == directions.end() ? nullptr : &it->second;
+  std::map<std::string, CalleeInfo, std::less<>> infos;
+  for (const auto& e : program.functions) infos[e.name] = CalleeInfo::of(*e.function);
+  const CalleeDirections callees = [&](std::string_view name) -> const CalleeInfo* {
+    auto it = infos.find(name);
+    return it == infos.end() ? nullptr : &it->second;
   };
   bool changed = false;
   for (const auto& e : program.functions) {

@@ -37,8 +37,29 @@ namespace pypto::transforms {
 
 enum class Access : std::uint8_t { Read, Write, ReadWrite, Bookkeeping };
 
-/// The parameter directions of a program function by name; nullptr when there is none.
-using CalleeDirections = std::function<const std::vector<ir::ParamDirection>*(std::string_view)>;
+/// What a caller may know of a program function: its parameter directions and, per return
+/// value, the parameter it returns (ReturnParamsExplicit), if any.
+struct CalleeInfo {
+  std::vector<ir::ParamDirection> directions;
+  std::vector<std::optional<std::size_t>> returned_params;
+
+  static CalleeInfo of(const ir::Function& f) {
+    CalleeInfo info{f.param_directions, {}};
+    const auto* seq = f.body ? ir::as<ir::SeqStmts>(f.body.get()) : nullptr;
+    const ir::Stmt* last = seq && !seq->stmts.empty() ? seq->stmts.back().get() : f.body.get();
+    if (const auto* r = last ? ir::as<ir::ReturnStmt>(last) : nullptr)
+      for (const auto& v : r->values) {
+        std::optional<std::size_t> param;
+        for (std::size_t i = 0; i < f.params.size(); ++i)
+          if (v.get() == f.params[i].get()) param = i;
+        info.returned_params.push_back(param);
+      }
+    return info;
+  }
+};
+
+/// The program function of a name; nullptr when there is none.
+using CalleeDirections = std::function<const CalleeInfo*(std::string_view)>;
 
 inline Access access_of(ir::ArgEffect e) {
   switch (e) {
@@ -188,7 +209,8 @@ class UseDefWalker {
     }
     if (++depth_ > core::kMaxNesting) too_deep();
     if (const auto* c = ir::as<ir::Call>(&e)) {
-      const auto* dirs = ir::isa<ir::GlobalVar>(*c->op) ? callees_(c->op->name) : nullptr;
+      const CalleeInfo* callee = ir::isa<ir::GlobalVar>(*c->op) ? callees_(c->op->name) : nullptr;
+      const auto* dirs = callee ? &callee->directions : nullptr;
       for (std::size_t i = 0; i < c->args.size(); ++i) {
         Access a = Access::Read;
         if (ir::isa<ir::GlobalVar>(*c->op))
@@ -201,7 +223,8 @@ class UseDefWalker {
       uses(c->attrs, Access::Read);
     } else if (const auto* sub = ir::as<ir::Submit>(&e)) {
       // args[i] is params[i] (a prefix); deps are task ids this task consumes: reads.
-      const auto* dirs = callees_(sub->op->name);
+      const CalleeInfo* callee = callees_(sub->op->name);
+      const auto* dirs = callee ? &callee->directions : nullptr;
       for (std::size_t i = 0; i < sub->args.size(); ++i)
         uses(sub->args[i], dirs && i < dirs->size() ? access_of((*dirs)[i]) : Access::Read);
       uses(sub->deps, Access::Read);
