@@ -74,7 +74,7 @@ TEST_CASE("descriptors: a Var's name_hint is Ignore; an IterArg adds its init_va
 TEST_CASE("descriptors: a scope's name_hint is compared (Usual), unlike a Var's") {
   CHECK(describe<InCoreScopeStmt>() == Strings{"span:Ignore", "leading_comments:Ignore",
                                                "name_hint:Usual", "body:Usual", "attrs:Usual",
-                                               "split:Usual"});
+                                               "task_id:Def", "split:Usual"});
   // The position of aiv_id among the scope's fields is not the point here: its kind is.
   const Strings split_aiv = describe<SplitAivScopeStmt>();
   CHECK(std::count(split_aiv.begin(), split_aiv.end(), "aiv_id:Def") == 1);
