@@ -896,3 +896,72 @@ class P:
   CHECK(call->op->name == "rows");
   CHECK(call->attrs.contains("core_num"));
 }
+
+TEST_CASE("outline-cluster: a cluster of one spmd scope is one Group, launched with its count") {
+  check_outline(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def fill(self, s: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        t = pl.tile.full([64], dtype=pl.FP32, value=0.0)
+        pl.store(t, [0], s)
+        return s
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Out[pl.Tensor[[64], pl.FP32]], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.cluster():
+            with pl.spmd(n):
+                a1 = self.fill(a)
+        return a1
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def fill(self, s: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        t = pl.tile.full([64], dtype=pl.FP32, value=0.0)
+        pl.store(t, [0], s)
+        return s
+
+    @pl.function(type=pl.FunctionType.Group)
+    def main_cluster_0(self, a: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        pl.func_attr({"spmd_unwrapped": True})
+        a1 = self.fill(a)
+        return a
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Out[pl.Tensor[[64], pl.FP32]], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
+        a1 = self.main_cluster_0(a, attrs={"core_num": n})
+        return a1
+)",
+                "outline-cluster-scopes");
+}
+
+TEST_CASE("outline-cluster: a submitted cluster carries its spmd launch on the Submit") {
+  ProgramRef after = run(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def fill(self, s: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        t = pl.tile.full([64], dtype=pl.FP32, value=0.0)
+        pl.store(t, [0], s)
+        return s
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.cluster() as tid:
+            with pl.spmd(8, sync_start=True):
+                a1 = self.fill(a)
+        return a1
+)",
+                         "outline-cluster-scopes");
+  const auto& stmts = ir::as<ir::SeqStmts>(fn(after, "main").body.get())->stmts;
+  const auto* submit = ir::as<ir::Submit>(ir::as<ir::AssignStmt>(stmts[0].get())->value.get());
+  REQUIRE(submit);
+  CHECK(submit->sync_start);
+  CHECK(ir::as<ir::ConstInt>(submit->core_num.get())->value == 8);
+  CHECK(fn(after, "main_cluster_0").attrs.get<bool>("spmd_unwrapped") == true);
+}

@@ -515,11 +515,27 @@ class FunctionOutliner {
 
   // ---- one scope ----
 
+  /// The Spmd scope a cluster consists of (`with pl.cluster(): with pl.spmd(n): ...`): the
+  /// Group function takes its body and the dispatch its launch; null otherwise.
+  const ir::SpmdScopeStmt* unwrapped_spmd(const ir::ScopeStmt& s) const {
+    if (target_.function_type != ir::FunctionType::Group) return nullptr;
+    const auto* seq = ir::as<ir::SeqStmts>(s.body.get());
+    const ir::Stmt* only = seq ? (seq->stmts.size() == 1 ? seq->stmts[0].get() : nullptr)
+                               : s.body.get();
+    return only ? ir::as<ir::SpmdScopeStmt>(only) : nullptr;
+  }
+
+  /// The statements the outlined function's body is made of.
+  const ir::StmtRef& region(const ir::ScopeStmt& s) const {
+    const ir::SpmdScopeStmt* spmd = unwrapped_spmd(s);
+    return spmd ? spmd->body : s.body;
+  }
+
   ScopeInfo& analysis(const ir::ScopeStmt& s) {
     if (ScopeInfo* done = infos_.find(&s)) return *done;
     ScopeInfo info;
     LiveIn live(info, pos_, ops_, callees_, target_.pass_name);
-    walk_uses_defs(*s.body, live, ops_, callees_);
+    walk_uses_defs(*region(s), live, ops_, callees_);
     return *infos_.insert(&s, std::move(info)).first;
   }
 
@@ -583,14 +599,15 @@ class FunctionOutliner {
 
   void outline(const ir::ScopeStmt& s, std::vector<ir::StmtRef>& out) {
     // 1. scalar live-outs the caller can compute move in front of the call
+    const ir::StmtRef& region_body = region(s);
     std::vector<ir::StmtRef> body_stmts;
-    if (const auto* seq = ir::as<ir::SeqStmts>(s.body.get()))
+    if (const auto* seq = ir::as<ir::SeqStmts>(region_body.get()))
       body_stmts = seq->stmts;
     else
-      body_stmts.push_back(s.body);
+      body_stmts.push_back(region_body);
     const std::vector<ir::StmtRef> hoisted = hoist_scalars(s, body_stmts);
     for (const auto& h : hoisted) out.push_back(renames_.stmt(h));
-    ir::StmtRef body = ir::SeqStmts::make(body_stmts, s.body->span);
+    ir::StmtRef body = ir::SeqStmts::make(body_stmts, region_body->span);
     // 2. inputs: the live-in set of what stays in the body
     ScopeInfo fresh_info;
     ScopeInfo* info_ptr = &analysis(s);
@@ -655,7 +672,7 @@ class FunctionOutliner {
     {
       std::vector<ir::StmtRef> stmts = ir::as<ir::SeqStmts>(body.get())->stmts;
       stmts.push_back(ir::ReturnStmt::make(returns, s.span));
-      body = ir::SeqStmts::make(std::move(stmts), s.body->span);
+      body = ir::SeqStmts::make(std::move(stmts), region_body->span);
     }
     const std::string name = names_.take(fn_->name, s.name_hint, target_.kind);
     ir::Attrs fattrs = function_attrs(s, info, params);
@@ -676,7 +693,7 @@ class FunctionOutliner {
       result_types.push_back(ir::ScalarType::make(core::DataType::TASK_ID));
       ir::SubmitLaunch launch;
       launch.deps = deps;
-      dispatch_launch(s, launch, call_attrs);
+      dispatch_launch(s, launch);
       call = ir::Submit::make(callee, args, ir::TupleType::make(result_types), launch, {},
                               call_attrs, s.span);
     } else {
@@ -767,7 +784,8 @@ class FunctionOutliner {
       if (const auto* r = ir::as<ir::SplitAivScopeStmt>(&x)) regions.push_back(r->split);
       for_each_slot(x, [&](const ir::StmtRef& c) { scan(*c); });
     };
-    scan(*s.body);
+    scan(*region(s));
+    if (unwrapped_spmd(s)) attrs = attrs.with("spmd_unwrapped", true);
     if (incore && incore->split != ir::SplitMode::None) {
       if (!regions.empty())
         throw OutlineError(where() + ": scope '" + scope_label(s) +
@@ -836,15 +854,20 @@ class FunctionOutliner {
     return attrs;
   }
 
-  /// Spmd: the core count and sync_start ride the dispatch, never the callee.
-  void dispatch_launch(const ir::ScopeStmt& s, ir::SubmitLaunch& launch, ir::Attrs&) {
-    if (const auto* spmd = ir::as<ir::SpmdScopeStmt>(&s)) {
+  /// Spmd: the core count and sync_start ride the dispatch, never the callee (which could not
+  /// name the caller's values).
+  const ir::SpmdScopeStmt* launched_spmd(const ir::ScopeStmt& s) const {
+    if (const auto* spmd = ir::as<ir::SpmdScopeStmt>(&s)) return spmd;
+    return unwrapped_spmd(s);
+  }
+  void dispatch_launch(const ir::ScopeStmt& s, ir::SubmitLaunch& launch) {
+    if (const auto* spmd = launched_spmd(s)) {
       launch.core_num = renames_.expr(spmd->core_num);
       launch.sync_start = spmd->sync_start;
     }
   }
   void dispatch_launch_attrs(const ir::ScopeStmt& s, ir::Attrs& attrs) {
-    if (const auto* spmd = ir::as<ir::SpmdScopeStmt>(&s)) {
+    if (const auto* spmd = launched_spmd(s)) {
       attrs = attrs.with("core_num", renames_.expr(spmd->core_num));
       if (spmd->sync_start) attrs = attrs.with("sync_start", true);
     }
