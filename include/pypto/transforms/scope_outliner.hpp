@@ -37,6 +37,7 @@
 #include "pypto/core/error.hpp"
 #include "pypto/detail/pointer_map.hpp"
 #include "pypto/ir.hpp"
+#include "pypto/ir/identical.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/scope_attrs.hpp"
 #include "pypto/transforms/substitute.hpp"

@@ -93,46 +93,6 @@ class Substitution {
     }
   }
 
-  ir::NodeRef node(const ir::NodeRef& n) {
-    if (ir::isa<ir::Type>(*n) || ir::isa<ir::Op>(*n)) return n;
-    if (const auto* v = ir::as<ir::Var>(n.get())) {
-      if (const ir::ExprRef* to = find(*v)) return *to;
-      const auto* ia = ir::as<ir::IterArg>(v);
-      if (!ia) return n;
-    }
-    if (const ir::NodeRef* done = memo_.find(n.get())) return *done;
-    if (++depth_ > core::kMaxNesting)
-      throw core::ValueError("substitution: IR nested deeper than " +
-                             std::to_string(core::kMaxNesting) + " levels is not supported");
-    ir::NodeRef out = ir::visit(*n, [&](const auto& concrete) -> ir::NodeRef {
-      using N = std::remove_cvref_t<decltype(concrete)>;
-      if constexpr (std::is_same_v<N, ir::IterArg>) {
-        ir::ExprRef init = rewrite(concrete.init_value);
-        if (init == concrete.init_value) return n;
-        ir::IterArgRef fresh =
-            ir::IterArg::make(concrete.name_hint, concrete.type, init, concrete.span);
-        *map_.insert(&concrete, nullptr).first = fresh;  // its uses follow it
-        return fresh;
-      } else {
-        decltype(ir::copy_node(concrete)) copy;
-        reflect::for_each_field(concrete, [&](auto field, const auto& current) {
-          using F = decltype(field);
-          if constexpr (F::kind != reflect::FieldKind::Ignore) {
-            auto updated = current;
-            if (fields(updated)) {
-              if (!copy) copy = ir::copy_node(concrete);
-              copy.get()->*F::member = std::move(updated);
-            }
-          }
-        });
-        return copy ? ir::NodeRef(copy) : n;
-      }
-    });
-    --depth_;
-    memo_.insert(n.get(), out);
-    return out;
-  }
-
   // In-place rewriting of one field value; true when anything changed.
   template <class T>
   bool fields(ir::Ref<const T>& ref) {
@@ -177,6 +137,48 @@ class Substitution {
       return changed;
     }
     return false;
+  }
+
+  // Defined after the field helpers its generic lambda calls: clang 14 leaves member templates
+  // declared later in the class uninstantiated there (-Wundefined-inline, undefined references).
+  ir::NodeRef node(const ir::NodeRef& n) {
+    if (ir::isa<ir::Type>(*n) || ir::isa<ir::Op>(*n)) return n;
+    if (const auto* v = ir::as<ir::Var>(n.get())) {
+      if (const ir::ExprRef* to = find(*v)) return *to;
+      const auto* ia = ir::as<ir::IterArg>(v);
+      if (!ia) return n;
+    }
+    if (const ir::NodeRef* done = memo_.find(n.get())) return *done;
+    if (++depth_ > core::kMaxNesting)
+      throw core::ValueError("substitution: IR nested deeper than " +
+                             std::to_string(core::kMaxNesting) + " levels is not supported");
+    ir::NodeRef out = ir::visit(*n, [&](const auto& concrete) -> ir::NodeRef {
+      using N = std::remove_cvref_t<decltype(concrete)>;
+      if constexpr (std::is_same_v<N, ir::IterArg>) {
+        ir::ExprRef init = rewrite(concrete.init_value);
+        if (init == concrete.init_value) return n;
+        ir::IterArgRef fresh =
+            ir::IterArg::make(concrete.name_hint, concrete.type, init, concrete.span);
+        *map_.insert(&concrete, nullptr).first = fresh;  // its uses follow it
+        return fresh;
+      } else {
+        decltype(ir::copy_node(concrete)) copy;
+        reflect::for_each_field(concrete, [&](auto field, const auto& current) {
+          using F = decltype(field);
+          if constexpr (F::kind != reflect::FieldKind::Ignore) {
+            auto updated = current;
+            if (fields(updated)) {
+              if (!copy) copy = ir::copy_node(concrete);
+              copy.get()->*F::member = std::move(updated);
+            }
+          }
+        });
+        return copy ? ir::NodeRef(copy) : n;
+      }
+    });
+    --depth_;
+    memo_.insert(n.get(), out);
+    return out;
   }
 
   ::pypto::detail::PointerMap<ir::ExprRef> map_;  // looked up, never iterated; null = unmapped
