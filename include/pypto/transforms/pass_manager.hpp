@@ -7,7 +7,8 @@
 // fails fast. Options, each off by default:
 //   verify_each      after each pass: verify_structural_bindings on every function with a body,
 //                    the print→parse round trip, and the verifier of every property believed to
-//                    hold (PassVerificationError names the pass and the failed check);
+//                    hold and of the structural properties that must always hold
+//                    (PassVerificationError names the pass and the failed check);
 //   print_after_all  the program's text after each pass, to an ostream and/or a callback;
 //   timing           wall time of each pass (the transform only, not the verification).
 // Cost: the passes themselves, plus O(N log N) per pass for verify_each and printing.
@@ -175,7 +176,7 @@ class PassManager {
       throw PassVerificationError(pass.name(), "round trip", e.what());
     }
     for (Property p : kAllProperties)
-      if (properties_.contains(p))
+      if (properties_.contains(p) || kStructuralProperties.contains(p))
         if (auto violation = options_.verifiers.check(p, program))
           throw PassVerificationError(pass.name(), std::string(property_name(p)), *violation);
   }

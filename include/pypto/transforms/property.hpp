@@ -94,4 +94,9 @@ class PropertySet {
   std::uint32_t bits_ = 0;
 };
 
+/// Properties every program must have at every pass boundary, whatever a pass claims (seed 002:
+/// "NoScalarKernelReturn is checked at every pass boundary"): verify-each checks them after
+/// each pass.
+inline constexpr PropertySet kStructuralProperties{Property::NoScalarKernelReturn};
+
 }  // namespace pypto::transforms

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -533,11 +534,12 @@ class FunctionOutliner {
   }
 
   ScopeInfo& analysis(const ir::ScopeStmt& s) {
-    if (ScopeInfo* done = infos_.find(&s)) return *done;
-    ScopeInfo info;
+    if (const std::size_t* done = info_index_.find(&s)) return infos_[*done];
+    info_index_.insert(&s, infos_.size());
+    ScopeInfo& info = infos_.emplace_back();  // a deque: earlier references stay valid
     LiveIn live(info, pos_, ops_, callees_, target_.pass_name);
     walk_uses_defs(*region(s), live, ops_, callees_);
-    return *infos_.insert(&s, std::move(info)).first;
+    return info;
   }
 
   /// Scalar live-outs the caller can compute, hoisted out of the body (seed 002, issue #631).
@@ -882,7 +884,8 @@ class FunctionOutliner {
   const ir::Function* fn_ = nullptr;
   Positions pos_;
   Substitution renames_;
-  ::pypto::detail::PointerMap<ScopeInfo> infos_;
+  ::pypto::detail::PointerMap<std::size_t> info_index_;
+  std::deque<ScopeInfo> infos_;
   bool fold_dims_ = false;
 };
 
