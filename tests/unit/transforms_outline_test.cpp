@@ -965,3 +965,140 @@ class P:
   CHECK(ir::as<ir::ConstInt>(submit->core_num.get())->value == 8);
   CHECK(fn(after, "main_cluster_0").attrs.get<bool>("spmd_unwrapped") == true);
 }
+
+// ---- more of upstream's cases ----------------------------------------------------------------
+
+TEST_CASE("outline: an if with yields inside the scope stays in the kernel (#233)") {
+  ProgramRef after = run(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]], c: pl.Scalar[pl.BOOL]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(a, [0], [64])
+            if c:
+                u = pl.add(t, t)
+                v = pl.yield_(u)
+            else:
+                v = pl.yield_(t)
+            o1 = pl.store(v, [0], o)
+        return o1
+)");
+  const ir::Function& k = fn(after, "main_incore_0");
+  CHECK(k.params.size() == 3);  // a, c, o: `v` is the kernel's own phi
+  CHECK(k.param_directions == std::vector<ir::ParamDirection>{ir::ParamDirection::In,
+                                                              ir::ParamDirection::In,
+                                                              ir::ParamDirection::Out});
+}
+
+TEST_CASE("outline: per-function numbering; functions without scopes are untouched") {
+  ProgramRef before = parse(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function
+    def f(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(a, [0], [64])
+            o1 = pl.store(t, [0], o)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t2 = pl.load(o1, [0], [64])
+            o2 = pl.store(t2, [0], o1)
+        return o2
+
+    @pl.function
+    def g(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(a, [0], [64])
+            o1 = pl.store(t, [0], o)
+        return o1
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        t = pl.load(a, [0], [64])
+        o1 = pl.store(t, [0], o)
+        return o
+
+    @pl.function
+    def helper(self, a: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        b = pl.add(a, a)
+        return b
+)");
+  ProgramRef after = run(pypto::text::print(*before));
+  for (std::string_view name : {"f_incore_0", "f_incore_1", "g_incore_0"})
+    CHECK_MESSAGE(after->find(name), name);
+  // the same objects: nothing was rebuilt
+  CHECK(tf::OutlineIncoreScopes()(*before)->find("kernel") == before->find("kernel"));
+  CHECK(tf::OutlineIncoreScopes()(*before)->find("helper") == before->find("helper"));
+}
+
+TEST_CASE("outline: tensor.dim reads the parser would not fold stay (constant extent, non-param)") {
+  ProgramRef after = run(R"(
+import pypto.language as pl
+M = pl.dynamic("M")
+@pl.program
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[M, 64], pl.FP32], o: pl.Out[pl.Tensor[[M, 64], pl.FP32]]) -> pl.Tensor[[M, 64], pl.FP32]:
+        k = pl.tensor.dim(a, 1)
+        b = pl.add(a, a)
+        m = pl.tensor.dim(b, 0)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(a, [m - 16, k - 64], [16, 64])
+            o1 = pl.store(t, [0, 0], o)
+        return o1
+)");
+  const auto& stmts = ir::as<ir::SeqStmts>(fn(after, "main").body.get())->stmts;
+  CHECK(stmts.size() == 5);                              // k, b, m stay; the call; the return
+  CHECK(fn(after, "main_incore_0").params.size() == 4);  // m, k, a, o
+}
+
+TEST_CASE("outline: an spmd kernel's write-only assemble destination stays Out (#2415)") {
+  ProgramRef after = run(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[16], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        for i in pl.spmd(4):
+            out1 = pl.tensor.assemble(out, x, [i * 16])
+        return out1
+)",
+                         "outline-incore-scopes,outline-cluster-scopes");
+  CHECK(fn(after, "main_incore_0").param_directions.front() == ir::ParamDirection::Out);
+  CHECK(fn(after, "main_spmd_0").param_directions.front() == ir::ParamDirection::Out);
+}
+
+TEST_CASE("outline-cluster: no outputs, several outputs, duplicate name hints suffixed") {
+  ProgramRef after = run(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def fill(self, s: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        t = pl.tile.full([64], dtype=pl.FP32, value=0.0)
+        pl.store(t, [0], s)
+        return s
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def touch(self, s: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        t = pl.load(s, [0], [64])
+        return s
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Out[pl.Tensor[[64], pl.FP32]], b: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.cluster(name_hint="pair"):
+            a1 = self.fill(a)
+            b1 = self.fill(b)
+        with pl.cluster(name_hint="pair"):
+            self.touch(a1)
+        return b1
+)",
+                         "outline-cluster-scopes");
+  CHECK(fn(after, "pair").return_types.size() == 2);
+  CHECK(fn(after, "pair").param_directions ==
+        std::vector<ir::ParamDirection>{ir::ParamDirection::Out, ir::ParamDirection::Out});
+  CHECK(fn(after, "pair_0").return_types.empty());
+  CHECK(fn(after, "pair_0").param_directions.front() == ir::ParamDirection::In);
+}
