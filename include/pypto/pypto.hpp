@@ -14,5 +14,8 @@
 #include "pypto/text/printer.hpp"
 #include "pypto/text/round_trip.hpp"
 #include "pypto/transforms/normalize_stmt_structure.hpp"
+#include "pypto/transforms/outline_properties.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/pass_registry.hpp"
+#include "pypto/transforms/return_lineage.hpp"
+#include "pypto/transforms/stmt_tree.hpp"

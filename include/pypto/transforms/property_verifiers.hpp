@@ -5,7 +5,9 @@
 // verify-each mode runs the verifier of every property it believes holds after a pass, so a
 // pass that claims more than it delivers is caught at its boundary. Properties without a
 // verifier are trusted. `standard_property_verifiers()` holds the verifiers that exist; each
-// pass's header provides its own (issue 5 adds SSAForm and the outline properties).
+// pass's header provides its own (outline_properties.hpp has the outline passes' five; the
+// SSAForm verifier comes with ConvertToSSA). ReturnParamsExplicit reads write effects from the
+// default op registry; a host with its own ops sets a verifier that passes its registry.
 #pragma once
 
 #include <array>
@@ -17,6 +19,7 @@
 
 #include "pypto/ir/program.hpp"
 #include "pypto/transforms/normalize_stmt_structure.hpp"
+#include "pypto/transforms/outline_properties.hpp"
 #include "pypto/transforms/property.hpp"
 
 namespace pypto::transforms {
@@ -46,6 +49,12 @@ class PropertyVerifiers {
 inline PropertyVerifiers standard_property_verifiers() {
   PropertyVerifiers verifiers;
   verifiers.set(Property::NormalizedStmtStructure, find_unnormalized_stmt_structure);
+  verifiers.set(Property::SplitIncoreOrch, find_split_incore_orch_violation);
+  verifiers.set(Property::ClusterOutlined, find_cluster_outlined_violation);
+  verifiers.set(Property::NoScalarKernelReturn, find_no_scalar_kernel_return_violation);
+  verifiers.set(Property::ReturnParamsExplicit,
+                [](const ir::Program& p) { return find_return_params_explicit_violation(p); });
+  verifiers.set(Property::AivSplitValid, find_aiv_split_valid_violation);
   return verifiers;
 }
 
