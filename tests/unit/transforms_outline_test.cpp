@@ -1102,3 +1102,19 @@ class P:
   CHECK(fn(after, "pair_0").return_types.empty());
   CHECK(fn(after, "pair_0").param_directions.front() == ir::ParamDirection::In);
 }
+
+TEST_CASE("outline: nested InCore scopes are rejected by the SplitIncoreOrch verifier") {
+  CHECK_THROWS_AS(run(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(a, [0], [64])
+                o1 = pl.store(t, [0], o)
+        return o1
+)"),
+                  tf::PassVerificationError);
+}
