@@ -41,6 +41,7 @@
 #include "pypto/ir/identical.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/scope_attrs.hpp"
+#include "pypto/transforms/return_lineage.hpp"
 #include "pypto/transforms/substitute.hpp"
 #include "pypto/transforms/use_def.hpp"
 
@@ -898,7 +899,9 @@ inline ir::ProgramRef outline_scopes(const ir::Program& program, const OutlineTa
   detail::outline::Names names(program);
   std::vector<ir::FunctionRef> outlined, functions;
   std::map<std::string, CalleeInfo, std::less<>> infos;
-  for (const auto& e : program.functions) infos[e.name] = CalleeInfo::of(*e.function);
+  ReturnLineage lineage(&program, ops);
+  for (const auto& e : program.functions)
+    infos[e.name] = CalleeInfo{e.function->param_directions, lineage.returned_params(*e.function)};
   const CalleeDirections callees = [&](std::string_view name) -> const CalleeInfo* {
     auto it = infos.find(name);
     return it == infos.end() ? nullptr : &it->second;

@@ -38,24 +38,10 @@ namespace pypto::transforms {
 enum class Access : std::uint8_t { Read, Write, ReadWrite, Bookkeeping };
 
 /// What a caller may know of a program function: its parameter directions and, per return
-/// value, the parameter it returns (ReturnParamsExplicit), if any.
+/// value, the parameter whose buffer it returns (return_lineage.hpp), if any.
 struct CalleeInfo {
   std::vector<ir::ParamDirection> directions;
   std::vector<std::optional<std::size_t>> returned_params;
-
-  static CalleeInfo of(const ir::Function& f) {
-    CalleeInfo info{f.param_directions, {}};
-    const auto* seq = f.body ? ir::as<ir::SeqStmts>(f.body.get()) : nullptr;
-    const ir::Stmt* last = seq && !seq->stmts.empty() ? seq->stmts.back().get() : f.body.get();
-    if (const auto* r = last ? ir::as<ir::ReturnStmt>(last) : nullptr)
-      for (const auto& v : r->values) {
-        std::optional<std::size_t> param;
-        for (std::size_t i = 0; i < f.params.size(); ++i)
-          if (v.get() == f.params[i].get()) param = i;
-        info.returned_params.push_back(param);
-      }
-    return info;
-  }
 };
 
 /// The program function of a name; nullptr when there is none.
