@@ -5,11 +5,14 @@
 
 #include <cstdint>
 #include <limits>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "kernel_random.hpp"
 #include "kernel_samples.hpp"
 #include "pypto/kernel/canonicalize.hpp"
+#include "pypto/kernel/interpreter.hpp"
 
 namespace k = pypto::kernel;
 namespace tk = pypto::test::kernel;
@@ -318,4 +321,63 @@ TEST_CASE("kernel canonicalize: a value form outside the spec limits is refused,
   wide.consts.clear();
   wide.nodes.resize(k::kMaxInstrs + 1, wide.nodes.front());
   CHECK_THROWS_AS(k::canonicalize(wide), k::SpecError);
+}
+
+namespace {
+
+/// Three inputs: A (transposed, 2 x 2 stored k x m) and B (2 x 2) of a matmul, and x.
+k::Spec with_matmul(std::vector<k::Instr> instrs, std::vector<std::uint32_t> consts = {}) {
+  k::Spec s;
+  s.views = {{}, {}, {}};
+  s.consts = std::move(consts);
+  s.num_regs = 3;
+  s.matmul = k::Matmul{0, 1, true, false, 2, 1};
+  s.instrs = std::move(instrs);
+  return s;
+}
+
+std::vector<float> run_matmul_spec(const k::Spec& s) {
+  const std::vector<float> a = {1.5f, -2.0f, 0.25f, 3.0f}, b = {-1.0f, 4.0f, 0.5f, 2.0f},
+                           x = {7.0f, -0.0f, 1e30f, -3.0f};
+  const std::vector<std::span<const float>> in = {a, b, x};
+  return k::evaluate(s, in, {2, 2});
+}
+
+}  // namespace
+
+TEST_CASE("kernel canonicalize: the matmul segment and its inputs stay when its result dies") {
+  // select(1, x, C) folds to x: no instruction reads the matmul any more, yet the segment,
+  // its slots and every view stay (the spec's interface), and the result is unchanged.
+  const k::Spec s = with_matmul({k::select(0, k::constant(0), k::input(2), k::matmul_result()),
+                                 k::unary(Op::Neg, 1, k::reg(0))},
+                                {kOne});
+  const k::Spec c = k::canonicalize(s);
+  CHECK(c.instrs == std::vector<k::Instr>{k::unary(Op::Neg, 0, k::input(2))});
+  CHECK(c.consts.empty());
+  CHECK(c.views == s.views);
+  CHECK(c.matmul == s.matmul);
+  CHECK(k::is_valid(c));
+  CHECK(k::first_mismatch(run_matmul_spec(c), run_matmul_spec(s)) == -1);
+  CHECK(k::eliminate_dead_code(s).matmul == s.matmul);
+  CHECK(k::allocate_registers(s).matmul == s.matmul);
+}
+
+TEST_CASE("kernel canonicalize: matmul result reads are values like inputs (CSE, order, DCE)") {
+  // C*x and x*C are one value once commutative operands are ordered (Input before
+  // MatmulResult); the dead C+C goes; the reduction of C stays in its own register range.
+  const k::Spec s = with_matmul({k::binary(Op::Mul, 0, k::matmul_result(), k::input(2)),
+                                 k::binary(Op::Add, 1, k::matmul_result(), k::matmul_result()),
+                                 k::unary(Op::RowSum, 2, k::matmul_result()),
+                                 k::binary(Op::Mul, 1, k::input(2), k::matmul_result()),
+                                 k::binary(Op::Add, 0, k::reg(0), k::reg(1)),
+                                 k::binary(Op::Sub, 0, k::reg(0), k::reduce_result(2))});
+  const k::Spec c = k::canonicalize(s);
+  CHECK(c.instrs == std::vector<k::Instr>{k::binary(Op::Mul, 0, k::input(2), k::matmul_result()),
+                                          k::unary(Op::RowSum, 1, k::matmul_result()),
+                                          k::binary(Op::Add, 0, k::reg(0), k::reg(0)),
+                                          k::binary(Op::Sub, 0, k::reg(0), k::reduce_result(1))});
+  CHECK(c.num_regs == 2);
+  CHECK(c.matmul == s.matmul);
+  CHECK(k::canonicalize(c) == c);
+  CHECK(k::first_mismatch(run_matmul_spec(c), run_matmul_spec(s)) == -1);
 }

@@ -1,7 +1,8 @@
 // Seeded random-spec fuzzing of the kernel passes: every pass keeps validate() true and the
 // interpreter's results bit-identical (NaN-aware) on inputs full of ±0, ±Inf, NaN and
-// denormals; canonicalize is idempotent byte for byte, never grows the code, keeps views and
-// runtime scalars; the canonical form round-trips through serialization.
+// denormals; canonicalize is idempotent byte for byte, never grows the code, keeps views,
+// runtime scalars and the matmul segment; the canonical form round-trips through
+// serialization. About a third of the specs have a matmul segment.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -43,19 +44,34 @@ const std::vector<NamedPass>& passes() {
 }  // namespace
 
 TEST_CASE("kernel fuzz: the generator makes valid, varied specs") {
-  std::size_t reductions = 0, reused = 0;
+  std::size_t reductions = 0, reused = 0, matmuls = 0, matmul_reads = 0, transposed = 0,
+              batched = 0;
   for (std::uint64_t seed = 0; seed < kSeeds; ++seed) {
     const k::Spec s = tk::random_spec(seed);
     REQUIRE_MESSAGE(k::is_valid(s), "seed ", seed, k::to_string(s));
     std::vector<bool> written(k::kMaxRegs);
+    bool reads_matmul = false;
     for (const k::Instr& in : s.instrs) {
       reductions += k::is_reduction(in.op) ? 1 : 0;
       reused += written[in.dst] ? 1 : 0;
       written[in.dst] = true;
+      for (std::size_t i = 0; i < k::arity(in.op); ++i) {
+        reads_matmul |= in.slot(i).kind == k::OperandKind::MatmulResult;
+      }
+    }
+    if (s.matmul) {
+      ++matmuls;
+      matmul_reads += reads_matmul ? 1 : 0;
+      transposed += s.matmul->trans_a || s.matmul->trans_b ? 1 : 0;
+      batched += s.matmul->batch > 1 ? 1 : 0;
     }
   }
   CHECK(reductions > kSeeds / 2);
   CHECK(reused > kSeeds);
+  CHECK(matmuls > kSeeds / 5);
+  CHECK(matmul_reads > matmuls / 2);
+  CHECK(transposed > matmuls / 2);
+  CHECK(batched > matmuls / 4);
 }
 
 TEST_CASE("kernel fuzz: every pass keeps the spec valid and its results bit-identical") {
@@ -81,6 +97,7 @@ TEST_CASE("kernel fuzz: every pass keeps the spec valid and its results bit-iden
       REQUIRE(k::is_valid(out));
       CHECK(out.views == s.views);
       CHECK(out.runtime_scalars == s.runtime_scalars);
+      CHECK(out.matmul == s.matmul);
       CHECK(out.instrs.size() <= s.instrs.size());
       CHECK(k::first_mismatch(tk::run_on(out, in1, kGrid), want1) == -1);
       CHECK(k::first_mismatch(tk::run_on(out, in2, kGrid), want2) == -1);
@@ -206,7 +223,27 @@ TEST_CASE("kernel fuzz: validate's quick pass accepts exactly what the field che
     for (std::uint32_t e = 0; e < edits; ++e) {
       k::Instr& in = s.instrs[rng.below(s.instrs.size())];
       k::Operand& o = in.slot(rng.below(3u));
-      switch (rng.below(9u)) {
+      switch (rng.below(14u)) {
+        case 9:  // a matmul slot out of range, or one whose view is not Linear
+          if (s.matmul)
+            s.matmul->a_input = static_cast<std::uint8_t>(rng.below(s.views.size() + 1));
+          break;
+        case 10:
+          if (s.matmul) (rng.chance(50) ? s.matmul->k : s.matmul->batch) = rng.below(2u);
+          break;
+        case 11:
+          o = {k::OperandKind::MatmulResult, static_cast<std::uint8_t>(rng.below(2u))};
+          break;
+        case 12:  // an Input read of a matmul slot
+          if (s.matmul) o = k::input(rng.chance(50) ? s.matmul->a_input : s.matmul->b_input);
+          break;
+        case 13:
+          if (s.matmul) {
+            s.matmul.reset();
+          } else {
+            s.matmul = k::Matmul{};
+          }
+          break;
         case 0: in.dst = static_cast<std::uint8_t>(rng.below(k::kMaxRegs + 2u)); break;
         case 1: in.op = static_cast<Op>(rng.below(k::kOpCount + 2u)); break;
         case 2: o.kind = static_cast<k::OperandKind>(rng.below(k::kOperandKindCount + 1u)); break;

@@ -300,6 +300,139 @@ TEST_CASE("kernel graph: fusing the same graph twice gives identical bytes and k
   CHECK(a == b);
 }
 
+namespace {
+
+/// Mov of op(A) x op(B), A in input 0 and B in input 1.
+k::Spec matmul_node(std::uint32_t k, std::uint32_t batch = 1, bool trans_b = false) {
+  k::Spec s;
+  s.views = {kLinear, kLinear};
+  s.num_regs = 1;
+  s.matmul = k::Matmul{0, 1, false, trans_b, k, batch};
+  s.instrs = {k::unary(Op::Mov, 0, k::matmul_result())};
+  return s;
+}
+
+/// op(C, x) with C = A x B (inputs 0 and 1) and x read from input 2.
+k::Spec matmul_with_input(Op op, std::uint32_t k) {
+  k::Spec s = matmul_node(k);
+  s.views.push_back(kLinear);
+  s.instrs = {k::binary(op, 0, k::matmul_result(), k::input(2))};
+  return s;
+}
+
+/// n small distinct values (finite, mixed signs), so that matmul results are informative.
+std::vector<float> ramp(std::size_t n, float scale) {
+  std::vector<float> out(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = scale * static_cast<float>(int(i % 7) - 3);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("kernel graph: a matmul producer fuses with its elementwise consumer (an epilogue)") {
+  // C = A x B^T (A: 4 x 4, B stored 4 x 4) -> consumer(z, C).
+  k::Graph g;
+  const k::Source a = g.add_input(), b = g.add_input(), z = g.add_input();
+  const k::Source p = g.add_node(matmul_node(4, 1, true), kShape, {a, b});
+  g.mark_output(g.add_node(consumer_spec(), kShape, {z, p}));
+  const k::Graph f = k::fuse(g);
+  REQUIRE(f.nodes().size() == 1);
+  const k::Spec& fused = f.nodes()[0].spec;
+  CHECK(k::is_valid(fused));
+  REQUIRE(fused.matmul);
+  CHECK(fused.matmul->trans_b);
+  CHECK(fused.matmul->k == 4);
+  CHECK(f.nodes()[0].bindings[fused.matmul->a_input] == a);
+  CHECK(f.nodes()[0].bindings[fused.matmul->b_input] == b);
+  const std::vector<std::vector<float>> in = {ramp(16, 0.5f), ramp(16, -1.5f), corner_values(3)};
+  CHECK(k::first_mismatch(run_graph(f, in)[0], run_graph(g, in)[0]) == -1);
+  CHECK(k::canonicalize(fused) == fused);
+}
+
+TEST_CASE("kernel graph: an elementwise producer fuses into a consumer with a matmul") {
+  // p = step(x); out = C + p, with C = A x B in the consumer.
+  k::Graph g;
+  const k::Source x = g.add_input(), a = g.add_input(), b = g.add_input();
+  const k::Source p = g.add_node(step_spec(0.25f), kShape, {x});
+  g.mark_output(g.add_node(matmul_with_input(Op::Add, 2), kShape, {a, b, p}));
+  const k::Graph f = k::fuse(g);
+  REQUIRE(f.nodes().size() == 1);
+  const k::GraphNode& fused = f.nodes()[0];
+  REQUIRE(fused.spec.matmul);
+  CHECK(fused.bindings[fused.spec.matmul->a_input] == a);
+  CHECK(fused.bindings[fused.spec.matmul->b_input] == b);
+  const std::vector<std::vector<float>> in = {corner_values(2), ramp(8, 2.0f), ramp(8, -0.5f)};
+  CHECK(k::first_mismatch(run_graph(f, in)[0], run_graph(g, in)[0]) == -1);
+}
+
+TEST_CASE("kernel graph: a consumer whose matmul reads the producer is not fused") {
+  // The producer's 4 x 4 output is the consumer's A or B (k = 4): a whole matrix, not one
+  // element.
+  for (const std::size_t slot : {0, 1}) {
+    k::Graph g;
+    const k::Source x = g.add_input(), other = g.add_input();
+    const k::Source p = g.add_node(step_spec(1.0f), kShape, {x});
+    std::vector<k::Source> bindings = {other, other};
+    bindings[slot] = p;
+    g.mark_output(g.add_node(matmul_node(4), kShape, bindings));
+    CHECK(k::fuse(g) == g);
+  }
+}
+
+TEST_CASE("kernel graph: two specs with a matmul each are not fused") {
+  k::Graph g;
+  const k::Source a = g.add_input(), b = g.add_input();
+  const k::Source p = g.add_node(matmul_node(4), kShape, {a, b});
+  g.mark_output(g.add_node(matmul_with_input(Op::Mul, 4), kShape, {a, b, p}));
+  CHECK(k::fuse(g) == g);
+}
+
+TEST_CASE("kernel graph: a batched matmul fuses only with code that reads no Row or Batch") {
+  // The consumer adds GridIndex Row to its input: with a matmul of batch 2 in the same spec,
+  // Row would become the row within a block, so the pair stays apart; batch 1 fuses.
+  k::Spec reads_row;
+  reads_row.views = {kLinear};
+  reads_row.num_regs = 1;
+  reads_row.instrs = {k::binary(Op::Add, 0, k::input(0), k::grid(k::GridAxis::Row))};
+  k::Spec reads_col = reads_row;
+  reads_col.instrs[0].b = k::grid(k::GridAxis::Col);
+  auto graph = [](std::uint32_t batch, const k::Spec& consumer) {
+    k::Graph g;
+    const k::Source a = g.add_input(), b = g.add_input();
+    const k::Source p = g.add_node(matmul_node(2, batch), kShape, {a, b});
+    g.mark_output(g.add_node(consumer, kShape, {p}));
+    return g;
+  };
+  const k::Graph batched = graph(2, reads_row);
+  CHECK(k::fuse(batched) == batched);
+  for (const k::Graph& g : {graph(2, reads_col), graph(1, reads_row)}) {
+    const std::uint32_t batch = g.nodes()[0].spec.matmul->batch;
+    const k::Graph f = k::fuse(g);
+    CHECK(f.nodes().size() == 1);
+    const std::vector<std::vector<float>> in = {ramp(8, 1.0f), ramp(8 * batch, 0.5f)};
+    CHECK(k::first_mismatch(run_graph(f, in)[0], run_graph(g, in)[0]) == -1);
+  }
+}
+
+TEST_CASE("kernel graph: a matmul slot is never shared with a slot the code reads") {
+  // x is both the producer's A (4 x 4, k = 4) and an elementwise input of the consumer: the
+  // fused spec binds x twice, once per role, and stays valid.
+  k::Spec consumer;
+  consumer.views = {kLinear, kLinear};
+  consumer.num_regs = 1;
+  consumer.instrs = {k::binary(Op::Sub, 0, k::input(0), k::input(1))};
+  k::Graph g;
+  const k::Source x = g.add_input(), b = g.add_input();
+  const k::Source p = g.add_node(matmul_node(4), kShape, {x, b});
+  g.mark_output(g.add_node(consumer, kShape, {x, p}));
+  const k::Graph f = k::fuse(g);
+  REQUIRE(f.nodes().size() == 1);
+  CHECK(f.nodes()[0].bindings == std::vector<k::Source>{x, b, x});
+  CHECK(k::is_valid(f.nodes()[0].spec));
+  const std::vector<std::vector<float>> in = {ramp(16, 1.0f), ramp(16, 0.5f)};
+  CHECK(k::first_mismatch(run_graph(f, in)[0], run_graph(g, in)[0]) == -1);
+}
+
 TEST_CASE("kernel graph: a binding to a node that does not exist yet is rejected") {
   k::Graph g;
   const k::Source x = g.add_input();
@@ -309,9 +442,9 @@ TEST_CASE("kernel graph: a binding to a node that does not exist yet is rejected
 
 namespace {
 
-/// The number of values a view reads on `shape` (the buffer it needs).
-std::size_t view_size(const k::View& v, k::Shape shape) {
-  return k::detail::expected_input_size(v, k::Grid{shape.rows, shape.cols, 0});
+/// The number of values input `v` of `s` reads on `shape` (the buffer it needs).
+std::size_t input_size(const k::Spec& s, std::size_t v, k::Shape shape) {
+  return k::input_size(s, v, k::Grid{shape.rows, shape.cols, 0});
 }
 
 /// A random spec, made elementwise (reduction views turned Linear, reduction code redrawn)
@@ -338,7 +471,7 @@ k::Spec random_node_spec(SplitMix64& rng, bool elementwise) {
 TEST_CASE("kernel graph: fusing random chains keeps every graph output bit-exact") {
   constexpr k::Shape shape{3, 4};
   const std::size_t full = shape.rows * shape.cols;
-  std::size_t fused_pairs = 0, chains_fully_fused = 0;
+  std::size_t fused_pairs = 0, chains_fully_fused = 0, matmul_graphs_fused = 0;
   for (std::uint64_t seed = 1; seed <= 400; ++seed) {
     SplitMix64 rng(seed * 0x9e3779b97f4a7c15ULL);
     k::Graph g;
@@ -360,14 +493,21 @@ TEST_CASE("kernel graph: fusing random chains keeps every graph output bit-exact
       std::vector<k::Source> bindings;
       for (std::size_t v = 0; v < s.views.size(); ++v) {
         k::View& view = s.views[v];
+        const bool matmul_slot = k::is_matmul_operand(s.matmul, v);
         const bool chain_slot = v == 0 && n > 0;
         if (chain_slot || (n > 0 && rng.chance(15))) {
-          // A node output has rows*cols values: keep the view only if it reads that many.
-          if ((chain_slot && rng.chance(80)) || view_size(view, shape) != full) view = kLinear;
-          bindings.push_back(k::Source::node(chain_slot ? n - 1 : rng.below(n)));
-        } else {
-          bindings.push_back(graph_input(view_size(view, shape)));
+          // A node output has rows*cols values: keep the view only if it reads that many. A
+          // matmul slot keeps its Linear view and takes a node output only when its matrices
+          // have that many values (fusion must then refuse: the matmul reads a whole matrix).
+          if (!matmul_slot && ((chain_slot && rng.chance(80)) || input_size(s, v, shape) != full)) {
+            view = kLinear;
+          }
+          if (input_size(s, v, shape) == full) {
+            bindings.push_back(k::Source::node(chain_slot ? n - 1 : rng.below(n)));
+            continue;
+          }
         }
+        bindings.push_back(graph_input(input_size(s, v, shape)));
       }
       const k::Source node = g.add_node(std::move(s), shape, std::move(bindings));
       if (n + 1 == length || rng.chance(15)) g.mark_output(node);
@@ -385,9 +525,19 @@ TEST_CASE("kernel graph: fusing random chains keeps every graph output bit-exact
     }
     fused_pairs += g.nodes().size() - f.nodes().size();
     if (f.nodes().size() == 1) ++chains_fully_fused;
+    // Fusion neither drops nor merges matmul segments: each survives in exactly one node.
+    auto matmuls = [](const k::Graph& graph) {
+      std::size_t count = 0;
+      for (const k::GraphNode& node : graph.nodes()) count += node.spec.matmul ? 1 : 0;
+      return count;
+    };
+    CHECK(matmuls(f) == matmuls(g));
+    if (matmuls(g) > 0 && f.nodes().size() < g.nodes().size()) ++matmul_graphs_fused;
   }
   // The generator must actually exercise fusion, not only refusals.
   CHECK(fused_pairs > 200);
   CHECK(chains_fully_fused > 20);
-  MESSAGE("fused pairs: " << fused_pairs << ", chains fused to one node: " << chains_fully_fused);
+  CHECK(matmul_graphs_fused > 20);
+  MESSAGE("fused pairs: " << fused_pairs << ", chains fused to one node: " << chains_fully_fused
+                          << ", graphs with a matmul that fused: " << matmul_graphs_fused);
 }

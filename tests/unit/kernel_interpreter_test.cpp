@@ -1,8 +1,10 @@
 // Tests of pypto/kernel/interpreter.hpp: each view, op class and the two phases on small grids
-// with hand-computed results, buffer checks, and the NaN-aware bit-exact comparator.
+// with hand-computed results, the matmul segment (transposes, batches, summation order),
+// buffer checks, and the NaN-aware bit-exact comparator.
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <span>
 #include <vector>
@@ -117,6 +119,116 @@ TEST_CASE("kernel interpreter: buffers that do not fit the views are rejected") 
   k::Spec bad = s;
   bad.num_regs = 0;
   CHECK_THROWS_AS(run(bad, {{1, 2, 3, 4, 5, 6}}, {2, 2}), k::SpecError);
+}
+
+namespace {
+
+/// out = op(A) x op(B), read as MatmulResult.
+k::Spec matmul_only(bool trans_a, bool trans_b, std::uint32_t k, std::uint32_t batch = 1) {
+  k::Spec s;
+  s.views = {{}, {}};
+  s.num_regs = 1;
+  s.matmul = k::Matmul{0, 1, trans_a, trans_b, k, batch};
+  s.instrs = {k::unary(Op::Mov, 0, k::matmul_result())};
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("kernel interpreter: a small matmul, in each of the four transpose layouts") {
+  // A = [1 2 3; 4 5 6], B = [7 8; 9 10; 11 12]: A x B = [58 64; 139 154].
+  const std::vector<float> a = {1, 2, 3, 4, 5, 6}, a_t = {1, 4, 2, 5, 3, 6};
+  const std::vector<float> b = {7, 8, 9, 10, 11, 12}, b_t = {7, 9, 11, 8, 10, 12};
+  const std::vector<float> want = {58, 64, 139, 154};
+  CHECK(run(matmul_only(false, false, 3), {a, b}, {2, 2}) == want);
+  CHECK(run(matmul_only(true, false, 3), {a_t, b}, {2, 2}) == want);
+  CHECK(run(matmul_only(false, true, 3), {a, b_t}, {2, 2}) == want);
+  CHECK(run(matmul_only(true, true, 3), {a_t, b_t}, {2, 2}) == want);
+  // The other way round on the same buffers: B x A over a 3 x 3 grid with k = 2.
+  CHECK(run(matmul_only(false, false, 2), {b, a}, {3, 3}) ==
+        std::vector<float>{39, 54, 69, 49, 68, 87, 59, 82, 105});
+  // One slot as both operands: A x A^T.
+  k::Spec gram = matmul_only(false, true, 3);
+  gram.views.pop_back();
+  gram.matmul->b_input = 0;
+  CHECK(run(gram, {a}, {2, 2}) == std::vector<float>{14, 32, 32, 77});
+}
+
+TEST_CASE("kernel interpreter: the matmul result enters the code as an operand, reductions too") {
+  // relu(A x B + bias) with bias = [-60 -60] row-broadcast: [0 4; 79 94].
+  const k::Spec s = pypto::test::kernel::matmul_epilogue();
+  CHECK(run(s, {{1, 2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12}, {-60, -60}}, {2, 2}) ==
+        std::vector<float>{0, 4, 79, 94});
+  // C - rowmax(C): [-6 0; -15 0].
+  k::Spec r;
+  r.views = {{}, {}};
+  r.num_regs = 2;
+  r.matmul = k::Matmul{0, 1, false, false, 3, 1};
+  r.instrs = {k::unary(Op::RowMax, 1, k::matmul_result()),
+              k::binary(Op::Sub, 0, k::matmul_result(), k::reduce_result(1))};
+  CHECK(run(r, {{1, 2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12}}, {2, 2}) ==
+        std::vector<float>{-6, 0, -15, 0});
+}
+
+TEST_CASE("kernel interpreter: a batched matmul stacks blocks and defines Row and Batch") {
+  // Two blocks of A (2 x 1 each) and B (1 x 1 each): C = [1*10 2*10 3*100 4*100]. Row is the row
+  // within the block (0 1 0 1), Batch the grid's batch (5) plus the block (5 5 6 6).
+  k::Spec s = matmul_only(false, false, 1, 2);
+  s.consts = {k::float_bits(10.0f), k::float_bits(100.0f)};
+  s.num_regs = 2;
+  s.instrs = {k::binary(Op::Mul, 0, k::grid(k::GridAxis::Row), k::constant(0)),
+              k::binary(Op::Add, 0, k::reg(0), k::matmul_result()),
+              k::binary(Op::Mul, 1, k::grid(k::GridAxis::Batch), k::constant(1)),
+              k::binary(Op::Add, 0, k::reg(0), k::reg(1))};
+  CHECK(run(s, {{1, 2, 3, 4}, {10, 100}}, {4, 1, 5}) == std::vector<float>{510, 530, 900, 1010});
+  // With batch 1 the same code reads Row = r and Batch = the grid's batch, as without a matmul.
+  s.matmul->batch = 1;
+  CHECK(run(s, {{1, 2, 3, 4}, {10}}, {4, 1, 5}) == std::vector<float>{510, 530, 550, 570});
+  // A 2-block matmul with k = 3 and transposes: block 1 of B is [1 0; 0 1; 1 1].
+  const k::Spec t = matmul_only(false, false, 3, 2);
+  CHECK(run(t, {{1, 2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12, 1, 0, 0, 1, 1, 1}}, {2, 2}) ==
+        std::vector<float>{58, 64, 10, 11});
+  const k::Spec tt = matmul_only(true, true, 3, 2);
+  CHECK(run(tt, {{1, 2, 3, 4, 5, 6}, {7, 9, 11, 8, 10, 12, 1, 0, 1, 0, 1, 1}}, {2, 2}) ==
+        std::vector<float>{58, 64, 10, 11});
+}
+
+TEST_CASE("kernel interpreter: the matmul sums in increasing k, from the first product, rounded") {
+  // Left to right, (1e8 + 1) rounds back to 1e8, so the sum is 0; any other order gives 1.
+  CHECK(run(matmul_only(false, false, 3), {{1e8f, 1.0f, -1e8f}, {1, 1, 1}}, {1, 1}) ==
+        std::vector<float>{0.0f});
+  // The sum starts from the first product, not from +0: a single -0 product stays -0.
+  const auto neg_zero = run(matmul_only(false, false, 1), {{-0.0f}, {1.0f}}, {1, 1});
+  CHECK(k::float_bits(neg_zero[0]) == k::float_bits(-0.0f));
+  // Each product is rounded before it is added: (1 + 2^-23)(1 - 2^-23) rounds to 1, so
+  // -1 + that is 0; a fused multiply-add would give -2^-46.
+  const float up = 1.0f + 0x1p-23f, down = 1.0f - 0x1p-23f;
+  CHECK(run(matmul_only(false, false, 2), {{-1.0f, up}, {1.0f, down}}, {1, 1}) ==
+        std::vector<float>{0.0f});
+  // NaN and infinities propagate as in IEEE arithmetic: inf * 0 is NaN.
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(std::isnan(run(matmul_only(false, false, 2), {{inf, 1.0f}, {0.0f, 1.0f}}, {1, 1})[0]));
+}
+
+TEST_CASE("kernel interpreter: buffers and grids that do not fit the matmul are rejected") {
+  const std::vector<float> six(6, 1.0f), five(5, 1.0f);
+  CHECK_THROWS_WITH_AS(run(matmul_only(false, false, 3), {five, six}, {2, 2}),
+                       "evaluate: input 0 (matmul operand A) needs 6 values, got 5",
+                       pypto::core::ValueError);
+  CHECK_THROWS_WITH_AS(run(matmul_only(true, false, 3), {six, five}, {2, 2}),
+                       "evaluate: input 1 (matmul operand B) needs 6 values, got 5",
+                       pypto::core::ValueError);
+  CHECK_THROWS_WITH_AS(run(matmul_only(false, false, 3, 4), {six, six}, {2, 2}),
+                       "evaluate: matmul.batch 4 does not divide the grid's 2 rows",
+                       pypto::core::ValueError);
+  k::Spec same = matmul_only(false, false, 3);
+  same.views.pop_back();
+  same.matmul->b_input = 0;
+  CHECK_THROWS_WITH_AS(run(same, {six}, {2, 4}),
+                       "evaluate: input 0 is both matmul operands, but A needs 6 values (1 x 2 x "
+                       "3) and B needs 12 (1 x 3 x 4)",
+                       pypto::core::ValueError);
+  CHECK(k::input_size(same, 0, {3, 3}) == 9);
 }
 
 TEST_CASE("kernel interpreter: the comparator is bit-exact except that NaN equals NaN") {

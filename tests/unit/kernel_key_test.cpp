@@ -95,8 +95,80 @@ TEST_CASE("kernel key: the key is defined on the canonical form") {
 }
 
 TEST_CASE("kernel key: golden values, identical under g++ and clang and across runs") {
+  // The first two predate the matmul segment: a spec without one keeps its key.
   CHECK(k::kernel_key(tk::softmax_like()).hex() == "656f818946392937d04815bc0a743d91");
   CHECK(k::kernel_key(tk::masked_bias()).hex() == "3ebfda94141329fac192426ce08857f9");
+  CHECK(k::kernel_key(tk::matmul_epilogue()).hex() == "09c660d19ead63866647adcc8cfa742d");
+}
+
+TEST_CASE(
+    "kernel key: matmul k and batch are runtime values; slots, transposes and presence "
+    "are structure") {
+  const k::Spec base = tk::matmul_epilogue();
+  const k::Key key = k::kernel_key(base);
+  auto with = [&](auto mutate) {
+    k::Spec s = base;
+    mutate(s);
+    REQUIRE(k::is_valid(s));
+    return k::kernel_key(s);
+  };
+  CHECK(with([](k::Spec& s) { s.matmul->k = 4096; }) == key);
+  CHECK(with([](k::Spec& s) { s.matmul->batch = 8; }) == key);
+  CHECK(with([](k::Spec& s) {
+          s.matmul->k = 1;
+          s.matmul->batch = 3;
+        }) == key);
+
+  const k::Key ta = with([](k::Spec& s) { s.matmul->trans_a = true; });
+  const k::Key tb = with([](k::Spec& s) { s.matmul->trans_b = true; });
+  const k::Key tab = with([](k::Spec& s) { s.matmul->trans_a = s.matmul->trans_b = true; });
+  CHECK(ta != key);
+  CHECK(tb != key);
+  CHECK(tab != key);
+  CHECK(ta != tb);
+  CHECK(ta != tab);
+  CHECK(tb != tab);
+  // The slots: A and B swapped, and B moved to another input slot.
+  CHECK(with([](k::Spec& s) { std::swap(s.matmul->a_input, s.matmul->b_input); }) != key);
+  CHECK(with([](k::Spec& s) {
+          s.views.push_back({});
+          s.matmul->b_input = 3;
+        }) != with([](k::Spec& s) { s.views.push_back({}); }));
+  // Presence: the same code and views with the matmul result read as an input instead.
+  k::Spec without = base;
+  without.matmul.reset();
+  without.views.push_back({});
+  for (k::Instr& in : without.instrs) {
+    for (std::size_t i = 0; i < k::arity(in.op); ++i) {
+      if (in.slot(i).kind == k::OperandKind::MatmulResult) in.slot(i) = k::input(3);
+    }
+  }
+  REQUIRE(k::is_valid(without));
+  CHECK(k::kernel_key(without) != key);
+  CHECK_FALSE(k::same_structure(k::canonicalize(without), k::canonicalize(base)));
+
+  // same_structure agrees with the key on each of these.
+  k::Spec bigger_k = base;
+  bigger_k.matmul->k = 77;
+  CHECK(k::same_structure(k::canonicalize(bigger_k), k::canonicalize(base)));
+  k::Spec transposed = base;
+  transposed.matmul->trans_b = true;
+  CHECK_FALSE(k::same_structure(k::canonicalize(transposed), k::canonicalize(base)));
+}
+
+TEST_CASE("kernel registry: specs that differ only in matmul k and batch share one entry") {
+  k::KeyedRegistry<std::string> reg;
+  CHECK(reg.insert(tk::matmul_epilogue(), "gemm").second);
+  k::Spec other = tk::matmul_epilogue();
+  other.matmul->k = 999;
+  other.matmul->batch = 4;
+  const auto again = reg.insert(other, "gemm again");
+  CHECK_FALSE(again.second);
+  CHECK(again.first->value == "gemm");
+  other.matmul->trans_a = true;
+  CHECK(reg.find(other) == nullptr);
+  CHECK(reg.insert(other, "gemm^T").second);
+  CHECK(reg.size() == 2);
 }
 
 TEST_CASE("kernel registry: lookups canonicalize and ignore runtime values") {
@@ -149,6 +221,7 @@ TEST_CASE("kernel key fuzz: equal keys exactly when the canonical structures are
     for (auto& c : blank.consts) c = 0;
     for (auto& c : blank.runtime_scalars) c = 0;
     for (auto& v : blank.views) v.param = k::view_has_param(v.kind) ? 1 : 0;
+    if (blank.matmul) blank.matmul->k = blank.matmul->batch = 1;
     const auto bytes = k::write_specs(std::vector<k::Spec>{blank});
     const bool inserted =
         by_structure.emplace(std::string(bytes.begin(), bytes.end()), entry.first).second;

@@ -5,7 +5,10 @@
 // Specs are non-SSA on purpose (registers are reused as after allocation), put reduction
 // registers at random numbers among the elementwise ones, duplicate earlier instructions (CSE
 // food) and draw constants from a pool of ±0, ±1, ±Inf, NaNs with payloads, denormals and
-// duplicates (folding and pooling food).
+// duplicates (folding and pooling food). Some have a matmul segment (random slots, transposes,
+// k and a batch that divides the rows); its result is read where an Input operand would have
+// read one of its slots. The matmul is decided by a stream of its own, so a seed that draws no
+// matmul gives the same spec as before the segment existed.
 #pragma once
 
 #include <algorithm>
@@ -52,7 +55,8 @@ inline float random_value(SplitMix64& rng) {
 
 struct RandomSpecOptions {
   std::uint32_t max_instrs = 48;
-  std::uint32_t rows = 3, cols = 4;  // the grid the buffers are made for (RotateHalf p | cols/2)
+  std::uint32_t rows = 3, cols = 4;   // the grid the buffers are made for (RotateHalf p | cols/2)
+  std::uint32_t matmul_percent = 30;  // the chance of a matmul segment
 };
 
 inline k::Operand random_operand(SplitMix64& rng, const k::Spec& s, bool reduction,
@@ -65,7 +69,10 @@ inline k::Operand random_operand(SplitMix64& rng, const k::Spec& s, bool reducti
         return k::reg(elem_written[rng.below(static_cast<std::uint32_t>(elem_written.size()))]);
       }
     } else if (pick < 62) {
-      if (!s.views.empty()) return k::input(static_cast<std::uint8_t>(rng.below(s.views.size())));
+      if (!s.views.empty()) {
+        const auto i = static_cast<std::uint8_t>(rng.below(s.views.size()));
+        return k::is_matmul_operand(s.matmul, i) ? k::matmul_result() : k::input(i);
+      }
     } else if (pick < 82) {
       if (!s.consts.empty()) {
         return k::constant(static_cast<std::uint8_t>(rng.below(s.consts.size())));
@@ -85,6 +92,28 @@ inline k::Operand random_operand(SplitMix64& rng, const k::Spec& s, bool reducti
   }
 }
 
+/// Adds a matmul segment to `s` (over a rows x cols grid): its slots get Linear views, and a
+/// slot is both A and B only when one buffer can be both (m == cols).
+inline void add_random_matmul(SplitMix64& rng, k::Spec& s, const RandomSpecOptions& opt) {
+  k::Matmul m;
+  std::vector<std::uint32_t> divisors;
+  for (std::uint32_t d = 1; d <= opt.rows; ++d) {
+    if (opt.rows % d == 0) divisors.push_back(d);
+  }
+  m.batch = divisors[rng.below(static_cast<std::uint32_t>(divisors.size()))];
+  m.k = 1 + rng.below(4);
+  m.trans_a = rng.chance(50);
+  m.trans_b = rng.chance(50);
+  m.a_input = static_cast<std::uint8_t>(rng.below(s.views.size()));
+  m.b_input = static_cast<std::uint8_t>(rng.below(s.views.size()));
+  if (m.a_input == m.b_input && opt.rows / m.batch != opt.cols) {
+    if (s.views.size() == 1) s.views.push_back({});
+    m.b_input = static_cast<std::uint8_t>((m.a_input + 1) % s.views.size());
+  }
+  s.views[m.a_input] = s.views[m.b_input] = k::View{};
+  s.matmul = m;
+}
+
 /// A random spec that validate() accepts.
 inline k::Spec random_spec(std::uint64_t seed, RandomSpecOptions opt = {}) {
   SplitMix64 rng(seed);
@@ -97,6 +126,8 @@ inline k::Spec random_spec(std::uint64_t seed, RandomSpecOptions opt = {}) {
     if (kind == k::ViewKind::RotateHalf) param = 1 + rng.below(opt.cols / 2);
     s.views.push_back({kind, param});
   }
+  SplitMix64 matmul_rng(seed ^ 0x6d61746d756cULL);
+  if (matmul_rng.chance(opt.matmul_percent)) add_random_matmul(matmul_rng, s, opt);
   const std::uint32_t nconsts = rng.below(8);
   for (std::uint32_t c = 0; c < nconsts; ++c) {
     s.consts.push_back(kSpecialBits[rng.below(kSpecialBits.size())]);
@@ -159,8 +190,8 @@ inline std::vector<std::vector<float>> random_inputs(std::uint64_t seed, const k
                                                      k::Grid grid) {
   SplitMix64 rng(seed ^ 0x5eedULL);
   std::vector<std::vector<float>> out;
-  for (const k::View& v : s.views) {
-    std::vector<float> buf(k::detail::expected_input_size(v, grid));
+  for (std::size_t v = 0; v < s.views.size(); ++v) {
+    std::vector<float> buf(k::input_size(s, v, grid));
     for (float& x : buf) x = random_value(rng);
     out.push_back(std::move(buf));
   }

@@ -80,8 +80,21 @@ inline k::Spec masked_bias() {
   return s;
 }
 
+/// A GEMM epilogue: relu(A x B + bias), A in input 0 (m x 3), B in input 1 (3 x n), the bias
+/// row-broadcast from input 2.
+inline k::Spec matmul_epilogue() {
+  k::Spec s;
+  s.views = {{}, {}, {k::ViewKind::RowBroadcast, 0}};
+  s.consts = {k::float_bits(0.0f)};
+  s.num_regs = 1;
+  s.matmul = k::Matmul{0, 1, false, false, 3, 1};
+  s.instrs = {k::binary(Op::Add, 0, k::matmul_result(), k::input(2)),
+              k::binary(Op::Max, 0, k::reg(0), k::constant(0))};
+  return s;
+}
+
 inline std::vector<k::Spec> samples() {
-  return {pitfall_counterexample(), softmax_like(), rope_like(), masked_bias()};
+  return {pitfall_counterexample(), softmax_like(), rope_like(), masked_bias(), matmul_epilogue()};
 }
 
 }  // namespace pypto::test::kernel

@@ -103,8 +103,8 @@ TEST_CASE("kernel validate: each rule rejects with its field path") {
   CHECK(with([](k::Spec& s) { s.instrs[2].c = k::reg(0); }) ==
         "instrs[2].c: Mul uses 2 operand(s); this slot must be None, not Reg 0");
   CHECK(with([](k::Spec& s) {
-          s.instrs[2].b = {static_cast<k::OperandKind>(7), 0};
-        }) == "instrs[2].b: invalid operand kind 7");
+          s.instrs[2].b = {static_cast<k::OperandKind>(8), 0};
+        }) == "instrs[2].b: invalid operand kind 8");
   CHECK(with([](k::Spec& s) { s.instrs[2].b = k::input(1); }) ==
         "instrs[2].b: input 1 is out of range (1 available)");
   CHECK(with([](k::Spec& s) { s.instrs[2].b = k::constant(1); }) ==
@@ -133,6 +133,56 @@ TEST_CASE("kernel validate: each rule rejects with its field path") {
         "first)");
   CHECK(with([](k::Spec& s) { s.instrs.push_back(k::unary(Op::RowMax, 2, k::input(0))); }) ==
         "instrs[3]: the last instruction is the output and must be elementwise, not RowMax");
+}
+
+TEST_CASE("kernel validate: the matmul segment's rules reject with their field paths") {
+  const k::Spec base = pypto::test::kernel::matmul_epilogue();
+  REQUIRE(error_of(base) == "");
+  auto with = [&](auto mutate) {
+    k::Spec s = base;
+    mutate(s);
+    return error_of(s);
+  };
+  CHECK(with([](k::Spec& s) { s.matmul->a_input = 3; }) ==
+        "matmul.a_input: input 3 is out of range (3 available)");
+  CHECK(with([](k::Spec& s) { s.matmul->b_input = 200; }) ==
+        "matmul.b_input: input 200 is out of range (3 available)");
+  CHECK(with([](k::Spec& s) {
+          s.views[0] = {k::ViewKind::ColBroadcast, 0};
+        }) ==
+        "matmul.a_input: input 0 is read through a ColBroadcast view; matmul operand A needs a "
+        "Linear view (the matmul reads the whole buffer)");
+  CHECK(with([](k::Spec& s) { s.matmul->b_input = 2; }) ==
+        "matmul.b_input: input 2 is read through a RowBroadcast view; matmul operand B needs a "
+        "Linear view (the matmul reads the whole buffer)");
+  CHECK(with([](k::Spec& s) { s.matmul->k = 0; }) == "matmul.k: the summation length must be >= 1");
+  CHECK(with([](k::Spec& s) { s.matmul->batch = 0; }) ==
+        "matmul.batch: the number of stacked matrices must be >= 1");
+  CHECK(with([](k::Spec& s) { s.instrs[1].b = k::input(1); }) ==
+        "instrs[1].b: input 1 is matmul operand B; the code cannot read it (its buffer holds a "
+        "matrix, not the grid); read MatmulResult");
+  CHECK(with([](k::Spec& s) {
+          s.instrs.insert(s.instrs.begin(), k::unary(Op::RowSum, 1, k::input(0)));
+          s.num_regs = 2;
+        }) ==
+        "instrs[0].a: input 0 is matmul operand A; the code cannot read it (its buffer holds a "
+        "matrix, not the grid); read MatmulResult");
+  CHECK(with([](k::Spec& s) { s.matmul.reset(); }) ==
+        "instrs[0].a: MatmulResult, but the spec has no matmul segment");
+  CHECK(with([](k::Spec& s) { s.instrs[0].a.index = 1; }) ==
+        "instrs[0].a: MatmulResult index 1 is not 0 (a spec has at most one matmul)");
+  // Valid: one slot as both operands (x times its transpose), a reduction of the matmul result,
+  // and a matmul no instruction reads (canonicalize may leave one).
+  CHECK(with([](k::Spec& s) {
+          s.matmul->b_input = 0;
+          s.matmul->trans_b = true;
+        }) == "");
+  CHECK(with([](k::Spec& s) {
+          s.instrs.insert(s.instrs.begin(), k::unary(Op::RowMax, 1, k::matmul_result()));
+          s.instrs.back().b = k::reduce_result(1);
+          s.num_regs = 2;
+        }) == "");
+  CHECK(with([](k::Spec& s) { s.instrs[0].a = k::input(2); }) == "");
 }
 
 TEST_CASE("kernel validate: a register written twice (allocated, non-SSA code) is valid") {

@@ -10,7 +10,8 @@
 // smaller or moves it toward a fixed operand order, so the loop converges (it stops after one
 // full cycle of passes that changed nothing, see below); it is capped at
 // kMaxCanonicalizeRounds and throws core::InternalError if it ever does not (a bug to report).
-// Views and runtime scalars are unchanged; the constant pool is compacted and may gain folded
+// Views, runtime scalars and the matmul segment (slots, transposes, k, batch) are unchanged, so
+// the inputs the matmul reads stay in place; the constant pool is compacted and may gain folded
 // constants (dispatch must use the canonical pool). Throws SpecError for an invalid input or if
 // the canonical code needs more than kMaxRegs registers. The fixpoint is normally computed in
 // one sweep that folds and value-numbers each node in the same visit (canonicalize_by_sweep);

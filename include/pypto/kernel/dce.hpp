@@ -6,8 +6,10 @@
 // when the output reads them transitively through used operand slots (Reg and ReduceResult).
 // Live nodes keep their order; the others go. compact_constants: the pool is rebuilt in order of
 // first use (node order, slot order), with constants deduplicated by bit pattern (+0 and -0 stay
-// two constants; a NaN merges only with the same payload) and unused ones dropped. Views and
-// runtime scalars are never touched, so the input binding layout stays the same. O(instrs).
+// two constants; a NaN merges only with the same payload) and unused ones dropped. Views,
+// runtime scalars and the matmul segment are never touched, so the input binding layout stays
+// the same, and the inputs the matmul reads stay bound even when no instruction reads its
+// result any more (a MatmulResult operand is a leaf: nothing to mark). O(instrs).
 #pragma once
 
 #include <array>

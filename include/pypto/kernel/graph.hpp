@@ -10,8 +10,16 @@
 // fuse(graph) merges a producer P into its consumer C when
 //   * both are elementwise: no reduction instruction and no reduction view;
 //   * both have the same shape;
-//   * C reads P only through Linear views (one or more slots), and no other node reads P;
-//   * P is not a graph output.
+//   * C reads P only through Linear views (one or more slots) that are not operands of C's
+//     matmul (a matmul reads a whole matrix, not one element), and no other node reads P;
+//   * P is not a graph output;
+//   * at most one of them has a matmul segment (a spec has at most one), and if its batch is
+//     not 1 the other reads no GridIndex Row or Batch (a batched matmul redefines those two as
+//     the row within a block and the block index; with batch 1 they mean what they meant).
+// A matmul segment is a prologue that computes each output element on its own, so a spec
+// with one is still a per-element map for fusion: the fused spec keeps that segment, with its
+// slots remapped to the merged inputs (matmul slots are shared only with matmul slots, so the
+// code never reads a matmul operand).
 // The fused spec is P's code followed by C's: C's values are numbered after P's (the value-form
 // equivalent of offsetting C's registers by P.num_regs, seed pitfall 3 — there are no register
 // holes in the value form, so a pair is never refused for registers it would not use), C's
@@ -175,13 +183,24 @@ inline std::optional<FusedNode> splice(const GraphNode& producer, std::uint32_t 
 
   FusedNode out;
   SsaForm f;
-  auto add_input = [&](const Source& src, const View& view) {
+  std::vector<bool> matmul_slot;  // per fused input: an operand of the matmul
+  auto add_input = [&](const Source& src, const View& view, bool of_matmul) {
     for (std::size_t i = 0; i < out.bindings.size(); ++i) {
-      if (out.bindings[i] == src && f.views[i] == view) return static_cast<std::uint8_t>(i);
+      if (out.bindings[i] == src && f.views[i] == view && matmul_slot[i] == of_matmul) {
+        return static_cast<std::uint8_t>(i);
+      }
     }
     out.bindings.push_back(src);
     f.views.push_back(view);
+    matmul_slot.push_back(of_matmul);
     return static_cast<std::uint8_t>(out.bindings.size() - 1);
+  };
+  // The one matmul segment (fusion_partner refuses two), its slots remapped by `slots`.
+  auto take_matmul = [&](const SsaForm& g, const std::vector<std::uint8_t>& slots) {
+    if (!g.matmul) return;
+    f.matmul = g.matmul;
+    f.matmul->a_input = slots[g.matmul->a_input];
+    f.matmul->b_input = slots[g.matmul->b_input];
   };
   auto add_const = [&](std::uint32_t bits) {
     for (std::size_t i = 0; i < f.consts.size(); ++i) {
@@ -193,8 +212,9 @@ inline std::optional<FusedNode> splice(const GraphNode& producer, std::uint32_t 
 
   std::vector<std::uint8_t> p_input(fp.views.size()), p_const(fp.consts.size());
   for (std::size_t i = 0; i < fp.views.size(); ++i) {
-    p_input[i] = add_input(producer.bindings[i], fp.views[i]);
+    p_input[i] = add_input(producer.bindings[i], fp.views[i], is_matmul_operand(fp.matmul, i));
   }
+  take_matmul(fp, p_input);
   for (std::size_t i = 0; i < fp.consts.size(); ++i) p_const[i] = add_const(fp.consts[i]);
   f.runtime_scalars = fp.runtime_scalars;
 
@@ -204,8 +224,11 @@ inline std::optional<FusedNode> splice(const GraphNode& producer, std::uint32_t 
       c_scalar(fc.runtime_scalars.size());
   for (std::size_t i = 0; i < fc.views.size(); ++i) {
     const Source& src = consumer.bindings[i];
-    c_input[i] = src == Source::node(p) ? kReadsProducer : add_input(src, fc.views[i]);
+    c_input[i] = src == Source::node(p)
+                     ? kReadsProducer
+                     : add_input(src, fc.views[i], is_matmul_operand(fc.matmul, i));
   }
+  take_matmul(fc, c_input);  // a matmul slot never reads the producer (fusion_partner)
   for (std::size_t i = 0; i < fc.consts.size(); ++i) c_const[i] = add_const(fc.consts[i]);
   for (std::size_t i = 0; i < fc.runtime_scalars.size(); ++i) {
     c_scalar[i] = static_cast<std::uint8_t>(f.runtime_scalars.size());
@@ -261,6 +284,28 @@ inline std::optional<FusedNode> splice(const GraphNode& producer, std::uint32_t 
   return out;
 }
 
+/// True when the code reads GridIndex Row or Batch (which a batched matmul redefines).
+inline bool reads_row_or_batch(const Spec& s) {
+  for (const Instr& in : s.instrs) {
+    for (std::size_t i = 0; i < arity(in.op); ++i) {
+      const Operand& o = in.slot(i);
+      if (o.kind == OperandKind::GridIndex && o.index != static_cast<std::uint8_t>(GridAxis::Col)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+/// True when specs `a` and `b` can share one matmul segment's grid (see the header comment).
+inline bool matmul_compatible(const Spec& a, const Spec& b) {
+  if (a.matmul && b.matmul) return false;
+  if (!a.matmul && !b.matmul) return true;
+  const Spec& with = a.matmul ? a : b;
+  const Spec& without = a.matmul ? b : a;
+  return with.matmul->batch == 1 || !reads_row_or_batch(without);
+}
+
 /// The node that `p` can fuse into, if the structural conditions hold.
 inline std::optional<std::uint32_t> fusion_partner(const Graph& g, std::uint32_t p) {
   const Source self = Source::node(p);
@@ -273,13 +318,18 @@ inline std::optional<std::uint32_t> fusion_partner(const Graph& g, std::uint32_t
     for (std::size_t i = 0; i < nodes[n].bindings.size(); ++i) {
       if (nodes[n].bindings[i] != self) continue;
       if (consumer && *consumer != n) return std::nullopt;  // a second consumer
-      if (nodes[n].spec.views[i].kind != ViewKind::Linear) return std::nullopt;
+      const Spec& spec = nodes[n].spec;
+      if (spec.views[i].kind != ViewKind::Linear) return std::nullopt;
+      if (is_matmul_operand(spec.matmul, i)) {
+        return std::nullopt;  // the consumer's matmul reads the producer as a matrix
+      }
       consumer = n;
     }
   }
   if (!consumer) return std::nullopt;
   const GraphNode &a = nodes[p], &b = nodes[*consumer];
-  if (a.shape != b.shape || !is_elementwise(a.spec) || !is_elementwise(b.spec)) {
+  if (a.shape != b.shape || !is_elementwise(a.spec) || !is_elementwise(b.spec) ||
+      !matmul_compatible(a.spec, b.spec)) {
     return std::nullopt;
   }
   return consumer;

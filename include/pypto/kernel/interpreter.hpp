@@ -1,13 +1,19 @@
 // pypto/kernel/interpreter.hpp — the reference semantics of a kernel Spec on real buffers
 // (seed 004's CPU engine; exprspec.md §3.3; issue 7), and a NaN-aware bit-exact comparator.
 //
-// evaluate(spec, inputs, grid) validates the spec and the buffer sizes, then runs two phases:
+// evaluate(spec, inputs, grid) validates the spec and the buffer sizes, then runs the matmul
+// segment, if any, and two phases:
+//   0. the matmul C = op(A) x op(B) into a rows x cols buffer, exactly as spec.hpp's Matmul
+//      states: per element, the k products in increasing order, summed left to right from the
+//      first product, each product and each partial sum rounded to binary32;
 //   1. reductions, in instruction order, and the reduction views, each into a vector (one value
 //      per row for row reductions, per column for column reductions). Sums run left to right
 //      (rows) or top to bottom (columns) starting from the first element; maxima start from the
 //      first element, so no identity value (-inf vs lowest(), seed 004's bug) is involved;
 //   2. the elementwise instructions, per element in row-major order, in instruction order.
 // It returns the output register of every element, rows*cols values in row-major order.
+// GridIndex Row and Batch read (r % m) and (grid.batch + r / m) for m = rows / matmul.batch
+// (m = rows without a matmul): without a batched matmul, r and grid.batch.
 //
 // Semantics: IEEE binary32, round to nearest, denormals kept. Max(a,b) = a < b ? b : a and
 // Min(a,b) = b < a ? b : a (std::max/std::min: order-sensitive for NaN and +-0). Compares yield
@@ -23,6 +29,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,7 +40,8 @@
 
 namespace pypto::kernel {
 
-/// The grid a kernel runs over; `batch` is the value of GridIndex Batch.
+/// The grid a kernel runs over; `batch` is the value of GridIndex Batch (for a batched matmul,
+/// the batch index of the first block of rows).
 struct Grid {
   std::size_t rows = 1;
   std::size_t cols = 1;
@@ -88,12 +96,34 @@ inline std::size_t expected_input_size(const View& v, const Grid& g) {
   }
 }
 
+/// a * b, or ValueError naming `what` when the product does not fit a size_t.
+inline std::size_t checked_size(std::size_t a, std::size_t b, const char* what) {
+  if (a != 0 && b > static_cast<std::size_t>(-1) / a) {
+    throw core::ValueError(std::string("evaluate: the size of ") + what + " overflows");
+  }
+  return a * b;
+}
+
+/// The rows of one matmul block, m = rows / batch (rows without a matmul); ValueError when the
+/// batch does not divide the grid's rows.
+inline std::size_t rows_per_block(const Spec& spec, const Grid& g) {
+  if (!spec.matmul) return g.rows;
+  const std::size_t batch = spec.matmul->batch;
+  if (batch == 0 || g.rows % batch != 0) {
+    throw core::ValueError("evaluate: matmul.batch " + std::to_string(batch) +
+                           " does not divide the grid's " + std::to_string(g.rows) + " rows");
+  }
+  return g.rows / batch;
+}
+
 class Evaluator {
  public:
   Evaluator(const Spec& spec, std::span<const std::span<const float>> inputs, Grid grid)
-      : spec_(spec), inputs_(inputs), grid_(grid) {}
+      : spec_(spec), inputs_(inputs), grid_(grid), block_rows_(rows_per_block(spec, grid)) {}
 
   std::vector<float> run() {
+    // Phase 0: the matmul segment.
+    if (spec_.matmul) run_matmul(*spec_.matmul);
     // Phase 1: reduction views, then reduction instructions in order.
     view_vectors_.resize(spec_.views.size());
     for (std::size_t v = 0; v < spec_.views.size(); ++v) reduce_view(v);
@@ -155,6 +185,25 @@ class Evaluator {
     }
   }
 
+  void run_matmul(const Matmul& mm) {
+    const std::size_t m = block_rows_, n = grid_.cols, k = mm.k;
+    const std::span<const float> a = inputs_[mm.a_input], b = inputs_[mm.b_input];
+    matmul_.assign(grid_.rows * n, 0.0f);
+    for (std::size_t r = 0; r < grid_.rows; ++r) {
+      const std::size_t t = r / m, i = r % m;
+      for (std::size_t c = 0; c < n; ++c) {
+        float acc = 0.0f;
+        for (std::size_t p = 0; p < k; ++p) {
+          const float x = mm.trans_a ? a[(t * k + p) * m + i] : a[(t * m + i) * k + p];
+          const float y = mm.trans_b ? b[(t * n + c) * k + p] : b[(t * k + p) * n + c];
+          const float product = strict(x * y);
+          acc = p == 0 ? product : strict(acc + product);
+        }
+        matmul_[r * n + c] = acc;
+      }
+    }
+  }
+
   void reduce_view(std::size_t v) {
     const View& view = spec_.views[v];
     const bool by_row = view.kind == ViewKind::RowReduceSum || view.kind == ViewKind::RowReduceMax;
@@ -185,9 +234,10 @@ class Evaluator {
       case OperandKind::ReduceResult:
         return reductions_[o.index][reduction_by_row_[o.index] ? r : c];
       case OperandKind::GridIndex:
-        if (o.index == 0) return static_cast<float>(r);
+        if (o.index == 0) return static_cast<float>(r % block_rows_);
         if (o.index == 1) return static_cast<float>(c);
-        return static_cast<float>(grid_.batch);
+        return static_cast<float>(grid_.batch + r / block_rows_);
+      case OperandKind::MatmulResult: return matmul_[r * grid_.cols + c];
       default: throw core::InternalError("read of an unused operand slot");
     }
   }
@@ -199,13 +249,38 @@ class Evaluator {
   std::array<std::vector<float>, kMaxRegs> reductions_;
   std::array<bool, kMaxRegs> reduction_by_row_{};
   std::vector<std::vector<float>> view_vectors_;
+  std::size_t block_rows_;     // m: rows per matmul block (rows without a matmul)
+  std::vector<float> matmul_;  // C, rows x cols, row-major
 };
 
 }  // namespace detail
 
+/// The number of values the buffer of input `v` of a valid `spec` needs on `grid`: what its
+/// view reads, or for a matmul operand slot its stacked matrices (A: rows*k values, B:
+/// batch*k*cols). Throws core::ValueError when no buffer fits: the matmul batch does not divide
+/// the rows, or one slot is both A and B with different sizes.
+inline std::size_t input_size(const Spec& spec, std::size_t v, const Grid& grid) {
+  if (!is_matmul_operand(spec.matmul, v)) return detail::expected_input_size(spec.views[v], grid);
+  const Matmul& mm = *spec.matmul;
+  const std::size_t m = detail::rows_per_block(spec, grid);
+  const std::size_t a = detail::checked_size(grid.rows, mm.k, "matmul operand A");
+  const std::size_t b = detail::checked_size(
+      detail::checked_size(mm.batch, mm.k, "matmul operand B"), grid.cols, "matmul operand B");
+  const bool is_a = v == mm.a_input, is_b = v == mm.b_input;
+  if (is_a && is_b && a != b) {
+    throw core::ValueError("evaluate: input " + std::to_string(v) +
+                           " is both matmul operands, but A needs " + std::to_string(a) +
+                           " values (" + std::to_string(mm.batch) + " x " + std::to_string(m) +
+                           " x " + std::to_string(mm.k) + ") and B needs " + std::to_string(b) +
+                           " (" + std::to_string(mm.batch) + " x " + std::to_string(mm.k) + " x " +
+                           std::to_string(grid.cols) + ")");
+  }
+  return is_a ? a : b;
+}
+
 /// Runs `spec` on one buffer per input (in view order) over `grid`; returns rows*cols outputs.
 /// Throws SpecError for an invalid spec and core::ValueError for a grid or buffer that does not
-/// fit the views (the message names the input and the expected size).
+/// fit the views or the matmul (the message names the input and the expected size).
 inline std::vector<float> evaluate(const Spec& spec, std::span<const std::span<const float>> inputs,
                                    Grid grid) {
   validate(spec);
@@ -218,11 +293,15 @@ inline std::vector<float> evaluate(const Spec& spec, std::span<const std::span<c
   }
   for (std::size_t v = 0; v < inputs.size(); ++v) {
     const View& view = spec.views[v];
-    const std::size_t want = detail::expected_input_size(view, grid);
+    const std::size_t want = input_size(spec, v, grid);
     if (inputs[v].size() != want) {
-      throw core::ValueError(
-          "evaluate: input " + std::to_string(v) + " (" + std::string(view_kind_name(view.kind)) +
-          ") needs " + std::to_string(want) + " values, got " + std::to_string(inputs[v].size()));
+      const std::string what =
+          is_matmul_operand(spec.matmul, v)
+              ? "matmul operand " + std::string(matmul_operand_name(spec.matmul, v))
+              : std::string(view_kind_name(view.kind));
+      throw core::ValueError("evaluate: input " + std::to_string(v) + " (" + what + ") needs " +
+                             std::to_string(want) + " values, got " +
+                             std::to_string(inputs[v].size()));
     }
     if (view.kind == ViewKind::RotateHalf && grid.cols % (2 * std::size_t{view.param}) != 0) {
       throw core::ValueError("evaluate: input " + std::to_string(v) + " (RotateHalf " +

@@ -17,11 +17,18 @@
 //   constant count (the parameter block layout)   | yes        | -
 //   constant values                               | no         | parameter c<i>
 //   runtime-scalar count / values                 | yes / no   | parameter rp<i>
-//   matmul k / batch                              | no         | (this IR version has no matmul
-//                                                 |            |  segment; when one is added its
-//                                                 |            |  input slots enter the key, k
-//                                                 |            |  and batch do not)
+//   matmul segment present                        | yes        | -
+//   matmul a_input / b_input (input slots)        | yes        | -
+//   matmul trans_a / trans_b                      | yes        | - (see below)
+//   matmul k / batch                              | no         | parameters mm_k / mm_batch
 //
+// (A spec without a matmul hashes exactly the words it hashed before the segment existed, so
+// its key did not change; a matmul adds one tagged word after the runtime-scalar count.) The
+// transposes differ from seed 004's table, which passes them at run time as a two-bit mm_trans
+// and branches on it in one shader: here they are structure (issue 7 leaves only k and batch
+// out of the key), so an emitter may specialise the operand load path for each layout instead
+// of branching at run time, as the seed itself does for its fold-segment matmul; the cost is
+// at most four kernels per structure. k and batch only bound loops and offsets.
 // The key is defined on the canonical form: kernel_key(s, f) = structural_key(canonicalize(s,
 // f), f), so two specs that canonicalize alike share a key, and canonicalizing folds
 // constant *values* into structure only through exact rules (x*1 -> x): +0 and -0 constants may
@@ -36,6 +43,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,6 +91,13 @@ inline std::uint64_t operand_word(const Operand& o) {
   return (std::uint64_t{static_cast<std::uint8_t>(o.kind)} << 8) | o.index;
 }
 
+/// The structural fields of a matmul segment, tagged: slots and transposes, not k or batch.
+inline std::uint64_t matmul_word(const Matmul& m) {
+  constexpr std::uint64_t kTag = 0x4d4d'0000'0000'0000ULL;  // "MM"
+  return kTag | (std::uint64_t{m.a_input} << 24) | (std::uint64_t{m.b_input} << 16) |
+         (std::uint64_t{m.trans_a} << 8) | std::uint64_t{m.trans_b};
+}
+
 }  // namespace detail
 
 /// The key of a spec that is already canonical (for canonicalize(s, flags) output).
@@ -102,6 +117,7 @@ inline Key structural_key(const Spec& canonical, FoldFlags flags) {
   for (const View& v : canonical.views) h.add(static_cast<std::uint8_t>(v.kind));
   h.add(canonical.consts.size());
   h.add(canonical.runtime_scalars.size());
+  if (const std::optional<Matmul>& m = canonical.matmul) h.add(detail::matmul_word(*m));
   return h.key();
 }
 
@@ -119,7 +135,8 @@ inline bool same_structure(const Spec& a, const Spec& b) {
   for (std::size_t i = 0; i < a.views.size(); ++i) {
     if (a.views[i].kind != b.views[i].kind) return false;
   }
-  return true;
+  if (a.matmul.has_value() != b.matmul.has_value()) return false;
+  return !a.matmul || detail::matmul_word(*a.matmul) == detail::matmul_word(*b.matmul);
 }
 
 /// The default key function of KeyedRegistry.

@@ -90,6 +90,7 @@ inline Spec allocate(const SsaForm& f) {
   out.views = f.views;
   out.consts = f.consts;
   out.runtime_scalars = f.runtime_scalars;
+  out.matmul = f.matmul;
   return out;
 }
 
@@ -100,6 +101,7 @@ inline Spec allocate(SsaForm&& f) {
   out.views = std::move(f.views);
   out.consts = std::move(f.consts);
   out.runtime_scalars = std::move(f.runtime_scalars);
+  out.matmul = f.matmul;
   return out;
 }
 

@@ -5,18 +5,26 @@
 //   "PPKX"  u32 version (= kFormatVersion)  u32 spec count
 //   per spec:
 //     u8 num_regs
-//     u8 instr count,   per instr 8 bytes: op, dst, a.kind, a.index, b.kind, b.index, c.kind,
-//     c.index u8 view count,    per view: u8 kind, u32 param u8 const count,   per const: u32 FP32
-//     bit pattern u8 runtime-scalar count, per scalar: u32 FP32 bit pattern
-// Every field of Spec is written, so read(write(x)) == x. read() rejects with FormatError
-// naming the byte offset: a wrong magic or version, truncation, a count over the Spec limits,
-// an unknown op, operand kind or view kind, trailing bytes, and any spec that fails validate()
-// (reported with the offset where that spec starts). Reading never canonicalizes: a registry
-// that stores canonical specs reads back exactly what it wrote. O(bytes).
+//     u8 instr count,          per instr 8 bytes: op, dst, a.kind, a.index, b.kind, b.index,
+//                              c.kind, c.index
+//     u8 view count,           per view: u8 kind, u32 param
+//     u8 const count,          per const: u32 FP32 bit pattern
+//     u8 runtime-scalar count, per scalar: u32 FP32 bit pattern
+//     u8 matmul presence (0 or 1), if 1: u8 a_input, u8 b_input, u8 transposes (bit 0 trans_a,
+//                              bit 1 trans_b, the others 0), u32 k, u32 batch      (version 2)
+// Every field of Spec is written, so read(write(x)) == x. Writing always uses kFormatVersion;
+// reading also takes version 1 streams (the same layout without the matmul byte: their specs
+// have no matmul). read() rejects with FormatError naming the byte offset: a wrong magic or an
+// unknown version, truncation, a count over the Spec limits, an unknown op, operand kind or view
+// kind, a matmul presence byte other than 0 or 1 or unknown transpose bits, trailing bytes, and
+// any spec that fails validate() (reported with the offset where that spec starts: a matmul
+// slot out of range, k = 0, ...). Reading never canonicalizes: a registry that stores canonical
+// specs reads back exactly what it wrote. O(bytes).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -28,7 +36,8 @@
 
 namespace pypto::kernel {
 
-inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::uint32_t kFormatVersion = 2;  // 2 added the matmul segment
+inline constexpr std::uint32_t kOldestFormatVersion = 1;
 inline constexpr std::uint8_t kFormatMagic[4] = {'P', 'P', 'K', 'X'};
 
 /// Bytes that are not a well-formed PPKX stream; the message names the byte offset.
@@ -105,7 +114,40 @@ inline Operand read_operand(ByteReader& r) {
   return {static_cast<OperandKind>(kind), r.u8("operand index")};
 }
 
-inline Spec read_spec(ByteReader& r) {
+inline void write_matmul(ByteWriter& w, const std::optional<Matmul>& m) {
+  w.u8(m ? 1 : 0);
+  if (!m) return;
+  w.u8(m->a_input);
+  w.u8(m->b_input);
+  w.u8(static_cast<std::uint8_t>((m->trans_a ? 1 : 0) | (m->trans_b ? 2 : 0)));
+  w.u32(m->k);
+  w.u32(m->batch);
+}
+
+inline std::optional<Matmul> read_matmul(ByteReader& r) {
+  const std::size_t at = r.offset();
+  const std::uint8_t present = r.u8("matmul presence");
+  if (present > 1) {
+    r.fail(at, "invalid matmul presence byte " + std::to_string(present) + " (0 or 1)");
+  }
+  if (present == 0) return std::nullopt;
+  Matmul m;
+  m.a_input = r.u8("matmul a_input");
+  m.b_input = r.u8("matmul b_input");
+  const std::size_t bits_at = r.offset();
+  const std::uint8_t bits = r.u8("matmul transposes");
+  if (bits > 3) {
+    r.fail(bits_at, "invalid matmul transpose bits " + std::to_string(bits) +
+                        " (bit 0 trans_a, bit 1 trans_b)");
+  }
+  m.trans_a = (bits & 1) != 0;
+  m.trans_b = (bits & 2) != 0;
+  m.k = r.u32("matmul k");
+  m.batch = r.u32("matmul batch");
+  return m;
+}
+
+inline Spec read_spec(ByteReader& r, std::uint32_t version) {
   Spec s;
   s.num_regs = r.u8("num_regs");
   if (s.num_regs > kMaxRegs) {
@@ -135,6 +177,7 @@ inline Spec read_spec(ByteReader& r) {
   for (std::uint32_t& c : s.consts) c = r.u32("constant");
   s.runtime_scalars.resize(r.count("runtime scalar count", kMaxRuntimeScalars));
   for (std::uint32_t& c : s.runtime_scalars) c = r.u32("runtime scalar");
+  if (version >= 2) s.matmul = read_matmul(r);
   return s;
 }
 
@@ -166,6 +209,7 @@ inline std::vector<std::uint8_t> write_specs(std::span<const Spec> specs) {
     for (std::uint32_t c : s.consts) w.u32(c);
     w.u8(static_cast<std::uint8_t>(s.runtime_scalars.size()));
     for (std::uint32_t c : s.runtime_scalars) w.u32(c);
+    detail::write_matmul(w, s.matmul);
   }
   return w.take();
 }
@@ -177,16 +221,17 @@ inline std::vector<Spec> read_specs(std::span<const std::uint8_t> bytes) {
     if (r.u8("magic") != kFormatMagic[i]) r.fail(i, "bad magic: expected \"PPKX\"");
   }
   const std::uint32_t version = r.u32("version");
-  if (version != kFormatVersion) {
+  if (version < kOldestFormatVersion || version > kFormatVersion) {
     r.fail(4, "unsupported version " + std::to_string(version) + " (this reader reads " +
-                  std::to_string(kFormatVersion) + ")");
+                  std::to_string(kOldestFormatVersion) + " to " + std::to_string(kFormatVersion) +
+                  ")");
   }
   const std::uint32_t count = r.u32("spec count");
   std::vector<Spec> specs;
   // No reserve(count): a corrupted count must not allocate; truncation stops the loop.
   for (std::uint32_t i = 0; i < count; ++i) {
     const std::size_t at = r.offset();
-    Spec s = detail::read_spec(r);
+    Spec s = detail::read_spec(r, version);
     try {
       validate(s);
     } catch (const SpecError& e) {

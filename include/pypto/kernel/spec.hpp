@@ -10,6 +10,9 @@
 // register: they run first, over the whole grid, then the elementwise code runs per element.
 // Inputs are read through views, which are index maps (nothing is materialised). Constants are
 // FP32 bit patterns and are compared by bits (+0 and -0 differ, NaN payloads are kept).
+// An optional matmul segment (seed 004's MatmulSpec) computes C = op(A) x op(B) from two input
+// slots before any instruction runs; the code reads C(r, c) as the MatmulResult operand. Its
+// operand slots hold whole matrices, so the code never reads them as inputs.
 // Everything observable is plain data with defaulted equality; validate() lives in
 // validate.hpp, the semantics in interpreter.hpp.
 #pragma once
@@ -18,6 +21,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -132,14 +136,16 @@ enum class OperandKind : std::uint8_t {
   RuntimeScalar,  // runtime_scalars[index]: a value supplied at dispatch, never folded
   ReduceResult,   // the reduction vector in register `index`, broadcast to the element
   GridIndex,      // the element's coordinate as a float: index is a GridAxis
+  MatmulResult,   // C(r, c) of the matmul segment; index 0 (a spec has at most one matmul)
 };
-inline constexpr std::uint8_t kOperandKindCount = 7;
+inline constexpr std::uint8_t kOperandKindCount = 8;
 
 enum class GridAxis : std::uint8_t { Row = 0, Col = 1, Batch = 2 };
 
 constexpr std::string_view operand_kind_name(OperandKind k) {
   constexpr std::array<std::string_view, kOperandKindCount> names = {
-      "None", "Reg", "Input", "Const", "RuntimeScalar", "ReduceResult", "GridIndex"};
+      "None",          "Reg",          "Input",     "Const",
+      "RuntimeScalar", "ReduceResult", "GridIndex", "MatmulResult"};
   return names[static_cast<std::size_t>(k)];
 }
 
@@ -158,6 +164,7 @@ constexpr Operand reduce_result(std::uint8_t r) { return {OperandKind::ReduceRes
 constexpr Operand grid(GridAxis axis) {
   return {OperandKind::GridIndex, static_cast<std::uint8_t>(axis)};
 }
+constexpr Operand matmul_result() { return {OperandKind::MatmulResult, 0}; }
 
 inline std::string to_string(const Operand& o) {
   if (o.kind == OperandKind::None) return "None";
@@ -223,6 +230,43 @@ struct View {
   friend constexpr bool operator==(const View&, const View&) = default;
 };
 
+// ---- the matmul segment (seed 004: MatmulSpec) -----------------------------------------------
+
+/// C = op(A) x op(B) over a grid of rows = batch*m by cols = n, computed before the code runs
+/// and read per element as OperandKind::MatmulResult. A and B are the buffers of input slots
+/// a_input and b_input (which may be one slot), each `batch` matrices stacked by rows:
+///   A: batch x (m x k) row-major, or batch x (k x m) with trans_a (used as its transpose);
+///   B: batch x (k x n) row-major, or batch x (n x k) with trans_b.
+/// Element (r, c), with block t = r / m and row i = r % m, is the sum over p = 0..k-1, in
+/// increasing p, of opA(t, i, p) * opB(t, p, c), where opA(t, i, p) is A[(t*m + i)*k + p]
+/// (trans_a: A[(t*k + p)*m + i]) and opB(t, p, c) is B[(t*k + p)*n + c] (trans_b:
+/// B[(t*n + c)*k + p]); the sum starts from the first product (no identity value), and every
+/// product and partial sum is rounded to binary32 (interpreter.hpp). The matmul also defines
+/// the grid indices: GridIndex Row reads i (the row within the block) and Batch reads the
+/// grid's batch plus t. k and batch are runtime values (not in the key); the slots and the
+/// transposes are structure.
+struct Matmul {
+  std::uint8_t a_input = 0;
+  std::uint8_t b_input = 0;
+  bool trans_a = false;
+  bool trans_b = false;
+  std::uint32_t k = 1;      // the summation length, >= 1
+  std::uint32_t batch = 1;  // the number of stacked matrices, >= 1 (divides the grid's rows)
+  friend constexpr bool operator==(const Matmul&, const Matmul&) = default;
+};
+
+/// Which operand of matmul `m` input `i` is: "A", "B", "A and B", or "" (none, or no matmul).
+constexpr std::string_view matmul_operand_name(const std::optional<Matmul>& m, std::size_t i) {
+  if (!m) return "";
+  const bool a = i == m->a_input, b = i == m->b_input;
+  return a && b ? "A and B" : a ? "A" : b ? "B" : "";
+}
+
+/// True when input `i` is an operand of matmul `m` (its buffer holds matrices, not the grid).
+constexpr bool is_matmul_operand(const std::optional<Matmul>& m, std::size_t i) {
+  return !matmul_operand_name(m, i).empty();
+}
+
 // ---- the spec -------------------------------------------------------------------------------
 
 struct Spec {
@@ -231,6 +275,7 @@ struct Spec {
   std::vector<std::uint32_t> consts;           // FP32 bit patterns
   std::vector<std::uint32_t> runtime_scalars;  // FP32 bit patterns (values bound at dispatch)
   std::uint8_t num_regs = 0;
+  std::optional<Matmul> matmul;  // the optional matmul segment; the passes never change it
   friend bool operator==(const Spec&, const Spec&) = default;
 };
 
@@ -255,7 +300,13 @@ inline std::string to_string(const Spec& s) {
   for (std::uint32_t c : s.consts) hex(out, c);
   out += " ] runtime_scalars=[";
   for (std::uint32_t c : s.runtime_scalars) hex(out, c);
-  out += " ]\n";
+  out += " ]";
+  if (const std::optional<Matmul>& m = s.matmul) {
+    out += " matmul=(a=" + std::to_string(m->a_input) + (m->trans_a ? "^T" : "") +
+           " b=" + std::to_string(m->b_input) + (m->trans_b ? "^T" : "") +
+           " k=" + std::to_string(m->k) + " batch=" + std::to_string(m->batch) + ")";
+  }
+  out += "\n";
   for (const Instr& in : s.instrs) {
     out += "  r";
     out += std::to_string(in.dst);

@@ -5,8 +5,9 @@
 // 004's fold kept `replace[r]` across a redefinition of r). Every pass therefore first converts
 // to SsaForm, where a Reg or ReduceResult operand's index is the position of the node that
 // defines the value, and only register allocation (regalloc.hpp) maps values back to
-// registers. Views, constants and runtime scalars are carried unchanged. The output is the last
-// node. to_ssa validates its input; it is O(instrs).
+// registers. Views, constants, runtime scalars and the matmul segment are carried unchanged
+// (a MatmulResult operand is a leaf, like an Input). The output is the last node. to_ssa
+// validates its input; it is O(instrs).
 #pragma once
 
 #include <array>
@@ -14,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -40,6 +42,7 @@ struct SsaForm {
   std::vector<View> views;
   std::vector<std::uint32_t> consts;
   std::vector<std::uint32_t> runtime_scalars;
+  std::optional<Matmul> matmul;
   friend bool operator==(const SsaForm&, const SsaForm&) = default;
 };
 
@@ -204,6 +207,7 @@ inline SsaForm to_ssa(const Spec& spec) {
   f.views = spec.views;
   f.consts = spec.consts;
   f.runtime_scalars = spec.runtime_scalars;
+  f.matmul = spec.matmul;
   f.nodes.resize(spec.instrs.size());
   Node* const nodes = f.nodes.data();
   std::array<std::uint8_t, kMaxRegs> def{};  // register -> node defining its current value

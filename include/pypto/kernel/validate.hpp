@@ -6,11 +6,14 @@
 //   * limits: 1..64 instructions, <= 32 registers, <= 16 inputs/views, <= 16 constants and
 //     <= 16 runtime scalars;
 //   * views: a known kind; RowMod and RotateHalf take a param >= 1, the others param 0;
+//   * matmul (when present): a_input and b_input name inputs read through Linear views (the
+//     matmul reads the whole buffer; they may be one slot), k >= 1 and batch >= 1;
 //   * each instruction: a known op; the slots the op uses are not None and the others are None;
 //     operand kinds are known and their indices in range; Reg reads name an elementwise register
 //     written by an earlier instruction; ReduceResult reads name a register written by an earlier
 //     reduction; reductions read no Reg (they run before the elementwise code); a GridIndex is
-//     Row, Col or Batch;
+//     Row, Col or Batch; a MatmulResult has index 0 and needs the matmul segment; no Input
+//     operand reads a matmul operand slot (that buffer holds a matrix, not the grid);
 //   * registers: dst < num_regs; a reduction register is written exactly once and never by an
 //     elementwise instruction (seed 004's pitfall 1: the two classes stay disjoint);
 //   * the last instruction (the output) is elementwise.
@@ -21,7 +24,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "pypto/core/error.hpp"
 #include "pypto/kernel/spec.hpp"
@@ -85,7 +90,15 @@ inline std::string instr_path(std::size_t i) { return "instrs[" + std::to_string
         fail("register " + std::to_string(o.index) + " is read before it is written");
       }
       break;
-    case OperandKind::Input: in_range(spec.views.size(), "input"); break;
+    case OperandKind::Input:
+      in_range(spec.views.size(), "input");
+      if (is_matmul_operand(spec.matmul, o.index)) {
+        fail("input " + std::to_string(o.index) + " is matmul operand " +
+             std::string(matmul_operand_name(spec.matmul, o.index)) +
+             "; the code cannot read it (its buffer holds a matrix, not the grid); read "
+             "MatmulResult");
+      }
+      break;
     case OperandKind::Const: in_range(spec.consts.size(), "constant"); break;
     case OperandKind::RuntimeScalar: in_range(spec.runtime_scalars.size(), "runtime scalar"); break;
     case OperandKind::ReduceResult:
@@ -99,6 +112,13 @@ inline std::string instr_path(std::size_t i) { return "instrs[" + std::to_string
     case OperandKind::GridIndex:
       if (o.index > 2) {
         fail("grid index " + std::to_string(o.index) + " is not Row (0), Col (1) or Batch (2)");
+      }
+      break;
+    case OperandKind::MatmulResult:
+      if (!spec.matmul) fail("MatmulResult, but the spec has no matmul segment");
+      if (o.index != 0) {
+        fail("MatmulResult index " + std::to_string(o.index) +
+             " is not 0 (a spec has at most one matmul)");
       }
       break;
     default: fail("invalid operand kind " + std::to_string(static_cast<unsigned>(o.kind)));
@@ -125,14 +145,24 @@ inline bool quick_valid(const Spec& spec) {
       return false;
     }
   }
-  // Per operand kind (the kinds past GridIndex share the last row): the bound on the index
+  std::uint64_t matmul_slots = 0;  // inputs the code may not read
+  if (const std::optional<Matmul>& m = spec.matmul) {
+    if (m->a_input >= num_inputs || m->b_input >= num_inputs ||
+        spec.views[m->a_input].kind != ViewKind::Linear ||
+        spec.views[m->b_input].kind != ViewKind::Linear || m->k == 0 || m->batch == 0) {
+      return false;
+    }
+    matmul_slots = (std::uint64_t{1} << m->a_input) | (std::uint64_t{1} << m->b_input);
+  }
+  // Per operand kind (the kinds past MatmulResult share the last row): the bound on the index
   // and the readable indices as a bit mask, so each operand is two table lookups and no
   // branch on its kind. A used slot that is None, or of an unknown kind, has bound 0.
   constexpr std::size_t kInvalidKind = kOperandKindCount;
   const std::array<std::size_t, kOperandKindCount + 1> bound = {
-      0, kMaxRegs, num_inputs, num_consts, num_scalars, kMaxRegs, 3, 0};
+      0, kMaxRegs, num_inputs, num_consts, num_scalars, kMaxRegs, 3, spec.matmul ? 1u : 0u, 0};
   std::array<std::uint64_t, kOperandKindCount + 1> readable;
   readable.fill(~std::uint64_t{0});
+  readable[static_cast<std::size_t>(OperandKind::Input)] = ~matmul_slots;
   constexpr auto kReg = static_cast<std::size_t>(OperandKind::Reg);
   constexpr auto kReduceResult = static_cast<std::size_t>(OperandKind::ReduceResult);
   std::uint64_t elem = 0, red = 0;  // registers written so far, by class
@@ -155,6 +185,28 @@ inline bool quick_valid(const Spec& spec) {
     (reduction ? red : elem) |= dst;
   }
   return !is_reduction(spec.instrs.back().op);
+}
+
+/// The rules of the matmul segment (after the views'): throws SpecError naming the field.
+inline void check_matmul(const Spec& spec) {
+  const Matmul& m = *spec.matmul;
+  auto slot = [&](std::string_view field, std::uint8_t input, std::string_view operand) {
+    const std::string where = "matmul." + std::string(field) + ": input " + std::to_string(input);
+    if (input >= spec.views.size()) {
+      throw SpecError(where + " is out of range (" + std::to_string(spec.views.size()) +
+                      " available)");
+    }
+    const ViewKind kind = spec.views[input].kind;
+    if (kind != ViewKind::Linear) {
+      throw SpecError(where + " is read through a " + std::string(view_kind_name(kind)) +
+                      " view; matmul operand " + std::string(operand) +
+                      " needs a Linear view (the matmul reads the whole buffer)");
+    }
+  };
+  slot("a_input", m.a_input, "A");
+  slot("b_input", m.b_input, "B");
+  if (m.k == 0) throw SpecError("matmul.k: the summation length must be >= 1");
+  if (m.batch == 0) throw SpecError("matmul.batch: the number of stacked matrices must be >= 1");
 }
 
 /// The rules in field order: throws SpecError naming the first broken one.
@@ -189,6 +241,7 @@ inline void check_fields(const Spec& spec) {
                       std::to_string(view.param) + ")");
     }
   }
+  if (spec.matmul) check_matmul(spec);
 
   // Pass 1: ops, dst ranges and the reduction registers (written once each).
   std::array<int, kMaxRegs> reduction_writer;
@@ -235,7 +288,9 @@ inline void check_fields(const Spec& spec) {
             ok = o.index < num_regs && !reduction && reduction_writer[o.index] < 0 &&
                  elem_written[o.index];
             break;
-          case OperandKind::Input: ok = o.index < num_inputs; break;
+          case OperandKind::Input:
+            ok = o.index < num_inputs && !is_matmul_operand(spec.matmul, o.index);
+            break;
           case OperandKind::Const: ok = o.index < num_consts; break;
           case OperandKind::RuntimeScalar: ok = o.index < num_scalars; break;
           case OperandKind::ReduceResult:
@@ -243,6 +298,7 @@ inline void check_fields(const Spec& spec) {
                  static_cast<std::size_t>(reduction_writer[o.index]) < i;
             break;
           case OperandKind::GridIndex: ok = o.index <= 2; break;
+          case OperandKind::MatmulResult: ok = spec.matmul && o.index == 0; break;
           default: break;
         }
         if (!ok) detail::check_operand(spec, i, s, reduction, elem_written, reduction_writer);
