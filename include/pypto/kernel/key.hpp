@@ -19,16 +19,15 @@
 //   runtime-scalar count / values                 | yes / no   | parameter rp<i>
 //   matmul segment present                        | yes        | -
 //   matmul a_input / b_input (input slots)        | yes        | -
-//   matmul trans_a / trans_b                      | yes        | - (see below)
+//   matmul trans_a / trans_b                      | no         | parameter mm_trans (bit0 = A,
+//                                                 |            | bit1 = B)
 //   matmul k / batch                              | no         | parameters mm_k / mm_batch
 //
 // (A spec without a matmul hashes exactly the words it hashed before the segment existed, so
-// its key did not change; a matmul adds one tagged word after the runtime-scalar count.) The
-// transposes differ from seed 004's table, which passes them at run time as a two-bit mm_trans
-// and branches on it in one shader: here they are structure (issue 7 leaves only k and batch
-// out of the key), so an emitter may specialise the operand load path for each layout instead
-// of branching at run time, as the seed itself does for its fold-segment matmul; the cost is
-// at most four kernels per structure. k and batch only bound loops and offsets.
+// its key did not change; a matmul adds one tagged word after the runtime-scalar count.) As in
+// seed 004's table, the transposes are run-time values: one kernel loads its operands on both
+// paths and branches on mm_trans, so one structure covers the four layouts. k and batch only
+// bound loops and offsets.
 // The key is defined on the canonical form: kernel_key(s, f) = structural_key(canonicalize(s,
 // f), f), so two specs that canonicalize alike share a key, and canonicalizing folds
 // constant *values* into structure only through exact rules (x*1 -> x): +0 and -0 constants may
@@ -91,11 +90,11 @@ inline std::uint64_t operand_word(const Operand& o) {
   return (std::uint64_t{static_cast<std::uint8_t>(o.kind)} << 8) | o.index;
 }
 
-/// The structural fields of a matmul segment, tagged: slots and transposes, not k or batch.
+/// The structural fields of a matmul segment, tagged: its input slots (the transposes, k and
+/// batch are run-time parameters).
 inline std::uint64_t matmul_word(const Matmul& m) {
   constexpr std::uint64_t kTag = 0x4d4d'0000'0000'0000ULL;  // "MM"
-  return kTag | (std::uint64_t{m.a_input} << 24) | (std::uint64_t{m.b_input} << 16) |
-         (std::uint64_t{m.trans_a} << 8) | std::uint64_t{m.trans_b};
+  return kTag | (std::uint64_t{m.a_input} << 24) | (std::uint64_t{m.b_input} << 16);
 }
 
 }  // namespace detail
