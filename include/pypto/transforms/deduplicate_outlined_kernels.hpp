@@ -49,6 +49,7 @@
 #include "pypto/structural/errors.hpp"
 #include "pypto/transforms/pass.hpp"
 #include "pypto/transforms/property.hpp"
+#include "pypto/transforms/substitute.hpp"
 
 namespace pypto::transforms {
 
@@ -205,8 +206,10 @@ struct IndexChildren {
 /// Re-points references to functions: GlobalVar callees and import_peer_buffer `peer_func`
 /// names found in `renames` (old -> new). Rebuilds only the nodes on a path to a change, each
 /// shared node once; Vars keep their identity (a Var never holds a reference). Recursion is
-/// bounded by kMaxNesting like the Substitution it mirrors.
-class ReferenceRenamer {
+/// bounded by kMaxNesting, as in Substitution, whose field walk it shares.
+class ReferenceRenamer : private FieldRewriter<ReferenceRenamer> {
+  friend class FieldRewriter<ReferenceRenamer>;
+
  public:
   using Renames = std::unordered_map<std::string, std::string>;  // looked up, never iterated
   explicit ReferenceRenamer(const Renames& renames) : renames_(renames) {}
@@ -223,77 +226,26 @@ class ReferenceRenamer {
   }
 
   template <class T>
-  bool fields(ir::Ref<const T>& ref) {
+  bool rewrite_handle(ir::Ref<const T>& ref) {
     if (!ref) return false;
     ir::NodeRef out = node(ir::NodeRef(ref));
     if (out.get() == ref.get()) return false;
     ref = ir::Ref<const T>(static_cast<const T*>(out.get()));
     return true;
   }
-  template <class T>
-  bool fields(std::vector<T>& list) {
-    bool changed = false;
-    for (auto& item : list) changed = fields(item) || changed;
-    return changed;
-  }
-  template <class T>
-  bool fields(std::optional<T>& opt) {
-    return opt && fields(*opt);
-  }
-  bool fields(ir::Attrs& attrs) {
-    bool changed = false;
-    for (auto& e : attrs.entries) changed = value(e.value) || changed;
-    return changed;
-  }
-  template <class T>
-  requires reflect::Reflected<T>
-  bool fields(T& s) {
-    bool changed = false;
-    reflect::for_each_field(s, [&](auto field, const auto&) {
-      using F = decltype(field);
-      if constexpr (F::kind != reflect::FieldKind::Ignore)
-        changed = fields(s.*F::member) || changed;
-    });
-    return changed;
-  }
-  template <class T>
-  bool fields(T&) {
-    return false;  // scalars, strings, enums, spans
-  }
-  bool value(ir::AttrValue& v) {
-    if (auto* e = std::get_if<ir::ExprRef>(&v.value)) return fields(*e);
-    if (auto* l = std::get_if<ir::AttrValueList>(&v.value)) {
-      bool changed = false;
-      for (auto& item : *l) changed = value(item) || changed;
-      return changed;
-    }
-    return false;
-  }
 
-  // Defined after the field helpers (clang 14, see substitute.hpp).
   ir::NodeRef node(const ir::NodeRef& n) {
     if (ir::isa<ir::Var>(*n)) return n;
     if (const auto* g = ir::as<ir::GlobalVar>(n.get())) {
       const std::string* to = renamed(g->name);
       return to ? ir::NodeRef(ir::GlobalVar::make(*to)) : n;
     }
-    if (n->use_count() > 1)
-      if (const ir::NodeRef* done = memo_.find(n.get())) return *done;
+    if (const ir::NodeRef* done = memo_.find(n.get())) return *done;
     if (++depth_ > core::kMaxNesting)
       throw core::ValueError("deduplicate-outlined-kernels: IR nested deeper than " +
                              std::to_string(core::kMaxNesting) + " levels is not supported");
     ir::NodeRef out = ir::visit(*n, [&](const auto& concrete) -> ir::NodeRef {
-      decltype(ir::copy_node(concrete)) copy;
-      reflect::for_each_field(concrete, [&](auto field, const auto& current) {
-        using F = decltype(field);
-        if constexpr (F::kind != reflect::FieldKind::Ignore) {
-          auto updated = current;
-          if (fields(updated)) {
-            if (!copy) copy = ir::copy_node(concrete);
-            copy.get()->*F::member = std::move(updated);
-          }
-        }
-      });
+      auto copy = rebuilt(concrete);
       using N = std::remove_cvref_t<decltype(concrete)>;
       if constexpr (std::is_same_v<N, ir::Call>) {
         if (const std::string* peer = peer_func_of(concrete))
@@ -306,7 +258,7 @@ class ReferenceRenamer {
       return copy ? ir::NodeRef(copy) : n;
     });
     --depth_;
-    if (n->use_count() > 1) memo_.insert(n.get(), out);
+    memo_.insert(n.get(), out);
     return out;
   }
 
