@@ -296,7 +296,8 @@ class Deduplicator {
   /// it is admitted to the comparison.
   struct Unit {
     DedupUnit info;
-    std::vector<std::size_t> members;  ///< program function indices, parallel to functions
+    std::vector<std::size_t> members;   ///< program function indices, parallel to functions
+    std::vector<std::uint64_t> hashes;  ///< structural hash of each function
     std::uint64_t bucket = 0;
     bool admitted = false;
   };
@@ -324,6 +325,7 @@ class Deduplicator {
   /// be kept: an opaque payload may hide a reference, or a reference names no function.
   bool index(const ir::Program& p) {
     fns_.assign(p.functions.size(), FnIndex{});
+    std::vector<std::size_t> last_referrer(p.functions.size(), kNone);  // dedups callee lists
     std::vector<const ir::Node*> stack, children;
     ::pypto::detail::PointerMap<char> seen;
     for (std::size_t i = 0; i < p.functions.size(); ++i) {
@@ -336,9 +338,9 @@ class Deduplicator {
                       std::string(what) + " '" + name + "' names no function of the program");
           return false;
         }
-        auto& cs = fns_[i].callees;
-        if (std::find(cs.begin(), cs.end(), callee) == cs.end()) {
-          cs.push_back(callee);
+        if (last_referrer[callee] != i) {
+          last_referrer[callee] = i;
+          fns_[i].callees.push_back(callee);
           fns_[callee].callers.push_back(i);
         }
         return true;
@@ -450,7 +452,10 @@ class Deduplicator {
   bool admit(Unit& u) {
     std::uint64_t h = core::hash_string("dedup-unit");
     for (const auto& f : u.info.functions) {
-      std::string why = closure_problem(*f, h, u.info.weight);
+      std::uint64_t fh = 0;
+      std::string why = closure_problem(*f, fh, u.info.weight);
+      h = core::hash_combine(h, fh);
+      u.hashes.push_back(fh);
       if (!why.empty()) {
         report_skip(u.info.name,
                     why.rfind("unsupported: ", 0) == 0 ? DedupSkip::UnsupportedProjection
@@ -466,7 +471,7 @@ class Deduplicator {
   }
 
   /// Empty when `f` is closed; else why not (`unsupported: ...` for a projection refusal).
-  /// Folds f's structural hash into `h` and adds its weight.
+  /// Sets `h` to f's structural hash and adds its weight.
   static std::string closure_problem(const ir::Function& f, std::uint64_t& h,
                                      std::uint64_t& weight) {
     using structural::detail::Hasher;
@@ -475,7 +480,7 @@ class Deduplicator {
       return "runtime binding (its code is bound at run time)";
     structural::detail::Borrowed<Hasher> hasher;
     try {
-      h = core::hash_combine(h, hasher->run(f, false));
+      h = hasher->run(f, false);
     } catch (const structural::detail::HandOver&) {
       try {
         structural::detail::Arena arena;
@@ -534,9 +539,16 @@ class Deduplicator {
 
   static bool units_equal(const Unit& a, const Unit& b) {
     if (a.info.functions.size() != b.info.functions.size()) return false;
-    for (std::size_t i = 0; i < a.info.functions.size(); ++i)
-      if (!structural::structural_equal(*a.info.functions[i], *b.info.functions[i], false))
-        return false;
+    // Exact equality, cheap on a difference: the lockstep walk settles the common cases; when
+    // it diverges, different structural hashes prove inequality (equal => same hash), and only
+    // a hash match (sharing that differs, or a true collision) takes the canonical projection.
+    using structural::detail::Borrowed;
+    using structural::detail::Lockstep;
+    for (std::size_t i = 0; i < a.info.functions.size(); ++i) {
+      const ir::Function &fa = *a.info.functions[i], &fb = *b.info.functions[i];
+      if (Borrowed<Lockstep>()->run(fa, fb, false)) continue;
+      if (a.hashes[i] != b.hashes[i] || !structural::structural_equal(fa, fb, false)) return false;
+    }
     return true;
   }
 
