@@ -2,6 +2,7 @@
 //
 //   pypto-opt [FILE|-] [--passes=p1,p2,...] [-o OUT] [--list-passes] [--print-after-all]
 //             [--verify-each] [--pass-timing] [--assert-equal EXPECTED_FILE] [--concise]
+//             [--assume=PROP,...] [--debug-dedup]
 //
 // Input is FILE, stdin for `-`, or the embedded default program (default_program.hpp) when no
 // FILE is given. The result goes to stdout or OUT; --print-after-all and --pass-timing write to
@@ -52,6 +53,9 @@ constexpr const char* kUsage =
     "  --pass-timing             report the wall time of each pass (to stderr)\n"
     "  --assert-equal EXPECTED   exit 1 unless the result is structurally equal to EXPECTED\n"
     "  --concise                 omit type annotations on assignments\n"
+    "  --assume=P1,P2,...        properties that hold on the input (e.g. SSAForm)\n"
+    "  --debug-dedup             deduplicate-outlined-kernels reports merges and skips with\n"
+    "                            their reasons (to stderr, lines `dedup: ...`)\n"
     "  --help                    show this message\n"
     "\n"
     "exit codes: 0 success, 1 check failed, 2 usage or input error\n";
@@ -66,6 +70,8 @@ struct Options {
   bool verify_each = false;
   bool pass_timing = false;
   bool concise = false;
+  bool debug_dedup = false;
+  std::string assume;
   bool help = false;
 };
 
@@ -104,6 +110,10 @@ Options parse_args(int argc, char** argv) {
       o.pass_timing = true;
     } else if (arg == "--concise") {
       o.concise = true;
+    } else if (arg == "--debug-dedup") {
+      o.debug_dedup = true;
+    } else if (auto props = option_value(argc, argv, i, "--assume")) {
+      o.assume = *props;
     } else if (auto v = option_value(argc, argv, i, "--passes")) {
       o.passes = *v;
     } else if (auto out = option_value(argc, argv, i, "-o")) {
@@ -120,6 +130,24 @@ Options parse_args(int argc, char** argv) {
     }
   }
   return o;
+}
+
+/// The properties named in a comma-separated list (`SSAForm,ClusterOutlined`).
+pypto::transforms::PropertySet assumed_properties(std::string_view list) {
+  pypto::transforms::PropertySet set;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    const std::string_view name = list.substr(0, comma);
+    bool known = false;
+    for (auto p : pypto::transforms::kAllProperties)
+      if (pypto::transforms::property_name(p) == name) {
+        set = set.with({p});
+        known = true;
+      }
+    if (!known) throw UsageError{"--assume: unknown property '" + std::string(name) + "'"};
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+  }
+  return set;
 }
 
 /// Only the first line: the driver promises one-line messages for errors; callers that want
@@ -177,7 +205,18 @@ int run(const Options& o) {
   const pypto::ir::ProgramRef expected =
       o.expected ? parse_file(*o.expected, ops) : pypto::ir::ProgramRef();
 
+  if (o.debug_dedup)
+    for (tf::Pass& pass : passes)
+      if (pass.name() == "deduplicate-outlined-kernels") {
+        tf::DedupOptions dedup;
+        dedup.on_event = [](const tf::DedupEvent& e) {
+          std::cerr << "dedup: " << e.to_string() << "\n";
+        };
+        pass = tf::DeduplicateOutlinedKernels(std::move(dedup));
+      }
+
   tf::PassManagerOptions pm_options;
+  pm_options.initial_properties = assumed_properties(o.assume);
   pm_options.verify_each = o.verify_each;
   pm_options.print_after_all = o.print_after_all ? &std::cerr : nullptr;
   pm_options.timing = o.pass_timing;

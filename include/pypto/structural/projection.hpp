@@ -1064,6 +1064,7 @@ class Hasher {
   /// report.
   std::uint64_t run(const Node& root, bool auto_mapping) {
     auto_mapping_ = auto_mapping;
+    census_ = Census{};
     frames_.clear();
     children_.clear();
     values_.clear();
@@ -1086,6 +1087,16 @@ class Hasher {
     contexts_.close();
     return values_[0];
   }
+
+  /// What the last run walked (the dedup pass reads its weights and closure facts here): the
+  /// records it finished (each node walked once, shared nodes once per context), how many of
+  /// each kind, and the free Vars it met without auto-mapping.
+  struct Census {
+    std::uint64_t records = 0;
+    std::uint64_t free_vars = 0;
+    std::uint32_t kinds[ir::kNodeKindCount] = {};
+  };
+  const Census& census() const { return census_; }
 
   /// Bytes held by the walk's tables.
   std::size_t bytes() const {
@@ -1136,6 +1147,7 @@ class Hasher {
       }
       if (pos == Position::ResourceBase || kind == NodeKind::WindowBuffer || auto_mapping_)
         return false;
+      ++census_.free_vars;
       values_.push_back(
           leaf(NodeKind::Var, Tag::FreeIdentity, static_cast<const ir::Var&>(*n).uid, true));
       return true;
@@ -1201,6 +1213,8 @@ class Hasher {
     const std::uint64_t v = core::hash_mix(h ^ count);
     values_.resize(first);
     values_.push_back(v);
+    ++census_.records;
+    ++census_.kinds[static_cast<std::size_t>(n->kind())];
     if (tag == Tag::Node && n->use_count() > 1) contexts_.current().memo.insert(n, v);
     if (tag == Tag::FreeNumbered || tag == Tag::Implicit)
       contexts_.use_value(*contexts_.current().bindings.find(n)) = v;
@@ -1214,6 +1228,7 @@ class Hasher {
   ::pypto::detail::PodStack<Child> children_;
   ::pypto::detail::PodStack<std::uint32_t> words_;  // unused: the hash keeps no words
   std::uint64_t scalar_types_[256];                 // per dtype code; kUnset until first use
+  Census census_;
 };
 
 // ---- lockstep equality -----------------------------------------------------------------------

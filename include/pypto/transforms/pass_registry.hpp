@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "pypto/core/error.hpp"
+#include "pypto/transforms/deduplicate_outlined_kernels.hpp"
 #include "pypto/transforms/normalize_stmt_structure.hpp"
 #include "pypto/transforms/outline_cluster_scopes.hpp"
 #include "pypto/transforms/outline_incore_scopes.hpp"
@@ -108,6 +109,8 @@ inline PassRegistry standard_passes() {
                [] { return OutlineIncoreScopes(); });
   registry.add("cluster scopes become Group functions, standalone spmd scopes Spmd wrappers",
                [] { return OutlineClusterScopes(); });
+  registry.add("equivalent outlined kernels and Group bundles share one definition (seed 001)",
+               [] { return DeduplicateOutlinedKernels(); });
   return registry;
 }
 

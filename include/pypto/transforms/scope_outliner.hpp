@@ -523,8 +523,8 @@ class FunctionOutliner {
   const ir::SpmdScopeStmt* unwrapped_spmd(const ir::ScopeStmt& s) const {
     if (target_.function_type != ir::FunctionType::Group) return nullptr;
     const auto* seq = ir::as<ir::SeqStmts>(s.body.get());
-    const ir::Stmt* only = seq ? (seq->stmts.size() == 1 ? seq->stmts[0].get() : nullptr)
-                               : s.body.get();
+    const ir::Stmt* only =
+        seq ? (seq->stmts.size() == 1 ? seq->stmts[0].get() : nullptr) : s.body.get();
     return only ? ir::as<ir::SpmdScopeStmt>(only) : nullptr;
   }
 

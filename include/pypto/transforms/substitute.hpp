@@ -26,7 +26,83 @@
 
 namespace pypto::transforms {
 
-class Substitution {
+namespace detail {
+
+/// In-place rewriting of field values, generic over the descriptors: every node handle goes
+/// through `Derived::rewrite_handle(Ref&)` (true when it changed), through lists, optionals,
+/// attribute values and nested reflected structs. `rebuilt(node)` is a copy of `node` with its
+/// non-Ignore fields rewritten, or null when none changed. Shared by Substitution and the
+/// dedup pass's reference renamer.
+template <class Derived>
+class FieldRewriter {
+ protected:
+  template <class T>
+  bool fields(ir::Ref<const T>& ref) {
+    return static_cast<Derived&>(*this).rewrite_handle(ref);
+  }
+  template <class T>
+  bool fields(std::vector<T>& list) {
+    bool changed = false;
+    for (auto& item : list) changed = fields(item) || changed;
+    return changed;
+  }
+  template <class T>
+  bool fields(std::optional<T>& opt) {
+    return opt && fields(*opt);
+  }
+  bool fields(ir::Attrs& attrs) {
+    bool changed = false;
+    for (auto& e : attrs.entries) changed = attr_value(e.value) || changed;
+    return changed;
+  }
+  template <class T>
+  requires reflect::Reflected<T>
+  bool fields(T& s) {
+    bool changed = false;
+    reflect::for_each_field(s, [&](auto field, const auto&) {
+      using F = decltype(field);
+      if constexpr (F::kind != reflect::FieldKind::Ignore)
+        changed = fields(s.*F::member) || changed;
+    });
+    return changed;
+  }
+  template <class T>
+  bool fields(T&) {
+    return false;  // scalars, strings, enums, spans
+  }
+
+  bool attr_value(ir::AttrValue& v) {
+    if (auto* e = std::get_if<ir::ExprRef>(&v.value)) return fields(*e);
+    if (auto* l = std::get_if<ir::AttrValueList>(&v.value)) {
+      bool changed = false;
+      for (auto& item : *l) changed = attr_value(item) || changed;
+      return changed;
+    }
+    return false;
+  }
+
+  template <class N>
+  auto rebuilt(const N& concrete) {
+    decltype(ir::copy_node(concrete)) copy;
+    reflect::for_each_field(concrete, [&](auto field, const auto& current) {
+      using F = decltype(field);
+      if constexpr (F::kind != reflect::FieldKind::Ignore) {
+        auto updated = current;
+        if (fields(updated)) {
+          if (!copy) copy = ir::copy_node(concrete);
+          copy.get()->*F::member = std::move(updated);
+        }
+      }
+    });
+    return copy;
+  }
+};
+
+}  // namespace detail
+
+class Substitution : private detail::FieldRewriter<Substitution> {
+  friend class detail::FieldRewriter<Substitution>;
+
  public:
   /// Maps `from` to `to` from now on (replacing an earlier mapping of `from`). Nodes rebuilt
   /// before this call are not revisited: map first, then substitute.
@@ -93,51 +169,11 @@ class Substitution {
     }
   }
 
-  // In-place rewriting of one field value; true when anything changed.
   template <class T>
-  bool fields(ir::Ref<const T>& ref) {
+  bool rewrite_handle(ir::Ref<const T>& ref) {
     return value(ref);
   }
-  template <class T>
-  bool fields(std::vector<T>& list) {
-    bool changed = false;
-    for (auto& item : list) changed = fields(item) || changed;
-    return changed;
-  }
-  template <class T>
-  bool fields(std::optional<T>& opt) {
-    return opt && fields(*opt);
-  }
-  bool fields(ir::Attrs& attrs) {
-    bool changed = false;
-    for (auto& e : attrs.entries) changed = value(e.value) || changed;
-    return changed;
-  }
-  template <class T>
-  requires reflect::Reflected<T>
-  bool fields(T& s) {
-    bool changed = false;
-    reflect::for_each_field(s, [&](auto field, const auto&) {
-      using F = decltype(field);
-      if constexpr (F::kind != reflect::FieldKind::Ignore)
-        changed = fields(s.*F::member) || changed;
-    });
-    return changed;
-  }
-  template <class T>
-  bool fields(T&) {
-    return false;  // scalars, strings, enums, spans
-  }
-
-  bool value(ir::AttrValue& v) {
-    if (auto* e = std::get_if<ir::ExprRef>(&v.value)) return value(*e);
-    if (auto* l = std::get_if<ir::AttrValueList>(&v.value)) {
-      bool changed = false;
-      for (auto& item : *l) changed = value(item) || changed;
-      return changed;
-    }
-    return false;
-  }
+  bool value(ir::AttrValue& v) { return attr_value(v); }
 
   // Defined after the field helpers its generic lambda calls: clang 14 leaves member templates
   // declared later in the class uninstantiated there (-Wundefined-inline, undefined references).
@@ -162,17 +198,7 @@ class Substitution {
         *map_.insert(&concrete, nullptr).first = fresh;  // its uses follow it
         return fresh;
       } else {
-        decltype(ir::copy_node(concrete)) copy;
-        reflect::for_each_field(concrete, [&](auto field, const auto& current) {
-          using F = decltype(field);
-          if constexpr (F::kind != reflect::FieldKind::Ignore) {
-            auto updated = current;
-            if (fields(updated)) {
-              if (!copy) copy = ir::copy_node(concrete);
-              copy.get()->*F::member = std::move(updated);
-            }
-          }
-        });
+        auto copy = rebuilt(concrete);
         return copy ? ir::NodeRef(copy) : n;
       }
     });

@@ -1,0 +1,659 @@
+// pypto/transforms/deduplicate_outlined_kernels.hpp — DeduplicateOutlinedKernels (seed 001).
+//
+// Runs after OutlineClusterScopes: equivalent outlined kernels become one definition with
+// several executions. A unit is either one referenced, closed InCore / AIC / AIV kernel, or an
+// exclusive Group bundle (the Group bridge and its direct kernel members in first-use order,
+// member names inside the bundle — callees and import_peer_buffer `peer_func` — normalized to
+// their position). Two units merge iff they are structurally equal with
+// enable_auto_mapping=false (parameters and signature symbols alpha-renamed by the projection;
+// names ignored; attrs, directions, dtypes, layouts, storage and constant bits significant).
+// Units are taken in name order; the first of an equivalence class survives; every Call /
+// Submit / peer_func naming an alias is re-pointed at the survivor and nothing else of it
+// changes (result types stay in caller coordinates, Submit launch fields stay, no task is
+// removed); aliases are removed, bundles atomically; then every reference must resolve
+// (InternalError otherwise). Unreferenced functions, Orchestration / Graph / Spmd / Opaque
+// functions, kernels that are not closed (free captures, runtime bindings, storage or
+// communication resources, unknown value types outside the statement-only allow-list, prefetch
+// handles), kernels calling program functions, and bundles with a member used from outside
+// keep their identity; every skip is reported with its reason through DedupOptions::on_event.
+// A payload the reference index cannot see through (an opaque attribute) or a reference to a
+// missing function keeps the whole Program.
+// Budgets: at most `bucket_capacity` (8) representatives per hash bucket; comparing a new unit
+// charges both units' weights (records walked by the projection) against `budget_factor` (8)
+// times the new unit's weight; exhaustion keeps the original. Time O(N log N), storage O(N).
+// Not implemented yet: the shape-distinct merge with its per-call-site binding proof (kernels
+// whose physical-shape symbols differ are kept apart) and the prefetch-handle exception
+// (kernels holding prefetch contexts / events / sessions are skipped).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "pypto/core/error.hpp"
+#include "pypto/core/hash.hpp"
+#include "pypto/core/limits.hpp"
+#include "pypto/detail/pointer_map.hpp"
+#include "pypto/ir.hpp"
+#include "pypto/reflect/field.hpp"
+#include "pypto/structural/compare.hpp"
+#include "pypto/structural/errors.hpp"
+#include "pypto/transforms/pass.hpp"
+#include "pypto/transforms/property.hpp"
+#include "pypto/transforms/substitute.hpp"
+
+namespace pypto::transforms {
+
+/// Why a candidate (or a function that looked like one) keeps its own definition.
+enum class DedupSkip : std::uint8_t {
+  Unreferenced,           ///< no Call / Submit / peer_func names it: a potential entry
+  NotClosed,              ///< free capture, runtime binding, resource, unknown type, ...
+  UnsupportedProjection,  ///< the structural projection refused it (reason and field path)
+  HelperGraph,            ///< it calls program functions outside a Group bundle
+  BlockedBundle,          ///< a Group bundle (or its member) whose member is used elsewhere
+  BudgetExhausted,        ///< the comparison budget ran out before every representative
+  BucketFull,             ///< unmatched, and its hash bucket already holds the maximum
+  ProgramKept,            ///< the reference index is incomplete: the whole Program is kept
+  ShapeDistinct,          ///< reserved: the shape-distinct merge is not implemented
+};
+
+constexpr std::string_view dedup_skip_name(DedupSkip s) {
+  switch (s) {
+    case DedupSkip::Unreferenced: return "unreferenced";
+    case DedupSkip::NotClosed: return "not closed";
+    case DedupSkip::UnsupportedProjection: return "unsupported projection";
+    case DedupSkip::HelperGraph: return "helper graph";
+    case DedupSkip::BlockedBundle: return "blocked bundle";
+    case DedupSkip::BudgetExhausted: return "budget exhausted";
+    case DedupSkip::BucketFull: return "bucket full";
+    case DedupSkip::ProgramKept: return "program kept";
+    case DedupSkip::ShapeDistinct: return "shape distinct";
+  }
+  return "?";
+}
+
+/// One thing the pass did or declined to do.
+struct DedupEvent {
+  enum class Kind : std::uint8_t { Merged, Skipped };
+  Kind kind = Kind::Skipped;
+  /// Merged: the surviving unit (a kernel or a Group); Skipped: the candidate.
+  std::string unit;
+  /// Merged: every function now served by another, as (alias, survivor), bundles' members
+  /// included, in name order of the alias units.
+  std::vector<std::pair<std::string, std::string>> renamed;
+  DedupSkip reason = DedupSkip::Unreferenced;  ///< Skipped only
+  std::string detail;                          ///< Skipped: the specifics (path, caller, ...)
+
+  /// `merged step <- step_copy` / `skipped k: not closed: free capture 'n'`.
+  std::string to_string() const {
+    if (kind == Kind::Merged) {
+      std::string s = "merged " + unit + " <-";
+      for (const auto& [alias, survivor] : renamed) {
+        s += " " + alias;
+        if (survivor != unit) s += "=>" + survivor;
+      }
+      return s;
+    }
+    std::string s = "skipped " + unit + ": " + std::string(dedup_skip_name(reason));
+    if (!detail.empty()) s += ": " + detail;
+    return s;
+  }
+};
+
+using DedupSink = std::function<void(const DedupEvent&)>;
+
+/// A diagnostics sink that keeps every event: `DedupOptions o; o.on_event = log.sink();`.
+/// The log must outlive the pass runs that write to it.
+class DedupLog {
+ public:
+  DedupSink sink() {
+    return [this](const DedupEvent& e) { events_.push_back(e); };
+  }
+  const std::vector<DedupEvent>& events() const { return events_; }
+  std::vector<std::string> lines() const {
+    std::vector<std::string> out;
+    for (const auto& e : events_) out.push_back(e.to_string());
+    return out;
+  }
+  /// The events of one kind (and, for skips, one reason).
+  std::size_t count(DedupEvent::Kind k, std::optional<DedupSkip> reason = std::nullopt) const {
+    return static_cast<std::size_t>(std::count_if(events_.begin(), events_.end(), [&](auto& e) {
+      return e.kind == k && (!reason || e.reason == *reason);
+    }));
+  }
+
+ private:
+  std::vector<DedupEvent> events_;
+};
+
+/// A unit as the hash sees it: its functions (a bundle's with normalized member names), the
+/// default structural hash and the projection weight.
+struct DedupUnit {
+  std::string name;
+  std::vector<ir::FunctionRef> functions;
+  std::uint64_t structural_hash = 0;
+  std::uint64_t weight = 0;
+};
+
+struct DedupOptions {
+  DedupSink on_event;  ///< null: no diagnostics
+  /// The bucket key of a unit; null: its structural hash. (Tests put every unit in one bucket.)
+  std::function<std::uint64_t(const DedupUnit&)> unit_hash;
+  std::size_t bucket_capacity = 8;
+  std::uint64_t budget_factor = 8;
+};
+
+namespace detail {
+
+/// The nine statement-only calls whose result may be UnknownType as a direct EvalStmt value.
+inline bool is_statement_only_call(std::string_view op) {
+  static constexpr std::string_view kAllowed[] = {
+      "pld.tensor.put",    "pld.tile.remote_store", "pld.tensor.remote_store",
+      "pld.system.notify", "pld.system.wait",       "pld.system.defer_wait",
+      "system.set_ffts",   "system.sync_set",       "system.sync_wait"};
+  return std::find(std::begin(kAllowed), std::end(kAllowed), op) != std::end(kAllowed);
+}
+
+inline constexpr std::string_view kPeerBufferOp = "system.import_peer_buffer";
+
+/// The `peer_func` name of an import_peer_buffer call, or null.
+inline const std::string* peer_func_of(const ir::Call& c) {
+  if (ir::isa<ir::GlobalVar>(*c.op) || c.op->name != kPeerBufferOp) return nullptr;
+  const ir::AttrValue* v = c.kwargs.find("peer_func");
+  return v ? v->get_if<std::string>() : nullptr;
+}
+
+inline bool is_kernel(const ir::Function& f) {
+  return f.func_type == ir::FunctionType::InCore || f.func_type == ir::FunctionType::AIC ||
+         f.func_type == ir::FunctionType::AIV;
+}
+
+/// Lists a node's children (every reflected handle, attribute expressions included) and notes
+/// opaque attribute payloads, which may hide references.
+struct IndexChildren {
+  std::vector<const ir::Node*>* out;
+  bool opaque = false;
+
+  template <class T>
+  requires std::derived_from<T, ir::Node>
+  void visit(const ir::Ref<const T>& child) {
+    if (child) out->push_back(child.get());
+  }
+  void visit(const ir::Attrs& attrs) {
+    for (const auto& e : attrs) visit_attr(e.value);
+  }
+  void visit_attr(const ir::AttrValue& v) {
+    if (const auto* e = v.get_if<ir::ExprRef>()) visit(*e);
+    if (const auto* l = v.get_if<ir::AttrValueList>())
+      for (const auto& item : *l) visit_attr(item);
+    if (v.get_if<ir::OpaquePayload>()) opaque = true;
+  }
+  template <class T>
+  requires(std::is_arithmetic_v<T> || std::is_enum_v<T>) void visit(const T&) {}
+  void visit(const std::string&) {}
+  void visit(const core::Span&) {}
+};
+
+/// Re-points references to functions: GlobalVar callees and import_peer_buffer `peer_func`
+/// names found in `renames` (old -> new). Rebuilds only the nodes on a path to a change, each
+/// shared node once; Vars keep their identity (a Var never holds a reference). Recursion is
+/// bounded by kMaxNesting, as in Substitution, whose field walk it shares.
+class ReferenceRenamer : private FieldRewriter<ReferenceRenamer> {
+  friend class FieldRewriter<ReferenceRenamer>;
+
+ public:
+  using Renames = std::unordered_map<std::string, std::string>;  // looked up, never iterated
+  explicit ReferenceRenamer(const Renames& renames) : renames_(renames) {}
+
+  ir::FunctionRef function(const ir::FunctionRef& f) {
+    ir::NodeRef out = node(ir::NodeRef(f));
+    return ir::FunctionRef(static_cast<const ir::Function*>(out.get()));
+  }
+
+ private:
+  const std::string* renamed(const std::string& name) const {
+    auto it = renames_.find(name);
+    return it == renames_.end() ? nullptr : &it->second;
+  }
+
+  template <class T>
+  bool rewrite_handle(ir::Ref<const T>& ref) {
+    if (!ref) return false;
+    ir::NodeRef out = node(ir::NodeRef(ref));
+    if (out.get() == ref.get()) return false;
+    ref = ir::Ref<const T>(static_cast<const T*>(out.get()));
+    return true;
+  }
+
+  ir::NodeRef node(const ir::NodeRef& n) {
+    if (ir::isa<ir::Var>(*n)) return n;
+    if (const auto* g = ir::as<ir::GlobalVar>(n.get())) {
+      const std::string* to = renamed(g->name);
+      return to ? ir::NodeRef(ir::GlobalVar::make(*to)) : n;
+    }
+    if (const ir::NodeRef* done = memo_.find(n.get())) return *done;
+    if (++depth_ > core::kMaxNesting)
+      throw core::ValueError("deduplicate-outlined-kernels: IR nested deeper than " +
+                             std::to_string(core::kMaxNesting) + " levels is not supported");
+    ir::NodeRef out = ir::visit(*n, [&](const auto& concrete) -> ir::NodeRef {
+      auto copy = rebuilt(concrete);
+      using N = std::remove_cvref_t<decltype(concrete)>;
+      if constexpr (std::is_same_v<N, ir::Call>) {
+        if (const std::string* peer = peer_func_of(concrete))
+          if (const std::string* to = renamed(*peer)) {
+            if (!copy) copy = ir::copy_node(concrete);
+            for (auto& e : copy.get()->kwargs.entries)
+              if (e.key == "peer_func") e.value = ir::AttrValue(*to);
+          }
+      }
+      return copy ? ir::NodeRef(copy) : n;
+    });
+    --depth_;
+    memo_.insert(n.get(), out);
+    return out;
+  }
+
+  const Renames& renames_;
+  ::pypto::detail::PointerMap<ir::NodeRef> memo_;  // looked up, never iterated
+  std::size_t depth_ = 0;
+};
+
+/// The pass's algorithm, one run per Program.
+class Deduplicator {
+ public:
+  explicit Deduplicator(const DedupOptions& options) : options_(options) {}
+
+  ir::ProgramRef run(const ir::Program& program) {
+    // 1. index every reference (callees, peer_func names) of every function
+    if (!index(program)) return ir::ProgramRef(&program);
+    // 2. Group bundles first, then ordinary kernels; 3. admission (closure, projection)
+    std::vector<Unit> units = collect_units(program);
+    // 4. units in name order; buckets, budgets, exact equality
+    std::sort(units.begin(), units.end(),
+              [](const Unit& a, const Unit& b) { return a.info.name < b.info.name; });
+    std::vector<std::size_t> survivor_of(units.size());
+    match(units, survivor_of);
+    // 5. rewrite references to aliases, drop aliases, check that nothing dangles
+    return rewrite(program, units, survivor_of);
+  }
+
+ private:
+  /// What the index knows of one function.
+  struct FnIndex {
+    std::vector<std::size_t> callees;  ///< program functions it references, first-use order
+    std::vector<std::size_t> callers;  ///< functions referencing it, program order, unique
+  };
+  /// A unit: its public view, the program functions it stands for (bridge first), and whether
+  /// it is admitted to the comparison.
+  struct Unit {
+    DedupUnit info;
+    std::vector<std::size_t> members;   ///< program function indices, parallel to functions
+    std::vector<std::uint64_t> hashes;  ///< structural hash of each function
+    std::uint64_t bucket = 0;
+    bool admitted = false;
+  };
+
+  void report_skip(std::string unit, DedupSkip reason, std::string detail) const {
+    if (!options_.on_event) return;
+    DedupEvent e;
+    e.kind = DedupEvent::Kind::Skipped;
+    e.unit = std::move(unit);
+    e.reason = reason;
+    e.detail = std::move(detail);
+    options_.on_event(e);
+  }
+
+  std::size_t find_function(const ir::Program& p, std::string_view name) const {
+    auto it =
+        std::lower_bound(p.functions.begin(), p.functions.end(), name,
+                         [](const ir::NamedFunction& e, std::string_view n) { return e.name < n; });
+    return it != p.functions.end() && it->name == name
+               ? static_cast<std::size_t>(it - p.functions.begin())
+               : kNone;
+  }
+
+  /// Walks every function once (shared nodes once per function); false when the Program must
+  /// be kept: an opaque payload may hide a reference, or a reference names no function.
+  bool index(const ir::Program& p) {
+    fns_.assign(p.functions.size(), FnIndex{});
+    std::vector<std::size_t> last_referrer(p.functions.size(), kNone);  // dedups callee lists
+    std::vector<const ir::Node*> stack, children;
+    ::pypto::detail::PointerMap<char> seen;
+    for (std::size_t i = 0; i < p.functions.size(); ++i) {
+      seen.clear();
+      stack.assign(1, p.functions[i].function.get());
+      auto reference = [&](const std::string& name, std::string_view what) {
+        const std::size_t callee = find_function(p, name);
+        if (callee == kNone) {
+          report_skip(p.functions[i].name, DedupSkip::ProgramKept,
+                      std::string(what) + " '" + name + "' names no function of the program");
+          return false;
+        }
+        if (last_referrer[callee] != i) {
+          last_referrer[callee] = i;
+          fns_[i].callees.push_back(callee);
+          fns_[callee].callers.push_back(i);
+        }
+        return true;
+      };
+      while (!stack.empty()) {
+        const ir::Node* n = stack.back();
+        stack.pop_back();
+        if (n->use_count() > 1 && !seen.insert(n, 0).second) continue;
+        if (const auto* g = ir::as<ir::GlobalVar>(n)) {
+          if (!reference(g->name, "callee")) return false;
+          continue;
+        }
+        if (const auto* c = ir::as<ir::Call>(n))
+          if (const std::string* peer = peer_func_of(*c))
+            if (!reference(*peer, "peer_func")) return false;
+        children.clear();
+        IndexChildren collect{&children};
+        ir::visit(*n, [&](const auto& concrete) { reflect::walk_fields(collect, concrete); });
+        if (collect.opaque) {
+          report_skip(p.functions[i].name, DedupSkip::ProgramKept,
+                      "an opaque attribute payload may hide references");
+          return false;
+        }
+        for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(*it);
+      }
+    }
+    return true;
+  }
+
+  /// Group bundles (exclusive ones) and ordinary kernels, each admitted or reported.
+  std::vector<Unit> collect_units(const ir::Program& p) {
+    const std::size_t n = p.functions.size();
+    auto fn = [&](std::size_t i) -> const ir::Function& { return *p.functions[i].function; };
+    auto name = [&](std::size_t i) -> const std::string& { return p.functions[i].name; };
+    std::vector<char> claimed(n, 0);  // a Group member: never an ordinary kernel
+    std::vector<Unit> units;
+
+    // Group members are indexed before ordinary kernels.
+    for (std::size_t g = 0; g < n; ++g) {
+      if (fn(g).func_type != ir::FunctionType::Group) continue;
+      std::vector<std::size_t> members;
+      std::string blocked;
+      for (std::size_t c : fns_[g].callees) {
+        if (is_kernel(fn(c))) {
+          members.push_back(c);
+          claimed[c] = 1;
+        } else if (blocked.empty()) {
+          blocked = "the Group calls " + name(c) + ", which is not an InCore/AIC/AIV kernel";
+        }
+      }
+      for (std::size_t m : members) {
+        for (std::size_t caller : fns_[m].callers) {
+          const bool inside =
+              caller == g || std::find(members.begin(), members.end(), caller) != members.end();
+          if (!inside && blocked.empty())
+            blocked = "member " + name(m) + " is also used by " + name(caller) +
+                      (fn(caller).func_type == ir::FunctionType::Group ? " (shared between Groups)"
+                                                                       : " (called from outside)");
+        }
+        for (std::size_t c : fns_[m].callees)
+          if (c != g && std::find(members.begin(), members.end(), c) == members.end() &&
+              blocked.empty())
+            blocked = "member " + name(m) + " references " + name(c) + " outside the bundle";
+      }
+      if (fns_[g].callers.empty()) {
+        report_skip(name(g), DedupSkip::Unreferenced, "Group kept as a potential entry");
+        continue;
+      }
+      if (!blocked.empty()) {
+        report_skip(name(g), DedupSkip::BlockedBundle, blocked);
+        for (std::size_t m : members) report_skip(name(m), DedupSkip::BlockedBundle, blocked);
+        continue;
+      }
+      Unit u;
+      u.info.name = name(g);
+      u.members.push_back(g);
+      u.members.insert(u.members.end(), members.begin(), members.end());
+      // Member names normalized together: callees and peer_func names become positions.
+      ReferenceRenamer::Renames positions;
+      for (std::size_t k = 0; k < members.size(); ++k)
+        positions.emplace(name(members[k]), "__dedup_member_" + std::to_string(k));
+      ReferenceRenamer normalize(positions);
+      for (std::size_t f : u.members)
+        u.info.functions.push_back(normalize.function(p.functions[f].function));
+      if (admit(u)) units.push_back(std::move(u));
+    }
+
+    for (std::size_t k = 0; k < n; ++k) {
+      if (!is_kernel(fn(k)) || claimed[k]) continue;
+      if (fns_[k].callers.empty()) {
+        report_skip(name(k), DedupSkip::Unreferenced, "kept as a potential entry");
+        continue;
+      }
+      if (!fns_[k].callees.empty()) {
+        report_skip(name(k), DedupSkip::HelperGraph,
+                    "references program function " + name(fns_[k].callees.front()));
+        continue;
+      }
+      Unit u;
+      u.info.name = name(k);
+      u.members.push_back(k);
+      u.info.functions.push_back(p.functions[k].function);
+      if (admit(u)) units.push_back(std::move(u));
+    }
+    return units;
+  }
+
+  /// Closure and projection checks of every function of the unit; fills hash and weight.
+  bool admit(Unit& u) {
+    std::uint64_t h = core::hash_string("dedup-unit");
+    for (const auto& f : u.info.functions) {
+      std::uint64_t fh = 0;
+      std::string why = closure_problem(*f, fh, u.info.weight);
+      h = core::hash_combine(h, fh);
+      u.hashes.push_back(fh);
+      if (!why.empty()) {
+        report_skip(u.info.name,
+                    why.rfind("unsupported: ", 0) == 0 ? DedupSkip::UnsupportedProjection
+                                                       : DedupSkip::NotClosed,
+                    why.rfind("unsupported: ", 0) == 0 ? why.substr(13) : why);
+        return false;
+      }
+    }
+    u.info.structural_hash = h;
+    u.bucket = options_.unit_hash ? options_.unit_hash(u.info) : h;
+    u.admitted = true;
+    return true;
+  }
+
+  /// Empty when `f` is closed; else why not (`unsupported: ...` for a projection refusal).
+  /// Sets `h` to f's structural hash and adds its weight.
+  static std::string closure_problem(const ir::Function& f, std::uint64_t& h,
+                                     std::uint64_t& weight) {
+    using structural::detail::Hasher;
+    const std::string who = f.name == "" ? std::string("function") : "function " + f.name;
+    if (f.requires_runtime_binding || !f.body)
+      return "runtime binding (its code is bound at run time)";
+    structural::detail::Borrowed<Hasher> hasher;
+    try {
+      h = hasher->run(f, false);
+    } catch (const structural::detail::HandOver&) {
+      try {
+        structural::detail::Arena arena;
+        structural::detail::Projector<>(&arena, false).project(f);
+      } catch (const structural::StructuralComparisonUnsupported& e) {
+        return "unsupported: " + e.reason() + " at " +
+               (e.field_path().empty() ? std::string("<root>") : e.field_path());
+      }
+      return "unsupported: the projection refused the function";
+    }
+    const auto& census = hasher->census();
+    weight += census.records;
+    if (census.free_vars) return "free capture (a variable defined outside the function)";
+    auto seen = [&](ir::NodeKind k) { return census.kinds[static_cast<std::size_t>(k)] != 0; };
+    using K = ir::NodeKind;
+    for (K k : {K::MemRef, K::MemRefType, K::PtrType, K::WindowBuffer, K::WindowBufferType,
+                K::CommCtxType})
+      if (seen(k))
+        return "explicit storage/communication resource (" + std::string(ir::kind_name(k)) + ")";
+    for (K k : {K::PrefetchAsyncContextType, K::AsyncEventType, K::AsyncSessionType})
+      if (seen(k))
+        return "prefetch handle (" + std::string(ir::kind_name(k)) +
+               "; the prefetch exception is not implemented)";
+    if (seen(K::UnknownType)) return unknown_type_problem(f);
+    return {};
+  }
+
+  /// UnknownType is admitted only as the type of a direct EvalStmt call of the allow-list,
+  /// the call used nowhere else; every incoming edge of every UnknownType is checked.
+  static std::string unknown_type_problem(const ir::Function& f) {
+    std::vector<const ir::Node*> allowed;  // the allowed statement-only calls
+    std::string problem;
+    ir::for_each_node(ir::NodeRef(&f), [&](const ir::Node& n) {
+      if (const auto* s = ir::as<ir::EvalStmt>(&n))
+        if (const auto* c = ir::as<ir::Call>(s->expr.get()))
+          if (!ir::isa<ir::GlobalVar>(*c->op) && is_statement_only_call(c->op->name) &&
+              c->use_count() == 1)
+            allowed.push_back(c);
+    });
+    ir::for_each_node(ir::NodeRef(&f), [&](const ir::Node& n) {
+      if (!problem.empty()) return;
+      ir::for_each_child(n, [&](const ir::NodeRef& child) {
+        if (!problem.empty() || !ir::isa<ir::UnknownType>(*child)) return;
+        const auto* c = ir::as<ir::Call>(&n);
+        const bool ok = c && c->type.get() == child.get() &&
+                        std::find(allowed.begin(), allowed.end(), &n) != allowed.end();
+        if (!ok)
+          problem = "unresolved value type (UnknownType in a " +
+                    std::string(ir::kind_name(n.kind())) +
+                    (c ? " of " + c->op->name : std::string()) +
+                    ", allowed only as the result of a statement-only call)";
+      });
+    });
+    return problem;
+  }
+
+  static bool units_equal(const Unit& a, const Unit& b) {
+    if (a.info.functions.size() != b.info.functions.size()) return false;
+    // Exact equality, cheap on a difference: the lockstep walk settles the common cases; when
+    // it diverges, different structural hashes prove inequality (equal => same hash), and only
+    // a hash match (sharing that differs, or a true collision) takes the canonical projection.
+    using structural::detail::Borrowed;
+    using structural::detail::Lockstep;
+    for (std::size_t i = 0; i < a.info.functions.size(); ++i) {
+      const ir::Function &fa = *a.info.functions[i], &fb = *b.info.functions[i];
+      if (Borrowed<Lockstep>()->run(fa, fb, false)) continue;
+      if (a.hashes[i] != b.hashes[i] || !structural::structural_equal(fa, fb, false)) return false;
+    }
+    return true;
+  }
+
+  void match(const std::vector<Unit>& units, std::vector<std::size_t>& survivor_of) {
+    std::unordered_map<std::uint64_t, std::vector<std::size_t>> buckets;  // never iterated
+    buckets.reserve(units.size());
+    for (std::size_t u = 0; u < units.size(); ++u) {
+      survivor_of[u] = u;
+      if (!units[u].admitted) continue;
+      auto& reps = buckets[units[u].bucket];
+      const std::uint64_t budget =
+          options_.budget_factor * std::max<std::uint64_t>(1, units[u].info.weight);
+      std::uint64_t spent = 0;
+      std::size_t compared = 0;
+      bool exhausted = false, matched = false;
+      for (std::size_t r : reps) {
+        const std::uint64_t cost = units[u].info.weight + units[r].info.weight;
+        if (spent + cost > budget) {
+          exhausted = true;
+          break;
+        }
+        spent += cost;
+        ++compared;
+        if (units_equal(units[r], units[u])) {
+          survivor_of[u] = r;
+          matched = true;
+          break;
+        }
+      }
+      if (matched) continue;
+      if (exhausted)
+        report_skip(units[u].info.name, DedupSkip::BudgetExhausted,
+                    "compared with " + std::to_string(compared) + " of " +
+                        std::to_string(reps.size()) + " representatives (budget " +
+                        std::to_string(budget) + ")");
+      if (reps.size() < options_.bucket_capacity)
+        reps.push_back(u);
+      else
+        report_skip(units[u].info.name, DedupSkip::BucketFull,
+                    "its hash bucket already holds " + std::to_string(reps.size()) +
+                        " representatives; it cannot become one");
+    }
+  }
+
+  ir::ProgramRef rewrite(const ir::Program& p, const std::vector<Unit>& units,
+                         const std::vector<std::size_t>& survivor_of) {
+    ReferenceRenamer::Renames renames;
+    std::vector<char> removed(p.functions.size(), 0);
+    std::map<std::size_t, DedupEvent> merged;  // by survivor unit (units are in name order)
+    for (std::size_t u = 0; u < units.size(); ++u) {
+      const std::size_t s = survivor_of[u];
+      if (s == u) continue;
+      DedupEvent& e = merged[s];
+      e.kind = DedupEvent::Kind::Merged;
+      e.unit = units[s].info.name;
+      for (std::size_t k = 0; k < units[u].members.size(); ++k) {
+        const std::string& alias = p.functions[units[u].members[k]].name;
+        const std::string& to = p.functions[units[s].members[k]].name;
+        renames.emplace(alias, to);
+        removed[units[u].members[k]] = 1;
+        e.renamed.emplace_back(alias, to);
+      }
+    }
+    if (options_.on_event)
+      for (const auto& [s, e] : merged) options_.on_event(e);
+    if (renames.empty()) return ir::ProgramRef(&p);
+
+    ReferenceRenamer renamer(renames);
+    std::vector<ir::FunctionRef> out;
+    out.reserve(p.functions.size());
+    for (std::size_t i = 0; i < p.functions.size(); ++i) {
+      if (removed[i]) continue;
+      bool refers = false;
+      for (std::size_t c : fns_[i].callees) refers = refers || removed[c];
+      out.push_back(refers ? renamer.function(p.functions[i].function) : p.functions[i].function);
+    }
+    ir::ProgramRef result = ir::Program::make(p.name, std::move(out));
+    check_references(*result);
+    return result;
+  }
+
+  /// Every reference names a function of `p` (after the rewrite: a failure is a bug here).
+  void check_references(const ir::Program& p) {
+    if (!index(p))
+      throw core::InternalError(
+          "deduplicate-outlined-kernels: a reference dangles after the rewrite");
+  }
+
+  static constexpr std::size_t kNone = ~std::size_t{0};
+  const DedupOptions& options_;
+  std::vector<FnIndex> fns_;
+};
+
+}  // namespace detail
+
+/// DeduplicateOutlinedKernels (seed 001): equivalent outlined kernels and exclusive Group
+/// bundles share one definition; every Call / Submit is kept. Requires and preserves SSAForm,
+/// SplitIncoreOrch, ClusterOutlined, NormalizedStmtStructure. O(N log N).
+inline Pass DeduplicateOutlinedKernels(DedupOptions options = {}) {
+  const PropertySet kept{Property::SSAForm, Property::SplitIncoreOrch, Property::ClusterOutlined,
+                         Property::NormalizedStmtStructure};
+  return Pass("deduplicate-outlined-kernels", kept, kept, {},
+              [options = std::move(options)](const ir::Program& p) {
+                return detail::Deduplicator(options).run(p);
+              });
+}
+
+}  // namespace pypto::transforms
