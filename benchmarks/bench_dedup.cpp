@@ -12,7 +12,8 @@
 // Pass's operator() (no verification). Counter ns_per_kernel: CPU time of the pass call alone
 // (the result is released outside the interval) per input kernel.
 #include <benchmark/benchmark.h>
-#include <time.h>  // clock_gettime (POSIX)
+
+#include "pass_cpu_time.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -68,12 +69,6 @@ ProgramRef kernels_program(std::int64_t n) {
   return Program::make("Kernels", std::move(functions));
 }
 
-double thread_cpu_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
-}
-
 /// Times the pass alone and reports ns_per_kernel; one untimed run checks `expected_merges`
 /// (or at least one merge when negative).
 void run_dedup(benchmark::State& state, pypto::transforms::DedupOptions options,
@@ -87,15 +82,8 @@ void run_dedup(benchmark::State& state, pypto::transforms::DedupOptions options,
     state.SkipWithError("unexpected number of merges");
     return;
   }
-  double total_ns = 0;
-  for (auto _ : state) {
-    const double begin = thread_cpu_ns();
-    ProgramRef result = pass(*program);
-    total_ns += thread_cpu_ns() - begin;
-    benchmark::DoNotOptimize(result);
-  }
   state.counters["ns_per_kernel"] =
-      total_ns / (static_cast<double>(state.iterations()) * static_cast<double>(n));
+      pypto_bench::pass_cpu_ns(state, pass, *program) / static_cast<double>(n);
   state.counters["merged"] = static_cast<double>(merged);
 }
 

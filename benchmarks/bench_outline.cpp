@@ -21,7 +21,8 @@
 // call alone (not the release of its result), in nanoseconds per scope (per statement); the
 // Time / CPU columns are per iteration and include the release.
 #include <benchmark/benchmark.h>
-#include <time.h>  // clock_gettime (POSIX)
+
+#include "pass_cpu_time.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -200,14 +201,6 @@ ProgramRef cluster_program(std::int64_t scopes) {
                        {main, kernel(kit, "kernel_set", false), kernel(kit, "kernel_acc", true)});
 }
 
-/// CPU time of the calling thread, in nanoseconds: the counters divide CPU time, as Google
-/// Benchmark's rate counters do, so that other jobs on a shared machine do not inflate them.
-double thread_cpu_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
-}
-
 /// Times `pass(program)` alone (the result is released outside the timed interval) and reports
 /// ns_per_scope (and ns_per_stmt when `statements` is non-zero). Before timing, one run checks
 /// that the pass added `scopes` functions.
@@ -218,16 +211,9 @@ void run_pass(benchmark::State& state, const pypto::transforms::Pass& pass,
     state.SkipWithError("the pass did not outline every scope");
     return;
   }
-  double total_ns = 0;
-  for (auto _ : state) {
-    const double begin = thread_cpu_ns();
-    ProgramRef result = pass(*program);
-    total_ns += thread_cpu_ns() - begin;
-    benchmark::DoNotOptimize(result);
-  }
-  const double calls = static_cast<double>(state.iterations());
-  state.counters["ns_per_scope"] = total_ns / (calls * scopes);
-  if (statements > 0) state.counters["ns_per_stmt"] = total_ns / (calls * statements);
+  const double ns = pypto_bench::pass_cpu_ns(state, pass, *program);
+  state.counters["ns_per_scope"] = ns / scopes;
+  if (statements > 0) state.counters["ns_per_stmt"] = ns / statements;
 }
 
 void BM_OutlineIncoreSequential(benchmark::State& state) {
