@@ -13,6 +13,8 @@
 #include "pypto/text/parser.hpp"
 #include "pypto/text/printer.hpp"
 #include "pypto/text/round_trip.hpp"
+#include "pypto/transforms/convert_to_ssa.hpp"
 #include "pypto/transforms/normalize_stmt_structure.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/pass_registry.hpp"
+#include "pypto/transforms/ssa_form.hpp"

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "pypto/core/error.hpp"
+#include "pypto/transforms/convert_to_ssa.hpp"
 #include "pypto/transforms/normalize_stmt_structure.hpp"
 #include "pypto/transforms/pass.hpp"
 
@@ -101,6 +102,7 @@ class PassRegistry {
 /// The registry of every pass that exists.
 inline PassRegistry standard_passes() {
   PassRegistry registry;
+  registry.add("natural form to SSA: versioned Vars, loop carries, if-results", ConvertToSSA);
   registry.add("every body slot one SeqStmts, nested SeqStmts flattened", NormalizeStmtStructure);
   return registry;
 }

@@ -5,7 +5,7 @@
 // verify-each mode runs the verifier of every property it believes holds after a pass, so a
 // pass that claims more than it delivers is caught at its boundary. Properties without a
 // verifier are trusted. `standard_property_verifiers()` holds the verifiers that exist; each
-// pass's header provides its own (issue 5 adds SSAForm and the outline properties).
+// pass's header provides its own (SSAForm: ssa_form.hpp; issue 5 adds the outline properties).
 #pragma once
 
 #include <array>
@@ -18,6 +18,7 @@
 #include "pypto/ir/program.hpp"
 #include "pypto/transforms/normalize_stmt_structure.hpp"
 #include "pypto/transforms/property.hpp"
+#include "pypto/transforms/ssa_form.hpp"
 
 namespace pypto::transforms {
 
@@ -45,6 +46,7 @@ class PropertyVerifiers {
 
 inline PropertyVerifiers standard_property_verifiers() {
   PropertyVerifiers verifiers;
+  verifiers.set(Property::SSAForm, find_ssa_violation);
   verifiers.set(Property::NormalizedStmtStructure, find_unnormalized_stmt_structure);
   return verifiers;
 }
