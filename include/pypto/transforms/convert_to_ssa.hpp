@@ -570,9 +570,12 @@ class FunctionConverter {
         if (!v) return;
         ir::VarRef out = c.define(*v, role);
         if (out != v) set<F>(std::move(out));
+      } else if constexpr (std::is_same_v<V, std::optional<ir::VarRef>>) {
+        if (!v || !*v) return;
+        ir::VarRef out = c.define(**v, role);
+        if (out != *v) set<F>(V(std::move(out)));
       } else {
-        static_assert(std::is_same_v<V, std::vector<ir::VarRef>> ||
-                          std::is_same_v<V, std::optional<ir::VarRef>>,
+        static_assert(std::is_same_v<V, std::vector<ir::VarRef>>,
                       "convert-to-ssa: a Def field of an unexpected type");
         V out = v;
         bool changed = false;

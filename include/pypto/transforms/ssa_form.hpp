@@ -63,9 +63,11 @@ inline const ir::YieldStmt* tail_yield(const ir::Stmt& body) {
 /// Calls `fn(var)` for each value of a Def field (a variable, or a list or optional of them).
 template <class T, class Fn>
 void for_each_defined_var(const T& value, Fn&& fn) {
-  if constexpr (reflect::detail::is_vector<T> || reflect::detail::is_optional<T>) {
+  if constexpr (reflect::detail::is_vector<T>) {
     for (const auto& v : value)
       if (v) fn(*v);
+  } else if constexpr (reflect::detail::is_optional<T>) {
+    if (value && *value) fn(**value);
   } else {
     static_assert(std::is_convertible_v<T, ir::VarRef>,
                   "a Def field holds a variable, or a list or optional of variables");
