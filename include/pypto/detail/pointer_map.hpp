@@ -39,7 +39,6 @@ class PointerMap {
       if (s.key == nullptr) return nullptr;
     }
   }
-
   const V* find(const void* key) const { return const_cast<PointerMap*>(this)->find(key); }
 
   /// Inserts `key -> value` unless present; returns the stored value and whether it was new.

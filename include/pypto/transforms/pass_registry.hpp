@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "pypto/core/error.hpp"
+#include "pypto/transforms/convert_to_ssa.hpp"
 #include "pypto/transforms/deduplicate_outlined_kernels.hpp"
 #include "pypto/transforms/normalize_stmt_structure.hpp"
 #include "pypto/transforms/outline_cluster_scopes.hpp"
@@ -104,6 +105,7 @@ class PassRegistry {
 /// The registry of every pass that exists.
 inline PassRegistry standard_passes() {
   PassRegistry registry;
+  registry.add("natural form to SSA: versioned Vars, loop carries, if-results", ConvertToSSA);
   registry.add("every body slot one SeqStmts, nested SeqStmts flattened", NormalizeStmtStructure);
   registry.add("InCore scopes become InCore functions and calls (seed 002)",
                [] { return OutlineIncoreScopes(); });

@@ -5,9 +5,9 @@
 // verify-each mode runs the verifier of every property it believes holds after a pass, so a
 // pass that claims more than it delivers is caught at its boundary. Properties without a
 // verifier are trusted. `standard_property_verifiers()` holds the verifiers that exist; each
-// pass's header provides its own (outline_properties.hpp has the outline passes' five; the
-// SSAForm verifier comes with ConvertToSSA). ReturnParamsExplicit reads write effects from the
-// default op registry; a host with its own ops sets a verifier that passes its registry.
+// pass's header provides its own (SSAForm: ssa_form.hpp; outline_properties.hpp has the outline
+// passes' five). ReturnParamsExplicit reads write effects from the default op registry; a host
+// with its own ops sets a verifier that passes its registry.
 #pragma once
 
 #include <array>
@@ -21,6 +21,7 @@
 #include "pypto/transforms/normalize_stmt_structure.hpp"
 #include "pypto/transforms/outline_properties.hpp"
 #include "pypto/transforms/property.hpp"
+#include "pypto/transforms/ssa_form.hpp"
 
 namespace pypto::transforms {
 
@@ -48,6 +49,7 @@ class PropertyVerifiers {
 
 inline PropertyVerifiers standard_property_verifiers() {
   PropertyVerifiers verifiers;
+  verifiers.set(Property::SSAForm, find_ssa_violation);
   verifiers.set(Property::NormalizedStmtStructure, find_unnormalized_stmt_structure);
   verifiers.set(Property::SplitIncoreOrch, find_split_incore_orch_violation);
   verifiers.set(Property::ClusterOutlined, find_cluster_outlined_violation);
