@@ -3,7 +3,9 @@
 // case per regression of section 8. Each case is a program in the text format, the pass (run by
 // the pass manager with verify-each: property verifiers, binding checks, print -> parse round
 // trip), and the expected program in the text format, compared structurally (names do not
-// matter) — or the expected user error, whose message must name the variable.
+// matter) — or the expected user error, whose message must name the variable. Seed 002's loop
+// example and the device-scalar error run from their natural form through pypto-opt
+// (tests/programs/outline_*.pl, tests/cli).
 #include <doctest/doctest.h>
 
 #include <string>
@@ -140,38 +142,6 @@ class After:
         scratch = pl.tensor.create([64], dtype=pl.FP32)
         out_b = pl.store(c_tile, [0], scratch)
         return out, out_b
-)");
-}
-
-TEST_CASE("outline: a store target written in a loop becomes a real loop carry (seed 002)") {
-  check_outline(R"(
-import pypto.language as pl
-@pl.program
-class Before:
-    @pl.function
-    def k(self, a: pl.Tensor[[256, 128], pl.FP32], out: pl.Out[pl.Tensor[[256, 128], pl.FP32]]) -> pl.Tensor[[256, 128], pl.FP32]:
-        for i in pl.range(4):
-            with pl.at(level=pl.Level.CORE_GROUP):
-                t = pl.load(a, [i * 64, 0], [64, 128])
-                pl.store(pl.mul(t, 2.0), [i * 64, 0], out)
-        return out
-)",
-                R"(
-import pypto.language as pl
-@pl.program
-class After:
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def k(self, a: pl.Tensor[[256, 128], pl.FP32], out: pl.Out[pl.Tensor[[256, 128], pl.FP32]]) -> pl.Tensor[[256, 128], pl.FP32]:
-        for i, (out_iter,) in pl.range(4, init_values=(out,)):
-            out_1 = self.k_incore_0(a, i, out_iter)
-            out_rv = pl.yield_(out_1)
-        return out_rv
-
-    @pl.function(type=pl.FunctionType.InCore)
-    def k_incore_0(self, a: pl.Tensor[[256, 128], pl.FP32], i: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[256, 128], pl.FP32]]) -> pl.Tensor[[256, 128], pl.FP32]:
-        t = pl.load(a, [i * 64, 0], [64, 128])
-        pl.store(pl.mul(t, 2.0), [i * 64, 0], out)
-        return out
 )");
 }
 
@@ -368,6 +338,31 @@ class After:
 )");
 }
 
+TEST_CASE("outline: the rebound-capture path and the convert-to-ssa path give the same IR") {
+  constexpr std::string_view kNatural = R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function
+    def main(self, a: pl.Tensor[[128, 128], pl.FP32], c: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(a, [0, 0], [128, 128])
+            c = pl.store(t, [0, 0], c)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            u = pl.load(c, [0, 0], [128, 128])
+            c = pl.store(pl.add(u, u), [0, 0], c)
+        return c
+)";
+  tf::PassManagerOptions options;
+  options.verify_each = true;
+  ProgramRef via_ssa =
+      tf::PassManager(tf::standard_passes().pipeline("convert-to-ssa,outline-incore-scopes"),
+                      options)
+          .run(*parse(kNatural));
+  CHECK_NOTHROW(pypto::structural::assert_structural_equal(run(kNatural), via_ssa,
+                                                           /*enable_auto_mapping=*/true));
+}
+
 TEST_CASE("outline: a capture rebound by anything but a write into it needs convert-to-ssa") {
   const std::string msg = outline_error(R"(
 import pypto.language as pl
@@ -418,24 +413,6 @@ class After:
         pl.store(t, [0], out)
         return out
 )");
-}
-
-TEST_CASE("outline: a scalar only the device can compute is a user error naming it (#631)") {
-  const std::string msg = outline_error(R"(
-import pypto.language as pl
-@pl.program
-class Before:
-    @pl.function
-    def main(self, x: pl.Tensor[[64], pl.INDEX], out: pl.Out[pl.Tensor[[64], pl.INDEX]]) -> pl.Tensor[[64], pl.INDEX]:
-        with pl.at(level=pl.Level.CORE_GROUP):
-            n = pl.tensor.read(x, [0])
-            t = pl.load(x, [0], [64])
-            pl.store(t, [0], out)
-        tail = pl.load(out, [n], [64])
-        return out
-)");
-  CHECK(msg.find("scalar 'n'") != std::string::npos);
-  CHECK(msg.find("pl.tensor.read") != std::string::npos);
 }
 
 // ---- directions ------------------------------------------------------------------------------
