@@ -376,6 +376,9 @@ class Before:
 )");
   CHECK(msg.find("'a'") != std::string::npos);
   CHECK(msg.find("convert-to-ssa") != std::string::npos);
+  INFO(msg);
+  CHECK(msg.find("8:13: outline-incore-scopes") !=
+        std::string::npos);  // where: the rebinding's line:column
 }
 
 // ---- scalar outputs --------------------------------------------------------------------------

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "pypto/core/error.hpp"
+#include "pypto/core/span.hpp"
 #include "pypto/detail/pointer_map.hpp"
 #include "pypto/ir.hpp"
 #include "pypto/ir/identical.hpp"
@@ -65,6 +66,11 @@ struct OutlineTarget {
 };
 
 namespace detail::outline {
+
+/// `line:column: ` of a source position, or nothing for IR built without one.
+inline std::string at(const core::Span& span) {
+  return span.is_known() ? span.to_string() + ": " : std::string();
+}
 
 inline bool is_scalar(const ir::Type& t) { return ir::isa<ir::ScalarType>(t); }
 inline bool is_tensor_like(const ir::Type& t) {
@@ -153,9 +159,10 @@ class LiveIn {
   void enter(const ir::Stmt& s) {
     if (ir::isa<ir::ForStmt>(s) || ir::isa<ir::WhileStmt>(s)) ++loops_;
     if (ir::isa<ir::ReturnStmt>(s))
-      throw OutlineError(std::string(pass_) + ": a return inside a scope cannot be outlined");
+      throw OutlineError(at(s.span) + std::string(pass_) +
+                         ": a return inside a scope cannot be outlined");
     if ((ir::isa<ir::BreakStmt>(s) || ir::isa<ir::ContinueStmt>(s)) && loops_ == 0)
-      throw OutlineError(std::string(pass_) +
+      throw OutlineError(at(s.span) + std::string(pass_) +
                          ": a break/continue inside a scope leaves the scope; it cannot be "
                          "outlined");
   }
@@ -187,7 +194,7 @@ class LiveIn {
       // Pre-SSA: a captured `pl.Out` rebound by a write into itself gets a fresh result variable
       // in the outlined body; any other rebinding needs real SSA construction.
       if (written_var(s) != &v)
-        throw OutlineError(std::string(pass_) + ": captured variable '" + v.name_hint +
+        throw OutlineError(at(s.span) + std::string(pass_) + ": captured variable '" + v.name_hint +
                            "' is rebound inside the scope by something other than a write into "
                            "it; run convert-to-ssa first");
       info_.rebound.push_back(ir::VarRef(&v));
@@ -590,7 +597,7 @@ class FunctionOutliner {
       if (!a || !is_scalar(*a->var->type) || pos_.last_use(*a->var) <= end) continue;
       if (!hoist(k))
         throw OutlineError(
-            where() + ": scalar '" + a->var->name_hint +
+            at(a->span) + where() + ": scalar '" + a->var->name_hint +
             "' is computed inside the scope and used after it, but a kernel cannot return a "
             "scalar; write it to a [1] tensor output and read it back with "
             "pl.tensor.read(t, [0]) after the call, or move the computation out of the scope");
@@ -640,7 +647,7 @@ class FunctionOutliner {
         continue;
       }
       if (!is_tensor_like(*v->type))
-        throw OutlineError(where() + ": '" + v->name_hint +
+        throw OutlineError(at(v->span) + where() + ": '" + v->name_hint +
                            "' is defined inside the scope and used after it, but a kernel "
                            "returns tensors only; return it through a tensor output");
       outputs.push_back({v, std::nullopt, {}});
@@ -792,7 +799,7 @@ class FunctionOutliner {
     if (unwrapped_spmd(s)) attrs = attrs.with("spmd_unwrapped", true);
     if (incore && incore->split != ir::SplitMode::None) {
       if (!regions.empty())
-        throw OutlineError(where() + ": scope '" + scope_label(s) +
+        throw OutlineError(at(s.span) + where() + ": scope '" + scope_label(s) +
                            "' combines an AUTO split (optimizations=[pl.split(...)]) with "
                            "pl.split_aiv regions; use one mechanism per scope");
       attrs = attrs.with("split", incore->split);
@@ -814,11 +821,12 @@ class FunctionOutliner {
         const auto policy = pair[1].get_if<ir::EnumValue>()->get<ir::CachePolicy>();
         const std::size_t* idx = info.capture_index.find(var);
         if (!idx)
-          throw OutlineError(where() + ": pl.set_cache_policy names '" + var->name_hint +
+          throw OutlineError(at(s.span) + where() + ": pl.set_cache_policy names '" +
+                             var->name_hint +
                              "', which the scope neither reads nor writes, so no parameter "
                              "carries the policy");
         if (policy == ir::CachePolicy::BYPASS && params[*idx].direction != ir::ParamDirection::In)
-          throw OutlineError(where() + ": pl.set_cache_policy(" + var->name_hint +
+          throw OutlineError(at(s.span) + where() + ": pl.set_cache_policy(" + var->name_hint +
                              ", BYPASS) on a parameter the kernel writes (" +
                              std::string(ir::enum_name(params[*idx].direction)) +
                              "): bypassing the cache for bytes the kernel itself writes is "
