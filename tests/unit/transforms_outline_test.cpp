@@ -3,8 +3,8 @@
 // case per regression of section 8. Each case is a program in the text format, the pass (run by
 // the pass manager with verify-each: property verifiers, binding checks, print -> parse round
 // trip), and the expected program in the text format, compared structurally (names do not
-// matter) — or the expected user error, whose message must name the variable. Seed 002's loop
-// example and the device-scalar error run from their natural form through pypto-opt
+// matter) — or the expected user error, whose message must name the variable. Seed 002's basic
+// and loop examples and the device-scalar error run from their natural form through pypto-opt
 // (tests/programs/outline_*.pl, tests/cli).
 #include <doctest/doctest.h>
 
@@ -66,43 +66,6 @@ const ir::Function& fn(const ProgramRef& p, std::string_view name) {
 }  // namespace
 
 // ---- seed 002's examples ---------------------------------------------------------------------
-
-TEST_CASE("outline: basic extraction returns the store target's parameter (seed 002)") {
-  check_outline(R"(
-import pypto.language as pl
-@pl.program
-class Before:
-    @pl.function
-    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
-        y = pl.add(x, 1.0)
-        with pl.at(level=pl.Level.CORE_GROUP):
-            tile = pl.load(y, [0], [64])
-            tile_sq = pl.mul(tile, tile)
-            result_tile = pl.add(tile_sq, 1.0)
-            result = pl.store(result_tile, [0], x)
-        z = pl.add(result, 2.0)
-        return z
-)",
-                R"(
-import pypto.language as pl
-@pl.program
-class After:
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
-        y = pl.add(x, 1.0)
-        result = self.main_incore_0(y, x)
-        z = pl.add(result, 2.0)
-        return z
-
-    @pl.function(type=pl.FunctionType.InCore)
-    def main_incore_0(self, y: pl.Tensor[[64], pl.FP32], x: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
-        tile = pl.load(y, [0], [64])
-        tile_sq = pl.mul(tile, tile)
-        result_tile = pl.add(tile_sq, 1.0)
-        result = pl.store(result_tile, [0], x)
-        return x
-)");
-}
 
 TEST_CASE("outline: several outputs; a store target returns its parameter (seed 002)") {
   check_outline(R"(

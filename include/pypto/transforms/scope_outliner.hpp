@@ -42,6 +42,7 @@
 #include "pypto/ir/identical.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/scope_attrs.hpp"
+#include "pypto/transforms/normalize_stmt_structure.hpp"
 #include "pypto/transforms/return_lineage.hpp"
 #include "pypto/transforms/substitute.hpp"
 #include "pypto/transforms/use_def.hpp"
@@ -84,12 +85,8 @@ class Positions {
   void enter(const ir::Stmt& s) {
     const std::uint32_t p = ++counter_;
     begin_.insert(&s, p);
-    stack_.push_back(&s);
   }
-  void leave(const ir::Stmt& s) {
-    end_.insert(&s, counter_);
-    stack_.pop_back();
-  }
+  void leave(const ir::Stmt& s) { end_.insert(&s, counter_); }
   void use(const ir::Var& v, Access) {
     std::uint32_t* last = last_use_.insert(&v, 0).first;
     *last = std::max(*last, counter_);
@@ -119,7 +116,6 @@ class Positions {
 
  private:
   std::uint32_t counter_ = 0;
-  std::vector<const ir::Stmt*> stack_;
   ::pypto::detail::PointerMap<std::uint32_t> begin_, end_, last_use_, def_;
   ::pypto::detail::PointerMap<const ir::Stmt*> defining_;
 };
@@ -325,18 +321,15 @@ class FunctionOutliner {
     return found;
   }
 
+  /// The statements directly inside `s`: a sequence's items, or a compound statement's slots.
   template <class Fn>
   static void for_each_slot(const ir::Stmt& s, Fn&& fn) {
     if (const auto* seq = ir::as<ir::SeqStmts>(&s)) {
       for (const auto& c : seq->stmts) fn(c);
       return;
     }
-    ir::visit_stmt(s, [&](const auto& n) {
-      reflect::for_each_field(n, [&](auto, const auto& value) {
-        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(value)>, ir::StmtRef>)
-          if (value) fn(value);
-      });
-    });
+    transforms::detail::for_each_body_slot(s,
+                                           [&](const ir::StmtRef& c, std::string_view) { fn(c); });
   }
 
   // ---- rebuilding, statement by statement ----
