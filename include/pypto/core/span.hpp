@@ -33,7 +33,7 @@ struct Span {
   /// `file:line:column`, `line:column` without a file, or `<unknown>`.
   std::string to_string() const {
     if (!is_known()) return "<unknown>";
-    std::string s = file ? file->name + ":" : std::string();
+    std::string s = file && !file->name.empty() ? file->name + ":" : std::string();
     return s + std::to_string(line) + ":" + std::to_string(column);
   }
 };

@@ -21,9 +21,11 @@
 // Budgets: at most `bucket_capacity` (8) representatives per hash bucket; comparing a new unit
 // charges both units' weights (records walked by the projection) against `budget_factor` (8)
 // times the new unit's weight; exhaustion keeps the original. Time O(N log N), storage O(N).
-// Not implemented yet: the shape-distinct merge with its per-call-site binding proof (kernels
-// whose physical-shape symbols differ are kept apart) and the prefetch-handle exception
-// (kernels holding prefetch contexts / events / sessions are skipped).
+// Shape-distinct merge: two equal ordinary kernels whose signature shape symbols are different
+// variables merge only when every Call / Submit of the alias passes the call-shape proof against
+// the survivor's signature (call_shape_proof.hpp; its steps come out of a budget equal to the
+// weight the index walked); Group bundles and signatures the proof does not cover need the same
+// symbols. A refused candidate is reported with the call site and the reason.
 #pragma once
 
 #include <algorithm>
@@ -47,6 +49,8 @@
 #include "pypto/reflect/field.hpp"
 #include "pypto/structural/compare.hpp"
 #include "pypto/structural/errors.hpp"
+#include "pypto/structural/signature.hpp"
+#include "pypto/transforms/call_shape_proof.hpp"
 #include "pypto/transforms/pass.hpp"
 #include "pypto/transforms/property.hpp"
 #include "pypto/transforms/substitute.hpp"
@@ -63,7 +67,7 @@ enum class DedupSkip : std::uint8_t {
   BudgetExhausted,        ///< the comparison budget ran out before every representative
   BucketFull,             ///< unmatched, and its hash bucket already holds the maximum
   ProgramKept,            ///< the reference index is incomplete: the whole Program is kept
-  ShapeDistinct,          ///< reserved: the shape-distinct merge is not implemented
+  ShapeDistinct,          ///< equal up to signature symbols, but no call-shape proof
 };
 
 constexpr std::string_view dedup_skip_name(DedupSkip s) {
@@ -281,6 +285,8 @@ class Deduplicator {
     std::sort(units.begin(), units.end(),
               [](const Unit& a, const Unit& b) { return a.info.name < b.info.name; });
     std::vector<std::size_t> survivor_of(units.size());
+    program_ = &program;
+    proof_budget_ = program_weight_;
     match(units, survivor_of);
     // 5. rewrite references to aliases, drop aliases, check that nothing dangles
     return rewrite(program, units, survivor_of);
@@ -288,9 +294,16 @@ class Deduplicator {
 
  private:
   /// What the index knows of one function.
+  /// One Call or Submit naming a program function.
+  struct Site {
+    std::size_t caller;
+    const ir::Expr* node;  ///< the Call or Submit
+  };
   struct FnIndex {
     std::vector<std::size_t> callees;  ///< program functions it references, first-use order
     std::vector<std::size_t> callers;  ///< functions referencing it, program order, unique
+    std::vector<Site> sites;           ///< Calls / Submits of it, in caller then walk order
+    std::size_t other_references = 0;  ///< references that are not a Call / Submit callee
   };
   /// A unit: its public view, the program functions it stands for (bridge first), and whether
   /// it is admitted to the comparison.
@@ -300,6 +313,9 @@ class Deduplicator {
     std::vector<std::uint64_t> hashes;  ///< structural hash of each function
     std::uint64_t bucket = 0;
     bool admitted = false;
+    bool bundle = false;
+    /// Signature symbols of each function, computed when first needed.
+    std::vector<std::vector<ir::VarRef>> symbols;
   };
 
   void report_skip(std::string unit, DedupSkip reason, std::string detail) const {
@@ -328,6 +344,7 @@ class Deduplicator {
     std::vector<std::size_t> last_referrer(p.functions.size(), kNone);  // dedups callee lists
     std::vector<const ir::Node*> stack, children;
     ::pypto::detail::PointerMap<char> seen;
+    program_weight_ = 0;
     for (std::size_t i = 0; i < p.functions.size(); ++i) {
       seen.clear();
       stack.assign(1, p.functions[i].function.get());
@@ -336,26 +353,44 @@ class Deduplicator {
         if (callee == kNone) {
           report_skip(p.functions[i].name, DedupSkip::ProgramKept,
                       std::string(what) + " '" + name + "' names no function of the program");
-          return false;
+          return kNone;
         }
         if (last_referrer[callee] != i) {
           last_referrer[callee] = i;
           fns_[i].callees.push_back(callee);
           fns_[callee].callers.push_back(i);
         }
-        return true;
+        return callee;
       };
       while (!stack.empty()) {
         const ir::Node* n = stack.back();
         stack.pop_back();
         if (n->use_count() > 1 && !seen.insert(n, 0).second) continue;
-        if (const auto* g = ir::as<ir::GlobalVar>(n)) {
-          if (!reference(g->name, "callee")) return false;
+        ++program_weight_;
+        if (const auto* g = ir::as<ir::GlobalVar>(n)) {  // not a Call / Submit callee
+          const std::size_t callee = reference(g->name, "reference");
+          if (callee == kNone) return false;
+          ++fns_[callee].other_references;
           continue;
         }
-        if (const auto* c = ir::as<ir::Call>(n))
-          if (const std::string* peer = peer_func_of(*c))
-            if (!reference(*peer, "peer_func")) return false;
+        const ir::Op* op = nullptr;
+        if (const auto* c = ir::as<ir::Call>(n)) {
+          op = c->op.get();
+          if (const std::string* peer = peer_func_of(*c)) {
+            const std::size_t callee = reference(*peer, "peer_func");
+            if (callee == kNone) return false;
+            ++fns_[callee].other_references;
+          }
+        } else if (const auto* s = ir::as<ir::Submit>(n)) {
+          op = s->op.get();
+        }
+        if (op && ir::isa<ir::GlobalVar>(*op)) {
+          const std::size_t callee = reference(op->name, "callee");
+          if (callee == kNone) return false;
+          fns_[callee].sites.push_back(Site{i, static_cast<const ir::Expr*>(n)});
+        } else {
+          op = nullptr;
+        }
         children.clear();
         IndexChildren collect{&children};
         ir::visit(*n, [&](const auto& concrete) { reflect::walk_fields(collect, concrete); });
@@ -364,7 +399,8 @@ class Deduplicator {
                       "an opaque attribute payload may hide references");
           return false;
         }
-        for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(*it);
+        for (auto it = children.rbegin(); it != children.rend(); ++it)
+          if (*it != op) stack.push_back(*it);  // a callee op is indexed with its site
       }
     }
     return true;
@@ -416,6 +452,7 @@ class Deduplicator {
       }
       Unit u;
       u.info.name = name(g);
+      u.bundle = true;
       u.members.push_back(g);
       u.members.insert(u.members.end(), members.begin(), members.end());
       // Member names normalized together: callees and peer_func names become positions.
@@ -552,7 +589,57 @@ class Deduplicator {
     return true;
   }
 
-  void match(const std::vector<Unit>& units, std::vector<std::size_t>& survivor_of) {
+  const std::vector<ir::VarRef>& symbols_of(Unit& u, std::size_t k) {
+    if (u.symbols.empty()) {
+      u.symbols.reserve(u.info.functions.size());
+      for (const auto& f : u.info.functions) u.symbols.push_back(structural::signature_symbols(*f));
+    }
+    return u.symbols[k];
+  }
+
+  /// Whether `alias`, structurally equal to `canonical`, may be served by it: yes when every
+  /// signature symbol is the same variable; otherwise only an ordinary kernel whose every
+  /// Call / Submit passes the call-shape proof against the canonical signature. Sets `why`.
+  bool may_alias(Unit& canonical, Unit& alias, std::string& why, bool& out_of_budget) {
+    bool same_symbols = true;
+    for (std::size_t k = 0; k < alias.info.functions.size() && same_symbols; ++k) {
+      const auto &a = symbols_of(alias, k), &c = symbols_of(canonical, k);
+      same_symbols = a.size() == c.size() &&
+                     std::equal(a.begin(), a.end(), c.begin(),
+                                [](const ir::VarRef& x, const ir::VarRef& y) { return x == y; });
+    }
+    if (same_symbols) return true;  // identical signatures: omitted outputs keep their meaning
+    if (alias.bundle) {
+      why = "Group bundles need exact signature-symbol identity";
+      return false;
+    }
+    CallShapeProof proof(*canonical.info.functions.front());
+    if (!proof.eligible()) {
+      why = "the signature needs exact symbol identity: " +
+            CallShapeProof::proof_ineligibility(*canonical.info.functions.front());
+      return false;
+    }
+    const FnIndex& used = fns_[alias.members.front()];
+    if (used.other_references != 0) {
+      why = "it is named other than as a Call / Submit callee, so no call site binds it";
+      return false;
+    }
+    for (const Site& site : used.sites) {
+      const auto* submit = ir::as<ir::Submit>(site.node);
+      const auto& args = submit ? submit->args : static_cast<const ir::Call&>(*site.node).args;
+      ShapeProofOutcome outcome = proof.prove(args, *site.node->type, submit, proof_budget_);
+      if (outcome.proven()) continue;
+      out_of_budget = outcome.status == ShapeProofOutcome::Status::OutOfBudget;
+      why = "the " + std::string(submit ? "Submit" : "Call") + " in " +
+            program_->functions[site.caller].name +
+            (site.node->span.is_known() ? " at " + site.node->span.to_string() : std::string()) +
+            ": " + outcome.why;
+      return false;
+    }
+    return true;
+  }
+
+  void match(std::vector<Unit>& units, std::vector<std::size_t>& survivor_of) {
     std::unordered_map<std::uint64_t, std::vector<std::size_t>> buckets;  // never iterated
     buckets.reserve(units.size());
     for (std::size_t u = 0; u < units.size(); ++u) {
@@ -563,7 +650,8 @@ class Deduplicator {
           options_.budget_factor * std::max<std::uint64_t>(1, units[u].info.weight);
       std::uint64_t spent = 0;
       std::size_t compared = 0;
-      bool exhausted = false, matched = false;
+      bool exhausted = false, matched = false, refused_budget = false;
+      std::string refused;  // why the first equal representative could not serve it
       for (std::size_t r : reps) {
         const std::uint64_t cost = units[u].info.weight + units[r].info.weight;
         if (spent + cost > budget) {
@@ -572,13 +660,24 @@ class Deduplicator {
         }
         spent += cost;
         ++compared;
-        if (units_equal(units[r], units[u])) {
+        if (!units_equal(units[r], units[u])) continue;
+        std::string why;
+        bool proof_out_of_budget = false;
+        if (may_alias(units[r], units[u], why, proof_out_of_budget)) {
           survivor_of[u] = r;
           matched = true;
           break;
         }
+        if (refused.empty()) {
+          refused = "equal to " + units[r].info.name + ", but " + why;
+          refused_budget = proof_out_of_budget;
+        }
       }
       if (matched) continue;
+      if (!refused.empty())
+        report_skip(units[u].info.name,
+                    refused_budget ? DedupSkip::BudgetExhausted : DedupSkip::ShapeDistinct,
+                    refused);
       if (exhausted)
         report_skip(units[u].info.name, DedupSkip::BudgetExhausted,
                     "compared with " + std::to_string(compared) + " of " +
@@ -640,6 +739,9 @@ class Deduplicator {
   static constexpr std::size_t kNone = ~std::size_t{0};
   const DedupOptions& options_;
   std::vector<FnIndex> fns_;
+  std::uint64_t program_weight_ = 0;  ///< records the index walked: the proof's global budget
+  std::uint64_t proof_budget_ = 0;
+  const ir::Program* program_ = nullptr;
 };
 
 }  // namespace detail
