@@ -488,10 +488,8 @@ constexpr std::string_view kLocalPrefetch =
     "        done = pl.prefetch.wait(ev, ss)\n";
 }  // namespace
 
-TEST_CASE("dedup admission: prefetch handles produced and consumed locally are admitted" *
-          doctest::skip()) {
-  // Seed 001's second exception. Not implemented by the header (documented there as "not
-  // implemented yet"): every kernel holding a prefetch handle is skipped as not closed.
+TEST_CASE("dedup admission: prefetch handles produced and consumed locally are admitted") {
+  // Seed 001's second exception: each invocation creates its own context.
   tf::DedupLog log;
   ProgramRef after =
       dedup(program(std::string(kMainPrefetch) + prefetching("step", kLocalPrefetch) +
@@ -552,8 +550,8 @@ TEST_CASE("dedup admission: a prefetch context escaping through a signature is n
   INFO(all_lines(log));
   CHECK(after.get() == before.get());
   CHECK(log.count(Kind::Merged) == 0);
-  check_skip(log, "step", DedupSkip::NotClosed, "PrefetchAsyncContext");
-  check_skip(log, "step_copy", DedupSkip::NotClosed, "PrefetchAsyncContext");
+  check_skip(log, "step", DedupSkip::NotClosed, "prefetch context 'ctx' is a parameter");
+  check_skip(log, "step_copy", DedupSkip::NotClosed, "prefetch context 'ctx' is a parameter");
 }
 
 // ---- Group bundles: peer_func normalization ---------------------------------------------------
@@ -685,8 +683,7 @@ TEST_CASE("dedup admission: a member naming a function outside its bundle blocks
   check_skip(log, "g_b", DedupSkip::BlockedBundle, "member cube_b references cube_x outside");
 }
 
-TEST_CASE("dedup admission: Group members may use the statement-only sync calls" *
-          doctest::skip()) {
+TEST_CASE("dedup admission: Group members may use the statement-only sync calls") {
   // Cross-core synchronization is what AIC/AIV members of a Group typically hold; the
   // allow-list admits it in bundles exactly as in ordinary kernels.
   const std::string set = "pl.system.sync_set(pipe=1, event_id=0)";

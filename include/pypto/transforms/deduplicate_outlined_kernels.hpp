@@ -14,18 +14,18 @@
 // (InternalError otherwise). Unreferenced functions, Orchestration / Graph / Spmd / Opaque
 // functions, kernels that are not closed (free captures, runtime bindings, storage or
 // communication resources, unknown value types outside the statement-only allow-list, prefetch
-// handles), kernels calling program functions, and bundles with a member used from outside
-// keep their identity; every skip is reported with its reason through DedupOptions::on_event.
-// A payload the reference index cannot see through (an opaque attribute) or a reference to a
-// missing function keeps the whole Program.
-// Budgets: at most `bucket_capacity` (8) representatives per hash bucket; comparing a new unit
-// charges both units' weights (records walked by the projection) against `budget_factor` (8)
-// times the new unit's weight; exhaustion keeps the original. Time O(N log N), storage O(N).
-// Shape-distinct merge: two equal ordinary kernels whose signature shape symbols are different
-// variables merge only when every Call / Submit of the alias passes the call-shape proof against
-// the survivor's signature (call_shape_proof.hpp; its steps come out of a budget equal to the
-// weight the index walked); Group bundles and signatures the proof does not cover need the same
-// symbols. A refused candidate is reported with the call site and the reason.
+// handles that are not produced and consumed locally), kernels calling program functions, and
+// bundles with a member used from outside keep their identity; every skip is reported with its
+// reason through DedupOptions::on_event. A payload the reference index cannot see through (an
+// opaque attribute) or a reference to a missing function keeps the whole Program. Budgets: at most
+// `bucket_capacity` (8) representatives per hash bucket; comparing a new unit charges both units'
+// weights (records walked by the projection) against `budget_factor` (8) times the new unit's
+// weight; exhaustion keeps the original. Time O(N log N), storage O(N). Shape-distinct merge: two
+// equal ordinary kernels whose signature shape symbols are different variables merge only when
+// every Call / Submit of the alias passes the call-shape proof against the survivor's signature
+// (call_shape_proof.hpp; its steps come out of a budget equal to the weight the index walked);
+// Group bundles and signatures the proof does not cover need the same symbols. A refused candidate
+// is reported with the call site and the reason.
 #pragma once
 
 #include <algorithm>
@@ -52,6 +52,7 @@
 #include "pypto/structural/signature.hpp"
 #include "pypto/transforms/call_shape_proof.hpp"
 #include "pypto/transforms/pass.hpp"
+#include "pypto/transforms/prefetch_locality.hpp"
 #include "pypto/transforms/property.hpp"
 #include "pypto/transforms/substitute.hpp"
 
@@ -537,33 +538,42 @@ class Deduplicator {
                 K::CommCtxType})
       if (seen(k))
         return "explicit storage/communication resource (" + std::string(ir::kind_name(k)) + ")";
-    for (K k : {K::PrefetchAsyncContextType, K::AsyncEventType, K::AsyncSessionType})
-      if (seen(k))
-        return "prefetch handle (" + std::string(ir::kind_name(k)) +
-               "; the prefetch exception is not implemented)";
+    if (seen(K::PrefetchAsyncContextType) || seen(K::AsyncEventType) || seen(K::AsyncSessionType)) {
+      std::string why = prefetch_handle_problem(f);
+      if (!why.empty()) return "prefetch handle not local: " + why;
+    }
     if (seen(K::UnknownType)) return unknown_type_problem(f);
     return {};
   }
 
   /// UnknownType is admitted only as the type of a direct EvalStmt call of the allow-list,
-  /// the call used nowhere else; every incoming edge of every UnknownType is checked.
+  /// the call reached by no other edge of the function; every incoming edge of every
+  /// UnknownType is checked. (Edges are counted in the function, not by reference counts, which
+  /// memo tables of other walks also hold.)
   static std::string unknown_type_problem(const ir::Function& f) {
-    std::vector<const ir::Node*> allowed;  // the allowed statement-only calls
+    ::pypto::detail::PointerMap<std::uint32_t> edges;  // incoming edges of statement-only calls
+    std::vector<const ir::Node*> evaluated;            // the calls EvalStmts evaluate directly
     std::string problem;
+    auto statement_only = [](const ir::Node* n) {
+      const auto* c = ir::as<ir::Call>(n);
+      return c && !ir::isa<ir::GlobalVar>(*c->op) && is_statement_only_call(c->op->name);
+    };
     ir::for_each_node(ir::NodeRef(&f), [&](const ir::Node& n) {
-      if (const auto* s = ir::as<ir::EvalStmt>(&n))
-        if (const auto* c = ir::as<ir::Call>(s->expr.get()))
-          if (!ir::isa<ir::GlobalVar>(*c->op) && is_statement_only_call(c->op->name) &&
-              c->use_count() == 1)
-            allowed.push_back(c);
+      ir::for_each_child(n, [&](const ir::NodeRef& child) {
+        if (statement_only(child.get())) ++*edges.insert(child.get(), 0).first;
+      });
+      if (const auto* s = ir::as<ir::EvalStmt>(&n); s && statement_only(s->expr.get()))
+        evaluated.push_back(s->expr.get());
     });
+    ::pypto::detail::PointerMap<char> allowed;  // evaluated, and reached by that edge alone
+    for (const ir::Node* c : evaluated)
+      if (*edges.find(c) == 1) allowed.insert(c, 0);
     ir::for_each_node(ir::NodeRef(&f), [&](const ir::Node& n) {
       if (!problem.empty()) return;
       ir::for_each_child(n, [&](const ir::NodeRef& child) {
         if (!problem.empty() || !ir::isa<ir::UnknownType>(*child)) return;
         const auto* c = ir::as<ir::Call>(&n);
-        const bool ok = c && c->type.get() == child.get() &&
-                        std::find(allowed.begin(), allowed.end(), &n) != allowed.end();
+        const bool ok = c && c->type.get() == child.get() && allowed.find(&n) != nullptr;
         if (!ok)
           problem = "unresolved value type (UnknownType in a " +
                     std::string(ir::kind_name(n.kind())) +
