@@ -338,70 +338,97 @@ class Deduplicator {
                : kNone;
   }
 
-  /// Walks every function once (shared nodes once per function); false when the Program must
-  /// be kept: an opaque payload may hide a reference, or a reference names no function.
+  /// A reference found in a function: a Call / Submit callee (`site` set), another GlobalVar,
+  /// or an import_peer_buffer `peer_func` name.
+  struct Reference {
+    const std::string& name;
+    std::string_view what;
+    const ir::Expr* site;
+  };
+
+  /// Walks function `i` of `p` once (shared nodes once), calling `on(Reference)` for each
+  /// reference; `on` returns false to stop. False when stopped, or when an opaque attribute
+  /// payload may hide references (reported: the Program is kept). Adds the nodes walked to
+  /// program_weight_.
+  template <class OnReference>
+  bool walk_references(const ir::Program& p, std::size_t i, OnReference&& on) {
+    seen_.clear();
+    stack_.assign(1, p.functions[i].function.get());
+    while (!stack_.empty()) {
+      const ir::Node* n = stack_.back();
+      stack_.pop_back();
+      if (n->use_count() > 1 && !seen_.insert(n, 0).second) continue;
+      ++program_weight_;
+      if (const auto* g = ir::as<ir::GlobalVar>(n)) {  // not a Call / Submit callee
+        if (!on(Reference{g->name, "reference", nullptr})) return false;
+        continue;
+      }
+      const ir::Op* op = nullptr;
+      if (const auto* c = ir::as<ir::Call>(n)) {
+        op = c->op.get();
+        if (const std::string* peer = peer_func_of(*c))
+          if (!on(Reference{*peer, "peer_func", nullptr})) return false;
+      } else if (const auto* sub = ir::as<ir::Submit>(n)) {
+        op = sub->op.get();
+      }
+      if (op && ir::isa<ir::GlobalVar>(*op)) {
+        if (!on(Reference{op->name, "callee", static_cast<const ir::Expr*>(n)})) return false;
+      } else {
+        op = nullptr;
+      }
+      children_.clear();
+      IndexChildren collect{&children_};
+      ir::visit(*n, [&](const auto& concrete) { reflect::walk_fields(collect, concrete); });
+      if (collect.opaque) {
+        report_skip(p.functions[i].name, DedupSkip::ProgramKept,
+                    "an opaque attribute payload may hide references");
+        return false;
+      }
+      // Touching a node is mostly a cache miss on cold IR: ask for every child now, so the
+      // misses of siblings overlap instead of queueing one after another.
+      for (auto it = children_.rbegin(); it != children_.rend(); ++it)
+        if (*it != op) {  // a callee op is indexed with its site
+          __builtin_prefetch(*it);
+          stack_.push_back(*it);
+        }
+    }
+    return true;
+  }
+
+  /// Indexes every reference of every function and inspects each kernel right after walking it
+  /// (while its nodes are in cache); false when the Program must be kept: an opaque payload may
+  /// hide a reference, or a reference names no function.
   bool index(const ir::Program& p) {
     fns_.assign(p.functions.size(), FnIndex{});
+    inspections_.assign(p.functions.size(), Inspection{});
+    class_buckets_.clear();
     std::vector<std::size_t> last_referrer(p.functions.size(), kNone);  // dedups callee lists
-    std::vector<const ir::Node*> stack, children;
-    ::pypto::detail::PointerMap<char> seen;
     program_weight_ = 0;
     for (std::size_t i = 0; i < p.functions.size(); ++i) {
-      seen.clear();
-      stack.assign(1, p.functions[i].function.get());
-      auto reference = [&](const std::string& name, std::string_view what) {
-        const std::size_t callee = find_function(p, name);
+      const bool complete = walk_references(p, i, [&](const Reference& r) {
+        const std::size_t callee = find_function(p, r.name);
         if (callee == kNone) {
           report_skip(p.functions[i].name, DedupSkip::ProgramKept,
-                      std::string(what) + " '" + name + "' names no function of the program");
-          return kNone;
+                      std::string(r.what) + " '" + r.name + "' names no function of the program");
+          return false;
         }
         if (last_referrer[callee] != i) {
           last_referrer[callee] = i;
           fns_[i].callees.push_back(callee);
           fns_[callee].callers.push_back(i);
         }
-        return callee;
-      };
-      while (!stack.empty()) {
-        const ir::Node* n = stack.back();
-        stack.pop_back();
-        if (n->use_count() > 1 && !seen.insert(n, 0).second) continue;
-        ++program_weight_;
-        if (const auto* g = ir::as<ir::GlobalVar>(n)) {  // not a Call / Submit callee
-          const std::size_t callee = reference(g->name, "reference");
-          if (callee == kNone) return false;
+        if (r.site)
+          fns_[callee].sites.push_back(Site{i, r.site});
+        else
           ++fns_[callee].other_references;
-          continue;
-        }
-        const ir::Op* op = nullptr;
-        if (const auto* c = ir::as<ir::Call>(n)) {
-          op = c->op.get();
-          if (const std::string* peer = peer_func_of(*c)) {
-            const std::size_t callee = reference(*peer, "peer_func");
-            if (callee == kNone) return false;
-            ++fns_[callee].other_references;
-          }
-        } else if (const auto* s = ir::as<ir::Submit>(n)) {
-          op = s->op.get();
-        }
-        if (op && ir::isa<ir::GlobalVar>(*op)) {
-          const std::size_t callee = reference(op->name, "callee");
-          if (callee == kNone) return false;
-          fns_[callee].sites.push_back(Site{i, static_cast<const ir::Expr*>(n)});
-        } else {
-          op = nullptr;
-        }
-        children.clear();
-        IndexChildren collect{&children};
-        ir::visit(*n, [&](const auto& concrete) { reflect::walk_fields(collect, concrete); });
-        if (collect.opaque) {
-          report_skip(p.functions[i].name, DedupSkip::ProgramKept,
-                      "an opaque attribute payload may hide references");
-          return false;
-        }
-        for (auto it = children.rbegin(); it != children.rend(); ++it)
-          if (*it != op) stack.push_back(*it);  // a callee op is indexed with its site
+        return true;
+      });
+      if (!complete) return false;
+      if (is_kernel(*p.functions[i].function)) {
+        Inspection& in = inspections_[i];
+        in.problem = closure_problem(*p.functions[i].function, in.hash, in.weight);
+        in.done = true;
+        if (in.problem.empty()) classify(p, i);
       }
     }
     return true;
@@ -489,9 +516,18 @@ class Deduplicator {
   /// Closure and projection checks of every function of the unit; fills hash and weight.
   bool admit(Unit& u) {
     std::uint64_t h = core::hash_string("dedup-unit");
-    for (const auto& f : u.info.functions) {
+    for (std::size_t k = 0; k < u.info.functions.size(); ++k) {
+      const ir::Function& f = *u.info.functions[k];
       std::uint64_t fh = 0;
-      std::string why = closure_problem(*f, fh, u.info.weight);
+      std::string why;
+      const Inspection& known = inspections_[u.members[k]];
+      if (!u.bundle && known.done) {  // an ordinary kernel: inspected by the index
+        fh = known.hash;
+        u.info.weight += known.weight;
+        why = known.problem;
+      } else {  // a bundle's function, member names normalized
+        why = closure_problem(f, fh, u.info.weight);
+      }
       h = core::hash_combine(h, fh);
       u.hashes.push_back(fh);
       if (!why.empty()) {
@@ -584,19 +620,53 @@ class Deduplicator {
     return problem;
   }
 
-  static bool units_equal(const Unit& a, const Unit& b) {
-    if (a.info.functions.size() != b.info.functions.size()) return false;
-    // Exact equality, cheap on a difference: the lockstep walk settles the common cases; when
-    // it diverges, different structural hashes prove inequality (equal => same hash), and only
-    // a hash match (sharing that differs, or a true collision) takes the canonical projection.
+  /// Exact equality, cheap on a difference: the lockstep walk settles the common cases; when
+  /// it diverges, different structural hashes prove inequality (equal => same hash), and only a
+  /// hash match (sharing that differs, or a true collision) takes the canonical projection.
+  static bool functions_equal(const ir::Function& fa, const ir::Function& fb, std::uint64_t ha,
+                              std::uint64_t hb) {
     using structural::detail::Borrowed;
     using structural::detail::Lockstep;
-    for (std::size_t i = 0; i < a.info.functions.size(); ++i) {
-      const ir::Function &fa = *a.info.functions[i], &fb = *b.info.functions[i];
-      if (Borrowed<Lockstep>()->run(fa, fb, false)) continue;
-      if (a.hashes[i] != b.hashes[i] || !structural::structural_equal(fa, fb, false)) return false;
+    if (Borrowed<Lockstep>()->run(fa, fb, false)) return true;
+    return ha == hb && structural::structural_equal(fa, fb, false);
+  }
+
+  bool units_equal(const Unit& a, const Unit& b) const {
+    if (a.info.functions.size() != b.info.functions.size()) return false;
+    if (!a.bundle && !b.bundle) {  // ordinary kernels: the index may already know
+      const std::size_t ca = inspections_[a.members.front()].equivalence_class,
+                        cb = inspections_[b.members.front()].equivalence_class;
+      if (ca != kNone && cb != kNone) return ca == cb;
     }
+    for (std::size_t i = 0; i < a.info.functions.size(); ++i)
+      if (!functions_equal(*a.info.functions[i], *b.info.functions[i], a.hashes[i], b.hashes[i]))
+        return false;
     return true;
+  }
+
+  /// Right after inspecting closed kernel `i` (its nodes still in cache), compares it with the
+  /// classes already seen under its structural hash — at most bucket_capacity of them, within
+  /// budget_factor times its weight, as in match() — and records its equivalence class: an
+  /// earlier kernel's when equal, its own when it differs from every class of the hash, unknown
+  /// (kNone) when the cap or the budget stopped the search. Equal kernels have equal hashes and
+  /// equality is transitive, so two known classes are equal exactly when the kernels are.
+  void classify(const ir::Program& p, std::size_t i) {
+    Inspection& in = inspections_[i];
+    auto& reps = class_buckets_[in.hash];
+    const std::uint64_t budget = options_.budget_factor * std::max<std::uint64_t>(1, in.weight);
+    std::uint64_t spent = 0;
+    for (std::size_t c : reps) {
+      spent += in.weight + inspections_[c].weight;
+      if (spent > budget) return;  // unknown: match() compares for itself
+      if (functions_equal(*p.functions[c].function, *p.functions[i].function, inspections_[c].hash,
+                          in.hash)) {
+        in.equivalence_class = c;
+        return;
+      }
+    }
+    if (reps.size() >= options_.bucket_capacity) return;  // unknown
+    reps.push_back(i);
+    in.equivalence_class = i;
   }
 
   const std::vector<ir::VarRef>& symbols_of(Unit& u, std::size_t k) {
@@ -727,28 +797,52 @@ class Deduplicator {
 
     ReferenceRenamer renamer(renames);
     std::vector<ir::FunctionRef> out;
+    std::vector<std::size_t> touched;  // positions in `out` of the rewritten functions
     out.reserve(p.functions.size());
     for (std::size_t i = 0; i < p.functions.size(); ++i) {
       if (removed[i]) continue;
       bool refers = false;
       for (std::size_t c : fns_[i].callees) refers = refers || removed[c];
+      if (refers) touched.push_back(out.size());
       out.push_back(refers ? renamer.function(p.functions[i].function) : p.functions[i].function);
     }
     ir::ProgramRef result = ir::Program::make(p.name, std::move(out));
-    check_references(*result);
+    check_references(*result, touched);
     return result;
   }
 
-  /// Every reference names a function of `p` (after the rewrite: a failure is a bug here).
-  void check_references(const ir::Program& p) {
-    if (!index(p))
-      throw core::InternalError(
-          "deduplicate-outlined-kernels: a reference dangles after the rewrite");
+  /// Every reference of the rewritten functions `touched` of `p` names a function of `p` (the
+  /// others reference no removed function). A failure is a bug here.
+  void check_references(const ir::Program& p, const std::vector<std::size_t>& touched) {
+    for (std::size_t i : touched) {
+      std::string dangling;
+      const bool ok = walk_references(p, i, [&](const Reference& r) {
+        if (find_function(p, r.name) != kNone) return true;
+        dangling = r.name;
+        return false;
+      });
+      if (!ok)
+        throw core::InternalError("deduplicate-outlined-kernels: a reference of " +
+                                  p.functions[i].name + " dangles after the rewrite" +
+                                  (dangling.empty() ? std::string() : ": '" + dangling + "'"));
+    }
   }
 
   static constexpr std::size_t kNone = ~std::size_t{0};
   const DedupOptions& options_;
   std::vector<FnIndex> fns_;
+  /// A kernel's closure problem (empty: closed), structural hash and weight, from the index.
+  struct Inspection {
+    std::string problem;
+    std::uint64_t hash = 0;
+    std::uint64_t weight = 0;
+    bool done = false;
+    std::size_t equivalence_class = kNone;  ///< see classify()
+  };
+  std::vector<Inspection> inspections_;
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> class_buckets_;  // never iterated
+  std::vector<const ir::Node*> stack_, children_;  // walk_references' scratch
+  ::pypto::detail::PointerMap<char> seen_;
   std::uint64_t program_weight_ = 0;  ///< records the index walked: the proof's global budget
   std::uint64_t proof_budget_ = 0;
   const ir::Program* program_ = nullptr;
