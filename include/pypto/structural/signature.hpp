@@ -10,9 +10,9 @@
 // O(size of the parameter types).
 #pragma once
 
-#include <unordered_set>
 #include <vector>
 
+#include "pypto/detail/pointer_map.hpp"
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/type.hpp"
@@ -25,7 +25,7 @@ namespace detail {
 class SignatureSymbolCollector {
  public:
   explicit SignatureSymbolCollector(const ir::Function& f) {
-    for (const auto& p : f.params) known_.insert(p.get());
+    for (const auto& p : f.params) known_.insert(p.get(), 0);
   }
 
   void add_param_type(const ir::TypeRef& type) {
@@ -50,7 +50,7 @@ class SignatureSymbolCollector {
 
  private:
   void add(const ir::Var* v) {
-    if (known_.insert(v).second) symbols_.push_back(ir::VarRef(v));
+    if (known_.insert(v, 0).second) symbols_.push_back(ir::VarRef(v));
   }
   void add_bare_slots(const std::vector<ir::ExprRef>& slots) {
     for (const auto& s : slots)
@@ -63,7 +63,7 @@ class SignatureSymbolCollector {
     while (!stack.empty()) {
       const ir::Expr* e = stack.back();
       stack.pop_back();
-      if (e->use_count() > 1 && !walked_.insert(e).second) continue;
+      if (e->use_count() > 1 && !walked_.insert(e, 0).second) continue;
       if (const auto* v = ir::as<ir::Var>(e)) {
         add(v);
       } else if (const auto* b = ir::as<ir::BinaryExpr>(e)) {
@@ -80,8 +80,8 @@ class SignatureSymbolCollector {
     }
   }
 
-  std::unordered_set<const ir::Var*> known_;    // membership only; never iterated
-  std::unordered_set<const ir::Expr*> walked_;  // shared subexpressions already walked
+  ::pypto::detail::PointerMap<char> known_;   // membership only; never iterated
+  ::pypto::detail::PointerMap<char> walked_;  // shared subexpressions already walked
   std::vector<ir::VarRef> symbols_;
 };
 
