@@ -8,138 +8,17 @@
 // with the expected program (enable_auto_mapping=false) and the diagnostics log is checked.
 #include <doctest/doctest.h>
 
-#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "pypto/dedup.hpp"
+#include "dedup_test_support.hpp"
 
-namespace tf = pypto::transforms;
-namespace ir = pypto::ir;
-using ir::ProgramRef;
-using Kind = tf::DedupEvent::Kind;
-using tf::DedupSkip;
+using namespace dedup_test;  // NOLINT: the shared runners, checks and program fragments
 
 namespace {
-
-ProgramRef parse(std::string_view text) { return pypto::text::parse_program(text); }
-
-tf::PassManagerOptions verify_each_options() {
-  tf::PassManagerOptions pm;
-  pm.verify_each = true;
-  pm.initial_properties = {tf::Property::SSAForm, tf::Property::SplitIncoreOrch,
-                           tf::Property::ClusterOutlined, tf::Property::NormalizedStmtStructure};
-  return pm;
-}
-
-/// Runs the pass alone with verify-each from its required properties; events go to `log`.
-ProgramRef dedup(const ProgramRef& before, tf::DedupLog& log) {
-  tf::DedupOptions options;
-  options.on_event = log.sink();
-  return tf::PassManager({tf::DeduplicateOutlinedKernels(std::move(options))},
-                         verify_each_options())
-      .run(*before);
-}
-ProgramRef dedup(std::string_view before, tf::DedupLog& log) { return dedup(parse(before), log); }
-
-/// Runs the pass directly on IR built outside the text format (no print→parse round trip).
-ProgramRef dedup_ir(const ProgramRef& before, tf::DedupLog& log) {
-  tf::DedupOptions options;
-  options.on_event = log.sink();
-  return tf::DeduplicateOutlinedKernels(std::move(options))(*before);
-}
-
-void check_equal(const ProgramRef& after, std::string_view expected) {
-  INFO(pypto::text::print(*after));
-  pypto::structural::assert_structural_equal(after, parse(expected), false);
-}
-
-std::string all_lines(const tf::DedupLog& log) {
-  std::string s;
-  for (const auto& l : log.lines()) s += l + "\n";
-  return s;
-}
-
-bool has_line(const tf::DedupLog& log, std::string_view fragment) {
-  return all_lines(log).find(fragment) != std::string::npos;
-}
-
-/// The skip event of `unit`, or null.
-const tf::DedupEvent* skip_of(const tf::DedupLog& log, std::string_view unit) {
-  for (const auto& e : log.events())
-    if (e.kind == Kind::Skipped && e.unit == unit) return &e;
-  return nullptr;
-}
-
-/// `unit` was skipped for `reason` with a detail containing `fragment`.
-void check_skip(const tf::DedupLog& log, std::string_view unit, DedupSkip reason,
-                std::string_view fragment) {
-  INFO(all_lines(log));
-  INFO("unit ", unit);
-  const tf::DedupEvent* e = skip_of(log, unit);
-  REQUIRE(e != nullptr);
-  CHECK(e->reason == reason);
-  CHECK(e->detail.find(fragment) != std::string::npos);
-}
-
-constexpr std::string_view kHeader = R"(
-import pypto.language as pl
-import pypto.language.distributed as pld
-@pl.program
-class P:
-)";
-
-constexpr std::string_view kMainTwo = R"(
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x0: pl.Tensor[[64], pl.FP32], o1: pl.Out[pl.Tensor[[64], pl.FP32]], o2: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
-        x1 = self.step(x0, o1)
-        x2 = self.step_copy(x1, o2)
-        return x2
-)";
-
-/// main with step / step_copy re-pointed at step (the merged form of kMainTwo).
-constexpr std::string_view kMainMerged = R"(
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x0: pl.Tensor[[64], pl.FP32], o1: pl.Out[pl.Tensor[[64], pl.FP32]], o2: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
-        x1 = self.step(x0, o1)
-        x2 = self.step(x1, o2)
-        return x2
-)";
-
-/// A kernel `name(x, o: Out) -> Tensor`: load, `body` (defining u), store, return.
-std::string kernel(std::string_view name, std::string_view body = "u = pl.add(t, 1.0)",
-                   std::string_view load = "t = pl.load(x, [0], [64])",
-                   std::string_view x_type = "pl.Tensor[[64], pl.FP32]") {
-  std::string s = "\n    @pl.function(type=pl.FunctionType.InCore)\n    def ";
-  s += std::string(name) + "(self, x: " + std::string(x_type) +
-       ", o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:\n";
-  s += "        " + std::string(load) + "\n";
-  s += "        " + std::string(body) + "\n";
-  s += "        pl.store(u, [0], o)\n        return o\n";
-  return s;
-}
-
-std::string program(std::string_view functions) {
-  return std::string(kHeader) + std::string(functions);
-}
-
-/// The twins step / step_copy, called from main: both kept, nothing merged, the program
-/// returned as it came (compared with the very input: a free variable keeps its identity);
-/// returns the log.
-tf::DedupLog check_twins_kept(const std::string& step, const std::string& step_copy) {
-  const ProgramRef before = parse(program(std::string(kMainTwo) + step + step_copy));
-  tf::DedupLog log;
-  ProgramRef after = dedup(before, log);
-  INFO(all_lines(log));
-  CHECK(log.count(Kind::Merged) == 0);
-  CHECK(after.get() == before.get());
-  CHECK(after->functions.size() == 3);
-  pypto::structural::assert_structural_equal(after, before, false);
-  return log;
-}
 
 /// Both twins were skipped as not closed, the detail naming `fragment`.
 void check_twins_not_closed(const std::string& step, const std::string& step_copy,
@@ -174,8 +53,8 @@ ir::FunctionRef with_attr(const ir::Function& f, std::string key, ir::AttrValue 
 
 TEST_CASE("dedup admission: a kernel reading a variable defined outside it is not closed") {
   const std::string load = "t = pl.load(x, [i__FREE_VAR], [64])";
-  check_twins_not_closed(kernel("step", "u = pl.add(t, 1.0)", load),
-                         kernel("step_copy", "u = pl.add(t, 1.0)", load), "free capture");
+  check_twins_not_closed(kernel("step", kAddOne, {.load = load}),
+                         kernel("step_copy", kAddOne, {.load = load}), "free capture");
   // The same twins without the capture merge: the capture alone keeps them apart.
   tf::DedupLog log;
   ProgramRef after =
@@ -246,7 +125,7 @@ TEST_CASE("dedup admission: a duplicate attribute key is an unsupported projecti
     before = before->with_function(with_attr(*f, "tag", ir::AttrValue(std::int64_t{2})));
   }
   tf::DedupLog log;
-  ProgramRef after = dedup_ir(before, log);
+  ProgramRef after = dedup_unverified(*before, log);
   INFO(all_lines(log));
   CHECK(log.count(Kind::Merged) == 0);
   CHECK(log.count(Kind::Skipped, DedupSkip::UnsupportedProjection) == 2);
@@ -269,7 +148,7 @@ TEST_CASE(
     before = before->with_function(with_stmts_before_return(f, {ir::AssignStmt::make(v, e)}));
   }
   tf::DedupLog log;
-  ProgramRef after = dedup_ir(before, log);
+  ProgramRef after = dedup_unverified(*before, log);
   INFO(all_lines(log));
   CHECK(log.count(Kind::Merged) == 0);
   check_skip(log, "step", DedupSkip::UnsupportedProjection, "nesting deeper than 512");
@@ -286,7 +165,7 @@ TEST_CASE("dedup admission: an opaque attribute payload keeps the whole Program"
   const ProgramRef before = parsed->with_function(
       with_attr(*parsed->find("main"), "host", ir::OpaquePayload{"host.Schedule", nullptr}));
   tf::DedupLog log;
-  ProgramRef after = dedup_ir(before, log);
+  ProgramRef after = dedup_unverified(*before, log);
   INFO(all_lines(log));
   CHECK(after.get() == before.get());
   CHECK(log.count(Kind::Merged) == 0);
@@ -294,7 +173,7 @@ TEST_CASE("dedup admission: an opaque attribute payload keeps the whole Program"
   check_skip(log, "main", DedupSkip::ProgramKept, "opaque attribute payload");
   // Without the payload the twins merge.
   tf::DedupLog plain;
-  CHECK(dedup_ir(parsed, plain)->functions.size() == 2);
+  CHECK(dedup_unverified(*parsed, plain)->functions.size() == 2);
 }
 
 TEST_CASE("dedup admission: a callee naming no function keeps the whole Program") {
@@ -305,7 +184,7 @@ TEST_CASE("dedup admission: a callee naming no function keeps the whole Program"
   const ProgramRef before =
       parsed->with_function(with_stmts_before_return(main, {ir::EvalStmt::make(ghost)}));
   tf::DedupLog log;
-  ProgramRef after = dedup_ir(before, log);
+  ProgramRef after = dedup_unverified(*before, log);
   INFO(all_lines(log));
   CHECK(after.get() == before.get());
   CHECK(log.count(Kind::Merged) == 0);
@@ -332,10 +211,9 @@ TEST_CASE("dedup admission: a peer_func naming no function keeps the whole Progr
 
 TEST_CASE("dedup admission: a MemRef in the signature is an explicit storage resource") {
   const std::string x_type = R"(pl.Tensor[[64], pl.FP32, pl.MemRef("mem_ddr_0", 64, 1024)])";
-  check_twins_not_closed(
-      kernel("step", "u = pl.add(t, 1.0)", "t = pl.load(x, [0], [64])", x_type),
-      kernel("step_copy", "u = pl.add(t, 1.0)", "t = pl.load(x, [0], [64])", x_type),
-      "explicit storage/communication resource (MemRef)");
+  check_twins_not_closed(kernel("step", kAddOne, {.x_type = x_type}),
+                         kernel("step_copy", kAddOne, {.x_type = x_type}),
+                         "explicit storage/communication resource (MemRef)");
 }
 
 TEST_CASE("dedup admission: a window buffer is an explicit communication resource") {
@@ -378,7 +256,7 @@ TEST_CASE("dedup admission: an allow-listed EvalStmt call also used as an operan
         *before->find(name), {ir::EvalStmt::make(set), ir::EvalStmt::make(wait)}));
   }
   tf::DedupLog log;
-  ProgramRef after = dedup_ir(before, log);
+  ProgramRef after = dedup_unverified(*before, log);
   INFO(all_lines(log));
   CHECK(log.count(Kind::Merged) == 0);
   CHECK(after.get() == before.get());
@@ -518,7 +396,7 @@ TEST_CASE("dedup admission: a wait on another context's session keeps the kernel
   const ProgramRef before = parse(program(std::string(kMainPrefetch) + prefetching("step", mixed) +
                                           prefetching("step_copy", mixed)));
   tf::DedupLog log;
-  ProgramRef after = dedup(before, log);
+  ProgramRef after = dedup(*before, log);
   INFO(all_lines(log));
   CHECK(after.get() == before.get());
   CHECK(log.count(Kind::Merged) == 0);
@@ -546,7 +424,7 @@ TEST_CASE("dedup admission: a prefetch context escaping through a signature is n
         return x2
 )") + taking("step") + taking("step_copy")));
   tf::DedupLog log;
-  ProgramRef after = dedup(before, log);
+  ProgramRef after = dedup(*before, log);
   INFO(all_lines(log));
   CHECK(after.get() == before.get());
   CHECK(log.count(Kind::Merged) == 0);
@@ -557,53 +435,14 @@ TEST_CASE("dedup admission: a prefetch context escaping through a signature is n
 // ---- Group bundles: peer_func normalization ---------------------------------------------------
 
 namespace {
-constexpr std::string_view kMainGroups = R"(
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        o1 = self.g_a(a, o)
-        o2 = self.g_b(a, o1)
-        return o2
-)";
-
-/// Group `g` calling its AIC member `cube` then its AIV member `vec`.
-std::string group(std::string_view g, std::string_view cube, std::string_view vec) {
-  return "\n    @pl.function(type=pl.FunctionType.Group)\n    def " + std::string(g) +
-         "(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]) -> "
-         "pl.Tensor[[64, 64], pl.FP32]:\n        o1 = self." +
-         std::string(cube) + "(a, o)\n        o2 = self." + std::string(vec) +
-         "(o1)\n        return o\n";
-}
 /// The AIC member: imports the buffer of `peer`, then `extra` (a statement or empty).
 std::string cube(std::string_view name, std::string_view peer, std::string_view extra = "") {
-  std::string s = "\n    @pl.function(type=pl.FunctionType.AIC)\n    def " + std::string(name) +
-                  "(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], "
-                  "pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:\n";
-  if (!peer.empty())
-    s += "        p = pl.system.import_peer_buffer(name=\"buf\", peer_func=\"" + std::string(peer) +
-         "\")\n";
-  s += "        t = pl.load(a, [0, 0], [64, 64])\n        pl.store(pl.mul(t, 2.0), [0, 0], o)\n";
-  if (!extra.empty()) s += "        " + std::string(extra) + "\n";
-  return s + "        return o\n";
+  return producer(name, {.type = "AIC", .scale = "2.0", .peer = peer, .extra = extra});
 }
 /// The AIV member: imports the buffer of `peer`, then `extra` (a statement or empty).
 std::string vec(std::string_view name, std::string_view peer, std::string_view extra = "") {
-  std::string s = "\n    @pl.function(type=pl.FunctionType.AIV)\n    def " + std::string(name) +
-                  "(self, o: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], "
-                  "pl.FP32]:\n";
-  if (!peer.empty())
-    s += "        p = pl.system.import_peer_buffer(name=\"buf\", peer_func=\"" + std::string(peer) +
-         "\")\n";
-  s += "        u = pl.load(o, [0, 0], [64, 64])\n        pl.store(pl.add(u, u), [0, 0], o)\n";
-  if (!extra.empty()) s += "        " + std::string(extra) + "\n";
-  return s + "        return o\n";
+  return consumer(name, {.type = "AIV", .peer = peer, .extra = extra});
 }
-constexpr std::string_view kMainGroupsMerged = R"(
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        o1 = self.g_a(a, o)
-        o2 = self.g_a(a, o1)
-        return o2
-)";
 }  // namespace
 
 TEST_CASE(

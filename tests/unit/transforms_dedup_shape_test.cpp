@@ -6,48 +6,27 @@
 // program or the refusal with its reason.
 #include <doctest/doctest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "pypto/dedup.hpp"
+#include "dedup_test_support.hpp"
 
 namespace tf = pypto::transforms;
 namespace ir = pypto::ir;
+using dedup_test::all_lines;
+using dedup_test::dedup;
+using dedup_test::dedup_unverified;
+using dedup_test::has_line;
+using dedup_test::Kind;
+using dedup_test::parse;
 using ir::ProgramRef;
-using Kind = tf::DedupEvent::Kind;
 using tf::DedupSkip;
 
 namespace {
-
-ProgramRef parse(std::string_view text) { return pypto::text::parse_program(text); }
-
-ProgramRef dedup(const ir::Program& before, tf::DedupLog& log) {
-  tf::DedupOptions options;
-  options.on_event = log.sink();
-  tf::PassManagerOptions pm;
-  pm.verify_each = true;
-  pm.initial_properties = {tf::Property::SSAForm, tf::Property::SplitIncoreOrch,
-                           tf::Property::ClusterOutlined, tf::Property::NormalizedStmtStructure};
-  return tf::PassManager({tf::DeduplicateOutlinedKernels(std::move(options))}, std::move(pm))
-      .run(before);
-}
-ProgramRef dedup(std::string_view before, tf::DedupLog& log) { return dedup(*parse(before), log); }
-
-/// The pass alone, without verify-each (whose text round trip would print a DAG's every path).
-ProgramRef dedup_unverified(const ir::Program& before, tf::DedupLog& log) {
-  tf::DedupOptions options;
-  options.on_event = log.sink();
-  return tf::DeduplicateOutlinedKernels(std::move(options))(before);
-}
-
-std::string all_lines(const tf::DedupLog& log) {
-  std::string s;
-  for (const auto& l : log.lines()) s += l + "\n";
-  return s;
-}
 
 /// `text` with every `{key}` replaced.
 std::string fill(std::string text, const std::vector<std::pair<std::string, std::string>>& subs) {
@@ -111,7 +90,7 @@ void check_merged(const std::string& before, const std::string& expected) {
   ProgramRef after = dedup(before, log);
   INFO(all_lines(log));
   INFO(pypto::text::print(*after));
-  CHECK(all_lines(log).find("merged k1 <- k2") != std::string::npos);
+  CHECK(has_line(log, "merged k1 <- k2"));
   CHECK(after->find("k2") == nullptr);
   CHECK_NOTHROW(pypto::structural::assert_structural_equal(after, parse(expected), false));
 }

@@ -6,91 +6,14 @@
 // both definitions.
 #include <doctest/doctest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
-#include <string_view>
-#include <utility>
+#include <vector>
 
-#include "pypto/dedup.hpp"
+#include "dedup_test_support.hpp"
 
-namespace tf = pypto::transforms;
-namespace ir = pypto::ir;
-using ir::ProgramRef;
-using Kind = tf::DedupEvent::Kind;
-using tf::DedupSkip;
-
-namespace {
-
-ProgramRef parse(std::string_view text) { return pypto::text::parse_program(text); }
-
-/// Runs the pass alone with verify-each from its required properties; events go to `log`.
-ProgramRef dedup(std::string_view before, tf::DedupLog& log, tf::DedupOptions options = {}) {
-  options.on_event = log.sink();
-  tf::PassManagerOptions pm;
-  pm.verify_each = true;
-  pm.initial_properties = {tf::Property::SSAForm, tf::Property::SplitIncoreOrch,
-                           tf::Property::ClusterOutlined, tf::Property::NormalizedStmtStructure};
-  return tf::PassManager({tf::DeduplicateOutlinedKernels(std::move(options))}, std::move(pm))
-      .run(*parse(before));
-}
-
-void check_equal(const ProgramRef& after, std::string_view expected) {
-  INFO(pypto::text::print(*after));
-  pypto::structural::assert_structural_equal(after, parse(expected), false);
-}
-
-std::string all_lines(const tf::DedupLog& log) {
-  std::string s;
-  for (const auto& l : log.lines()) s += l + "\n";
-  return s;
-}
-
-constexpr std::string_view kHeader = R"(
-import pypto.language as pl
-@pl.program
-class P:
-)";
-
-constexpr std::string_view kMainTwo = R"(
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x0: pl.Tensor[[64], pl.FP32], o1: pl.Out[pl.Tensor[[64], pl.FP32]], o2: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
-        x1 = self.step(x0, o1)
-        x2 = self.step_copy(x1, o2)
-        return x2
-)";
-
-/// A kernel `name` with a `(x, o: Out)` signature; `{sig_x}`, `{sig_o}`, `{body}` vary.
-std::string kernel(std::string_view name, std::string_view body = "u = pl.add(t, 1.0)",
-                   std::string_view x_type = "pl.Tensor[[64], pl.FP32]",
-                   std::string_view o_type = "pl.Out[pl.Tensor[[64], pl.FP32]]",
-                   std::string_view load = "t = pl.load(x, [0], [64])") {
-  std::string s = "\n    @pl.function(type=pl.FunctionType.InCore)\n    def ";
-  s += std::string(name) + "(self, x: " + std::string(x_type) + ", o: " + std::string(o_type) +
-       ") -> pl.Tensor[[64], pl.FP32]:\n";
-  s += "        " + std::string(load) + "\n";
-  s += "        " + std::string(body) + "\n";
-  s += "        pl.store(u, [0], o)\n        return o\n";
-  return s;
-}
-
-std::string program(std::string_view functions) {
-  return std::string(kHeader) + std::string(functions);
-}
-
-/// step / step_copy differing as given: both definitions stay, nothing merged.
-void check_kept(const std::string& step, const std::string& step_copy,
-                std::size_t expected_skips = 0) {
-  const std::string text = program(std::string(kMainTwo) + step + step_copy);
-  tf::DedupLog log;
-  ProgramRef after = dedup(text, log);
-  INFO(all_lines(log));
-  CHECK(log.count(Kind::Merged) == 0);
-  CHECK(log.count(Kind::Skipped) == expected_skips);  // compared, found different
-  CHECK(after->functions.size() == 3);
-  check_equal(after, text);
-}
-
-}  // namespace
+using namespace dedup_test;  // NOLINT: the shared runners, checks and program fragments
 
 // ---- seed 001's example --------------------------------------------------------------------
 
@@ -98,15 +21,9 @@ TEST_CASE("dedup: two equal outlined kernels become one definition, both calls k
   tf::DedupLog log;
   ProgramRef after =
       dedup(program(std::string(kMainTwo) + kernel("step") + kernel("step_copy")), log);
-  check_equal(after, program(R"(
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x0: pl.Tensor[[64], pl.FP32], o1: pl.Out[pl.Tensor[[64], pl.FP32]], o2: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
-        x1 = self.step(x0, o1)
-        x2 = self.step(x1, o2)
-        return x2
-)" + kernel("step")));
+  check_equal(after, program(std::string(kMainMerged) + kernel("step")));
   REQUIRE(log.count(Kind::Merged) == 1);
-  CHECK(all_lines(log).find("merged step <- step_copy") != std::string::npos);
+  CHECK(has_line(log, "merged step <- step_copy"));
 }
 
 TEST_CASE("dedup: parameter names and local names do not matter (alpha-renaming)") {
@@ -130,48 +47,38 @@ TEST_CASE("dedup: parameter names and local names do not matter (alpha-renaming)
 // ---- refusals: every significant detail keeps the kernels apart ---------------------------
 
 TEST_CASE("dedup: kernels differing only in a -0.0 vs 0.0 constant are not merged") {
-  check_kept(kernel("step", "u = pl.add(t, 0.0)"), kernel("step_copy", "u = pl.add(t, -0.0)"));
+  check_twins_kept(kernel("step", "u = pl.add(t, 0.0)"), kernel("step_copy", "u = pl.add(t, -0.0)"),
+                   0);
 }
 
 TEST_CASE("dedup: kernels differing only in an INDEX vs INT64 constant are not merged") {
-  check_kept(
-      kernel("step", "u = pl.add(t, 1.0)", "pl.Tensor[[64], pl.FP32]",
-             "pl.Out[pl.Tensor[[64], pl.FP32]]", "t = pl.load(x, [0], [64])"),
-      kernel("step_copy", "u = pl.add(t, 1.0)", "pl.Tensor[[64], pl.FP32]",
-             "pl.Out[pl.Tensor[[64], pl.FP32]]", "t = pl.load(x, [pl.const(0, pl.INT64)], [64])"));
+  check_twins_kept(
+      kernel("step"),
+      kernel("step_copy", kAddOne, {.load = "t = pl.load(x, [pl.const(0, pl.INT64)], [64])"}), 0);
 }
 
 TEST_CASE("dedup: kernels differing only in a parameter direction are not merged") {
-  check_kept(kernel("step"), kernel("step_copy", "u = pl.add(t, 1.0)", "pl.Tensor[[64], pl.FP32]",
-                                    "pl.InOut[pl.Tensor[[64], pl.FP32]]"));
+  check_twins_kept(kernel("step"),
+                   kernel("step_copy", kAddOne, {.o_type = "pl.InOut[pl.Tensor[[64], pl.FP32]]"}),
+                   0);
 }
 
 TEST_CASE("dedup: kernels differing only in a valid_shape are not merged") {
-  check_kept(kernel("step", "u = pl.add(t, 1.0)",
-                    "pl.Tensor[[64], pl.FP32, pl.TensorView(valid_shape=[60])]"),
-             kernel("step_copy", "u = pl.add(t, 1.0)",
-                    "pl.Tensor[[64], pl.FP32, pl.TensorView(valid_shape=[62])]"));
+  check_twins_kept(kernel("step", kAddOne,
+                          {.x_type = "pl.Tensor[[64], pl.FP32, pl.TensorView(valid_shape=[60])]"}),
+                   kernel("step_copy", kAddOne,
+                          {.x_type = "pl.Tensor[[64], pl.FP32, pl.TensorView(valid_shape=[62])]"}),
+                   0);
 }
 
 TEST_CASE("dedup: kernels with explicit storage (MemRef) are not candidates") {
-  const std::string body = "u = pl.add(t, 1.0)";
-  const std::string load_a =
-      R"(t: pl.Tile[[64], pl.FP32, pl.MemRef("buf", 0, 256)] = pl.load(x, [0], [64]))";
-  check_kept(
-      kernel("step", body, "pl.Tensor[[64], pl.FP32]", "pl.Out[pl.Tensor[[64], pl.FP32]]", load_a),
-      kernel("step_copy", body, "pl.Tensor[[64], pl.FP32]", "pl.Out[pl.Tensor[[64], pl.FP32]]",
-             load_a),
-      2);
-  tf::DedupLog log;
-  dedup(program(std::string(kMainTwo) +
-                kernel("step", body, "pl.Tensor[[64], pl.FP32]", "pl.Out[pl.Tensor[[64], pl.FP32]]",
-                       load_a) +
-                kernel("step_copy", body, "pl.Tensor[[64], pl.FP32]",
-                       "pl.Out[pl.Tensor[[64], pl.FP32]]", load_a)),
-        log);
+  const KernelParts memref{
+      .load = R"(t: pl.Tile[[64], pl.FP32, pl.MemRef("buf", 0, 256)] = pl.load(x, [0], [64]))"};
+  const tf::DedupLog log =
+      check_twins_kept(kernel("step", kAddOne, memref), kernel("step_copy", kAddOne, memref), 2);
   INFO(all_lines(log));
   CHECK(log.count(Kind::Skipped, DedupSkip::NotClosed) == 2);
-  CHECK(all_lines(log).find("storage") != std::string::npos);
+  CHECK(has_line(log, "storage"));
 }
 
 // ---- eligibility ---------------------------------------------------------------------------
@@ -279,69 +186,23 @@ TEST_CASE("dedup: UnknownType is admitted only as a statement-only call's EvalSt
 
 // ---- Group bundles --------------------------------------------------------------------------
 
-namespace {
-std::string group(std::string_view g, std::string_view produce, std::string_view consume) {
-  std::string s = R"(
-    @pl.function(type=pl.FunctionType.Group)
-    def G(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        o1 = self.P(a, o)
-        o2 = self.C(o1)
-        return o
-)";
-  auto replace = [&](std::string_view from, std::string_view to) {
-    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-      s.replace(at, from.size(), to);
-  };
-  replace("def G(", "def " + std::string(g) + "(");
-  replace("self.P(", "self." + std::string(produce) + "(");
-  replace("self.C(", "self." + std::string(consume) + "(");
-  return s;
-}
-std::string produce(std::string_view name, std::string_view scale = "1.0") {
-  return "\n    @pl.function(type=pl.FunctionType.InCore)\n    def " + std::string(name) +
-         "(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> "
-         "pl.Tensor[[64, 64], pl.FP32]:\n        t = pl.load(a, [0, 0], [64, 64])\n"
-         "        pl.store(pl.mul(t, " +
-         std::string(scale) + "), [0, 0], o)\n        return o\n";
-}
-std::string consume(std::string_view name) {
-  return "\n    @pl.function(type=pl.FunctionType.InCore)\n    def " + std::string(name) +
-         "(self, o: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:\n"
-         "        u = pl.load(o, [0, 0], [64, 64])\n        pl.store(pl.add(u, u), [0, 0], o)\n"
-         "        return o\n";
-}
-constexpr std::string_view kMainGroups = R"(
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        o1 = self.g_a(a, o)
-        o2 = self.g_b(a, o1)
-        return o2
-)";
-}  // namespace
-
 TEST_CASE("dedup: two exclusive Group bundles with equal members merge atomically") {
   tf::DedupLog log;
   ProgramRef after =
       dedup(program(std::string(kMainGroups) + group("g_a", "pa", "ca") + group("g_b", "pb", "cb") +
-                    produce("pa") + consume("ca") + produce("pb") + consume("cb")),
+                    producer("pa") + consumer("ca") + producer("pb") + consumer("cb")),
             log);
-  check_equal(after, program(R"(
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        o1 = self.g_a(a, o)
-        o2 = self.g_a(a, o1)
-        return o2
-)" + group("g_a", "pa", "ca") +
-                             produce("pa") + consume("ca")));
+  check_equal(after, program(std::string(kMainGroupsMerged) + group("g_a", "pa", "ca") +
+                             producer("pa") + consumer("ca")));
   REQUIRE(log.count(Kind::Merged) == 1);
-  CHECK(all_lines(log).find("merged g_a <- g_b pb=>pa cb=>ca") != std::string::npos);
+  CHECK(has_line(log, "merged g_a <- g_b pb=>pa cb=>ca"));
 }
 
 TEST_CASE("dedup: bundles whose members differ, in order or content, stay apart") {
   tf::DedupLog log;
   const std::string text =
       program(std::string(kMainGroups) + group("g_a", "pa", "ca") + group("g_b", "pb", "cb") +
-              produce("pa") + consume("ca") + produce("pb", "2.0") + consume("cb"));
+              producer("pa") + consumer("ca") + producer("pb", {.scale = "2.0"}) + consumer("cb"));
   check_equal(dedup(text, log), text);
   CHECK(log.count(Kind::Merged) == 0);
 }
@@ -350,12 +211,12 @@ TEST_CASE("dedup: a member shared by two Groups blocks both bundles and their me
   tf::DedupLog log;
   const std::string text =
       program(std::string(kMainGroups) + group("g_a", "pa", "ca") + group("g_b", "pa", "cb") +
-              produce("pa") + consume("ca") + consume("cb"));
+              producer("pa") + consumer("ca") + consumer("cb"));
   check_equal(dedup(text, log), text);
   INFO(all_lines(log));
   CHECK(log.count(Kind::Merged) == 0);  // ca and cb are equal, but blocked with their bundle
   CHECK(log.count(Kind::Skipped, DedupSkip::BlockedBundle) >= 4);
-  CHECK(all_lines(log).find("shared between Groups") != std::string::npos);
+  CHECK(has_line(log, "shared between Groups"));
 }
 
 TEST_CASE("dedup: a member also called from outside its Group blocks the bundle") {
@@ -368,10 +229,11 @@ TEST_CASE("dedup: a member also called from outside its Group blocks the bundle"
         o3 = self.cb(o2)
         return o3
 )" + group("g_a", "pa", "ca") + group("g_b", "pb", "cb") +
-                                   produce("pa") + consume("ca") + produce("pb") + consume("cb"));
+                                   producer("pa") + consumer("ca") + producer("pb") +
+                                   consumer("cb"));
   check_equal(dedup(text, log), text);
   CHECK(log.count(Kind::Merged) == 0);
-  CHECK(all_lines(log).find("called from outside") != std::string::npos);
+  CHECK(has_line(log, "called from outside"));
 }
 
 // ---- budgets, buckets, determinism ----------------------------------------------------------
@@ -407,9 +269,9 @@ TEST_CASE("dedup: a full bucket (injected one-bucket hash) refuses a ninth repre
   ProgramRef after = dedup(text, log, options);
   INFO(all_lines(log));
   CHECK(log.count(Kind::Skipped, DedupSkip::BucketFull) == 2);
-  CHECK(all_lines(log).find("skipped k8: bucket full") != std::string::npos);
-  CHECK(all_lines(log).find("skipped k9: bucket full") != std::string::npos);
-  CHECK(all_lines(log).find("merged k0 <- k10") != std::string::npos);
+  CHECK(has_line(log, "skipped k8: bucket full"));
+  CHECK(has_line(log, "skipped k9: bucket full"));
+  CHECK(has_line(log, "merged k0 <- k10"));
   CHECK(after->functions.size() == 11);  // main + k0..k9
 }
 
@@ -424,13 +286,12 @@ TEST_CASE("dedup: an exhausted comparison budget keeps the original definition")
   INFO(all_lines(log));
   CHECK(log.count(Kind::Merged) == 0);
   CHECK(log.count(Kind::Skipped, DedupSkip::BudgetExhausted) == 1);  // k4 spends exactly 8w
-  CHECK(all_lines(log).find("skipped k5: budget exhausted: compared with 4 of 5") !=
-        std::string::npos);
+  CHECK(has_line(log, "skipped k5: budget exhausted: compared with 4 of 5"));
   check_equal(after, text);
   // With the structural hash, the twins share a bucket of their own and merge.
   tf::DedupLog plain;
   CHECK(dedup(text, plain)->functions.size() == 6);
-  CHECK(all_lines(plain).find("merged k4 <- k5") != std::string::npos);
+  CHECK(has_line(plain, "merged k4 <- k5"));
 }
 
 TEST_CASE("dedup: the output does not depend on the order functions are defined in") {
