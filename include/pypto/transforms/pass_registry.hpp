@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "pypto/core/error.hpp"
+#include "pypto/transforms/convert_tensor_to_tile_ops.hpp"
 #include "pypto/transforms/convert_to_ssa.hpp"
 #include "pypto/transforms/deduplicate_outlined_kernels.hpp"
 #include "pypto/transforms/normalize_stmt_structure.hpp"
@@ -113,6 +114,10 @@ inline PassRegistry standard_passes() {
                [] { return OutlineClusterScopes(); });
   registry.add("equivalent outlined kernels and Group bundles share one definition (seed 001)",
                [] { return DeduplicateOutlinedKernels(); });
+  registry.add(
+      "kernels' tensor ops become tile loads, tile ops and tile stores; cache_policy "
+      "becomes tile.load cache kwargs",
+      [] { return ConvertTensorToTileOps(); });
   return registry;
 }
 

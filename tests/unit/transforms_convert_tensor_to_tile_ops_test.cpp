@@ -1,0 +1,355 @@
+// Tests of pypto/transforms/convert_tensor_to_tile_ops.hpp (issue 8, "Kernel code"; seed 002's
+// cache-policy window). Each case is a program in the text format, the pass (run by the pass
+// manager with verify-each: binding checks, property verifiers, print -> parse round trip) and the
+// expected program in the text format, compared structurally (names do not matter) — or the
+// typed error, which must name the kernel, the op and line:column.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "pypto/structural/compare.hpp"
+#include "pypto/text/parser.hpp"
+#include "pypto/text/printer.hpp"
+#include "pypto/transforms/convert_tensor_to_tile_ops.hpp"
+#include "pypto/transforms/pass_manager.hpp"
+#include "pypto/transforms/pass_registry.hpp"
+
+namespace tf = pypto::transforms;
+namespace ir = pypto::ir;
+using ir::ProgramRef;
+
+namespace {
+
+ProgramRef parse(std::string_view text) { return pypto::text::parse_program(text); }
+
+/// Runs `pipeline` with verify-each on an outlined program in SSA form.
+ProgramRef run(const ProgramRef& before, std::string_view pipeline = "convert-tensor-to-tile-ops") {
+  tf::PassManagerOptions options;
+  options.verify_each = true;
+  options.initial_properties = {tf::Property::SSAForm, tf::Property::SplitIncoreOrch};
+  return tf::PassManager(tf::standard_passes().pipeline(pipeline), std::move(options)).run(*before);
+}
+
+void check_convert(std::string_view before, std::string_view expected) {
+  ProgramRef after = run(parse(before));
+  INFO(pypto::text::print(*after));
+  pypto::structural::assert_structural_equal(after, parse(expected),
+                                             /*enable_auto_mapping=*/true);
+}
+
+/// The TensorToTileError the pass throws on `before`.
+tf::TensorToTileError convert_error(std::string_view before) {
+  try {
+    run(parse(before));
+  } catch (const tf::TensorToTileError& e) {
+    return e;
+  }
+  FAIL("no TensorToTileError");
+  return tf::TensorToTileError("", "", {}, "");
+}
+
+}  // namespace
+
+TEST_CASE("tensor to tile: elementwise ops become loads, tile ops and a store into the Out") {
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64], pl.FP32], b: pl.Tensor[[64], pl.FP32], s: pl.Scalar[pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        c = pl.add(a, b)
+        d = pl.tensor.mul(c, a)
+        e = pl.tensor.maximum(d, s)
+        f = pl.tensor.exp(e)
+        g = pl.tensor.sub(f, b)
+        o1 = pl.tensor.assemble(o, g, [0])
+        return o
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64], pl.FP32], b: pl.Tensor[[64], pl.FP32], s: pl.Scalar[pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        a_tile = pl.tile.load(a, [0], [64])
+        b_tile = pl.tile.load(b, [0], [64])
+        c = pl.tile.add(a_tile, b_tile)
+        d = pl.tile.mul(c, a_tile)
+        e = pl.tile.max(d, s)
+        f = pl.tile.exp(e)
+        g = pl.tile.sub(f, b_tile)
+        o1 = pl.tile.store(g, [0], o)
+        return o
+)");
+}
+
+TEST_CASE("tensor to tile: slice becomes a windowed load; full becomes tile.full") {
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, a: pl.Tensor[[32, 64], pl.FP32], o: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        s = pl.tensor.slice(a, [16, 64], [16, 0])
+        z = pl.tensor.full([16, 64], dtype=pl.FP32, value=1.0)
+        t = pl.tensor.add(s, z)
+        o1 = pl.tensor.assemble(o, t, [0, 0], atomic=pl.AtomicType.Add)
+        return o
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, a: pl.Tensor[[32, 64], pl.FP32], o: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        s = pl.tile.load(a, [16, 0], [16, 64])
+        z = pl.tile.full([16, 64], dtype=pl.FP32, value=1.0)
+        t = pl.tile.add(s, z)
+        o1 = pl.tile.store(t, [0, 0], o, atomic=pl.AtomicType.Add)
+        return o
+)");
+}
+
+TEST_CASE(
+    "tensor to tile: a computed value read as a tensor is stored into a fresh buffer; "
+    "orchestration is untouched") {
+  const ProgramRef before = parse(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        y = pl.add(x, x)
+        z = pl.mul(y, x)
+        v = pl.tensor.read(y, [3])
+        return z
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        w = pl.add(x, x)
+        r = self.k(w)
+        return r
+)");
+  const ProgramRef after = run(before);
+  INFO(pypto::text::print(*after));
+  CHECK(after->find("main") == before->find("main"));  // the same object
+  pypto::structural::assert_structural_equal(after, parse(R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        x_tile = pl.tile.load(x, [0], [64])
+        y = pl.tile.add(x_tile, x_tile)
+        z = pl.tile.mul(y, x_tile)
+        y_buf = pl.tensor.create([64], dtype=pl.FP32)
+        y_gm = pl.tile.store(y, [0], y_buf)
+        v = pl.tensor.read(y_gm, [3])
+        z_buf = pl.tensor.create([64], dtype=pl.FP32)
+        z_gm = pl.tile.store(z, [0], z_buf)
+        return z_gm
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        w = pl.add(x, x)
+        r = self.k(w)
+        return r
+)"),
+                                             /*enable_auto_mapping=*/true);
+}
+
+TEST_CASE(
+    "tensor to tile: cache_policy becomes a cache kwarg on each load of its parameter, "
+    "then is erased (seed 002)") {
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32], c: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        pl.func_attr({"cache_policy": [[0, 1], [1, 0]], "split2": 3})
+        s = pl.tensor.slice(a, [16, 64], [16, 0])
+        t = pl.tensor.mul(s, b)
+        u = pl.tensor.add(t, c)
+        o1 = pl.tensor.assemble(o, u, [0, 0])
+        return o
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32], c: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        pl.func_attr({"split2": 3})
+        s = pl.tile.load(a, [16, 0], [16, 64], cache=pl.CachePolicy.BYPASS)
+        b_tile = pl.tile.load(b, [0, 0], [16, 64], cache=pl.CachePolicy.DEFAULT)
+        t = pl.tile.mul(s, b_tile)
+        c_tile = pl.tile.load(c, [0, 0], [16, 64])
+        u = pl.tile.add(t, c_tile)
+        o1 = pl.tile.store(u, [0, 0], o)
+        return o
+)");
+}
+
+TEST_CASE(
+    "tensor to tile: a kernel already in tile form gets only its cache kwargs, in loops "
+    "too; an explicit cache kwarg is kept") {
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        pl.func_attr({"cache_policy": [[0, 1]]})
+        t0 = pl.load(a, [0], [64], cache=pl.CachePolicy.DEFAULT)
+        for i in pl.range(2):
+            t = pl.load(a, [0], [64])
+            o1 = pl.store(pl.add(t, t0), [0], o)
+        return o
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        t0 = pl.load(a, [0], [64], cache=pl.CachePolicy.DEFAULT)
+        for i in pl.range(2):
+            t = pl.load(a, [0], [64], cache=pl.CachePolicy.BYPASS)
+            o1 = pl.store(pl.add(t, t0), [0], o)
+        return o
+)");
+}
+
+TEST_CASE(
+    "tensor to tile: tile-form input is returned as the same object; a second run changes "
+    "nothing") {
+  const ProgramRef tile_form = parse(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        n = pl.tensor.dim(a, 0)
+        t = pl.load(a, [0], [64])
+        o1 = pl.store(pl.add(t, t), [0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        b = pl.add(a, a)
+        r = self.k(b, o)
+        return r
+)");
+  CHECK(run(tile_form).get() == tile_form.get());
+
+  const ProgramRef tensor_form = parse(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        pl.func_attr({"cache_policy": [[0, 1]]})
+        b = pl.add(a, a)
+        o1 = pl.tensor.assemble(o, b, [0])
+        return o
+)");
+  const ProgramRef once = run(tensor_form);
+  CHECK(once.get() != tensor_form.get());
+  CHECK(once->find("k")->attrs.find("cache_policy") == nullptr);
+  CHECK(run(once).get() == once.get());
+}
+
+TEST_CASE(
+    "tensor to tile: an op without a tile form is a typed error naming kernel, op and "
+    "line:column") {
+  const tf::TensorToTileError e = convert_error(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        o1 = pl.tensor.expand_clone(a, o)
+        return o1
+)");
+  CHECK(e.function() == "kern");
+  CHECK(e.op() == "tensor.expand_clone");
+  CHECK(e.span().line == 7);
+  const std::string message = e.what();
+  CHECK(message.find("'kern'") != std::string::npos);
+  CHECK(message.find("tensor.expand_clone") != std::string::npos);
+  CHECK(message.find("7:" + std::to_string(e.span().column)) != std::string::npos);
+  CHECK(e.span().column > 0);
+
+  const tf::TensorToTileError in_loop = convert_error(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIC)
+    def kern(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        for i in pl.range(2):
+            b = pl.add(a, a)
+        return o
+)");
+  CHECK(in_loop.op() == "tensor.add");
+  CHECK(in_loop.span().line == 8);
+  CHECK(std::string(in_loop.what()).find("ForStmt") != std::string::npos);
+
+  // Orchestration functions keep every tensor op, supported or not.
+  const ProgramRef orch = parse(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        o1 = pl.tensor.expand_clone(a, o)
+        return o1
+)");
+  CHECK(run(orch).get() == orch.get());
+}
+
+TEST_CASE("tensor to tile: after outlining and dedup, the whole pipeline from a scope") {
+  tf::PassManagerOptions options;
+  options.verify_each = true;
+  options.initial_properties = {tf::Property::SSAForm};
+  const ProgramRef after =
+      tf::PassManager(tf::standard_passes().pipeline(
+                          "outline-incore-scopes,outline-cluster-scopes,normalize-stmt-structure,"
+                          "deduplicate-outlined-kernels,"
+                          "convert-tensor-to-tile-ops"),
+                      std::move(options))
+          .run(*parse(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[64], pl.FP32], b: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            pl.set_cache_policy(b, pl.CachePolicy.BYPASS)
+            c = pl.add(a, b)
+            o1 = pl.tensor.assemble(o, c, [0])
+        return o1
+)"));
+  INFO(pypto::text::print(*after));
+  pypto::structural::assert_structural_equal(after, parse(R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64], pl.FP32], b: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        o1 = self.main_incore_0(a, b, o)
+        return o1
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def main_incore_0(self, a: pl.Tensor[[64], pl.FP32], b: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        a_tile = pl.tile.load(a, [0], [64])
+        b_tile = pl.tile.load(b, [0], [64], cache=pl.CachePolicy.BYPASS)
+        c = pl.tile.add(a_tile, b_tile)
+        o1 = pl.tile.store(c, [0], o)
+        return o
+)"),
+                                             /*enable_auto_mapping=*/true);
+  CHECK(tf::standard_passes().contains("convert-tensor-to-tile-ops"));
+}
