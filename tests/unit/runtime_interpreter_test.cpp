@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -404,4 +405,68 @@ class Oob:
   CHECK_THROWS_WITH_AS(rt::run(*oob, "main", args), doctest::Contains("out of bounds"),
                        rt::RuntimeError);
   CHECK_NOTHROW(rt::run(*oob, "main", seeded_args(*oob->find("main"), 1, 0)));
+}
+
+// ---- IR built directly: casts, shifts, unsigned compares, runaway recursion --------------------
+
+namespace {
+/// f(a, b) = <expr(a, b)> as a one-function program built with the IR builders.
+Value eval_expr(pypto::core::DataType t,
+                const std::function<ir::ExprRef(const ir::VarRef&, const ir::VarRef&)>& expr,
+                Value a, Value b) {
+  auto va = ir::Var::make("a", ir::ScalarType::make(t));
+  auto vb = ir::Var::make("b", ir::ScalarType::make(t));
+  ir::ExprRef e = expr(va, vb);
+  auto f = ir::Function::make("f", {{va}, {vb}}, {e->type}, ir::ReturnStmt::make({e}));
+  auto out = rt::run(*ir::Program::make("P", {f}), "f", {std::move(a), std::move(b)});
+  REQUIRE(out.size() == 1);
+  return out[0];
+}
+}  // namespace
+
+TEST_CASE("interpret: casts, shifts and unsigned compares follow their dtype") {
+  using pypto::core::DataType;
+  const auto i32 = [](std::int64_t v) { return Value::scalar_int(v, DataType::INT32); };
+  // arithmetic shift right of a negative INT32; shift left wraps to 32 bits
+  CHECK(eval_expr(
+            DataType::INT32, [](auto a, auto b) { return ir::BitShiftRight::make(a, b); }, i32(-20),
+            i32(2))
+            .i == -5);
+  CHECK(eval_expr(
+            DataType::INT32, [](auto a, auto b) { return ir::BitShiftLeft::make(a, b); },
+            i32(0x40000001), i32(2))
+            .i == 4);
+  CHECK_THROWS_AS(eval_expr(
+                      DataType::INT32, [](auto a, auto b) { return ir::BitShiftLeft::make(a, b); },
+                      i32(1), i32(32)),
+                  rt::RuntimeError);
+  // UINT64 compares as unsigned: 2^63 > 1
+  const auto u64 = [](std::int64_t v) { return Value::scalar_int(v, DataType::UINT64); };
+  CHECK(eval_expr(
+            DataType::UINT64, [](auto a, auto b) { return ir::Gt::make(a, b); }, u64(INT64_MIN),
+            u64(1))
+            .i == 1);
+  // FP32 -> INT32 truncates toward zero; INT32 -> FP32 rounds to nearest
+  const auto f = [](float v) { return Value::scalar_float(v); };
+  CHECK(eval_expr(
+            DataType::FP32, [](auto a, auto) { return ir::Cast::make(a, DataType::INT32); },
+            f(-2.75f), f(0))
+            .i == -2);
+  CHECK(eval_expr(
+            DataType::INT32, [](auto a, auto) { return ir::Cast::make(a, DataType::FP32); },
+            i32(16777217), i32(0))
+            .f == 16777216.0f);
+  // FP32 arithmetic is float arithmetic: 0.1f + 0.2f, not the double sum rounded
+  const Value sum = eval_expr(
+      DataType::FP32, [](auto a, auto b) { return ir::Add::make(a, b); }, f(0.1f), f(0.2f));
+  CHECK(same_bits(sum.f, strict(0.1f + 0.2f)));
+}
+
+TEST_CASE("interpret: runaway recursion is a RuntimeError, not a stack overflow") {
+  using pypto::core::DataType;
+  auto x = ir::Var::make("x", ir::ScalarType::make(DataType::INDEX));
+  auto call = ir::Call::make(ir::GlobalVar::make("f"), {x}, ir::ScalarType::make(DataType::INDEX));
+  auto f = ir::Function::make("f", {{x}}, {call->type}, ir::ReturnStmt::make({call}));
+  CHECK_THROWS_WITH_AS(rt::run(*ir::Program::make("P", {f}), "f", {Value::scalar_int(1)}),
+                       doctest::Contains("call depth"), rt::RuntimeError);
 }
