@@ -470,3 +470,26 @@ TEST_CASE("interpret: runaway recursion is a RuntimeError, not a stack overflow"
   CHECK_THROWS_WITH_AS(rt::run(*ir::Program::make("P", {f}), "f", {Value::scalar_int(1)}),
                        doctest::Contains("call depth"), rt::RuntimeError);
 }
+
+TEST_CASE("interpret: an atomic add store accumulates in program order") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Acc:
+    @pl.function
+    def main(self, x: pl.Tensor[[4, 16], pl.FP32], o: pl.InOut[pl.Tensor[[1, 16], pl.FP32]]) -> pl.Tensor[[1, 16], pl.FP32]:
+        for i in pl.range(4):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(x, [i, 0], [1, 16])
+                pl.store(t, [0, 0], o, atomic=pl.AtomicType.Add)
+        return o
+)");
+  check_meaning_kept(*p, "main");
+  const auto inputs = seeded_args(*p->find("main"), 41, 0);
+  const Outcome o = run_on(*p, "main", inputs);
+  const auto x = f32(inputs[0]);
+  auto want = f32(inputs[1]);
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t k = 0; k < 16; ++k) want[k] = strict(want[k] + x[i * 16 + k]);
+  CHECK(f32(o.args[1]) == want);
+}

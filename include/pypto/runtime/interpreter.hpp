@@ -12,6 +12,8 @@
 // a split-AIV scope once per sub-block), Calls of program functions run the callee (a Call with
 // a `core_num` attr or a Submit with `core_num` runs it once per block), and a Submit runs
 // synchronously in program order and yields its callee's results plus a fresh task id.
+// Synchronisation (system.sync_*, set_ffts) and prefetch ops are no-ops: sequential execution
+// already satisfies them. An atomic-add store adds into its destination in program order.
 //
 // Semantics are exact: FP32 is computed in float with every result rounded (the elementwise
 // ops, max/min order, row reductions and matmul accumulation order are those of
@@ -852,16 +854,15 @@ class Interpreter {
                              as_ints(args[1], "shape"), false);
     }
     if (name == "tile.store" || name == "tensor.assemble") {
-      if (auto atomic = c.kwargs.get<ir::AtomicType>("atomic");
-          atomic && *atomic != ir::AtomicType::None)
-        unsupported(c, "with an atomic keyword is not executable yet");
+      const auto atomic = c.kwargs.get<ir::AtomicType>("atomic");
+      const bool add = atomic && *atomic == ir::AtomicType::Add;
       const bool store = name == "tile.store";
       need(3, store ? 4 : 3);
       if (args.size() == 4) unsupported(c, "with explicit shapes is not executable yet");
       const Value& src = store ? args[0] : args[1];
       const Value& dst = store ? args[2] : args[0];
       region_copy_in(c, shaped(src, "the source"), *dst.buffer,
-                     as_ints(args[store ? 1 : 2], "offsets"));
+                     as_ints(args[store ? 1 : 2], "offsets"), add);
       return dst;
     }
     if (name == "tensor.read" || name == "tensor.write") {
@@ -888,6 +889,12 @@ class Interpreter {
       if (axis < 0 || axis >= rank) unsupported(c, "axis out of range");
       return Value::scalar_int(b.shape[static_cast<std::size_t>(axis)], DataType::INDEX);
     }
+    // Synchronisation and prefetch hints: sequential execution already satisfies them.
+    if (name == "system.sync_set" || name == "system.sync_wait" || name == "system.set_ffts" ||
+        name == "prefetch.make_context" || name == "prefetch.async_prefetch" ||
+        name == "prefetch.session")
+      return Value{};
+    if (name == "prefetch.wait") return Value::scalar_bool(true);
     if (name == "tile.get_block_idx") return Value::scalar_int(block_idx_, DataType::INDEX);
     if (name == "tile.get_subblock_idx") return Value::scalar_int(subblock_idx_, DataType::INDEX);
     if (name == "tensor.create" || name == "tile.full" || name == "tensor.full")
@@ -978,15 +985,19 @@ class Interpreter {
     return out;
   }
 
+  /// Writes `src` into `dst` at `off`; with `add` (an atomic add store) dst += src instead.
   void region_copy_in(const ir::Call& c, const Buffer& src, Buffer& dst,
-                      const std::vector<std::int64_t>& off) const {
+                      const std::vector<std::int64_t>& off, bool add) const {
     if (src.dtype != dst.dtype) unsupported(c, "source and destination dtypes differ");
     check_box(c, dst.shape, off, src.shape);
     for_box(dst.shape, off, src.shape, [&](std::size_t at, std::size_t j) {
       if (src.dtype == DataType::FP32)
-        dst.f32[at] = src.f32[j];
+        dst.f32[at] = add ? strict(dst.f32[at] + src.f32[j]) : src.f32[j];
       else
-        dst.ints[at] = src.ints[j];
+        dst.ints[at] = add ? wrap(static_cast<std::uint64_t>(dst.ints[at]) +
+                                      static_cast<std::uint64_t>(src.ints[j]),
+                                  dst.dtype)
+                           : src.ints[j];
     });
   }
 
