@@ -9,6 +9,7 @@
 #include "pypto/kernel/interpreter.hpp"
 #include "pypto/kernel/key.hpp"
 #include "pypto/kernel/serialize.hpp"
+#include "pypto/runtime/interpreter.hpp"
 #include "pypto/structural.hpp"
 #include "pypto/text/parser.hpp"
 #include "pypto/text/printer.hpp"

@@ -1,0 +1,495 @@
+// Tests of pypto/runtime/interpreter.hpp: programs in the text format run on seeded inputs and
+// compared with outputs computed independently here (strict float, Python floor semantics), and
+// the oracle property of issue 8: every program of tests/programs/ (and pypto-opt's embedded
+// default) gives bit-identical results and argument buffers before and after
+// convert-to-ssa, outline-incore-scopes, outline-cluster-scopes, deduplicate-outlined-kernels.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../../examples/pypto-opt/default_program.hpp"
+#include "pypto/runtime/interpreter.hpp"
+#include "pypto/text/parser.hpp"
+#include "pypto/text/printer.hpp"
+#include "pypto/transforms/pass_manager.hpp"
+#include "pypto/transforms/pass_registry.hpp"
+#include "test_rng.hpp"
+
+namespace ir = pypto::ir;
+namespace rt = pypto::runtime;
+namespace tf = pypto::transforms;
+using rt::Value;
+
+namespace {
+
+constexpr std::string_view kPipeline =
+    "convert-to-ssa,outline-incore-scopes,outline-cluster-scopes,deduplicate-outlined-kernels";
+
+ir::ProgramRef parse(std::string_view text) { return pypto::text::parse_program(text); }
+
+ir::ProgramRef transform(const ir::Program& p, std::string_view pipeline = kPipeline) {
+  tf::PassManagerOptions options;
+  options.verify_each = true;
+  return tf::PassManager(tf::standard_passes().pipeline(pipeline), std::move(options)).run(p);
+}
+
+std::string read_program(std::string_view name) {
+  const std::string path = std::string(PYPTO_TEST_PROGRAMS_DIR) + "/" + std::string(name);
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in, "cannot open " << path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool same_bits(float a, float b) {
+  return pypto::kernel::float_bits(a) == pypto::kernel::float_bits(b);
+}
+
+float strict(float x) {
+  volatile float v = x;
+  return v;
+}
+
+/// Seeded arguments for every parameter of `fn`: FP32 tensors in [-2, 2) with 1/64 steps
+/// (plus signed zeros), integer tensors in [0, 4) whose first element is 0 (an offset), and
+/// integer scalars equal to `scalar`.
+std::vector<Value> seeded_args(const ir::Function& fn, std::uint64_t seed, std::int64_t scalar) {
+  pypto::test::SplitMix64 rng(seed);
+  std::vector<Value> args;
+  for (const auto& p : fn.params) {
+    if (const auto* st = ir::as<ir::ScalarType>(p->type.get())) {
+      args.push_back(Value::scalar_int(scalar, st->dtype));
+      continue;
+    }
+    const auto& t = static_cast<const ir::ShapedType&>(*p->type);
+    std::vector<std::int64_t> shape;
+    for (const auto& d : t.shape) shape.push_back(static_cast<const ir::ConstInt&>(*d).value);
+    Value v = Value::zeros(t.dtype, shape);
+    auto& b = *v.buffer;
+    for (std::size_t k = 0; k < b.size(); ++k) {
+      if (t.dtype == pypto::core::DataType::FP32)
+        b.f32[k] = static_cast<float>(rng.range(-128, 127)) / 64.0f;
+      else
+        b.ints[k] = k == 0 ? 0 : rng.range(0, 3);
+    }
+    args.push_back(std::move(v));
+  }
+  return args;
+}
+
+struct Outcome {
+  std::vector<Value> results;
+  std::vector<Value> args;  // the argument buffers after the run (Out / InOut written)
+};
+
+Outcome run_on(const ir::Program& p, std::string_view fn, const std::vector<Value>& inputs) {
+  Outcome o;
+  for (const auto& a : inputs) o.args.push_back(a.deep_copy());
+  o.results = rt::run(p, fn, o.args);  // shares the buffers of o.args
+  return o;
+}
+
+void check_same(const Outcome& a, const Outcome& b) {
+  REQUIRE(a.results.size() == b.results.size());
+  for (std::size_t k = 0; k < a.results.size(); ++k)
+    CHECK_MESSAGE(rt::bit_identical(a.results[k], b.results[k]), "result " << k);
+  REQUIRE(a.args.size() == b.args.size());
+  for (std::size_t k = 0; k < a.args.size(); ++k)
+    CHECK_MESSAGE(rt::bit_identical(a.args[k], b.args[k]), "argument " << k);
+}
+
+std::vector<float> f32(const Value& v) { return v.buffer->f32; }
+
+/// Runs `entry` of `before` and of its transformed program on seeded inputs; returns how many
+/// functions each has (so callers can see that the passes did outline something).
+void check_meaning_kept(const ir::Program& before, std::string_view entry,
+                        std::vector<std::int64_t> scalars = {3}) {
+  const ir::ProgramRef after = transform(before);
+  INFO(pypto::text::print(*after));
+  CHECK(after->functions.size() > 1);  // the pipeline outlined (or kept) kernels
+  for (std::int64_t scalar : scalars)
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+      CAPTURE(seed);
+      CAPTURE(scalar);
+      const auto inputs = seeded_args(*before.find(entry), seed, scalar);
+      const Outcome x = run_on(before, entry, inputs);
+      const Outcome y = run_on(*after, entry, inputs);
+      check_same(x, y);
+      // The outputs are not trivially the inputs: some result or argument differs.
+      bool changed = false;
+      for (std::size_t k = 0; k < inputs.size(); ++k)
+        changed = changed || !rt::bit_identical(inputs[k], x.args[k]);
+      for (const auto& r : x.results) {
+        bool is_arg = false;
+        for (const auto& a : inputs) is_arg = is_arg || rt::bit_identical(a, r);
+        changed = changed || !is_arg;
+      }
+      CHECK(changed);
+    }
+}
+
+}  // namespace
+
+// ---- the oracle property: the passes keep meaning ----------------------------------------------
+
+TEST_CASE("interpret: outline_seed_basic.pl means the same before and after the pipeline") {
+  const auto p = parse(read_program("outline_seed_basic.pl"));
+  check_meaning_kept(*p, "main");
+  // and the meaning is the one the text says: x = (x+1)^2 + 1 stored in place, z = x + 2
+  const auto inputs = seeded_args(*p->find("main"), 7, 0);
+  const Outcome o = run_on(*p, "main", inputs);
+  const auto x = f32(inputs[0]);
+  std::vector<float> stored(64), z(64);
+  for (std::size_t k = 0; k < 64; ++k) {
+    const float y = strict(x[k] + 1.0f);
+    stored[k] = strict(strict(y * y) + 1.0f);
+    z[k] = strict(stored[k] + 2.0f);
+  }
+  CHECK(f32(o.args[0]) == stored);
+  CHECK(f32(o.results[0]) == z);
+}
+
+TEST_CASE("interpret: outline_seed_loop.pl (a store in a loop, threaded as a carry)") {
+  const auto p = parse(read_program("outline_seed_loop.pl"));
+  check_meaning_kept(*p, "k");
+  const auto inputs = seeded_args(*p->find("k"), 9, 0);
+  const Outcome o = run_on(*p, "k", inputs);
+  const auto a = f32(inputs[0]);
+  std::vector<float> want(a.size());
+  for (std::size_t k = 0; k < a.size(); ++k) want[k] = strict(a[k] * 2.0f);
+  CHECK(f32(o.args[1]) == want);
+  CHECK(f32(o.results[0]) == want);
+  CHECK(o.results[0].buffer == o.args[1].buffer);  // the returned tensor is the Out buffer
+}
+
+TEST_CASE("interpret: dedup_twin_kernels.pl (calls with Out parameters write the caller's)") {
+  const auto p = parse(read_program("dedup_twin_kernels.pl"));
+  check_meaning_kept(*p, "main");
+  const auto after = transform(*p);
+  CHECK(after->find("step_copy") == nullptr);  // dedup did merge the twins
+  const auto inputs = seeded_args(*p->find("main"), 4, 0);
+  const Outcome o = run_on(*after, "main", inputs);
+  const auto x = f32(inputs[0]);
+  std::vector<float> o1(64), o2(64);
+  for (std::size_t k = 0; k < 64; ++k) {
+    o1[k] = strict(x[k] + 1.0f);
+    o2[k] = strict(o1[k] + 1.0f);
+  }
+  CHECK(f32(o.args[1]) == o1);
+  CHECK(f32(o.args[2]) == o2);
+  CHECK(f32(o.results[0]) == o2);
+}
+
+TEST_CASE("interpret: outline_cluster.pl (Group bundle, Spmd blocks by get_block_idx)") {
+  const auto p = parse(read_program("outline_cluster.pl"));
+  check_meaning_kept(*p, "main");
+  const auto inputs = seeded_args(*p->find("main"), 5, 0);
+  const Outcome o = run_on(*p, "main", inputs);
+  // o = a + a, then every 16-row block of o is overwritten with a: o == a.
+  CHECK(f32(o.args[1]) == f32(inputs[0]));
+}
+
+TEST_CASE("interpret: natural_form.pl (rebinding, carries, if, while, scope)") {
+  const auto p = parse(read_program("natural_form.pl"));
+  check_meaning_kept(*p, "main", {0, 1, 3});
+  for (std::int64_t n : {0, 1, 3}) {
+    CAPTURE(n);
+    const auto inputs = seeded_args(*p->find("main"), 11, n);
+    const auto x = f32(inputs[0]);
+    std::vector<float> z(64), out(64);
+    for (std::size_t k = 0; k < 64; ++k) {
+      float y = strict(strict(x[k] + x[k]) + x[k]);
+      for (std::int64_t i = 0; i < n; ++i) y = strict(y * x[k]);
+      float acc = y;
+      for (std::int64_t j = 0; j < n; ++j) acc = strict(acc + x[k]);
+      out[k] = acc;
+      if (n < 2) y = strict(y + acc);
+      y = strict(y + out[k]);
+      z[k] = strict(y + y);
+    }
+    const Outcome natural = run_on(*p, "main", inputs);
+    CHECK(f32(natural.results[0]) == z);
+    CHECK(f32(natural.args[2]) == out);
+    const Outcome ssa = run_on(*transform(*p, "convert-to-ssa"), "main", inputs);
+    check_same(natural, ssa);
+  }
+}
+
+TEST_CASE("interpret: the other programs of tests/programs/ keep their meaning") {
+  for (std::string_view name :
+       {"nested_seq.pl", "natural_form.ssa.pl", "nested_seq.normalized.pl"}) {
+    CAPTURE(name);
+    check_meaning_kept(*parse(read_program(name)), "main", {0, 1, 3});
+  }
+}
+
+TEST_CASE("interpret: pypto-opt's embedded default program keeps its meaning") {
+  const auto ops = ir::standard_op_registry();
+  const auto p = pypto_opt::default_program(ops);
+  check_meaning_kept(*p, "main");
+  const auto inputs = seeded_args(*p->find("main"), 3, 0);
+  const Outcome o = run_on(*p, "main", inputs);
+  const auto a = f32(inputs[0]), b = f32(inputs[1]);
+  std::vector<float> sum(a.size());
+  for (std::size_t k = 0; k < a.size(); ++k) sum[k] = strict(a[k] + b[k]);
+  REQUIRE(o.results.size() == 2);
+  CHECK(f32(o.results[0]) == sum);
+  CHECK(f32(o.results[1]) == sum);
+}
+
+// ---- scalar semantics --------------------------------------------------------------------------
+
+namespace {
+std::int64_t py_floordiv(std::int64_t a, std::int64_t b) {
+  const double q = std::floor(static_cast<double>(a) / static_cast<double>(b));
+  return static_cast<std::int64_t>(q);  // exact for the small operands used here
+}
+std::int64_t py_mod(std::int64_t a, std::int64_t b) { return a - b * py_floordiv(a, b); }
+
+Value scalar_fn(std::string_view expr, std::string_view dtype, std::int64_t a, std::int64_t b,
+                pypto::core::DataType t) {
+  const std::string text = std::string(R"(
+import pypto.language as pl
+@pl.program
+class S:
+    @pl.function
+    def f(self, a: pl.Scalar[pl.)") +
+                           std::string(dtype) + "], b: pl.Scalar[pl." + std::string(dtype) +
+                           "]) -> pl.Scalar[pl." + std::string(dtype) +
+                           "]:\n        r = " + std::string(expr) + "\n        return r\n";
+  auto out = rt::run(*parse(text), "f", {Value::scalar_int(a, t), Value::scalar_int(b, t)});
+  REQUIRE(out.size() == 1);
+  return out[0];
+}
+}  // namespace
+
+TEST_CASE("interpret: integer // and % floor like Python, on every sign combination") {
+  using pypto::core::DataType;
+  for (std::int64_t a : {-7, -6, -1, 0, 1, 6, 7, 13})
+    for (std::int64_t b : {-3, -1, 1, 2, 3}) {
+      CAPTURE(a);
+      CAPTURE(b);
+      CHECK(scalar_fn("a // b", "INDEX", a, b, DataType::INDEX).i == py_floordiv(a, b));
+      CHECK(scalar_fn("a % b", "INDEX", a, b, DataType::INDEX).i == py_mod(a, b));
+      CHECK(scalar_fn("a * b - a + b", "INDEX", a, b, DataType::INDEX).i == a * b - a + b);
+      CHECK(scalar_fn("min(a, b)", "INDEX", a, b, DataType::INDEX).i == (a < b ? a : b));
+    }
+}
+
+TEST_CASE("interpret: integer arithmetic wraps to its dtype; division by zero is an error") {
+  using pypto::core::DataType;
+  CHECK(scalar_fn("a * b", "INT32", 65536, 65536, DataType::INT32).i == 0);
+  CHECK(scalar_fn("a + b", "INT32", 2147483647, 1, DataType::INT32).i == -2147483648LL);
+  CHECK(scalar_fn("a + b", "INT8", 127, 1, DataType::INT8).i == -128);
+  CHECK(scalar_fn("a + b", "UINT8", 255, 1, DataType::UINT8).i == 0);
+  CHECK(scalar_fn("a // b", "INT64", INT64_MIN, -1, DataType::INT64).i == INT64_MIN);
+  CHECK_THROWS_AS(scalar_fn("a // b", "INDEX", 5, 0, DataType::INDEX), rt::RuntimeError);
+  CHECK_THROWS_AS(scalar_fn("a % b", "INDEX", 5, 0, DataType::INDEX), rt::RuntimeError);
+}
+
+// ---- statements and ops ------------------------------------------------------------------------
+
+TEST_CASE("interpret: Submit runs synchronously in program order and yields a task id") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Tasks:
+    @pl.function(type=pl.FunctionType.InCore)
+    def stage(self, x: pl.Tensor[[16], pl.FP32], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        t = pl.load(x, [0], [16])
+        pl.store(pl.exp(pl.neg(t)), [0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16], pl.FP32], o1: pl.Out[pl.Tensor[[16], pl.FP32]], o2: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        r1, t1 = pl.submit(self.stage, x, o1)
+        r2, t2 = pl.submit(self.stage, r1, o2, deps=[t1])
+        return r2
+)");
+  const auto inputs = seeded_args(*p->find("main"), 21, 0);
+  const Outcome o = run_on(*p, "main", inputs);
+  const auto x = f32(inputs[0]);
+  for (std::size_t k = 0; k < 16; ++k) {
+    const float e1 = strict(std::exp(-x[k]));
+    CHECK(same_bits(o.args[1].buffer->f32[k], e1));
+    CHECK(same_bits(o.args[2].buffer->f32[k], strict(std::exp(-e1))));
+  }
+  CHECK(o.results[0].buffer == o.args[2].buffer);
+}
+
+TEST_CASE("interpret: matmul, row reductions, tensor.dim and a multi-value return") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Mm:
+    @pl.function
+    def main(self, a: pl.Tensor[[4, 8], pl.FP32], b: pl.Tensor[[8, 3], pl.FP32], o: pl.Out[pl.Tensor[[4, 3], pl.FP32]], s: pl.Out[pl.Tensor[[4, 1], pl.FP32]]) -> pl.Scalar[pl.INDEX]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            ta = pl.load(a, [0, 0], [4, 8])
+            tb = pl.load(b, [0, 0], [8, 3])
+            c = pl.tile.matmul(ta, tb)
+            pl.store(c, [0, 0], o)
+            m = pl.tile.row_max(ta, ta)
+            r = pl.tile.row_sum(ta, ta)
+            pl.store(pl.sub(r, m), [0, 0], s)
+        d = pl.tensor.dim(a, 1)
+        return d
+)");
+  check_meaning_kept(*p, "main");
+  const auto inputs = seeded_args(*p->find("main"), 31, 0);
+  const Outcome o = run_on(*p, "main", inputs);
+  const auto a = f32(inputs[0]), b = f32(inputs[1]);
+  for (std::size_t i = 0; i < 4; ++i) {
+    for (std::size_t j = 0; j < 3; ++j) {
+      float acc = strict(a[i * 8] * b[j]);
+      for (std::size_t k = 1; k < 8; ++k) acc = strict(acc + strict(a[i * 8 + k] * b[k * 3 + j]));
+      CHECK(o.args[2].buffer->f32[i * 3 + j] == acc);
+    }
+    float sum = a[i * 8], mx = a[i * 8];
+    for (std::size_t k = 1; k < 8; ++k) {
+      sum = strict(sum + a[i * 8 + k]);
+      mx = mx < a[i * 8 + k] ? a[i * 8 + k] : mx;
+    }
+    CHECK(o.args[3].buffer->f32[i] == strict(sum - mx));
+  }
+  REQUIRE(o.results.size() == 1);
+  CHECK(o.results[0].kind == rt::ValueKind::Scalar);
+  CHECK(o.results[0].i == 8);
+}
+
+TEST_CASE("interpret: an op it cannot execute is a RuntimeError naming the op and line:column") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Bad:
+    @pl.function
+    def main(self, x: pl.Tensor[[16], pl.FP32], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        y = pl.add(x, x)
+        r = pl.tensor.expand_clone(y, o)
+        return r
+)");
+  const auto inputs = seeded_args(*p->find("main"), 1, 0);
+  try {
+    rt::run(*p, "main", inputs);
+    FAIL("no RuntimeError");
+  } catch (const rt::RuntimeError& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("'tensor.expand_clone'") != std::string::npos);
+    CHECK(msg.find("at 8:") != std::string::npos);
+    INFO(msg);
+  }
+  // Wrong arguments and out-of-bounds regions are errors too, never crashes.
+  CHECK_THROWS_AS(rt::run(*p, "main", {}), rt::RuntimeError);
+  CHECK_THROWS_AS(rt::run(*p, "nope", {}), rt::RuntimeError);
+  const auto oob = parse(R"(
+import pypto.language as pl
+@pl.program
+class Oob:
+    @pl.function
+    def main(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [n], [16])
+            pl.store(t, [0], x)
+        return x
+)");
+  const auto args = seeded_args(*oob->find("main"), 1, 1);
+  CHECK_THROWS_WITH_AS(rt::run(*oob, "main", args), doctest::Contains("out of bounds"),
+                       rt::RuntimeError);
+  CHECK_NOTHROW(rt::run(*oob, "main", seeded_args(*oob->find("main"), 1, 0)));
+}
+
+// ---- IR built directly: casts, shifts, unsigned compares, runaway recursion --------------------
+
+namespace {
+/// f(a, b) = <expr(a, b)> as a one-function program built with the IR builders.
+Value eval_expr(pypto::core::DataType t,
+                const std::function<ir::ExprRef(const ir::VarRef&, const ir::VarRef&)>& expr,
+                Value a, Value b) {
+  auto va = ir::Var::make("a", ir::ScalarType::make(t));
+  auto vb = ir::Var::make("b", ir::ScalarType::make(t));
+  ir::ExprRef e = expr(va, vb);
+  auto f = ir::Function::make("f", {{va}, {vb}}, {e->type}, ir::ReturnStmt::make({e}));
+  auto out = rt::run(*ir::Program::make("P", {f}), "f", {std::move(a), std::move(b)});
+  REQUIRE(out.size() == 1);
+  return out[0];
+}
+}  // namespace
+
+TEST_CASE("interpret: casts, shifts and unsigned compares follow their dtype") {
+  using pypto::core::DataType;
+  const auto i32 = [](std::int64_t v) { return Value::scalar_int(v, DataType::INT32); };
+  // arithmetic shift right of a negative INT32; shift left wraps to 32 bits
+  CHECK(eval_expr(
+            DataType::INT32, [](auto a, auto b) { return ir::BitShiftRight::make(a, b); }, i32(-20),
+            i32(2))
+            .i == -5);
+  CHECK(eval_expr(
+            DataType::INT32, [](auto a, auto b) { return ir::BitShiftLeft::make(a, b); },
+            i32(0x40000001), i32(2))
+            .i == 4);
+  CHECK_THROWS_AS(eval_expr(
+                      DataType::INT32, [](auto a, auto b) { return ir::BitShiftLeft::make(a, b); },
+                      i32(1), i32(32)),
+                  rt::RuntimeError);
+  // UINT64 compares as unsigned: 2^63 > 1
+  const auto u64 = [](std::int64_t v) { return Value::scalar_int(v, DataType::UINT64); };
+  CHECK(eval_expr(
+            DataType::UINT64, [](auto a, auto b) { return ir::Gt::make(a, b); }, u64(INT64_MIN),
+            u64(1))
+            .i == 1);
+  // FP32 -> INT32 truncates toward zero; INT32 -> FP32 rounds to nearest
+  const auto f = [](float v) { return Value::scalar_float(v); };
+  CHECK(eval_expr(
+            DataType::FP32, [](auto a, auto) { return ir::Cast::make(a, DataType::INT32); },
+            f(-2.75f), f(0))
+            .i == -2);
+  CHECK(eval_expr(
+            DataType::INT32, [](auto a, auto) { return ir::Cast::make(a, DataType::FP32); },
+            i32(16777217), i32(0))
+            .f == 16777216.0f);
+  // FP32 arithmetic is float arithmetic: 0.1f + 0.2f, not the double sum rounded
+  const Value sum = eval_expr(
+      DataType::FP32, [](auto a, auto b) { return ir::Add::make(a, b); }, f(0.1f), f(0.2f));
+  CHECK(same_bits(sum.f, strict(0.1f + 0.2f)));
+}
+
+TEST_CASE("interpret: runaway recursion is a RuntimeError, not a stack overflow") {
+  using pypto::core::DataType;
+  auto x = ir::Var::make("x", ir::ScalarType::make(DataType::INDEX));
+  auto call = ir::Call::make(ir::GlobalVar::make("f"), {x}, ir::ScalarType::make(DataType::INDEX));
+  auto f = ir::Function::make("f", {{x}}, {call->type}, ir::ReturnStmt::make({call}));
+  CHECK_THROWS_WITH_AS(rt::run(*ir::Program::make("P", {f}), "f", {Value::scalar_int(1)}),
+                       doctest::Contains("call depth"), rt::RuntimeError);
+}
+
+TEST_CASE("interpret: an atomic add store accumulates in program order") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Acc:
+    @pl.function
+    def main(self, x: pl.Tensor[[4, 16], pl.FP32], o: pl.InOut[pl.Tensor[[1, 16], pl.FP32]]) -> pl.Tensor[[1, 16], pl.FP32]:
+        for i in pl.range(4):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(x, [i, 0], [1, 16])
+                pl.store(t, [0, 0], o, atomic=pl.AtomicType.Add)
+        return o
+)");
+  check_meaning_kept(*p, "main");
+  const auto inputs = seeded_args(*p->find("main"), 41, 0);
+  const Outcome o = run_on(*p, "main", inputs);
+  const auto x = f32(inputs[0]);
+  auto want = f32(inputs[1]);
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t k = 0; k < 16; ++k) want[k] = strict(want[k] + x[i * 16 + k]);
+  CHECK(f32(o.args[1]) == want);
+}
