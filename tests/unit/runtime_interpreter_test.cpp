@@ -493,3 +493,24 @@ class Acc:
     for (std::size_t k = 0; k < 16; ++k) want[k] = strict(want[k] + x[i * 16 + k]);
   CHECK(f32(o.args[1]) == want);
 }
+
+TEST_CASE("interpret: dedup_shape_distinct.pl (kernels over rows M and N merged by the proof)") {
+  const auto p = parse(read_program("dedup_shape_distinct.pl"));
+  const auto after = transform(*p);
+  CHECK(after->find("main_incore_1") == nullptr);  // the shape-distinct twins were merged
+  // M = 32 and N = 48 rows: both kernels' calls write the first 16 rows, doubled.
+  pypto::test::SplitMix64 rng(11);
+  auto filled = [&](std::int64_t rows) {
+    Value v = Value::zeros(pypto::core::DataType::FP32, {rows, 64});
+    for (auto& x : v.buffer->f32) x = static_cast<float>(rng.range(-128, 127)) / 64.0f;
+    return v;
+  };
+  const std::vector<Value> inputs{filled(32), filled(48), filled(32), filled(48)};
+  const Outcome x = run_on(*p, "main", inputs);
+  const Outcome y = run_on(*after, "main", inputs);
+  check_same(x, y);
+  const auto b = f32(inputs[1]);
+  auto ob = f32(inputs[3]);
+  for (std::size_t k = 0; k < 16 * 64; ++k) ob[k] = strict(b[k] + b[k]);
+  CHECK(f32(y.args[3]) == ob);
+}
