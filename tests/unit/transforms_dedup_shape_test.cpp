@@ -414,3 +414,20 @@ TEST_CASE("dedup shape: a site needing more than 65,536 matching steps keeps the
   CHECK(lines.find("the call-shape proof ran out of steps") != std::string::npos);
   CHECK(after->find("k2") != nullptr);
 }
+
+TEST_CASE(
+    "dedup shape: caller expressions nested deeper than the limit are refused, not recursed") {
+  const auto k = ir::Var::make("K", ir::ScalarType::make(ir::DataType::INDEX));
+  auto chain = [&](int depth) {  // K + 1 + 1 + ... built anew each time: nothing shared
+    ir::ExprRef e = k;
+    for (int i = 0; i < depth; ++i) e = ir::Add::make(e, ir::ConstInt::make(1));
+    return e;
+  };
+  tf::DedupLog log;
+  ProgramRef after = dedup_unverified(*repeated_symbol_program(chain(5000), chain(5000)), log);
+  const std::string lines = all_lines(log);
+  INFO(lines);
+  CHECK(log.count(Kind::Merged) == 0);
+  CHECK(lines.find("caller expressions nested deeper than 512") != std::string::npos);
+  CHECK(after->find("k2") != nullptr);
+}

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "pypto/core/limits.hpp"
 #include "pypto/detail/pointer_map.hpp"
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
@@ -278,11 +279,16 @@ class CallShapeProof {
     return ok;
   }
 
-  /// Two caller expressions are the same value (variables by identity).
-  bool same(const ir::Expr& x, const ir::Expr& y) {
+  /// Two caller expressions are the same value (variables by identity). Recursion follows the
+  /// caller's expressions, so it is bounded by core::kMaxNesting (deeper counts as different).
+  bool same(const ir::Expr& x, const ir::Expr& y, std::size_t depth = 0) {
     if (&x == &y) return true;
     if (!step()) {
       why_ = "step limit";
+      return false;
+    }
+    if (depth >= core::kMaxNesting) {
+      why_ = "caller expressions nested deeper than " + std::to_string(core::kMaxNesting);
       return false;
     }
     if (x.kind() != y.kind() || ir::isa<ir::Var>(x) || dtype_of(x) != dtype_of(y)) return false;
@@ -292,9 +298,9 @@ class CallShapeProof {
       ok = cx->value == static_cast<const ir::ConstInt&>(y).value;
     } else if (const auto* bx = ir::as<ir::BinaryExpr>(&x)) {
       const auto& by = static_cast<const ir::BinaryExpr&>(y);
-      ok = same(*bx->left, *by.left) && same(*bx->right, *by.right);
+      ok = same(*bx->left, *by.left, depth + 1) && same(*bx->right, *by.right, depth + 1);
     } else if (const auto* ux = ir::as<ir::UnaryExpr>(&x)) {
-      ok = same(*ux->operand, *static_cast<const ir::UnaryExpr&>(y).operand);
+      ok = same(*ux->operand, *static_cast<const ir::UnaryExpr&>(y).operand, depth + 1);
     } else {
       ok = ir::identical(ir::ExprRef(&x), ir::ExprRef(&y));
     }
