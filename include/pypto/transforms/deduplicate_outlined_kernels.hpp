@@ -54,6 +54,7 @@
 #include "pypto/transforms/pass.hpp"
 #include "pypto/transforms/prefetch_locality.hpp"
 #include "pypto/transforms/property.hpp"
+#include "pypto/transforms/reference_renamer.hpp"
 #include "pypto/transforms/substitute.hpp"
 
 namespace pypto::transforms {
@@ -168,15 +169,6 @@ inline bool is_statement_only_call(std::string_view op) {
   return std::find(std::begin(kAllowed), std::end(kAllowed), op) != std::end(kAllowed);
 }
 
-inline constexpr std::string_view kPeerBufferOp = "system.import_peer_buffer";
-
-/// The `peer_func` name of an import_peer_buffer call, or null.
-inline const std::string* peer_func_of(const ir::Call& c) {
-  if (ir::isa<ir::GlobalVar>(*c.op) || c.op->name != kPeerBufferOp) return nullptr;
-  const ir::AttrValue* v = c.kwargs.find("peer_func");
-  return v ? v->get_if<std::string>() : nullptr;
-}
-
 inline bool is_kernel(const ir::Function& f) {
   return f.func_type == ir::FunctionType::InCore || f.func_type == ir::FunctionType::AIC ||
          f.func_type == ir::FunctionType::AIV;
@@ -206,70 +198,6 @@ struct IndexChildren {
   requires(std::is_arithmetic_v<T> || std::is_enum_v<T>) void visit(const T&) {}
   void visit(const std::string&) {}
   void visit(const core::Span&) {}
-};
-
-/// Re-points references to functions: GlobalVar callees and import_peer_buffer `peer_func`
-/// names found in `renames` (old -> new). Rebuilds only the nodes on a path to a change, each
-/// shared node once; Vars keep their identity (a Var never holds a reference). Recursion is
-/// bounded by kMaxNesting, as in Substitution, whose field walk it shares.
-class ReferenceRenamer : private FieldRewriter<ReferenceRenamer> {
-  friend class FieldRewriter<ReferenceRenamer>;
-
- public:
-  using Renames = std::unordered_map<std::string, std::string>;  // looked up, never iterated
-  explicit ReferenceRenamer(const Renames& renames) : renames_(renames) {}
-
-  ir::FunctionRef function(const ir::FunctionRef& f) {
-    ir::NodeRef out = node(ir::NodeRef(f));
-    return ir::FunctionRef(static_cast<const ir::Function*>(out.get()));
-  }
-
- private:
-  const std::string* renamed(const std::string& name) const {
-    auto it = renames_.find(name);
-    return it == renames_.end() ? nullptr : &it->second;
-  }
-
-  template <class T>
-  bool rewrite_handle(ir::Ref<const T>& ref) {
-    if (!ref) return false;
-    ir::NodeRef out = node(ir::NodeRef(ref));
-    if (out.get() == ref.get()) return false;
-    ref = ir::Ref<const T>(static_cast<const T*>(out.get()));
-    return true;
-  }
-
-  ir::NodeRef node(const ir::NodeRef& n) {
-    if (ir::isa<ir::Var>(*n)) return n;
-    if (const auto* g = ir::as<ir::GlobalVar>(n.get())) {
-      const std::string* to = renamed(g->name);
-      return to ? ir::NodeRef(ir::GlobalVar::make(*to)) : n;
-    }
-    if (const ir::NodeRef* done = memo_.find(n.get())) return *done;
-    if (++depth_ > core::kMaxNesting)
-      throw core::ValueError("deduplicate-outlined-kernels: IR nested deeper than " +
-                             std::to_string(core::kMaxNesting) + " levels is not supported");
-    ir::NodeRef out = ir::visit(*n, [&](const auto& concrete) -> ir::NodeRef {
-      auto copy = rebuilt(concrete);
-      using N = std::remove_cvref_t<decltype(concrete)>;
-      if constexpr (std::is_same_v<N, ir::Call>) {
-        if (const std::string* peer = peer_func_of(concrete))
-          if (const std::string* to = renamed(*peer)) {
-            if (!copy) copy = ir::copy_node(concrete);
-            for (auto& e : copy.get()->kwargs.entries)
-              if (e.key == "peer_func") e.value = ir::AttrValue(*to);
-          }
-      }
-      return copy ? ir::NodeRef(copy) : n;
-    });
-    --depth_;
-    memo_.insert(n.get(), out);
-    return out;
-  }
-
-  const Renames& renames_;
-  ::pypto::detail::PointerMap<ir::NodeRef> memo_;  // looked up, never iterated
-  std::size_t depth_ = 0;
 };
 
 /// The pass's algorithm, one run per Program.

@@ -1,0 +1,103 @@
+// pypto/transforms/reference_renamer.hpp — re-point a program's references to functions.
+//
+// A function is referenced by name in two places: the GlobalVar callee of a Call / Submit and
+// the `peer_func` keyword of `system.import_peer_buffer` (an AIC / AIV member naming its peer).
+// ReferenceRenamer rewrites both through an old -> new name table, rebuilding only the nodes on a
+// path to a change (each shared node once, Vars keep their identity), so an unaffected function
+// comes back as the same object. DeduplicateOutlinedKernels uses it to re-point aliases at their
+// survivor and to normalize a Group bundle's member names. O(size of the function); recursion is
+// bounded by core::kMaxNesting, as in Substitution, whose field walk it shares.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
+
+#include "pypto/core/error.hpp"
+#include "pypto/core/limits.hpp"
+#include "pypto/detail/pointer_map.hpp"
+#include "pypto/ir/expr.hpp"
+#include "pypto/ir/function.hpp"
+#include "pypto/ir/visit.hpp"
+#include "pypto/transforms/substitute.hpp"
+
+namespace pypto::transforms {
+
+namespace detail {
+
+inline constexpr std::string_view kPeerBufferOp = "system.import_peer_buffer";
+
+/// The `peer_func` name of an import_peer_buffer call, or null.
+inline const std::string* peer_func_of(const ir::Call& c) {
+  if (ir::isa<ir::GlobalVar>(*c.op) || c.op->name != kPeerBufferOp) return nullptr;
+  const ir::AttrValue* v = c.kwargs.find("peer_func");
+  return v ? v->get_if<std::string>() : nullptr;
+}
+
+}  // namespace detail
+
+/// `ReferenceRenamer(renames).function(f)`: f with every callee and peer_func name found in
+/// `renames` replaced (a Var never holds a reference, so Vars are never rebuilt).
+class ReferenceRenamer : private detail::FieldRewriter<ReferenceRenamer> {
+  friend class detail::FieldRewriter<ReferenceRenamer>;
+
+ public:
+  using Renames = std::unordered_map<std::string, std::string>;  // looked up, never iterated
+  explicit ReferenceRenamer(const Renames& renames) : renames_(renames) {}
+
+  ir::FunctionRef function(const ir::FunctionRef& f) {
+    ir::NodeRef out = node(ir::NodeRef(f));
+    return ir::FunctionRef(static_cast<const ir::Function*>(out.get()));
+  }
+
+ private:
+  const std::string* renamed(const std::string& name) const {
+    auto it = renames_.find(name);
+    return it == renames_.end() ? nullptr : &it->second;
+  }
+
+  template <class T>
+  bool rewrite_handle(ir::Ref<const T>& ref) {
+    if (!ref) return false;
+    ir::NodeRef out = node(ir::NodeRef(ref));
+    if (out.get() == ref.get()) return false;
+    ref = ir::Ref<const T>(static_cast<const T*>(out.get()));
+    return true;
+  }
+
+  ir::NodeRef node(const ir::NodeRef& n) {
+    if (ir::isa<ir::Var>(*n)) return n;
+    if (const auto* g = ir::as<ir::GlobalVar>(n.get())) {
+      const std::string* to = renamed(g->name);
+      return to ? ir::NodeRef(ir::GlobalVar::make(*to)) : n;
+    }
+    if (const ir::NodeRef* done = memo_.find(n.get())) return *done;
+    if (++depth_ > core::kMaxNesting)
+      throw core::ValueError("renaming references: IR nested deeper than " +
+                             std::to_string(core::kMaxNesting) + " levels is not supported");
+    ir::NodeRef out = ir::visit(*n, [&](const auto& concrete) -> ir::NodeRef {
+      auto copy = rebuilt(concrete);
+      using N = std::remove_cvref_t<decltype(concrete)>;
+      if constexpr (std::is_same_v<N, ir::Call>) {
+        if (const std::string* peer = detail::peer_func_of(concrete))
+          if (const std::string* to = renamed(*peer)) {
+            if (!copy) copy = ir::copy_node(concrete);
+            for (auto& e : copy.get()->kwargs.entries)
+              if (e.key == "peer_func") e.value = ir::AttrValue(*to);
+          }
+      }
+      return copy ? ir::NodeRef(copy) : n;
+    });
+    --depth_;
+    memo_.insert(n.get(), out);
+    return out;
+  }
+
+  const Renames& renames_;
+  ::pypto::detail::PointerMap<ir::NodeRef> memo_;  // looked up, never iterated
+  std::size_t depth_ = 0;
+};
+
+}  // namespace pypto::transforms
