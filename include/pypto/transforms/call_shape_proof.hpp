@@ -15,7 +15,7 @@
 //   * the canonical return types, read through the bindings, must be exactly the call's
 //     recorded result type (for a Submit, the tuple elements before its task id).
 //
-// Only simple signatures take the proof (`proof_ineligibility`): scalar parameters and plain
+// Only simple signatures take the proof (`ineligibility()`): scalar parameters and plain
 // Tensor types without storage, optionally with a layout-only TensorView; dims built from
 // variables, integer constants, and unary / binary operators; at most 256 parameters, 256
 // returns and 256 distinct shape-expression nodes. Anything else (strides, valid_shape, storage,
@@ -56,12 +56,6 @@ class CallShapeProof {
   static constexpr std::size_t kMaxSignatureItems = 256;
   static constexpr std::uint64_t kMaxStepsPerSite = 65536;
 
-  /// Empty when `canonical`'s signature can take the proof; otherwise why not.
-  static std::string proof_ineligibility(const ir::Function& canonical) {
-    CallShapeProof p(canonical);
-    return p.ineligible_;
-  }
-
   explicit CallShapeProof(const ir::Function& canonical) : fn_(canonical) {
     if (fn_.params.size() > kMaxSignatureItems || fn_.return_types.size() > kMaxSignatureItems) {
       ineligible_ = "the signature has more than " + std::to_string(kMaxSignatureItems) +
@@ -77,6 +71,8 @@ class CallShapeProof {
   }
 
   bool eligible() const { return ineligible_.empty(); }
+  /// Why the signature cannot take the proof (empty when it can).
+  const std::string& ineligibility() const { return ineligible_; }
 
   /// Proves one Call or Submit of the alias: `args` as supplied, `result` the recorded type
   /// (a Submit's: its tuple), `is_submit` whether the last tuple element is the task id.

@@ -477,7 +477,6 @@ class Deduplicator {
   static std::string closure_problem(const ir::Function& f, std::uint64_t& h,
                                      std::uint64_t& weight) {
     using structural::detail::Hasher;
-    const std::string who = f.name == "" ? std::string("function") : "function " + f.name;
     if (f.requires_runtime_binding || !f.body)
       return "runtime binding (its code is bound at run time)";
     structural::detail::Borrowed<Hasher> hasher;
@@ -623,8 +622,7 @@ class Deduplicator {
     }
     CallShapeProof proof(*canonical.info.functions.front());
     if (!proof.eligible()) {
-      why = "the signature needs exact symbol identity: " +
-            CallShapeProof::proof_ineligibility(*canonical.info.functions.front());
+      why = "the signature needs exact symbol identity: " + proof.ineligibility();
       return false;
     }
     const FnIndex& used = fns_[alias.members.front()];
