@@ -1098,6 +1098,19 @@ class Hasher {
   };
   const Census& census() const { return census_; }
 
+  /// Told of every node a run walks (each once per context, as the census counts them), so a
+  /// caller that needs a fact of every node (the dedup index: references) gets it from the hash
+  /// walk instead of walking again.
+  class Observer {
+   public:
+    virtual void walked(const Node& n) = 0;
+
+   protected:
+    ~Observer() = default;
+  };
+  /// Observes the runs until reset with nullptr.
+  void observe(Observer* o) { observer_ = o; }
+
   /// Bytes held by the walk's tables.
   std::size_t bytes() const {
     return frames_.capacity() * sizeof(Frame) + values_.capacity() * 8 +
@@ -1165,6 +1178,7 @@ class Hasher {
   /// resolved in order up to the first that needs a walk; when none does, it is finished here.
   void visit(const Node* n, Position pos, std::uint32_t depth, bool checked) {
     if (!checked && immediate(n, pos)) return;
+    if (observer_) observer_->walked(*n);
     const NodeKind kind = n->kind();
     Tag tag = Tag::Node;
     std::uint32_t binding = 0;
@@ -1229,6 +1243,7 @@ class Hasher {
   ::pypto::detail::PodStack<std::uint32_t> words_;  // unused: the hash keeps no words
   std::uint64_t scalar_types_[256];                 // per dtype code; kUnset until first use
   Census census_;
+  Observer* observer_ = nullptr;
 };
 
 // ---- lockstep equality -----------------------------------------------------------------------

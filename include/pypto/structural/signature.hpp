@@ -24,11 +24,13 @@ namespace detail {
 /// Collects signature symbols in first-occurrence order, skipping already-known Vars.
 class SignatureSymbolCollector {
  public:
-  explicit SignatureSymbolCollector(const ir::Function& f) {
-    for (const auto& p : f.params) known_.insert(p.get(), 0);
-  }
+  explicit SignatureSymbolCollector(const ir::Function& f) : function_(f) {}
 
   void add_param_type(const ir::TypeRef& type) {
+    if (const auto* shaped = ir::as<ir::ShapedType>(type.get())) {  // the common case: no stack
+      add_shaped(*shaped);
+      return;
+    }
     std::vector<const ir::Type*> types{type.get()};
     while (!types.empty()) {
       const ir::Type* t = types.back();
@@ -37,11 +39,7 @@ class SignatureSymbolCollector {
         for (auto it = tuple->types.rbegin(); it != tuple->types.rend(); ++it)
           types.push_back(it->get());
       } else if (const auto* shaped = ir::as<ir::ShapedType>(t)) {
-        for (const auto& dim : shaped->shape) add_vars_in(dim);
-        if (const auto* tensor = ir::as<ir::TensorType>(t); tensor && tensor->tensor_view)
-          add_bare_slots(tensor->tensor_view->valid_shape);
-        if (const auto* tile = ir::as<ir::TileType>(t); tile && tile->tile_view)
-          add_bare_slots(tile->tile_view->valid_shape);
+        add_shaped(*shaped);
       }
     }
   }
@@ -49,7 +47,16 @@ class SignatureSymbolCollector {
   std::vector<ir::VarRef> take() { return std::move(symbols_); }
 
  private:
+  void add_shaped(const ir::ShapedType& t) {
+    for (const auto& dim : t.shape) add_vars_in(dim);
+    if (const auto* tensor = ir::as<ir::TensorType>(&t); tensor && tensor->tensor_view)
+      add_bare_slots(tensor->tensor_view->valid_shape);
+    if (const auto* tile = ir::as<ir::TileType>(&t); tile && tile->tile_view)
+      add_bare_slots(tile->tile_view->valid_shape);
+  }
   void add(const ir::Var* v) {
+    if (known_.size() == 0)  // the parameters are known first; most signatures never get here
+      for (const auto& p : function_.params) known_.insert(p.get(), 0);
     if (known_.insert(v, 0).second) symbols_.push_back(ir::VarRef(v));
   }
   void add_bare_slots(const std::vector<ir::ExprRef>& slots) {
@@ -59,6 +66,7 @@ class SignatureSymbolCollector {
   /// Every Var inside a dim expression, in left-to-right order (iterative; each shared
   /// subexpression is walked once, so DAG-shaped shapes stay linear).
   void add_vars_in(const ir::ExprRef& dim) {
+    if (ir::isa<ir::ConstInt>(*dim)) return;  // the common case: no stack
     std::vector<const ir::Expr*> stack{dim.get()};
     while (!stack.empty()) {
       const ir::Expr* e = stack.back();
@@ -80,6 +88,7 @@ class SignatureSymbolCollector {
     }
   }
 
+  const ir::Function& function_;
   ::pypto::detail::PointerMap<char> known_;   // membership only; never iterated
   ::pypto::detail::PointerMap<char> walked_;  // shared subexpressions already walked
   std::vector<ir::VarRef> symbols_;

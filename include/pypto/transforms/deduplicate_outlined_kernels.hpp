@@ -333,6 +333,8 @@ class Deduplicator {
     std::vector<std::size_t> last_referrer(p.functions.size(), kNone);  // dedups callee lists
     program_weight_ = 0;
     for (std::size_t i = 0; i < p.functions.size(); ++i) {
+      const bool kernel = is_kernel(*p.functions[i].function);
+      if (kernel && inspect_unreferencing_kernel(p, i)) continue;
       const bool complete = walk_references(p, i, [&](const Reference& r) {
         const std::size_t callee = find_function(p, r.name);
         if (callee == kNone) {
@@ -352,13 +354,54 @@ class Deduplicator {
         return true;
       });
       if (!complete) return false;
-      if (is_kernel(*p.functions[i].function)) {
+      if (kernel) {
         Inspection& in = inspections_[i];
         in.problem = closure_problem(*p.functions[i].function, in.hash, in.weight);
         in.done = true;
         if (in.problem.empty()) classify(p, i);
       }
     }
+    return true;
+  }
+
+  /// Notes whether a walked node is or holds a reference (a GlobalVar, a peer_func name).
+  struct ReferenceSpotter final : structural::detail::Hasher::Observer {
+    bool found = false;
+    void walked(const ir::Node& n) override {
+      if (ir::isa<ir::GlobalVar>(n)) found = true;
+      if (const auto* c = ir::as<ir::Call>(&n); c && peer_func_of(*c)) found = true;
+    }
+  };
+
+  /// The common case of the index, in one walk: kernel `i` is hashed (its inspection filled, its
+  /// records added to the program weight) and, when that walk met no reference, no free
+  /// variable and nothing the projector must report, it references nothing and the index has
+  /// no need to walk it (every node the reference walk would meet, the hash walk meets). False
+  /// otherwise: the index walks it and inspects it as any kernel.
+  bool inspect_unreferencing_kernel(const ir::Program& p, std::size_t i) {
+    const ir::Function& f = *p.functions[i].function;
+    if (f.requires_runtime_binding || !f.body) return false;
+    Inspection& in = inspections_[i];
+    {
+      structural::detail::Borrowed<structural::detail::Hasher> hasher;
+      ReferenceSpotter spot;
+      struct Observing {  // the borrowed hasher outlives `spot`: unhook it on every exit
+        structural::detail::Hasher* h;
+        ~Observing() { h->observe(nullptr); }
+      } observing{hasher.operator->()};
+      hasher->observe(&spot);
+      try {
+        in.hash = hasher->run(f, false);
+      } catch (const structural::detail::HandOver&) {
+        spot.found = true;  // the projector reports it on the ordinary path
+      }
+      const auto& census = hasher->census();
+      if (spot.found || census.free_vars) return false;
+      in.problem = census_problem(f, census, in.weight);
+      program_weight_ += census.records;
+    }
+    in.done = true;
+    if (in.problem.empty()) classify(p, i);
     return true;
   }
 
@@ -492,7 +535,13 @@ class Deduplicator {
       }
       return "unsupported: the projection refused the function";
     }
-    const auto& census = hasher->census();
+    return census_problem(f, hasher->census(), weight);
+  }
+
+  /// The closure facts of a hashed function, read from its hash walk's census; adds its weight.
+  static std::string census_problem(const ir::Function& f,
+                                    const structural::detail::Hasher::Census& census,
+                                    std::uint64_t& weight) {
     weight += census.records;
     if (census.free_vars) return "free capture (a variable defined outside the function)";
     auto seen = [&](ir::NodeKind k) { return census.kinds[static_cast<std::size_t>(k)] != 0; };
