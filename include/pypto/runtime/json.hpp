@@ -41,14 +41,15 @@ struct JsonValue {
   bool b = false;
   std::int64_t i = 0;
   std::string s;
-  std::vector<JsonValue> items;                            ///< of an array
-  std::vector<std::pair<std::string, JsonValue>> members;  ///< of an object, in source order
+  std::vector<JsonValue> items;   ///< of an array
+  std::vector<std::string> keys;  ///< of an object, in source order (parallel to `values`:
+  std::vector<JsonValue> values;  ///< a pair with an incomplete JsonValue is not allowed)
   int line = 1, column = 1;
 
   /// The member `key` of an object, or null.
   const JsonValue* find(std::string_view key) const {
-    for (const auto& [k, v] : members)
-      if (k == key) return &v;
+    for (std::size_t k = 0; k < keys.size(); ++k)
+      if (keys[k] == key) return &values[k];
     return nullptr;
   }
   std::string where() const { return std::to_string(line) + ":" + std::to_string(column); }
@@ -129,12 +130,13 @@ class JsonParser {
         if (peek() != '"') fail("expected a string key");
         const int kl = line_, kc = column_;
         std::string key = string();
-        for (const auto& m : v.members)
-          if (m.first == key) throw JsonError(kl, kc, "duplicate key \"" + key + "\"");
+        for (const auto& k : v.keys)
+          if (k == key) throw JsonError(kl, kc, "duplicate key \"" + key + "\"");
         skip_space();
         expect(':');
         JsonValue member = value(depth + 1);
-        v.members.emplace_back(std::move(key), std::move(member));
+        v.keys.push_back(std::move(key));
+        v.values.push_back(std::move(member));
         skip_space();
         if (peek() == ',' && !at_end()) {
           advance();

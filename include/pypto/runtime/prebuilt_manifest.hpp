@@ -134,10 +134,10 @@ class ManifestReader {
   void object(const JsonValue& v, std::string_view what,
               std::initializer_list<std::string_view> keys) const {
     if (v.kind != JsonValue::Kind::Object) fail(v, std::string(what) + " must be an object");
-    for (const auto& [k, value] : v.members) {
+    for (std::size_t m = 0; m < v.keys.size(); ++m) {
       bool known = false;
-      for (auto key : keys) known = known || key == k;
-      if (!known) fail(value, "unknown key \"" + k + "\" in " + std::string(what));
+      for (auto key : keys) known = known || key == v.keys[m];
+      if (!known) fail(v.values[m], "unknown key \"" + v.keys[m] + "\" in " + std::string(what));
     }
     for (auto key : keys)
       if (!v.find(key)) fail(v, std::string(what) + " lacks \"" + std::string(key) + "\"");
