@@ -10,9 +10,11 @@
 //
 // Layout: <dir>/<key>.so and <dir>/<key>.so.sha256 (the SHA-256 of the .so). A binary is reused
 // only when its checksum matches the sidecar; a missing sidecar, a mismatch (a stale or corrupted
-// file) or a load failure rebuilds it once. Compilation is atomic: source and output are unique
-// temporaries in <dir>, renamed into place on success and removed on any failure, so the
-// directory never holds a half-written binary. Reading a valid entry is O(size of the binary).
+// file) or a load failure rebuilds it once. Compilation is atomic: source and output live in a
+// unique scratch directory in <dir>, the binary is renamed into place on success and the scratch
+// is removed on any failure, so the directory never holds a half-written binary. Reading a valid
+// entry is O(size of the binary). A cache object is for one thread at a time; several processes
+// may share a directory (every publication is a rename).
 #pragma once
 
 #include <cerrno>
@@ -191,15 +193,21 @@ class CompileCache {
     ::unlink((so + ".sha256").c_str());
   }
 
+  /// Compiles in a private scratch directory inside the cache (same file system, so the final
+  /// rename is atomic; removed with everything in it whatever happens). The source is named
+  /// after the key and the scratch path is mapped away (-ffile-prefix-map), so equal keys give
+  /// byte-identical binaries wherever and however often they are built.
   void compile(const CodeUnit& unit, const std::string& so) {
-    const std::string prefix = ".tmp-" + so.substr(dir_.size() + 1, 16) + "-";
-    files::ScopedFile src(files::make_unique_file(dir_, prefix, ".cpp"));
-    files::ScopedFile out(files::make_unique_file(dir_, prefix, ".so"));
-    files::write_atomic(src.path(), unit.source);
+    const std::string k = so.substr(dir_.size() + 1, 64);
+    const TempDir scratch(".tmp-" + k.substr(0, 16) + "-", dir_);
+    const std::string src = scratch.path() + "/" + k + ".cpp";
+    const std::string out = scratch.path() + "/" + k + ".so";
+    files::write_atomic(src, unit.source);
     std::vector<std::string> argv{compiler_.program};
     argv.insert(argv.end(), compiler_.flags.begin(), compiler_.flags.end());
     argv.insert(argv.end(), unit.extra_flags.begin(), unit.extra_flags.end());
-    argv.insert(argv.end(), {"-I", compiler_.include_dir, "-o", out.path(), src.path()});
+    argv.insert(argv.end(), {"-ffile-prefix-map=" + scratch.path() + "=.", "-I",
+                             compiler_.include_dir, "-o", out, src});
     ProcessResult r = run_process(argv);
     if (!r.ok()) {
       ++stats_.failures;
@@ -210,11 +218,9 @@ class CompileCache {
                              ")",
                          r.output);
     }
-    const std::string bytes = files::read(out.path());
-    if (::rename(out.path().c_str(), so.c_str()) != 0)
-      throw FileError("cannot rename '" + out.path() + "' to '" + so +
-                      "': " + files::errno_text(errno));
-    out.release();
+    const std::string bytes = files::read(out);
+    if (::rename(out.c_str(), so.c_str()) != 0)
+      throw FileError("cannot rename '" + out + "' to '" + so + "': " + files::errno_text(errno));
     files::write_atomic(so + ".sha256", sha256_hex(bytes));
     ++stats_.compilations;
   }

@@ -185,9 +185,13 @@ inline std::string absolute(const std::string& path) {
 /// A fresh directory (mkdtemp) removed with everything in it when it goes out of scope.
 class TempDir {
  public:
-  explicit TempDir(const std::string& prefix = "pypto-") {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/" + prefix + "XXXXXX";
+  /// A new directory `<parent>/<prefix>XXXXXX`; the parent defaults to $TMPDIR or /tmp.
+  explicit TempDir(const std::string& prefix = "pypto-", std::string parent = {}) {
+    if (parent.empty()) {
+      const char* base = std::getenv("TMPDIR");
+      parent = base && *base ? base : "/tmp";
+    }
+    std::string tmpl = parent + "/" + prefix + "XXXXXX";
     std::vector<char> buf(tmpl.begin(), tmpl.end());
     buf.push_back('\0');
     if (!::mkdtemp(buf.data()))
