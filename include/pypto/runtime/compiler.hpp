@@ -1,5 +1,6 @@
 // pypto/runtime/compiler.hpp — the system C++ compiler the CPU runtime builds kernels with: its
-// program, its identity (the `--version` output, part of every cache key), the fixed flags, and
+// program, its identity (the `--version` and `-dumpmachine` outputs, part of every cache key, so
+// a compiler upgrade or another target invalidates the binaries built before), the flags, and
 // the pypto include directory that generated code includes <pypto/codegen/kernel_abi.hpp> from.
 //
 // Lookup order (first that runs wins): an explicit program; $PYPTO_CXX; $CXX; c++; g++; clang++.
@@ -126,6 +127,9 @@ inline Compiler find_compiler(std::optional<std::string> program = std::nullopt,
       Compiler out;
       out.program = c;
       out.identity = std::move(r.output);
+      // The target triple too: part of the binary's context (clang prints it, gcc does not).
+      if (ProcessResult m = run_process({c, "-dumpmachine"}); m.ok())
+        out.identity += "target: " + m.output;
       out.flags = default_compile_flags();
       out.include_dir = find_include_dir(std::move(include_dir));
       return out;
