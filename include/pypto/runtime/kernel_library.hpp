@@ -5,7 +5,8 @@
 // configuration first (duplicate func_ids, registrations of unknown code, one code name for two
 // sources), then compiles and loads each referenced code unit once through a CompileCache (equal
 // code under two names compiles once) and builds a Kernel per registration: its func_id, its own
-// signature and the entry of its code. Several registrations may share one code and one load.
+// signature and the entry of its code. Registrations of one generated code share its load: that
+// code is stateless by construction, and nothing in the runtime is keyed by load address.
 //
 // KernelLibrary::from_manifest loads a prebuilt schema-1 manifest: each binary file is read once
 // and its SHA-256 checked before anything is loaded (a missing file or a mismatch names the file).
@@ -22,6 +23,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <utility>
@@ -214,12 +216,9 @@ class KernelLibrary {
   }
 
   void count_loads() {
-    std::vector<codegen::KernelEntry> entries;
-    for (const auto& [id, k] : kernels_) {
-      bool seen = false;
-      for (auto e : entries) seen = seen || e == k.entry();
-      if (!seen) entries.push_back(k.entry());
-    }
+    std::set<std::uintptr_t> entries;  // distinct loads have distinct entry addresses
+    for (const auto& [id, k] : kernels_)
+      entries.insert(reinterpret_cast<std::uintptr_t>(k.entry()));
     load_count_ = entries.size();
   }
 
