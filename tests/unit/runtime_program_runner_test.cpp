@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -219,4 +220,22 @@ TEST_CASE("program runner: a kernel without a registration is a RuntimeError nam
   CHECK_THROWS_WITH_AS(mismatch.run("main", args), doctest::Contains("takes 1 tensors, got 2"),
                        rt::KernelLibraryError);
   CHECK(cache.stats().compilations == 1);
+}
+
+TEST_CASE("interpreter call hook: consulted for kernels only; nullopt interprets the body") {
+  const ir::ProgramRef p = pypto::text::parse_program(kLoopProgram);
+  std::vector<std::string> seen;
+  rt::RunOptions options;
+  options.call_hook = [&](const ir::Function& fn, std::vector<Value>& args) {
+    seen.push_back(fn.name + "/" + std::to_string(args.size()));
+    return std::optional<std::vector<Value>>();
+  };
+  std::vector<Value> args = loop_inputs(1);
+  std::vector<Value> expected_args = deep_copy(args);
+  const auto results = rt::run(*p, "main", args, options);
+  const auto expected = rt::run(*p, "main", expected_args);
+  CHECK(all_identical(results, expected));
+  CHECK(all_identical(args, expected_args));
+  CHECK(seen == std::vector<std::string>{"scale_rows/3", "scale_rows/3", "scale_rows/3",
+                                         "scale_rows/3", "shift/2", "shift/2"});
 }
