@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -178,6 +179,16 @@ inline bool bit_identical(const Value& a, const Value& b) {
   return false;
 }
 
+/// Options of run(). `call_hook`, when set, is consulted before the interpreter runs an InCore,
+/// AIC or AIV function (a kernel): results it returns replace interpreting the body (the CPU
+/// runtime dispatches kernels to compiled code this way, program_runner.hpp); nullopt interprets
+/// it. `args` holds one value per parameter (omitted trailing outputs already allocated).
+struct RunOptions {
+  std::function<std::optional<std::vector<Value>>(const ir::Function& callee,
+                                                  std::vector<Value>& args)>
+      call_hook;
+};
+
 namespace detail {
 
 using core::DataType;
@@ -209,7 +220,8 @@ struct Where {
 
 class Interpreter {
  public:
-  explicit Interpreter(const ir::Program& p) : program_(p) {}
+  explicit Interpreter(const ir::Program& p, const RunOptions* options = nullptr)
+      : program_(p), options_(options) {}
 
   std::vector<Value> call(const ir::Function& fn, std::vector<Value> args) {
     if (depth_ >= kMaxCallDepth)
@@ -220,6 +232,19 @@ class Interpreter {
     if (args.size() > fn.params.size())
       fail("function '" + fn.name + "' takes " + std::to_string(fn.params.size()) +
            " arguments, got " + std::to_string(args.size()));
+    if (options_ && options_->call_hook &&
+        (fn.func_type == ir::FunctionType::InCore || fn.func_type == ir::FunctionType::AIC ||
+         fn.func_type == ir::FunctionType::AIV)) {
+      for (std::size_t k = 0; k < fn.params.size(); ++k) {
+        const ir::Var& p = *fn.params[k];
+        if (k < args.size())
+          check_arg(fn, p, args[k]);
+        else
+          args.push_back(
+              allocate(*p.type, "omitted parameter '" + p.name_hint + "' of " + fn.name));
+      }
+      if (auto results = options_->call_hook(fn, args)) return std::move(*results);
+    }
     Frame frame;
     for (std::size_t k = 0; k < fn.params.size(); ++k) {
       const ir::Var& p = *fn.params[k];
@@ -1137,6 +1162,7 @@ class Interpreter {
   }
 
   const ir::Program& program_;
+  const RunOptions* options_ = nullptr;
   ir::OpRegistry ops_ = ir::standard_op_registry();
   Frame* frame_ = nullptr;
   Where where_;
@@ -1160,6 +1186,17 @@ inline std::vector<Value> run(const ir::Program& program, std::string_view funct
     throw RuntimeError("interpreter: " + fn->name + " takes " + std::to_string(fn->params.size()) +
                        " arguments, got " + std::to_string(args.size()));
   return detail::Interpreter(program).call(*fn, std::move(args));
+}
+
+/// run() with options (a kernel call hook).
+inline std::vector<Value> run(const ir::Program& program, std::string_view function,
+                              std::vector<Value> args, const RunOptions& options) {
+  ir::FunctionRef fn = program.find(function);
+  if (!fn) throw RuntimeError("interpreter: no function '" + std::string(function) + "'");
+  if (args.size() != fn->params.size())
+    throw RuntimeError("interpreter: " + fn->name + " takes " + std::to_string(fn->params.size()) +
+                       " arguments, got " + std::to_string(args.size()));
+  return detail::Interpreter(program, &options).call(*fn, std::move(args));
 }
 
 }  // namespace pypto::runtime
