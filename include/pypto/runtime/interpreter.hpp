@@ -1178,17 +1178,7 @@ class Interpreter {
 /// (one per return type). Tensor arguments are shared with the caller: writes into Out / InOut
 /// parameters are visible in `args`' buffers afterwards (deep_copy() inputs to keep them).
 /// Throws RuntimeError for what the interpreter cannot execute, naming the op and line:column.
-inline std::vector<Value> run(const ir::Program& program, std::string_view function,
-                              std::vector<Value> args) {
-  ir::FunctionRef fn = program.find(function);
-  if (!fn) throw RuntimeError("interpreter: no function '" + std::string(function) + "'");
-  if (args.size() != fn->params.size())
-    throw RuntimeError("interpreter: " + fn->name + " takes " + std::to_string(fn->params.size()) +
-                       " arguments, got " + std::to_string(args.size()));
-  return detail::Interpreter(program).call(*fn, std::move(args));
-}
-
-/// run() with options (a kernel call hook).
+/// `options.call_hook` may run kernels instead of the interpreter (see RunOptions).
 inline std::vector<Value> run(const ir::Program& program, std::string_view function,
                               std::vector<Value> args, const RunOptions& options) {
   ir::FunctionRef fn = program.find(function);
@@ -1197,6 +1187,11 @@ inline std::vector<Value> run(const ir::Program& program, std::string_view funct
     throw RuntimeError("interpreter: " + fn->name + " takes " + std::to_string(fn->params.size()) +
                        " arguments, got " + std::to_string(args.size()));
   return detail::Interpreter(program, &options).call(*fn, std::move(args));
+}
+
+inline std::vector<Value> run(const ir::Program& program, std::string_view function,
+                              std::vector<Value> args) {
+  return run(program, function, std::move(args), RunOptions{});
 }
 
 }  // namespace pypto::runtime
