@@ -2,7 +2,8 @@
 # dev.sh — the single entry point for building, running and testing pypto.
 #
 #   ./dev.sh setup      install the Debian packages the build needs (only what is missing)
-#   ./dev.sh run [ARGS] setup, build pypto-opt (preset default) and run it with ARGS
+#   ./dev.sh run [ARGS] setup, build pypto-opt (preset default) and run it with ARGS; without
+#                       ARGS, the main job: `--target=cpu --run` on the embedded program
 #   ./dev.sh test       setup, then configure + build + ctest with g++ (default), clang++ (clang)
 #                       and g++ with ASan + UBSan (debug)
 #   ./dev.sh sanitize   setup, then configure + build + ctest with ASan/UBSan (preset debug)
@@ -70,6 +71,7 @@ cmd_run() {
   # Build logs go to stderr so that stdout is pypto-opt's output alone.
   cmd_setup >&2
   configure_build default --target pypto-opt >&2
+  if [[ $# -eq 0 ]]; then set -- --target=cpu --run; fi
   exec ./build/default/examples/pypto-opt/pypto-opt "$@"
 }
 

@@ -3,14 +3,21 @@
 //   pypto-opt [FILE|-] [--passes=p1,p2,...] [-o OUT] [--list-passes] [--print-after-all]
 //             [--verify-each] [--pass-timing] [--assert-equal EXPECTED_FILE] [--concise]
 //             [--assume=PROP,...] [--debug-dedup]
+//             [--target=cpu|npu] [--run] [--cache-dir=DIR] [--seed=N]
 //
 // Input is FILE, stdin for `-`, or the embedded default program (default_program.hpp) when no
 // FILE is given. The result goes to stdout or OUT; --print-after-all and --pass-timing write to
 // stderr. Exit codes: 0 success; 1 a check failed (--assert-equal mismatch, --verify-each
 // failure); 2 a usage or input error (unknown flag or pass, unreadable file, parse error shown
 // as `FILE:line:column: message`, a pipeline whose required properties do not hold, a pass
-// rejecting the program). Every failure is reported on stderr, first line `pypto-opt: ...` or
-// `FILE:line:column: ...`.
+// rejecting the program, a kernel the target cannot express, a compiler failure). Every failure
+// is reported on stderr, first line `pypto-opt: ...` or `FILE:line:column: ...`.
+//
+// With --target the passes default to the whole tensor pipeline (kTargetPipeline), the result is
+// printed, then target_driver.hpp generates code: `-o DIR` writes it into DIR, and `--run`
+// (cpu) compiles each code unit once, runs the program and checks it against the input program
+// interpreted with its scopes inline (a mismatch exits 1).
+#include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <iostream>
@@ -30,12 +37,18 @@
 #include <vector>
 
 #include "default_program.hpp"
+#include "target_driver.hpp"
 
 namespace {
 
 constexpr int kSuccess = 0;
 constexpr int kCheckFailed = 1;
 constexpr int kUsageError = 2;
+
+/// The passes --target runs when --passes is not given: the tensor pipeline up to tile form.
+constexpr const char* kTargetPipeline =
+    "convert-to-ssa,outline-incore-scopes,outline-cluster-scopes,deduplicate-outlined-kernels,"
+    "convert-tensor-to-tile-ops";
 
 constexpr const char* kUsage =
     "usage: pypto-opt [FILE|-] [options]\n"
@@ -56,6 +69,16 @@ constexpr const char* kUsage =
     "  --assume=P1,P2,...        properties that hold on the input (e.g. SSAForm)\n"
     "  --debug-dedup             deduplicate-outlined-kernels reports merges and skips with\n"
     "                            their reasons (to stderr, lines `dedup: ...`)\n"
+    "  --target=cpu|npu          generate code after the passes (default passes: the whole\n"
+    "                            pipeline); prints the kernel registrations and KERNELS rows;\n"
+    "                            with -o DIR, writes the orchestration and kernel sources and\n"
+    "                            kernel_config.py into DIR instead of the program text\n"
+    "  --run                     (--target=cpu) compile each kernel once, run the program on\n"
+    "                            seeded inputs, check it against the input program interpreted\n"
+    "                            with its scopes inline (exit 1 on a mismatch)\n"
+    "  --cache-dir=DIR           (--run) the compile cache (default $PYPTO_CACHE_DIR, else\n"
+    "                            ~/.cache/pypto)\n"
+    "  --seed=N                  (--run) the seed of the inputs (default 1)\n"
     "  --help                    show this message\n"
     "\n"
     "exit codes: 0 success, 1 check failed, 2 usage or input error\n";
@@ -72,6 +95,7 @@ struct Options {
   bool concise = false;
   bool debug_dedup = false;
   std::string assume;
+  pypto_opt::TargetOptions target;
   bool help = false;
 };
 
@@ -112,6 +136,18 @@ Options parse_args(int argc, char** argv) {
       o.concise = true;
     } else if (arg == "--debug-dedup") {
       o.debug_dedup = true;
+    } else if (arg == "--run") {
+      o.target.run = true;
+    } else if (auto t = option_value(argc, argv, i, "--target")) {
+      if (*t != "cpu" && *t != "npu")
+        throw UsageError{"unknown target '" + *t + "' (known: cpu, npu)"};
+      o.target.target = *t;
+    } else if (auto dir = option_value(argc, argv, i, "--cache-dir")) {
+      o.target.cache_dir = *dir;
+    } else if (auto seed = option_value(argc, argv, i, "--seed")) {
+      char* end = nullptr;
+      o.target.seed = std::strtoull(seed->c_str(), &end, 10);
+      if (seed->empty() || *end != '\0') throw UsageError{"--seed: '" + *seed + "' is not a number"};
     } else if (auto props = option_value(argc, argv, i, "--assume")) {
       o.assume = *props;
     } else if (auto v = option_value(argc, argv, i, "--passes")) {
@@ -128,6 +164,13 @@ Options parse_args(int argc, char** argv) {
     } else {
       throw UsageError{"unknown option '" + std::string(arg) + "' (see --help)"};
     }
+  }
+  if (o.target.run && o.target.target != "cpu")
+    throw UsageError{"--run needs --target=cpu (the NPU target only writes code)"};
+  if (!o.target.target.empty()) {
+    o.target.out_dir = o.output;
+    o.output.reset();
+    if (o.passes.empty()) o.passes = kTargetPipeline;
   }
   return o;
 }
@@ -245,6 +288,19 @@ int run(const Options& o) {
     if (!out) throw UsageError{"cannot write '" + *o.output + "'"};
   } else {
     std::cout << text;
+  }
+
+  if (!o.target.target.empty()) {
+    try {
+      const int rc = pypto_opt::run_target(*input, *result, o.target, std::cout, std::cerr);
+      if (rc != kSuccess) return rc;
+    } catch (const pypto_opt::TargetFailure& e) {
+      std::cerr << "pypto-opt: " << e.message << "\n";
+      return e.check_failed ? kCheckFailed : kUsageError;
+    } catch (const pypto::core::Error& e) {
+      std::cerr << "pypto-opt: " << e.what() << "\n";  // a compiler's diagnostics follow
+      return kUsageError;
+    }
   }
 
   if (expected) {
