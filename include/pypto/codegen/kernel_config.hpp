@@ -32,7 +32,8 @@ inline std::string orchestration_source_path(std::string_view function) {
 }
 
 /// kernel_config.py for `orchestration_function` and `registrations` (any order).
-inline std::string kernel_config_text(const RuntimeAbi& abi, std::string_view orchestration_function,
+inline std::string kernel_config_text(const RuntimeAbi& abi,
+                                      std::string_view orchestration_function,
                                       std::vector<KernelRegistration> registrations) {
   std::sort(registrations.begin(), registrations.end(),
             [](const KernelRegistration& a, const KernelRegistration& b) {
@@ -49,8 +50,8 @@ inline std::string kernel_config_text(const RuntimeAbi& abi, std::string_view or
   s += "\t\"aicpu_thread_num\": " + std::to_string(abi.aicpu_thread_num) + ",\n";
   s += "}\n\n";
   s += "ORCHESTRATION = {\n";
-  s += "\t\"source\": str(_ROOT_DIR / \"orchestration\" / \"" + std::string(orchestration_function) +
-       ".cpp\"),\n";
+  s += "\t\"source\": str(_ROOT_DIR / \"orchestration\" / \"" +
+       std::string(orchestration_function) + ".cpp\"),\n";
   s += "\t\"function_name\": \"" + std::string(abi.entry_function) + "\",\n";
   s += "}\n\n";
   s += "KERNELS = [\n";

@@ -145,8 +145,8 @@ class TaskResolver {
     ir::ArgDirection d = ir::ArgDirection::Input;
     if (const ir::AttrValue* v = attrs.find("arg_directions")) {
       const auto* list = v->get_if<ir::AttrValueList>();
-      const auto* item = list && list->size() == args.size() ? (*list)[i].get_if<ir::EnumValue>()
-                                                             : nullptr;
+      const auto* item =
+          list && list->size() == args.size() ? (*list)[i].get_if<ir::EnumValue>() : nullptr;
       const auto dir = item ? item->get<ir::ArgDirection>() : std::nullopt;
       if (!dir || *dir == ir::ArgDirection::Scalar)
         fail(span, "the arg_directions of the call of '" + fn.name +
@@ -263,8 +263,8 @@ class TaskResolver {
         payload = std::move(mapped);
       } else if (!same_args(payload, mapped)) {
         fail(calls[m]->span, "the members of the Group '" + fn.name +
-                                 "' take different arguments ('" + calls[0]->op->name +
-                                 "' and '" + member->name +
+                                 "' take different arguments ('" + calls[0]->op->name + "' and '" +
+                                 member->name +
                                  "'); a mixed task passes one argument list to all its kernels");
       }
       t.kernels.push_back(member->name);
