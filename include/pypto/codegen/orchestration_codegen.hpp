@@ -157,13 +157,16 @@ class OrchestrationEmitter {
     return name;
   }
 
-  const std::string& name_of(const ir::ExprRef& e) {
+  /// The C++ name of a variable; errors point at `use` (a variable's own span is its
+  /// definition's).
+  const std::string& name_of(const ir::ExprRef& e, const core::Span* use = nullptr) {
+    const core::Span& span = use ? *use : e->span;
     const auto* v = ir::as<ir::Var>(e.get());
-    if (!v) fail(e->span, "a tensor or task id here must be a variable");
+    if (!v) fail(span, "a tensor or task id here must be a variable");
     if (auto it = names_.find(v->uid); it != names_.end()) return it->second;
     if (auto it = unnamed_.find(v->uid); it != unnamed_.end())
-      fail(e->span, "uses '" + v->name_hint + "', " + it->second);
-    fail(e->span, "uses '" + v->name_hint + "', which is not defined before this point");
+      fail(span, "uses '" + v->name_hint + "', " + it->second);
+    fail(span, "uses '" + v->name_hint + "', which is not defined before this point");
   }
 
   // ---- output ---------------------------------------------------------------------------------
@@ -199,6 +202,18 @@ class OrchestrationEmitter {
   }
 
   // ---- expressions ----------------------------------------------------------------------------
+
+  /// `s` without one pair of parentheses around all of it: `(a + b)` -> `a + b`, where the
+  /// context (an argument, a condition, an initializer) needs none.
+  static std::string bare(std::string s) {
+    if (s.size() < 2 || s.front() != '(' || s.back() != ')') return s;
+    int depth = 0;
+    for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+      depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+      if (depth == 0) return s;  // the first parenthesis closes before the end
+    }
+    return s.substr(1, s.size() - 2);
+  }
 
   static std::string parens_if_negative(std::string s) {
     return !s.empty() && s[0] == '-' ? "(" + s + ")" : s;
@@ -365,7 +380,7 @@ class OrchestrationEmitter {
                                            "', which belongs inside a kernel"
                                      : "an expression orchestration code cannot hold"));
     const std::string t = ctype(st->dtype, a.span);
-    const std::string value = expr(v);
+    const std::string value = bare(expr(v));
     const std::string n = fresh(var.name_hint);
     names_[var.uid] = n;
     line(t + " " + n + " = " + value + ";");
@@ -473,9 +488,9 @@ class OrchestrationEmitter {
       if (!a.value)
         value = synthesized[next_synth++];
       else if (a.direction == ir::ArgDirection::Scalar)
-        value = "to_u64(" + expr(a.value) + ")";
+        value = "to_u64(" + bare(expr(a.value)) + ")";
       else
-        value = name_of(a.value);
+        value = name_of(a.value, &e.span);
       line(params + "." + std::string(add_method(a.direction)) + "(" + value + ");");
     }
     if (!t.deps.empty()) {
@@ -485,17 +500,17 @@ class OrchestrationEmitter {
            "];");
       line("uint32_t " + count + " = 0;");
       for (const auto& d : t.deps) {
-        const std::string id = name_of(d);
+        const std::string id = name_of(d, &e.span);
         line("if (" + id + ".is_valid()) " + deps + "[" + count + "++] = " + id + ";");
       }
       line(params + ".set_dependencies(" + deps + ", " + count + ");");
     }
     if (t.core_num)
-      line(params + ".launch_spec." + std::string(abi_.core_count_method) + "(" + expr(t.core_num) +
-           ");");
+      line(params + ".launch_spec." + std::string(abi_.core_count_method) + "(" +
+           bare(expr(t.core_num)) + ");");
     if (t.sync_start) line(params + ".launch_spec.set_require_sync_start(true);");
     if (t.allow_early_resolve) line(params + ".set_allow_early_resolve(true);");
-    if (t.predicate) line(params + ".set_predicate(" + expr(t.predicate) + ");");
+    if (t.predicate) line(params + ".set_predicate(" + bare(expr(t.predicate)) + ");");
 
     std::vector<std::int32_t> ids;
     for (const TaskKernel& k : kernels)
@@ -538,14 +553,10 @@ class OrchestrationEmitter {
     const ir::Function& callee = *program_.find(t.launched);
     const std::vector<ir::ExprRef>& args =
         t.is_submit ? static_cast<const ir::Submit&>(e).args : static_cast<const ir::Call&>(e).args;
-    // Runtime-allocated outputs, in order, as named references into the task's outputs.
+    // Runtime-allocated outputs, in order, read from the task's outputs where they are used.
     std::vector<std::string> allocated;
-    for (std::size_t j = 0; j < synthesized; ++j) {
-      const std::string n = fresh(result.name_hint + "_out" + std::to_string(j));
-      line("const " + std::string(abi_.tensor_class) + "& " + n + " = " + outs + ".get_ref(" +
-           std::to_string(j) + ");");
-      allocated.push_back(n);
-    }
+    for (std::size_t j = 0; j < synthesized; ++j)
+      allocated.push_back(outs + ".get_ref(" + std::to_string(j) + ")");
     TupleInfo info;
     info.callee = t.launched;
     info.outs = t.is_submit ? outs : std::string();
@@ -578,10 +589,10 @@ class OrchestrationEmitter {
       Carry c;
       if (ir::isa<ir::TensorType>(ia->type)) {
         c.tensor = true;
-        c.name = name_of(ia->init_value);
+        c.name = name_of(ia->init_value, &f.span);
       } else if (const auto* st = ir::as<ir::ScalarType>(ia->type.get())) {
         const std::string t = ctype(st->dtype, f.span);
-        const std::string init = expr(ia->init_value);
+        const std::string init = bare(expr(ia->init_value));
         c.name = fresh(ia->name_hint);
         line(t + " " + c.name + " = " + init + ";");
       } else {
@@ -628,7 +639,7 @@ class OrchestrationEmitter {
       }
       r.carries.push_back(c);
     }
-    line("if (" + expr(s.condition) + ") {");
+    line("if (" + bare(expr(s.condition)) + ") {");
     regions_.push_back(std::move(r));
     ++indent_;
     stmt(*s.then_body);
@@ -657,10 +668,10 @@ class OrchestrationEmitter {
     for (std::size_t k = 0; k < y.values.size(); ++k) {
       Carry& c = r.carries[k];
       if (!c.tensor) {
-        assigns.emplace_back(c.name, expr(y.values[k]));
+        assigns.emplace_back(c.name, bare(expr(y.values[k])));
         continue;
       }
-      const std::string& n = name_of(y.values[k]);
+      const std::string& n = name_of(y.values[k], &y.span);
       if (!r.loop && !r.else_arm) {
         c.name = n;  // the then-arm picks the buffer; the else-arm must agree
       } else if (n != c.name) {
