@@ -68,20 +68,25 @@ class OrchestrationEmitter {
       throw CodegenError(fn_.name, "is a " + std::string(ir::enum_name(fn_.func_type)) +
                                        " function, not an Orchestration function");
     if (!fn_.body) throw CodegenError(fn_.name, "has no body");
-    // References per variable (its definition included): a task id nobody reads is not bound.
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> tid_reads;  // (element var, tuple var)
+    // References per variable (its definition included): task outputs nobody reads are not
+    // bound, so the C++ has no unused variables.
+    struct Read {
+      std::uint64_t element, tuple;
+      std::size_t index;
+    };
+    std::vector<Read> reads;  // `element = tuple[index]`
     ir::for_each_node(fn_.body, [&](const ir::Node& n) {
+      if (ir::isa<ir::ReturnStmt>(n)) return;  // a return emits nothing: not a C++ use
       ir::for_each_child(n, [&](const ir::NodeRef& c) {
         if (const auto* v = ir::as<ir::Var>(c.get())) ++refs_[v->uid];
       });
       const auto* a = ir::as<ir::AssignStmt>(&n);
       const auto* g = a ? ir::as<ir::TupleGetItem>(a->value.get()) : nullptr;
-      const auto* tv = g ? ir::as<ir::Var>(g->tuple.get()) : nullptr;
-      if (tv && ir::has_scalar_dtype(a->value, core::DataType::TASK_ID))
-        tid_reads.emplace_back(a->var->uid, tv->uid);
+      if (const auto* tv = g ? ir::as<ir::Var>(g->tuple.get()) : nullptr)
+        reads.push_back({a->var->uid, tv->uid, static_cast<std::size_t>(g->index)});
     });
-    for (const auto& [element, tuple] : tid_reads)
-      if (refs_[element] >= 2) tid_used_.insert(tuple);
+    for (const Read& r : reads)
+      if (refs_[r.element] >= 2) elements_read_[r.tuple].insert(r.index);
     indent_ = 1;
     std::size_t tensors = 0, scalars = 0;
     for (const auto& p : fn_.params) {
@@ -538,13 +543,27 @@ class OrchestrationEmitter {
       submit = std::string(abi_.submit_mixed) + "(" + mixed + ", " + params + ")";
     }
     std::string outs;
-    if ((t.is_submit && result && tid_used_.contains(result->uid)) || !synthesized.empty()) {
+    if (needs_outputs(e, t, result)) {
       outs = fresh("task_" + std::to_string(n) + "_outs");
       line(std::string(abi_.task_outputs_class) + " " + outs + " = " + submit + ";");
     } else {
       line(submit + ";");
     }
     if (result) bind_result(e, t, *result, outs, synthesized.size());
+  }
+
+  /// True when a Submit's task outputs are read later: its task id, or an output the runtime
+  /// allocated (a Call hands back only its arguments).
+  bool needs_outputs(const ir::Expr& e, const TaskLaunch& t, const ir::Var* result) {
+    if (!t.is_submit || !result) return false;
+    auto it = elements_read_.find(result->uid);
+    if (it == elements_read_.end()) return false;
+    const auto returned = lineage_.returned_params(*program_.find(t.launched));
+    const std::size_t given = static_cast<const ir::Submit&>(e).args.size();
+    for (std::size_t k : it->second)
+      if (k == returned.size() || (k < returned.size() && returned[k] && *returned[k] >= given))
+        return true;
+    return false;
   }
 
   /// Binds a launch's result: each returned value is the argument buffer the callee returns.
@@ -728,7 +747,7 @@ class OrchestrationEmitter {
   std::map<std::uint64_t, std::string> unnamed_;  // Var uid -> why it has no C++ name
   std::map<std::uint64_t, TupleInfo> tuples_;     // tuple-typed launch results
   std::map<std::uint64_t, int> refs_;             // Var uid -> references in the body
-  std::set<std::uint64_t> tid_used_;              // Submit results whose task id is read
+  std::map<std::uint64_t, std::set<std::size_t>> elements_read_;  // tuple uid -> used elements
   std::vector<Region> regions_;
 };
 
