@@ -531,3 +531,66 @@ TEST_CASE("orchestration: the result needs exactly one named entry") {
                        doctest::Contains("is a registered code unit without a source"),
                        cg::CodegenError);
 }
+
+TEST_CASE("orchestration: a while loop tests its condition on the carries each iteration") {
+  const std::string text = orchestration(one_kernel(R"(
+        for (c, acc) in pl.while_(init_values=(0, o)):
+            pl.cond(c < n)
+            acc1 = self.k(a, acc)
+            c_rv, acc_rv = pl.yield_(c + 1, acc1)
+        return acc_rv
+)"),
+                                         kK);
+  CHECK(text.find(R"(
+        int64_t c = 0;
+        while (true) {
+            if (!(c < n)) break;
+
+            // Task 0: k
+            CoreTaskArgs params_t0;
+            params_t0.add_input(ext_a);
+            params_t0.add_inout(ext_o);
+            rt_submit_aiv_task(0, params_t0);
+            c = c + 1;
+        }
+)") != std::string::npos);
+}
+
+TEST_CASE("orchestration: an AIV-only Group is an AIV task; a split AIV kernel fills both lanes") {
+  const std::string program = R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        o1 = self.g(a, o)
+        return o1
+
+    @pl.function(type=pl.FunctionType.Group)
+    def g(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        o1 = self.v(a, o)
+        return o
+
+    @pl.function(type=pl.FunctionType.AIV)
+    def v(self, x: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        @ATTR@
+        t = pl.load(x, [0], [64])
+        pl.store(t, [0], o)
+        return o
+)";
+  auto with_attr = [&](std::string_view attr) {
+    std::string s = program;
+    s.replace(s.find("@ATTR@"), 6, attr);
+    return s;
+  };
+  const cg::KernelCodeMap codes{{"v", {"v", CoreType::AIV}}};
+  CHECK(
+      orchestration(with_attr("pass"), codes).find("        rt_submit_aiv_task(0, params_t0);\n") !=
+      std::string::npos);
+  const std::string split =
+      orchestration(with_attr("pl.func_attr({\"dual_aiv_dispatch\": True})"), codes);
+  CHECK(split.find(R"(
+        MixedKernels mixed_0 = {INVALID_KERNEL_ID, 0, 0};
+        rt_submit_task(mixed_0, params_t0);
+)") != std::string::npos);
+}

@@ -336,6 +336,8 @@ class OrchestrationEmitter {
       task(*ev->expr, nullptr);
     } else if (const auto* f = ir::as<ir::ForStmt>(&s)) {
       loop(*f);
+    } else if (const auto* w = ir::as<ir::WhileStmt>(&s)) {
+      while_loop(*w);
     } else if (const auto* i = ir::as<ir::IfStmt>(&s)) {
       branch(*i);
     } else if (const auto* y = ir::as<ir::YieldStmt>(&s)) {
@@ -355,8 +357,7 @@ class OrchestrationEmitter {
       line("}");
     } else {
       fail(s.span, "a " + std::string(ir::kind_name(s.kind())) +
-                       " cannot be lowered to orchestration code (outline scopes and expand "
-                       "while loops first)");
+                       " cannot be lowered to orchestration code (outline scopes first)");
     }
   }
 
@@ -601,25 +602,55 @@ class OrchestrationEmitter {
     }
   }
 
-  void loop(const ir::ForStmt& f) {
+  /// The carries of a loop: a tensor keeps its init's buffer name, a scalar becomes a variable
+  /// declared (and initialized) before the loop.
+  Region carries(const std::vector<ir::IterArgRef>& iter_args, const core::Span& span) {
     Region r;
     r.loop = true;
-    for (const auto& ia : f.iter_args) {
+    for (const auto& ia : iter_args) {
       Carry c;
       if (ir::isa<ir::TensorType>(ia->type)) {
         c.tensor = true;
-        c.name = name_of(ia->init_value, &f.span);
+        c.name = name_of(ia->init_value, &span);
       } else if (const auto* st = ir::as<ir::ScalarType>(ia->type.get())) {
-        const std::string t = ctype(st->dtype, f.span);
+        const std::string t = ctype(st->dtype, span);
         const std::string init = bare(expr(ia->init_value));
         c.name = fresh(ia->name_hint);
         line(t + " " + c.name + " = " + init + ";");
       } else {
-        fail(f.span, "loop carry '" + ia->name_hint + "' is neither a tensor nor a scalar");
+        fail(span, "loop carry '" + ia->name_hint + "' is neither a tensor nor a scalar");
       }
       names_[ia->uid] = c.name;
       r.carries.push_back(c);
     }
+    return r;
+  }
+
+  /// The loop body inside braces opened by `head`; binds the loop's results to its carries.
+  void loop_body(const std::string& head, Region r, const std::string& first_line,
+                 const ir::Stmt& body, const std::vector<ir::VarRef>& return_vars) {
+    line(head);
+    regions_.push_back(std::move(r));
+    ++indent_;
+    if (!first_line.empty()) line(first_line);
+    stmt(body);
+    --indent_;
+    Region done = std::move(regions_.back());
+    regions_.pop_back();
+    line("}");
+    for (std::size_t k = 0; k < return_vars.size(); ++k)
+      names_[return_vars[k]->uid] = done.carries[k].name;
+  }
+
+  /// `while`: the condition reads the carries, so it is tested at the top of each iteration.
+  void while_loop(const ir::WhileStmt& w) {
+    Region r = carries(w.iter_args, w.span);
+    loop_body("while (true) {", std::move(r), "if (!(" + bare(expr(w.condition)) + ")) break;",
+              *w.body, w.return_vars);
+  }
+
+  void loop(const ir::ForStmt& f) {
+    Region r = carries(f.iter_args, f.span);
     const std::string t =
         ctype(static_cast<const ir::ScalarType&>(*f.loop_var->type).dtype, f.span);
     const std::string start = expr(f.start), stop = expr(f.stop), step = expr(f.step);
@@ -632,16 +663,9 @@ class OrchestrationEmitter {
     } else {
       cond = "(" + step + " > 0 ? " + i + " < " + stop + " : " + i + " > " + stop + ")";
     }
-    line("for (" + t + " " + i + " = " + start + "; " + cond + "; " + i + " += " + step + ") {");
-    regions_.push_back(std::move(r));
-    ++indent_;
-    stmt(*f.body);
-    --indent_;
-    Region done = std::move(regions_.back());
-    regions_.pop_back();
-    line("}");
-    for (std::size_t k = 0; k < f.return_vars.size(); ++k)
-      names_[f.return_vars[k]->uid] = done.carries[k].name;
+    loop_body(
+        "for (" + t + " " + i + " = " + start + "; " + cond + "; " + i + " += " + step + ") {",
+        std::move(r), "", *f.body, f.return_vars);
   }
 
   void branch(const ir::IfStmt& s) {
