@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,7 +53,7 @@ struct TaskLaunch {
 };
 
 /// "line:column: " of a span, or "" when it is unknown.
-inline std::string at(const core::Span& span) {
+inline std::string span_prefix(const core::Span& span) {
   return span.is_known() ? span.to_string() + ": " : std::string();
 }
 
@@ -90,8 +91,10 @@ class TaskResolver {
     if (const auto* c = ir::as<ir::Call>(&e)) {
       args = c->args;
       attrs = &c->attrs;
-      if (const auto* v = c->attrs.find("core_num"))
+      if (const auto* v = c->attrs.find("core_num")) {
         if (const auto* x = v->get_if<ir::ExprRef>()) t.core_num = *x;
+        if (const auto* n = v->get_if<std::int64_t>()) t.core_num = ir::ConstInt::make(*n);
+      }
       t.sync_start = c->attrs.get<bool>("sync_start").value_or(false);
     } else {
       const auto& s = static_cast<const ir::Submit&>(e);
@@ -125,7 +128,7 @@ class TaskResolver {
   }
 
   [[noreturn]] void fail(const core::Span& span, const std::string& problem) const {
-    throw CodegenError(orch_, at(span) + problem);
+    throw CodegenError(orch_, span_prefix(span) + problem);
   }
 
  private:
@@ -208,12 +211,30 @@ class TaskResolver {
     return mapped;
   }
 
+  /// Two constants of one dtype and value (each call site parses its own constant node).
+  static bool same_constant(const ir::ExprRef& x, const ir::ExprRef& y) {
+    if (!x || !y || x->kind() != y->kind() || !ir::isa<ir::ScalarType>(x->type) ||
+        static_cast<const ir::ScalarType&>(*x->type).dtype !=
+            static_cast<const ir::ScalarType&>(*y->type).dtype)
+      return false;
+    if (const auto* i = ir::as<ir::ConstInt>(x.get()))
+      return i->value == static_cast<const ir::ConstInt&>(*y).value;
+    if (const auto* f = ir::as<ir::ConstFloat>(x.get())) {  // by bits: -0.0 is not 0.0
+      const double g = static_cast<const ir::ConstFloat&>(*y).value;
+      return std::memcmp(&f->value, &g, sizeof g) == 0;
+    }
+    if (const auto* b = ir::as<ir::ConstBool>(x.get()))
+      return b->value == static_cast<const ir::ConstBool&>(*y).value;
+    return false;
+  }
+
   static bool same_args(const std::vector<TaskArg>& a, const std::vector<TaskArg>& b) {
     if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-      if (a[i].direction != b[i].direction || a[i].value.get() != b[i].value.get() ||
-          (!a[i].value && a[i].type.get() != b[i].type.get()))
-        return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i].direction != b[i].direction) return false;
+      if (a[i].value.get() == b[i].value.get() && (a[i].value || a[i].type == b[i].type)) continue;
+      if (!same_constant(a[i].value, b[i].value)) return false;
+    }
     return true;
   }
 
