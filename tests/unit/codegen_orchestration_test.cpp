@@ -427,7 +427,8 @@ TEST_CASE("orchestration: errors name the function and line:column") {
     CHECK(error_of(one_kernel("        with pl.at(level=pl.Level.CORE_GROUP):\n"
                               "            o1 = self.k(a, o)\n        return o1\n"),
                    kK)
-              .find("main: 7:9: a InCoreScopeStmt cannot be lowered") != std::string::npos);
+              .find("main: 7:9: cannot lower a statement of kind InCoreScopeStmt") !=
+          std::string::npos);
   }
   SUBCASE("a loop carry switching buffers") {
     CHECK(error_of(one_kernel(R"(
@@ -518,7 +519,7 @@ class P:
         return x
 )",
                                    {});
-    CHECK(e.find("main: 7:13: launches 'helper', a Opaque function") != std::string::npos);
+    CHECK(e.find("main: 7:13: launches 'helper' of function type Opaque") != std::string::npos);
   }
 }
 

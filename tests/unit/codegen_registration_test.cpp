@@ -311,3 +311,38 @@ TEST_CASE("kernel config: no signature anywhere, no ArgDirection import; CPU run
   CHECK(text.find("\"orchestration\" / \"orch.cpp\"") != std::string::npos);
   CHECK(text == cg::kernel_config_text(cg::kCpuRuntimeAbi, "orch", {{0, "k", CoreType::AIV, {}}}));
 }
+
+TEST_CASE("registration: several Orchestration functions are walked in name order") {
+  // `b_main` launches step with [IN, OUT], `a_main` with [INOUT, OUT]: a_main's comes first.
+  std::string text(kHeader);
+  text.append(R"(
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def b_main(self, x: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        y = self.step(x, o)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def a_main(self, x: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        y = self.step(x, o, attrs={"arg_direction_overrides": [0]})
+        return y
+)");
+  text.append(kernel("step"));
+  const auto p = parse(text);
+  const auto codes = own_codes({"step"});
+  CHECK(cg::assign_kernel_registrations(*p, codes) ==
+        std::vector<KernelRegistration>{{0, "step", CoreType::AIV, {D::InOut, D::Out}},
+                                        {1, "step", CoreType::AIV, {D::In, D::Out}}});
+  // One source per Orchestration function; kernel_config.py names the chosen entry.
+  const std::map<std::string, std::string, std::less<>> sources{{"step", "// step\n"}};
+  CHECK_THROWS_WITH_AS(cg::generate_orchestration(*p, codes, sources, cg::kNpuRuntimeAbi),
+                       "codegen: P: has 2 Orchestration functions; name the entry one",
+                       cg::CodegenError);
+  const auto r = cg::generate_orchestration(*p, codes, sources, cg::kNpuRuntimeAbi, "b_main");
+  REQUIRE(r.orchestration_sources.size() == 2);
+  CHECK(r.orchestration_sources[0].path == "orchestration/a_main.cpp");
+  CHECK(r.orchestration_sources[1].path == "orchestration/b_main.cpp");
+  CHECK(r.orchestration_sources[1].text.find("rt_submit_aiv_task(1, params_t0);") !=
+        std::string::npos);
+  CHECK(r.kernel_config.text.find("\"orchestration\" / \"b_main.cpp\"") != std::string::npos);
+  CHECK(r.kernel_sources.size() == 1);
+}

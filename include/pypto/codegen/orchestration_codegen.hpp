@@ -65,8 +65,9 @@ class OrchestrationEmitter {
 
   std::string source() {
     if (fn_.func_type != ir::FunctionType::Orchestration)
-      throw CodegenError(fn_.name, "is a " + std::string(ir::enum_name(fn_.func_type)) +
-                                       " function, not an Orchestration function");
+      throw CodegenError(
+          fn_.name,
+          "has function type " + std::string(ir::enum_name(fn_.func_type)) + ", not Orchestration");
     if (!fn_.body) throw CodegenError(fn_.name, "has no body");
     // References per variable (its definition included): task outputs nobody reads are not
     // bound, so the C++ has no unused variables.
@@ -201,8 +202,8 @@ class OrchestrationEmitter {
       case DataType::FP32: return "float";
       case DataType::TASK_ID: return std::string(abi_.task_id_class);
       default:
-        fail(span, "a " + std::string(core::dtype_name(d)) +
-                       " scalar has no C++ type in orchestration code");
+        fail(span, "scalars of dtype " + std::string(core::dtype_name(d)) +
+                       " have no C++ type in orchestration code");
     }
   }
 
@@ -226,8 +227,8 @@ class OrchestrationEmitter {
 
   std::string float_literal(const ir::ConstFloat& c) const {
     if (c.dtype() != core::DataType::FP32)
-      fail(c.span, "a " + std::string(core::dtype_name(c.dtype())) +
-                       " constant has no C++ type in orchestration code");
+      fail(c.span, "constants of dtype " + std::string(core::dtype_name(c.dtype())) +
+                       " have no C++ type in orchestration code");
     const auto f = static_cast<float>(c.value);
     if (f != f || f - f != 0.0f) fail(c.span, "a non-finite constant cannot be written in C++");
     char buf[64];
@@ -307,8 +308,8 @@ class OrchestrationEmitter {
                           "' cannot run in orchestration code; it belongs inside a kernel");
       }
       default:
-        fail(e->span, "a " + std::string(ir::kind_name(e->kind())) +
-                          " cannot be computed in orchestration code");
+        fail(e->span, "cannot compute an expression of kind " +
+                          std::string(ir::kind_name(e->kind())) + " in orchestration code");
     }
   }
 
@@ -356,8 +357,8 @@ class OrchestrationEmitter {
       --indent_;
       line("}");
     } else {
-      fail(s.span, "a " + std::string(ir::kind_name(s.kind())) +
-                       " cannot be lowered to orchestration code (outline scopes first)");
+      fail(s.span, "cannot lower a statement of kind " + std::string(ir::kind_name(s.kind())) +
+                       " to orchestration code (outline scopes first)");
     }
   }
 

@@ -256,9 +256,9 @@ class TaskResolver {
       return;
     }
     if (fn.func_type != ir::FunctionType::Spmd && fn.func_type != ir::FunctionType::Group)
-      fail(span, "launches '" + fn.name + "', a " + std::string(ir::enum_name(fn.func_type)) +
-                     " function; a task runs an InCore, AIC or AIV kernel, a Group or a Spmd "
-                     "wrapper");
+      fail(span, "launches '" + fn.name + "' of function type " +
+                     std::string(ir::enum_name(fn.func_type)) +
+                     "; a task runs an InCore, AIC or AIV kernel, a Group or a Spmd wrapper");
     if (!fn.body) fail(span, "launches '" + fn.name + "', which has no body");
     std::vector<const ir::Call*> calls;
     inner_calls(fn.body, calls, fn);
