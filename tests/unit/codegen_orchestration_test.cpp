@@ -2,9 +2,12 @@
 // program text; and the errors for what it cannot express.
 #include <doctest/doctest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "pypto/codegen/orchestration_codegen.hpp"
 #include "pypto/text/parser.hpp"
@@ -594,4 +597,87 @@ class P:
         MixedKernels mixed_0 = {INVALID_KERNEL_ID, 0, 0};
         rt_submit_task(mixed_0, params_t0);
 )") != std::string::npos);
+}
+
+// ---- the emitted C++ is well-formed -----------------------------------------------------------
+
+namespace {
+
+/// A stub of the runtime API the NPU vocabulary names: enough declarations to type-check the
+/// generated sources (not to link or run them).
+constexpr std::string_view kRuntimeStub = R"(#pragma once
+#include <stdint.h>
+struct ChipTensor { int64_t shapes[8]; };
+struct ChipTensorArg { const ChipTensor& ref() const; };
+struct ChipTaskArgs { ChipTensorArg tensor(int) const; uint64_t scalar(int) const; };
+struct PTO2OrchestrationConfig { int expected_arg_count; };
+struct PTO2TaskId { bool is_valid() const; };
+enum class DataType { FP32 };
+struct TensorCreateInfo { TensorCreateInfo(uint32_t*, int, DataType); };
+struct TaskOutputTensors { const ChipTensor& get_ref(int) const; PTO2TaskId task_id() const; };
+TaskOutputTensors alloc_tensors(TensorCreateInfo&);
+struct LaunchSpec { void set_block_num(int64_t); void set_require_sync_start(bool); };
+struct CoreTaskArgs {
+  void add_input(const ChipTensor&); void add_output(const ChipTensor&);
+  void add_output(TensorCreateInfo&); void add_inout(const ChipTensor&);
+  void add_no_dep(const ChipTensor&); void add_scalar(uint64_t);
+  void set_dependencies(PTO2TaskId*, uint32_t); void set_predicate(bool);
+  void set_allow_early_resolve(bool);
+  LaunchSpec launch_spec;
+};
+constexpr int INVALID_KERNEL_ID = -1;
+struct MixedKernels { int aic, aiv0, aiv1; };
+TaskOutputTensors rt_submit_aic_task(int, CoreTaskArgs&);
+TaskOutputTensors rt_submit_aiv_task(int, CoreTaskArgs&);
+TaskOutputTensors rt_submit_task(MixedKernels&, CoreTaskArgs&);
+template <class T> uint64_t to_u64(T);
+template <class T> T from_u64(uint64_t);
+enum class PTO2ScopeMode { AUTO, MANUAL };
+struct PTO2ScopeGuard { explicit PTO2ScopeGuard(PTO2ScopeMode = PTO2ScopeMode::AUTO); };
+#define PTO2_SCOPE(...) if (PTO2ScopeGuard pto2_scope_guard{__VA_ARGS__}; true)
+)";
+
+// (C stdio, not <fstream>/<filesystem>: those pull in std::quoted, which ADL then prefers to the
+// transforms' own `quoted` helper.)
+void write_file(const std::string& path, std::string_view text) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  REQUIRE(f != nullptr);
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+}
+
+}  // namespace
+
+TEST_CASE("orchestration: generated sources type-check against a runtime stub (-Wall -Werror)") {
+  if (std::system("c++ --version > /dev/null 2>&1") != 0) {
+    MESSAGE("no system C++ compiler: skipped");
+    return;
+  }
+  char dir_template[] = "/tmp/pypto_orch_syntax_XXXXXX";
+  REQUIRE(::mkdtemp(dir_template) != nullptr);
+  const std::string dir = dir_template;
+  write_file(dir + "/pto_orchestration_api.h", kRuntimeStub);
+  const std::pair<std::string, std::string> sources[] = {
+      {"demo.cpp", orchestration(kDemo, kDemoCodes)},
+      {"flow.cpp", orchestration(kFlow, kK)},
+      {"while.cpp", orchestration(one_kernel(R"(
+        d = pl.tensor.dim(a, 0)
+        for (c, acc) in pl.while_(init_values=(0, o)):
+            pl.cond(c < n)
+            with pl.scope(mode=pl.ScopeMode.MANUAL):
+                acc1 = self.k(a, acc)
+            c_rv, acc_rv = pl.yield_(c + d, acc1)
+        return acc_rv
+)"),
+                                  kK)},
+  };
+  for (const auto& [name, text] : sources) {
+    INFO(name);
+    INFO(text);
+    write_file(dir + "/" + name, text);
+    const std::string command =
+        "c++ -std=c++17 -fsyntax-only -Wall -Wextra -Werror -I" + dir + " " + dir + "/" + name;
+    CHECK(std::system(command.c_str()) == 0);
+  }
+  CHECK(std::system(("rm -rf " + dir).c_str()) == 0);
 }
