@@ -346,3 +346,21 @@ TEST_CASE("registration: several Orchestration functions are walked in name orde
   CHECK(r.kernel_config.text.find("\"orchestration\" / \"b_main.cpp\"") != std::string::npos);
   CHECK(r.kernel_sources.size() == 1);
 }
+
+TEST_CASE("registration: the result from shared code units names each unit's source once") {
+  // Kernel codegen gave step and step_copy byte-identical sources: one unit, one KERNELS row.
+  const auto units = cg::share_identical_sources(
+      {{"step", CoreType::AIV, "// add one\n"}, {"step_copy", CoreType::AIV, "// add one\n"}});
+  const auto r = cg::generate_orchestration(*parse(program(R"(
+        x1 = self.step(x, o1)
+        x2 = self.step_copy(x1, o2)
+        return x2
+)",
+                                                           kernel("step") + kernel("step_copy"))),
+                                            units, cg::kNpuRuntimeAbi);
+  CHECK(r.kernel_registrations ==
+        std::vector<KernelRegistration>{{0, "step", CoreType::AIV, {D::In, D::Out}}});
+  CHECK(r.kernel_sources ==
+        std::vector<cg::GeneratedFile>{{"kernels/aiv/step.cpp", "// add one\n"}});
+  CHECK(r.kernel_config.text.find("\"func_id\": 1") == std::string::npos);
+}

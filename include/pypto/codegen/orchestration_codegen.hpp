@@ -826,4 +826,12 @@ inline OrchestrationResult generate_orchestration(
   return r;
 }
 
+/// The same, for code units built by share_identical_sources.
+inline OrchestrationResult generate_orchestration(const ir::Program& program,
+                                                  const KernelCodeUnits& units,
+                                                  const RuntimeAbi& abi,
+                                                  std::string_view entry = {}) {
+  return generate_orchestration(program, units.codes, units.sources, abi, entry);
+}
+
 }  // namespace pypto::codegen
