@@ -444,6 +444,25 @@ TEST_CASE("orchestration: errors name the function and line:column") {
               .find("loop carry 0 is the buffer 'ext_o' on one path and 'ext_a' on another") !=
           std::string::npos);
   }
+  SUBCASE("a task id declared inside a runtime scope, used after it") {
+    CHECK(error_of(one_kernel(R"(
+        with pl.scope(mode=pl.ScopeMode.MANUAL):
+            r0, t0 = pl.submit(self.k, a, o)
+        r1, t1 = pl.submit(self.k, a, r0, deps=[t0])
+        return r1
+)"),
+                   kK)
+              .find("main: 10:18: uses 't0', which is defined inside a runtime scope and used "
+                    "after it") != std::string::npos);
+    // Buffers are not declared: they flow out of the scope.
+    CHECK(error_of(one_kernel(R"(
+        with pl.scope(mode=pl.ScopeMode.MANUAL):
+            r0, t0 = pl.submit(self.k, a, o)
+        r1 = self.k(a, r0)
+        return r1
+)"),
+                   kK) == "");
+  }
   SUBCASE("a kernel result that is not one of its parameters") {
     const std::string e =
         error_of(R"(

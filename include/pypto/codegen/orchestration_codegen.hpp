@@ -18,6 +18,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
@@ -160,7 +161,38 @@ class OrchestrationEmitter {
     std::string name = hint;
     for (int k = 1; used_.contains(name); ++k) name = hint + "_" + std::to_string(k);
     used_.insert(name);
+    if (!scope_names_.empty()) scope_names_.back().insert(name);
     return name;
+  }
+
+  /// Leaves a runtime scope's C++ block: what was declared inside is out of reach after it
+  /// (the IR lets a scope's definitions flow out; the C++ block does not), so a later use is a
+  /// CodegenError rather than C++ that does not compile.
+  void close_scope_names() {
+    const std::set<std::string> inner = std::move(scope_names_.back());
+    scope_names_.pop_back();
+    auto declared_inside = [&](const std::string& expr) {
+      std::size_t n = 0;
+      while (n < expr.size() &&
+             (std::isalnum(static_cast<unsigned char>(expr[n])) || expr[n] == '_'))
+        ++n;
+      return inner.contains(expr.substr(0, n));
+    };
+    const std::string why =
+        "which is defined inside a runtime scope and used after it (its C++ block ends there)";
+    for (auto it = names_.begin(); it != names_.end();) {
+      if (!declared_inside(it->second)) {
+        ++it;
+        continue;
+      }
+      unnamed_[it->first] = why;
+      it = names_.erase(it);
+    }
+    for (auto& [uid, info] : tuples_) {
+      for (auto& e : info.elements)
+        if (e && declared_inside(*e)) e.reset();
+      if (!info.outs.empty() && declared_inside(info.outs)) info.outs_reason = why;
+    }
   }
 
   /// The C++ name of a variable; errors point at `use` (a variable's own span is its
@@ -353,7 +385,9 @@ class OrchestrationEmitter {
       line(std::string(abi_.scope_macro) + "(" +
            (rs->manual ? std::string(abi_.manual_scope_mode) : std::string()) + ") {");
       ++indent_;
+      scope_names_.emplace_back();
       stmt(*rs->body);
+      close_scope_names();
       --indent_;
       line("}");
     } else {
@@ -401,6 +435,10 @@ class OrchestrationEmitter {
       fail(g.span, "takes an element of a tuple that is not the result of a task launch");
     const TupleInfo& info = it->second;
     const auto k = static_cast<std::size_t>(g.index);
+    if (!info.outs_reason.empty() && k == info.elements.size()) {
+      unnamed_[var.uid] = "the task id of '" + info.callee + "', " + info.outs_reason;
+      return;
+    }
     if (!info.outs.empty() && k == info.elements.size()) {
       if (refs_[var.uid] < 2) return;  // only defined here: an unused task id
       const std::string n = fresh(var.name_hint);
@@ -740,7 +778,8 @@ class OrchestrationEmitter {
 
   struct TupleInfo {
     std::string callee;
-    std::string outs;  ///< a Submit's task outputs (its last element is the task id)
+    std::string outs;         ///< a Submit's task outputs (its last element is the task id)
+    std::string outs_reason;  ///< why `outs` is out of reach here, if it is
     std::vector<std::optional<std::string>> elements;
   };
 
@@ -774,6 +813,7 @@ class OrchestrationEmitter {
   std::map<std::uint64_t, int> refs_;             // Var uid -> references in the body
   std::map<std::uint64_t, std::set<std::size_t>> elements_read_;  // tuple uid -> used elements
   std::vector<Region> regions_;
+  std::vector<std::set<std::string>> scope_names_;  // C++ names declared per open runtime scope
 };
 
 }  // namespace detail
