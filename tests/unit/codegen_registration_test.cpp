@@ -11,6 +11,8 @@
 #include "pypto/codegen/kernel_registration.hpp"
 #include "pypto/codegen/orchestration_codegen.hpp"
 #include "pypto/text/parser.hpp"
+#include "pypto/transforms/pass_manager.hpp"
+#include "pypto/transforms/pass_registry.hpp"
 
 namespace cg = pypto::codegen;
 namespace ir = pypto::ir;
@@ -363,4 +365,48 @@ TEST_CASE("registration: the result from shared code units names each unit's sou
   CHECK(r.kernel_sources ==
         std::vector<cg::GeneratedFile>{{"kernels/aiv/step.cpp", "// add one\n"}});
   CHECK(r.kernel_config.text.find("\"func_id\": 1") == std::string::npos);
+}
+
+TEST_CASE("registration: the real pipeline up to dedup halves the registrations of seed 001") {
+  // Seed 001's example before outlining: two identical InCore scopes.
+  const auto source = parse(R"(
+import pypto.language as pl
+@pl.program
+class Seed:
+    @pl.function
+    def main(self, x0: pl.Tensor[[64], pl.FP32], o1: pl.Out[pl.Tensor[[64], pl.FP32]], o2: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x0, [0], [64])
+            u = pl.add(t, 1.0)
+            x1 = pl.store(u, [0], o1)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t2 = pl.load(x1, [0], [64])
+            u2 = pl.add(t2, 1.0)
+            x2 = pl.store(u2, [0], o2)
+        return x2
+)");
+  auto run = [&](std::string_view pipeline) {
+    pypto::transforms::PassManagerOptions options;
+    options.verify_each = true;
+    return pypto::transforms::PassManager(pypto::transforms::standard_passes().pipeline(pipeline),
+                                          std::move(options))
+        .run(*source);
+  };
+  // One code unit per kernel function (what a generator without source sharing gives).
+  auto codes_of = [](const ir::Program& p) {
+    cg::KernelCodeMap codes;
+    for (const auto& [name, fn] : p.functions)
+      if (ir::is_incore_type(fn->func_type))
+        codes.emplace(name, cg::KernelCode{name, CoreType::AIV});
+    return codes;
+  };
+  const auto outlined = run("convert-to-ssa,outline-incore-scopes,outline-cluster-scopes");
+  const auto deduped = run(
+      "convert-to-ssa,outline-incore-scopes,outline-cluster-scopes,deduplicate-outlined-kernels");
+  const auto before = cg::assign_kernel_registrations(*outlined, codes_of(*outlined));
+  const auto after = cg::assign_kernel_registrations(*deduped, codes_of(*deduped));
+  CHECK(before.size() == 2);
+  REQUIRE(after.size() == 1);
+  CHECK(after[0].signature == std::vector<D>{D::In, D::Out});
+  CHECK(codes_of(*deduped).size() == 1);
 }
