@@ -386,6 +386,10 @@ class Before:
         std::vector<cg::GeneratedFile>{{"kernels/aiv/k_incore_0.cpp", "// k_incore_0\n"}});
   CHECK(result.kernel_config.path == "kernel_config.py");
   CHECK(result.kernel_config.text.find("\"orchestration\" / \"k.cpp\"") != std::string::npos);
+  // The entry's tensors by direction (a: In, out: Out), in orch_args order.
+  CHECK(result.kernel_config.text.find("\t\"function_name\": \"aicpu_orchestration_entry\",\n"
+                                       "\t\"signature\": [_D.IN, _D.OUT],\n}") !=
+        std::string::npos);
   // Byte-deterministic: a second run gives the same files.
   const auto again = cg::generate_orchestration(*after, codes, {{"k_incore_0", "// k_incore_0\n"}},
                                                 cg::kCpuRuntimeAbi);

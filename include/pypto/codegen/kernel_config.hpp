@@ -31,15 +31,28 @@ inline std::string orchestration_source_path(std::string_view function) {
   return "orchestration/" + std::string(function) + ".cpp";
 }
 
+/// `[_D.IN, _D.OUT, ...]`
+inline std::string signature_text(const std::vector<RuntimeDirection>& signature) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < signature.size(); ++i)
+    s += (i ? ", _D." : "_D.") + std::string(runtime_direction_name(signature[i]));
+  return s + "]";
+}
+
 /// kernel_config.py for `orchestration_function` and `registrations` (any order).
-inline std::string kernel_config_text(const RuntimeAbi& abi,
-                                      std::string_view orchestration_function,
-                                      std::vector<KernelRegistration> registrations) {
+/// `orchestration_signature` (the entry's tensor parameters in orch_args order; upstream's
+/// optional ORCHESTRATION "signature", which lets the runtime skip copying back IN tensors) is
+/// written when not empty.
+inline std::string kernel_config_text(
+    const RuntimeAbi& abi, std::string_view orchestration_function,
+    std::vector<KernelRegistration> registrations,
+    const std::vector<RuntimeDirection>& orchestration_signature = {}) {
   std::sort(registrations.begin(), registrations.end(),
             [](const KernelRegistration& a, const KernelRegistration& b) {
               return a.func_id < b.func_id;
             });
   const bool any_signature =
+      !orchestration_signature.empty() ||
       std::any_of(registrations.begin(), registrations.end(),
                   [](const KernelRegistration& r) { return !r.signature.empty(); });
   std::string s = "# Kernel and Orchestration Configuration\n\nfrom pathlib import Path\n\n";
@@ -53,6 +66,8 @@ inline std::string kernel_config_text(const RuntimeAbi& abi,
   s += "\t\"source\": str(_ROOT_DIR / \"orchestration\" / \"" +
        std::string(orchestration_function) + ".cpp\"),\n";
   s += "\t\"function_name\": \"" + std::string(abi.entry_function) + "\",\n";
+  if (!orchestration_signature.empty())
+    s += "\t\"signature\": " + signature_text(orchestration_signature) + ",\n";
   s += "}\n\n";
   s += "KERNELS = [\n";
   for (const KernelRegistration& r : registrations) {
@@ -60,12 +75,7 @@ inline std::string kernel_config_text(const RuntimeAbi& abi,
     s += "\t{\"func_id\": " + std::to_string(r.func_id) + ", \"name\": \"" + r.code_name +
          "\", \"source\": str(_ROOT_DIR / \"kernels\" / \"" + ct + "\" / \"" + r.code_name +
          ".cpp\"), \"core_type\": \"" + ct + "\"";
-    if (!r.signature.empty()) {
-      s += ", \"signature\": [";
-      for (std::size_t i = 0; i < r.signature.size(); ++i)
-        s += (i ? ", _D." : "_D.") + std::string(runtime_direction_name(r.signature[i]));
-      s += "]";
-    }
+    if (!r.signature.empty()) s += ", \"signature\": " + signature_text(r.signature);
     s += "},\n";
   }
   s += "]\n";

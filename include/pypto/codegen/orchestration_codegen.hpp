@@ -862,7 +862,16 @@ inline OrchestrationResult generate_orchestration(
     kernels.emplace(kernel_source_path(reg.code_name, reg.core_type), it->second);
   }
   for (auto& [path, text] : kernels) r.kernel_sources.push_back({path, std::move(text)});
-  r.kernel_config = {"kernel_config.py", kernel_config_text(abi, chosen, r.kernel_registrations)};
+  std::vector<RuntimeDirection> entry_signature;  // the entry's tensors, by their directions
+  const ir::Function& entry_fn = *program.find(chosen);
+  for (std::size_t i = 0; i < entry_fn.params.size(); ++i)
+    if (ir::isa<ir::TensorType>(entry_fn.params[i]->type))
+      entry_signature.push_back(
+          entry_fn.param_directions[i] == ir::ParamDirection::In    ? RuntimeDirection::In
+          : entry_fn.param_directions[i] == ir::ParamDirection::Out ? RuntimeDirection::Out
+                                                                    : RuntimeDirection::InOut);
+  r.kernel_config = {"kernel_config.py",
+                     kernel_config_text(abi, chosen, r.kernel_registrations, entry_signature)};
   return r;
 }
 
