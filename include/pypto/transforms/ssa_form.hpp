@@ -110,7 +110,7 @@ inline std::string quoted(std::string_view name) { return "'" + std::string(name
 template <class List>
 std::string quoted_names(const List& vars) {
   std::string out;
-  for (const auto& v : vars) out += (out.empty() ? "" : ", ") + quoted(v->name_hint);
+  for (const auto& v : vars) out += (out.empty() ? "" : ", ") + detail::quoted(v->name_hint);
   return out;
 }
 
@@ -129,7 +129,7 @@ inline std::optional<std::string> check_region_yield(const ir::Stmt* body, std::
 /// Rule 3 for one statement (for, while, if; nullopt for the others).
 inline std::optional<std::string> check_yields(const ir::Stmt& s) {
   if (const auto* f = ir::as<ir::ForStmt>(&s)) {
-    std::string what = "the body of the for loop over " + quoted(f->loop_var->name_hint);
+    std::string what = "the body of the for loop over " + detail::quoted(f->loop_var->name_hint);
     if (!f->iter_args.empty()) what += " (carrying " + quoted_names(f->iter_args) + ")";
     return check_region_yield(f->body.get(), f->iter_args.size(), what);
   }
