@@ -1,0 +1,957 @@
+// pypto/codegen/kernel_codegen.hpp — lowers one kernel (an InCore / AIC / AIV function in tile
+// form, after convert-tensor-to-tile-ops) to target source (issue 8, "Kernel code").
+//
+// codegen_kernel<T>(fn) is one template for every target; T's traits print each construct.
+// Parameters are unpacked in the task-parameter order (tensors first, then scalars); symbolic
+// dims of tensor parameters are read from the runtime shapes. Scalar code (integer wrap, Python
+// floor division, strict FP32) becomes named C++ locals; loops, ifs and their carries become C++
+// control flow over carry variables assigned by each yield; tile.load / tile.store / tile.full /
+// tile.cast / tile.matmul print through the traits. Each maximal run of FP32 elementwise and
+// row-reduction tile ops is a region: every value of the region that is read after it, every
+// reduction and every reduction input is materialized as a tile computed by one kernel Spec
+// (kernel/spec.hpp) holding the inlined expression DAG that leads to it, canonicalized and
+// printed by spec_emitter.hpp. Every name is numbered in order of appearance (t<k> tensors,
+// s<k> scalars, v<k> tiles) and the source holds nothing else of the function, so alpha-
+// equivalent kernels, and kernels whose regions canonicalize alike, print byte-identical source.
+// What the target cannot express is a CodegenError naming the kernel, the op and line:column.
+// O(body + region sizes x DAG size).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "pypto/codegen/codegen_error.hpp"
+#include "pypto/codegen/core_type.hpp"
+#include "pypto/codegen/kernel_source.hpp"
+#include "pypto/codegen/spec_emitter.hpp"
+#include "pypto/codegen/target_traits.hpp"
+#include "pypto/ir/expr.hpp"
+#include "pypto/ir/function.hpp"
+#include "pypto/ir/stmt.hpp"
+#include "pypto/ir/type.hpp"
+#include "pypto/ir/visit.hpp"
+#include "pypto/kernel/canonicalize.hpp"
+#include "pypto/kernel/regalloc.hpp"
+#include "pypto/kernel/ssa.hpp"
+#include "pypto/kernel/validate.hpp"
+
+namespace pypto::codegen {
+
+namespace detail::kernel_codegen {
+
+/// The kernel::Op of a fusible FP32 tile op, or nullopt.
+inline std::optional<kernel::Op> spec_op(std::string_view name) {
+  static constexpr std::pair<std::string_view, kernel::Op> kTable[] = {
+      {"tile.add", kernel::Op::Add},       {"tile.sub", kernel::Op::Sub},
+      {"tile.mul", kernel::Op::Mul},       {"tile.div", kernel::Op::Div},
+      {"tile.max", kernel::Op::Max},       {"tile.min", kernel::Op::Min},
+      {"tile.neg", kernel::Op::Neg},       {"tile.abs", kernel::Op::Abs},
+      {"tile.exp", kernel::Op::Exp},       {"tile.sqrt", kernel::Op::Sqrt},
+      {"tile.rsqrt", kernel::Op::Rsqrt},   {"tile.row_sum", kernel::Op::RowSum},
+      {"tile.row_max", kernel::Op::RowMax}};
+  for (const auto& [n, op] : kTable)
+    if (n == name) return op;
+  return std::nullopt;
+}
+
+/// A value of the kernel as the generated code holds it.
+struct Value {
+  enum class Kind : std::uint8_t { Scalar, Tensor, Tile } kind = Kind::Scalar;
+  std::string expr;  ///< a scalar's C++ expression
+  core::DataType dtype = core::DataType::INDEX;
+  TensorRef tensor;
+  TileRef tile;
+};
+
+template <TargetTraits T>
+class Lowering {
+ public:
+  explicit Lowering(const ir::Function& fn) : fn_(fn) {}
+
+  KernelSource run() {
+    KernelSource out;
+    out.function_name = fn_.name;
+    out.core_type = core_type_of(fn_);
+    if (fn_.func_type != ir::FunctionType::InCore && fn_.func_type != ir::FunctionType::AIC &&
+        fn_.func_type != ir::FunctionType::AIV)
+      fail(nullptr, "", "is not a kernel (InCore, AIC or AIV function)");
+    if (!fn_.body) fail(nullptr, "", "has no body (runtime-bound)");
+    count_uses();
+    // Task-parameter order: tensors, then scalars.
+    std::string params;
+    for (std::size_t k = 0; k < fn_.params.size(); ++k) {
+      const ir::Var& p = *fn_.params[k];
+      if (const auto* tt = ir::as<ir::TensorType>(p.type.get())) {
+        const std::size_t slot = out.tensors.size();
+        out.tensors.push_back({k, fn_.param_directions[k], tt->dtype});
+        Value v;
+        v.kind = Value::Kind::Tensor;
+        v.tensor = TensorRef{"t" + std::to_string(slot), "t" + std::to_string(slot) + "d",
+                             tt->dtype, tt->rank()};
+        if (T::element_type(tt->dtype).empty())
+          fail(nullptr, "",
+               "parameter " + std::to_string(k) + " has dtype " +
+                   std::string(core::dtype_name(tt->dtype)) + ", which the target does not store");
+        params += std::string(kIndent) + indent_lines(T::tensor_param(v.tensor, slot));
+        env_[&p] = std::move(v);
+      }
+    }
+    for (std::size_t k = 0; k < fn_.params.size(); ++k) {
+      const ir::Var& p = *fn_.params[k];
+      if (const auto* st = ir::as<ir::ScalarType>(p.type.get())) {
+        const std::size_t slot = out.tensors.size() + out.scalars.size();
+        out.scalars.push_back({k, fn_.param_directions[k], st->dtype});
+        if (T::scalar_type(st->dtype).empty())
+          fail(nullptr, "",
+               "scalar parameter " + std::to_string(k) + " has dtype " +
+                   std::string(core::dtype_name(st->dtype)));
+        const std::string name = new_scalar_name();
+        params += std::string(kIndent) + T::scalar_param(name, st->dtype, slot);
+        env_[&p] = scalar_value(name, st->dtype);
+      } else if (!ir::isa<ir::TensorType>(*p.type)) {
+        fail(nullptr, "", "parameter " + std::to_string(k) + " is neither a tensor nor a scalar");
+      }
+    }
+    // Symbolic dims of tensor parameters: read from the runtime shapes.
+    for (std::size_t k = 0; k < fn_.params.size(); ++k) {
+      const auto* tt = ir::as<ir::TensorType>(fn_.params[k]->type.get());
+      if (!tt) continue;
+      const Value& tv = env_.at(fn_.params[k].get());
+      for (std::size_t d = 0; d < tt->shape.size(); ++d) {
+        const auto* sym = ir::as<ir::Var>(tt->shape[d].get());
+        if (!sym || env_.count(sym)) continue;
+        const std::string name = new_scalar_name();
+        params += std::string(kIndent) + "[[maybe_unused]] const std::int64_t " + name + " = " +
+                  tv.tensor.name + "->shape[" + std::to_string(d) + "];\n";
+        env_[sym] = scalar_value(name, core::DataType::INDEX);
+      }
+    }
+    body_ = params;
+    depth_ = 1;
+    stmt(*fn_.body);
+    flush();
+    out.source = T::prologue(out.core_type) + T::entry_open() + body_ + T::entry_close();
+    return out;
+  }
+
+ private:
+  static constexpr const char* kIndent = "  ";
+
+  // ---- diagnostics -------------------------------------------------------------------------
+
+  [[noreturn]] void fail(const ir::Span* span, std::string_view op, const std::string& why) const {
+    std::string msg;
+    if (!op.empty()) msg += "op '" + std::string(op) + "' ";
+    if (span && span->is_known()) msg += "at " + span->to_string() + " ";
+    msg += why + " (target " + std::string(T::name) + ")";
+    throw CodegenError(fn_.name, msg);
+  }
+  [[noreturn]] void fail_at(const ir::Call& c, const std::string& why) const {
+    fail(c.span.is_known() ? &c.span : (stmt_ ? &stmt_->span : nullptr), c.op->name, why);
+  }
+  [[noreturn]] void fail_stmt(const std::string& what, const std::string& why) const {
+    fail(stmt_ ? &stmt_->span : nullptr, "", what + " " + why);
+  }
+
+  // ---- names and text ------------------------------------------------------------------------
+
+  std::string new_scalar_name() { return "s" + std::to_string(next_scalar_++); }
+  std::string new_tile_name() { return "v" + std::to_string(next_tile_++); }
+  static Value scalar_value(std::string expr, core::DataType t) {
+    Value v;
+    v.kind = Value::Kind::Scalar;
+    v.expr = std::move(expr);
+    v.dtype = t;
+    return v;
+  }
+  std::string pad() const {
+    std::string s;
+    for (int k = 0; k < depth_; ++k) s += kIndent;
+    return s;
+  }
+  /// Indents every line after the first of a multi-line snippet (the first gets the caller's).
+  std::string indent_lines(const std::string& text) const {
+    std::string out;
+    const std::string p = pad();
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      out += text[i];
+      if (text[i] == '\n' && i + 1 < text.size()) out += p;
+    }
+    return out;
+  }
+  void line(const std::string& text) { body_ += pad() + indent_lines(text); }
+
+  std::string_view scalar_type(core::DataType t, const ir::Span* span) const {
+    const std::string_view s = T::scalar_type(t);
+    if (s.empty())
+      fail(span, "", "a scalar of dtype " + std::string(core::dtype_name(t)) + " has no type");
+    return s;
+  }
+
+  // ---- uses: which region values are read after their region ------------------------------
+
+  void count_uses() {
+    ir::for_each_node(fn_.body, [this](const ir::Node& n) {
+      ir::for_each_child(n, [this](const ir::NodeRef& c) {
+        if (const auto* v = ir::as<ir::Var>(c.get())) ++uses_[v];
+      });
+    });
+  }
+
+  // ---- values --------------------------------------------------------------------------------
+
+  const Value& lookup(const ir::Var& v) const {
+    auto it = env_.find(&v);
+    if (it == env_.end()) fail_stmt("variable '" + v.name_hint + "'", "is read before it is set");
+    return it->second;
+  }
+  const Value& tensor_of(const ir::Call& c, const ir::ExprRef& e) const {
+    const auto* v = ir::as<ir::Var>(e.get());
+    if (v) {
+      const Value& x = lookup(*v);
+      if (x.kind == Value::Kind::Tensor) return x;
+    }
+    fail_at(c, "needs a tensor parameter (or a store into one) here");
+  }
+  const Value& tile_of(const ir::Call& c, const ir::ExprRef& e) const {
+    const auto* v = ir::as<ir::Var>(e.get());
+    if (v) {
+      const Value& x = lookup(*v);
+      if (x.kind == Value::Kind::Tile) return x;
+    }
+    fail_at(c, "needs a tile operand here");
+  }
+  std::vector<std::string> int_list(const ir::Call& c, const ir::ExprRef& e) {
+    const auto* t = ir::as<ir::MakeTuple>(e.get());
+    if (!t) fail_at(c, "needs a list of integers");
+    std::vector<std::string> out;
+    for (const auto& x : t->elements) out.push_back(scalar(*x));
+    return out;
+  }
+  std::vector<Dim> dims_of(const ir::Call& c, const ir::ExprRef& e) {
+    const auto* t = ir::as<ir::MakeTuple>(e.get());
+    if (!t) fail_at(c, "needs a shape list");
+    std::vector<Dim> out;
+    for (const auto& x : t->elements) {
+      Dim d{scalar(*x), std::nullopt};
+      if (const auto* ci = ir::as<ir::ConstInt>(x.get())) {
+        d.value = ci->value;
+        d.text = std::to_string(ci->value);
+      }
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
+  /// Declares a tile, checking the target's rank, dtype and memory space.
+  TileRef declare_tile(const ir::Call& c, core::DataType dtype, std::optional<ir::MemorySpace> ms,
+                       std::vector<Dim> dims) {
+    const ir::MemorySpace space = ms.value_or(ir::MemorySpace::Vec);
+    const MemorySpaceInfo* info = T::memory_space(space);
+    if (!info)
+      fail_at(c, "places a tile in memory space " + std::string(ir::enum_name(space)) +
+                     ", which the target does not have");
+    if (dims.size() > T::max_tile_rank)
+      fail_at(c, "makes a rank-" + std::to_string(dims.size()) + " tile; the target holds rank " +
+                     std::to_string(T::max_tile_rank) + " at most");
+    if (T::element_type(dtype).empty())
+      fail_at(c, "makes a tile of dtype " + std::string(core::dtype_name(dtype)) +
+                     ", which the target does not store");
+    TileRef t{new_tile_name(), dtype, space, std::move(dims)};
+    const Dim r = tile_rows(t), cl = tile_cols(t);
+    if (info->capacity_bytes && r.value && cl.value) {
+      const std::uint64_t bytes = static_cast<std::uint64_t>(*r.value) *
+                                  static_cast<std::uint64_t>(*cl.value) *
+                                  std::max<unsigned>(1, core::bit_width(dtype) / 8);
+      if (bytes > info->capacity_bytes)
+        fail_at(c, "makes a tile of " + std::to_string(bytes) + " bytes, over the " +
+                       std::to_string(info->capacity_bytes) + " bytes of " +
+                       std::string(info->name));
+    }
+    line(T::tile_decl(t));
+    return t;
+  }
+
+  // ---- scalar expressions -------------------------------------------------------------------
+
+  /// The C++ expression of scalar `e`; compound expressions become one named local per op.
+  std::string scalar(const ir::Expr& e) {
+    using K = ir::NodeKind;
+    const ir::Span* span = e.span.is_known() ? &e.span : (stmt_ ? &stmt_->span : nullptr);
+    switch (e.kind()) {
+      case K::Var:
+      case K::IterArg: {
+        const Value& v = lookup(static_cast<const ir::Var&>(e));
+        if (v.kind != Value::Kind::Scalar)
+          fail(span, "", "a tensor or tile is used where a scalar is needed");
+        return v.expr;
+      }
+      case K::ConstInt: {
+        const auto& c = static_cast<const ir::ConstInt&>(e);
+        const std::string type(scalar_type(c.dtype(), span));
+        if (c.value == INT64_MIN) return "static_cast<std::int64_t>(-9223372036854775807 - 1)";
+        return type + "{" + std::to_string(c.value) + "}";
+      }
+      case K::ConstFloat: {
+        const auto& c = static_cast<const ir::ConstFloat&>(e);
+        if (c.dtype() != core::DataType::FP32)
+          fail(span, "",
+               "a " + std::string(core::dtype_name(c.dtype())) +
+                   " constant is not supported (FP32 only)");
+        return T::float_literal(kernel::float_bits(static_cast<float>(c.value)));
+      }
+      case K::ConstBool: return static_cast<const ir::ConstBool&>(e).value ? "true" : "false";
+      case K::Call: return scalar_call(static_cast<const ir::Call&>(e));
+      case K::Cast: {
+        const auto& c = static_cast<const ir::Cast&>(e);
+        const std::string a = scalar(*c.operand);
+        const std::string to(scalar_type(c.target(), span));
+        return define(c.target(), "pk::cast<" + to + ">(" + a + ")", span);
+      }
+      default: break;
+    }
+    const auto* st = ir::as<ir::ScalarType>(e.type.get());
+    if (!st) fail(span, "", "a " + std::string(ir::kind_name(e.kind())) + " is not a scalar");
+    if (ir::kinds::binary.contains(e.kind())) {
+      const auto& b = static_cast<const ir::BinaryExpr&>(e);
+      const std::string l = scalar(*b.left), r = scalar(*b.right);
+      const auto* lt = ir::as<ir::ScalarType>(b.left->type.get());
+      if (!lt) fail(span, "", "a binary operand is not a scalar");
+      if (lt->dtype != core::DataType::FP32 && !core::is_int(lt->dtype) &&
+          lt->dtype != core::DataType::BOOL)
+        fail(span, "",
+             "scalar arithmetic on " + std::string(core::dtype_name(lt->dtype)) +
+                 " is not supported");
+      const bool fp = lt->dtype == core::DataType::FP32;
+      auto call = [&](std::string_view f) {
+        return "pk::" + std::string(f) + "(" + l + ", " + r + ")";
+      };
+      std::string x;
+      switch (e.kind()) {
+        case K::Add: x = call("add"); break;
+        case K::Sub: x = call("sub"); break;
+        case K::Mul: x = call("mul"); break;
+        case K::FloatDiv:
+          if (!fp) fail(span, "", "'/' on integers is not supported");
+          x = call("fdiv");
+          break;
+        case K::FloorDiv: x = call("floordiv"); break;
+        case K::FloorMod: x = call("floormod"); break;
+        case K::Min: x = call("min"); break;
+        case K::Max: x = call("max"); break;
+        case K::Pow: x = call("pow"); break;
+        case K::Eq: x = l + " == " + r; break;
+        case K::Ne: x = l + " != " + r; break;
+        case K::Lt: x = l + " < " + r; break;
+        case K::Le: x = l + " <= " + r; break;
+        case K::Gt: x = l + " > " + r; break;
+        case K::Ge: x = l + " >= " + r; break;
+        case K::And: x = l + " && " + r; break;
+        case K::Or: x = l + " || " + r; break;
+        case K::Xor: x = l + " != " + r; break;
+        case K::BitAnd:
+          x = "static_cast<" + std::string(scalar_type(st->dtype, span)) + ">(" + l + " & " + r +
+              ")";
+          break;
+        case K::BitOr:
+          x = "static_cast<" + std::string(scalar_type(st->dtype, span)) + ">(" + l + " | " + r +
+              ")";
+          break;
+        case K::BitXor:
+          x = "static_cast<" + std::string(scalar_type(st->dtype, span)) + ">(" + l + " ^ " + r +
+              ")";
+          break;
+        case K::BitShiftLeft: x = call("shl"); break;
+        case K::BitShiftRight: x = call("shr"); break;
+        default:
+          fail(span, "", "scalar " + std::string(ir::kind_name(e.kind())) + " is not supported");
+      }
+      return define(st->dtype, x, span);
+    }
+    if (ir::kinds::unary.contains(e.kind())) {
+      const std::string a = scalar(*static_cast<const ir::UnaryExpr&>(e).operand);
+      switch (e.kind()) {
+        case K::Neg: return define(st->dtype, "pk::neg(" + a + ")", span);
+        case K::Abs: return define(st->dtype, "pk::abs(" + a + ")", span);
+        case K::Not: return define(st->dtype, "!" + a, span);
+        case K::BitNot: return define(st->dtype, "pk::bitnot(" + a + ")", span);
+        default: break;
+      }
+    }
+    fail(span, "", "a " + std::string(ir::kind_name(e.kind())) + " is not supported in a kernel");
+  }
+
+  /// `const T s<k> = text;` and its name.
+  std::string define(core::DataType t, const std::string& text, const ir::Span* span) {
+    const std::string name = new_scalar_name();
+    line("const " + std::string(scalar_type(t, span)) + " " + name + " = " + text + ";\n");
+    return name;
+  }
+
+  std::string scalar_call(const ir::Call& c) {
+    const std::string& op = c.op->name;
+    if (op == "tensor.dim") {
+      const Value& t = tensor_of(c, c.args.at(0));
+      const auto* axis = ir::as<ir::ConstInt>(c.args.at(1).get());
+      if (!axis) fail_at(c, "needs a constant axis");
+      std::int64_t a = axis->value;
+      const auto rank = static_cast<std::int64_t>(t.tensor.rank);
+      if (a < 0) a += rank;
+      if (a < 0 || a >= rank)
+        fail_at(c, "axis " + std::to_string(axis->value) + " is out of range");
+      return define(core::DataType::INDEX, t.tensor.name + "->shape[" + std::to_string(a) + "]",
+                    &c.span);
+    }
+    if (op == "tile.get_block_idx") return define(core::DataType::INDEX, T::block_idx(), &c.span);
+    fail_at(c, "is not supported by the kernel code generator");
+  }
+
+  // ---- statements ----------------------------------------------------------------------------
+
+  void stmt(const ir::Stmt& s) {
+    using K = ir::NodeKind;
+    stmt_ = &s;
+    switch (s.kind()) {
+      case K::SeqStmts:
+        for (const auto& c : static_cast<const ir::SeqStmts&>(s).stmts) stmt(*c);
+        return;
+      case K::AssignStmt: return assign(static_cast<const ir::AssignStmt&>(s));
+      case K::EvalStmt: {
+        const auto& e = static_cast<const ir::EvalStmt&>(s);
+        flush();
+        const auto* c = ir::as<ir::Call>(e.expr.get());
+        if (c && c->op->name == "tile.store") {
+          store(*c);
+          return;
+        }
+        if (c) fail_at(*c, "is not supported by the kernel code generator");
+        fail_stmt("an expression statement", "is not supported");
+      }
+      case K::ForStmt: return for_stmt(static_cast<const ir::ForStmt&>(s));
+      case K::WhileStmt: return while_stmt(static_cast<const ir::WhileStmt&>(s));
+      case K::IfStmt: return if_stmt(static_cast<const ir::IfStmt&>(s));
+      case K::YieldStmt: return yield(static_cast<const ir::YieldStmt&>(s));
+      case K::ReturnStmt: {
+        flush();
+        for (const auto& v : static_cast<const ir::ReturnStmt&>(s).values) {
+          const auto* var = ir::as<ir::Var>(v.get());
+          if (!var || lookup(*var).kind != Value::Kind::Tensor)
+            fail_stmt("a return",
+                      "of a scalar or tile value is not supported (a kernel returns "
+                      "the tensors it wrote)");
+        }
+        if (depth_ > 1) line("return;\n");
+        return;
+      }
+      case K::BreakStmt:
+      case K::ContinueStmt:
+        flush();
+        if (!loop_carries_.empty() && loop_carries_.back())
+          fail_stmt(s.kind() == K::BreakStmt ? "a break" : "a continue",
+                    "in a loop with carries is not supported");
+        line(s.kind() == K::BreakStmt ? "break;\n" : "continue;\n");
+        return;
+      default:
+        fail_stmt("a " + std::string(ir::kind_name(s.kind())), "is not supported in a kernel");
+    }
+  }
+
+  void assign(const ir::AssignStmt& a) {
+    const ir::Var& var = *a.var;
+    if (const auto* c = ir::as<ir::Call>(a.value.get())) {
+      if (fusible(*c)) {
+        region_.push_back({&var, c, &a});
+        return;
+      }
+      flush();
+      stmt_ = &a;
+      const std::string& op = c->op->name;
+      if (op == "tile.load") return load(var, *c);
+      if (op == "tile.store") {
+        env_[&var] = store(*c);
+        return;
+      }
+      if (op == "tile.full") return full(var, *c);
+      if (op == "tile.cast") return cast(var, *c);
+      if (op == "tile.matmul") return matmul(var, *c);
+      if (spec_op(op) || op.rfind("tile.", 0) == 0 || op.rfind("tensor.", 0) == 0 ||
+          op.rfind("system.", 0) == 0 || op.rfind("prefetch.", 0) == 0 ||
+          op.rfind("pld.", 0) == 0) {
+        if (ir::isa<ir::ScalarType>(*var.type)) {
+          env_[&var] = scalar_value(scalar_call(*c), scalar_dtype(var));
+          return;
+        }
+        if (spec_op(op))
+          fail_at(*c, "on " + dtype_text(*c) + " tiles is not supported (FP32 only)");
+        fail_at(*c, "is not supported by the kernel code generator");
+      }
+      fail_at(*c, "calls another function, which a kernel cannot do");
+    }
+    flush();
+    stmt_ = &a;
+    if (const auto* v = ir::as<ir::Var>(a.value.get())) {
+      env_[&var] = lookup(*v);  // an alias
+      return;
+    }
+    if (!ir::isa<ir::ScalarType>(*var.type))
+      fail_stmt("an assignment", "of a non-scalar value is not supported");
+    const std::string x = scalar(*a.value);
+    env_[&var] = scalar_value(x, scalar_dtype(var));
+  }
+
+  static core::DataType scalar_dtype(const ir::Var& v) {
+    return static_cast<const ir::ScalarType&>(*v.type).dtype;
+  }
+  static std::string dtype_text(const ir::Call& c) {
+    const auto* t = ir::as<ir::ShapedType>(c.type.get());
+    return t ? std::string(core::dtype_name(t->dtype)) : "non-tile";
+  }
+
+  bool fusible(const ir::Call& c) const {
+    const auto op = spec_op(c.op->name);
+    if (!op) return false;
+    const auto* t = ir::as<ir::TileType>(c.type.get());
+    if (!t || t->dtype != core::DataType::FP32) return false;
+    for (const auto& arg : c.args) {
+      const auto* at = ir::as<ir::ShapedType>(arg->type.get());
+      if (at && at->dtype != core::DataType::FP32) return false;
+    }
+    return true;
+  }
+
+  void load(const ir::Var& var, const ir::Call& c) {
+    if (c.args.size() != 3) fail_at(c, "with a valid_shape is not supported");
+    const Value& src = tensor_of(c, c.args[0]);
+    const std::vector<std::string> offsets = int_list(c, c.args[1]);
+    std::vector<Dim> dims = dims_of(c, c.args[2]);
+    if (offsets.size() != src.tensor.rank || dims.size() != src.tensor.rank)
+      fail_at(c, "offsets and shapes must have the tensor's rank");
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value v;
+    v.kind = Value::Kind::Tile;
+    v.tile = declare_tile(c, tt.dtype, tt.memory_space, std::move(dims));
+    line(T::tile_load(v.tile, src.tensor, offsets));
+    env_[&var] = std::move(v);
+  }
+
+  Value store(const ir::Call& c) {
+    if (c.args.size() != 3) fail_at(c, "with explicit shapes is not supported");
+    const Value& src = tile_of(c, c.args[0]);
+    const std::vector<std::string> offsets = int_list(c, c.args[1]);
+    const Value& dst = tensor_of(c, c.args[2]);
+    if (offsets.size() != dst.tensor.rank || src.tile.dims.size() != dst.tensor.rank)
+      fail_at(c, "offsets and the tile must have the tensor's rank");
+    const auto atomic = c.kwargs.get<ir::AtomicType>("atomic");
+    const bool add = atomic && *atomic == ir::AtomicType::Add;
+    if (atomic && !add) fail_at(c, "with this atomic kind is not supported");
+    line(T::tile_store(src.tile, dst.tensor, offsets, add));
+    return dst;
+  }
+
+  void full(const ir::Var& var, const ir::Call& c) {
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    std::vector<Dim> dims = dims_of(c, c.args.at(0));
+    std::string value;
+    const ir::AttrValue* v = c.kwargs.find("value");
+    const std::string type(scalar_type(tt.dtype, &c.span));
+    if (!v) {
+      value = type + "{}";
+    } else if (const auto* d = v->get_if<double>()) {
+      if (tt.dtype != core::DataType::FP32)
+        fail_at(c, "with a float value on a non-FP32 tile is not supported");
+      value = T::float_literal(kernel::float_bits(static_cast<float>(*d)));
+    } else if (const auto* i = v->get_if<std::int64_t>()) {
+      value = "pk::cast<" + type + ">(std::int64_t{" + std::to_string(*i) + "})";
+    } else if (const auto* e = v->get_if<ir::ExprRef>()) {
+      value = "pk::cast<" + type + ">(" + scalar(**e) + ")";
+    } else {
+      fail_at(c, "with a fill value of this kind is not supported");
+    }
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, std::move(dims));
+    line(T::tile_fill(out.tile, value));
+    env_[&var] = std::move(out);
+  }
+
+  void cast(const ir::Var& var, const ir::Call& c) {
+    if (c.kwargs.contains("mode") || c.kwargs.contains("saturation_mode"))
+      fail_at(c, "with a rounding or saturation mode is not supported");
+    const Value& src = tile_of(c, c.args.at(0));
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    if (core::is_float(src.tile.dtype) && !core::is_float(tt.dtype))
+      fail_at(c, "from a float to an integer type is not supported (rounding mode)");
+    const TileRef s = src.tile;
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, s.dims);
+    line(T::tile_cast(out.tile, s));
+    env_[&var] = std::move(out);
+  }
+
+  void matmul(const ir::Var& var, const ir::Call& c) {
+    const TileRef a = tile_of(c, c.args.at(0)).tile, b = tile_of(c, c.args.at(1)).tile;
+    if (a.dtype != core::DataType::FP32 || b.dtype != core::DataType::FP32)
+      fail_at(c, "on " + std::string(core::dtype_name(a.dtype)) +
+                     " tiles is not supported (FP32 only)");
+    if (a.dims.size() != 2 || b.dims.size() != 2) fail_at(c, "needs 2-D tiles");
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, {a.dims[0], b.dims[1]});
+    line(T::tile_matmul(out.tile, a, b));
+    env_[&var] = std::move(out);
+  }
+
+  // ---- control flow ------------------------------------------------------------------------
+
+  /// Declares a carry (or if result) variable of `type` initialised from `init` (or default).
+  Value declare_carry(const ir::Type& type, const ir::Expr* init) {
+    if (const auto* st = ir::as<ir::ScalarType>(&type)) {
+      const std::string name = new_scalar_name();
+      const std::string t(scalar_type(st->dtype, stmt_ ? &stmt_->span : nullptr));
+      line(t + " " + name + " = " + (init ? scalar(*init) : t + "{}") + ";\n");
+      return scalar_value(name, st->dtype);
+    }
+    if (!init) fail_stmt("an if", "yielding a tile or tensor is not supported");
+    const auto* v = ir::as<ir::Var>(init);
+    if (!v) fail_stmt("a loop carry", "must be initialised from a variable");
+    const Value& src = lookup(*v);
+    if (src.kind == Value::Kind::Tensor) return src;  // written in place: no copy
+    Value out = src;
+    out.tile.name = new_tile_name();
+    line(T::tile_decl(out.tile));
+    line(T::tile_copy(out.tile, src.tile));
+    return out;
+  }
+
+  void yield(const ir::YieldStmt& y) {
+    flush();
+    stmt_ = &y;
+    if (yield_targets_.empty() || !yield_targets_.back())
+      fail_stmt("a yield", "outside a loop or if with results is not supported");
+    const std::vector<Value>& targets = *yield_targets_.back();
+    if (targets.size() != y.values.size()) fail_stmt("a yield", "does not match its results");
+    // Scalars through temporaries: a yield may swap carries.
+    std::vector<std::string> temps;
+    for (std::size_t k = 0; k < targets.size(); ++k) {
+      if (targets[k].kind != Value::Kind::Scalar) {
+        temps.emplace_back();
+        continue;
+      }
+      temps.push_back(define(targets[k].dtype, scalar(*y.values[k]), &y.span));
+    }
+    for (std::size_t k = 0; k < targets.size(); ++k) {
+      if (targets[k].kind == Value::Kind::Scalar) {
+        line(targets[k].expr + " = " + temps[k] + ";\n");
+        continue;
+      }
+      const auto* v = ir::as<ir::Var>(y.values[k].get());
+      if (!v) fail_stmt("a yield", "of a non-variable tile or tensor is not supported");
+      const Value& src = lookup(*v);
+      if (targets[k].kind == Value::Kind::Tensor) {
+        if (src.kind != Value::Kind::Tensor || src.tensor.name != targets[k].tensor.name)
+          fail_stmt("a yield", "of another tensor than the carried one is not supported");
+        continue;
+      }
+      for (std::size_t j = 0; j < k; ++j)
+        if (targets[j].kind == Value::Kind::Tile && targets[j].tile.name == src.tile.name)
+          fail_stmt("a yield", "that permutes tile carries is not supported");
+      if (src.tile.name != targets[k].tile.name) line(T::tile_copy(targets[k].tile, src.tile));
+    }
+  }
+
+  template <class Loop>
+  std::vector<Value> bind_carries(const Loop& loop) {
+    std::vector<Value> carries;
+    for (const auto& ia : loop.iter_args) {
+      carries.push_back(declare_carry(*ia->type, ia->init_value.get()));
+      env_[ia.get()] = carries.back();
+    }
+    return carries;
+  }
+  template <class Loop>
+  void bind_results(const Loop& loop, const std::vector<Value>& carries) {
+    for (std::size_t k = 0; k < loop.return_vars.size(); ++k)
+      env_[loop.return_vars[k].get()] = carries[k];
+  }
+
+  void body(const ir::Stmt& s, const std::vector<Value>* targets, bool loop, bool carries) {
+    yield_targets_.push_back(targets);
+    if (loop) loop_carries_.push_back(carries);
+    ++depth_;
+    stmt(s);
+    flush();
+    --depth_;
+    if (loop) loop_carries_.pop_back();
+    yield_targets_.pop_back();
+  }
+
+  void for_stmt(const ir::ForStmt& f) {
+    flush();
+    stmt_ = &f;
+    const std::vector<Value> carries = bind_carries(f);
+    const std::string start = scalar(*f.start), stop = scalar(*f.stop), step = scalar(*f.step);
+    const auto* cstep = ir::as<ir::ConstInt>(f.step.get());
+    if (cstep && cstep->value == 0) fail_stmt("a loop", "with step 0 is not supported");
+    const std::string i = new_scalar_name();
+    const std::string type(scalar_type(scalar_dtype(*f.loop_var), &f.span));
+    const std::string cond =
+        !cstep ? "(" + step + " > 0 ? " + i + " < " + stop + " : " + i + " > " + stop + ")"
+        : cstep->value > 0 ? i + " < " + stop
+                           : i + " > " + stop;
+    line("for (" + type + " " + i + " = " + start + "; " + cond + "; " + i + " = pk::add(" + i +
+         ", " + step + ")) {\n");
+    env_[f.loop_var.get()] = scalar_value(i, scalar_dtype(*f.loop_var));
+    body(*f.body, carries.empty() ? nullptr : &carries, true, !carries.empty());
+    line("}\n");
+    bind_results(f, carries);
+  }
+
+  void while_stmt(const ir::WhileStmt& w) {
+    flush();
+    stmt_ = &w;
+    const std::vector<Value> carries = bind_carries(w);
+    line("for (;;) {\n");
+    ++depth_;
+    const std::string cond = scalar(*w.condition);
+    line("if (!" + cond + ") break;\n");
+    --depth_;
+    body(*w.body, carries.empty() ? nullptr : &carries, true, !carries.empty());
+    line("}\n");
+    bind_results(w, carries);
+  }
+
+  void if_stmt(const ir::IfStmt& s) {
+    flush();
+    stmt_ = &s;
+    std::vector<Value> results;
+    for (const auto& rv : s.return_vars) results.push_back(declare_carry(*rv->type, nullptr));
+    const std::string cond = scalar(*s.condition);
+    line("if (" + cond + ") {\n");
+    body(*s.then_body, results.empty() ? nullptr : &results, false, false);
+    if (s.else_body) {
+      line("} else {\n");
+      body(*s.else_body, results.empty() ? nullptr : &results, false, false);
+    }
+    line("}\n");
+    for (std::size_t k = 0; k < results.size(); ++k) env_[s.return_vars[k].get()] = results[k];
+  }
+
+  // ---- regions of elementwise / reduction tile ops through the kernel expression IR --------
+
+  struct Pending {
+    const ir::Var* var;
+    const ir::Call* call;
+    const ir::Stmt* stmt;
+  };
+
+  void flush() {
+    if (region_.empty()) return;
+    std::vector<Pending> region;
+    region.swap(region_);
+    const ir::Stmt* saved = stmt_;
+    // Uses inside the region, to find the values read after it.
+    std::unordered_map<const ir::Var*, std::size_t> inside;
+    std::unordered_map<const ir::Var*, std::size_t> index;
+    for (std::size_t k = 0; k < region.size(); ++k) {
+      index[region[k].var] = k;
+      ++inside[region[k].var];  // the definition
+      for (const auto& a : region[k].call->args)
+        if (const auto* v = ir::as<ir::Var>(a.get())) ++inside[v];
+    }
+    std::vector<bool> materialize(region.size(), false);
+    for (std::size_t k = 0; k < region.size(); ++k) {
+      const Pending& p = region[k];
+      if (uses_[p.var] > inside[p.var]) materialize[k] = true;
+      if (kernel::is_reduction(*spec_op(p.call->op->name))) {
+        materialize[k] = true;
+        if (const auto* v = ir::as<ir::Var>(p.call->args.at(0).get()))
+          if (auto it = index.find(v); it != index.end()) materialize[it->second] = true;
+      }
+    }
+    for (std::size_t k = 0; k < region.size(); ++k) {
+      if (!materialize[k]) continue;
+      stmt_ = region[k].stmt;
+      emit_region_value(region, index, materialize, k);
+    }
+    stmt_ = saved;
+  }
+
+  struct Build {
+    kernel::SsaForm f;
+    std::vector<const ir::Var*> input_vars;
+    SpecBinding binding;
+    std::unordered_map<const ir::Var*, std::uint8_t> node_of;
+  };
+
+  void emit_region_value(const std::vector<Pending>& region,
+                         const std::unordered_map<const ir::Var*, std::size_t>& index,
+                         const std::vector<bool>& materialize, std::size_t k) {
+    const Pending& root = region[k];
+    const ir::Call& c = *root.call;
+    const kernel::Op op = *spec_op(c.op->name);
+    Build b;
+    TileRef grid_tile;
+    if (kernel::is_reduction(op)) {
+      const kernel::Operand in = operand(b, region, index, materialize, c, c.args.at(0));
+      if (in.kind != kernel::OperandKind::Input) fail_at(c, "needs a tile operand");
+      grid_tile = b.binding.inputs.at(in.index);
+      if (grid_tile.dims.size() != 2) fail_at(c, "needs a 2-D tile");
+      add_node(b, c, {op, in, {}, {}});
+      add_node(b, c,
+               {kernel::Op::Mov,
+                kernel::reduce_result(static_cast<std::uint8_t>(b.f.nodes.size() - 1)),
+                {},
+                {}});
+      b.binding.row_vector = true;
+    } else {
+      node(b, region, index, materialize, k, /*root=*/true);
+      grid_tile = b.binding.inputs.empty() ? TileRef{} : b.binding.inputs.front();
+      grid_tile.dims = dims_of_region(region, index, k);
+    }
+    b.binding.rows = tile_rows(grid_tile);
+    b.binding.cols = tile_cols(grid_tile);
+    kernel::Spec spec;
+    try {
+      kernel::canonicalize(b.f);
+      spec = kernel::allocate(std::move(b.f));
+      kernel::validate(spec);
+    } catch (const kernel::SpecError& e) {
+      fail_at(c, std::string("cannot be expressed as a kernel Spec: ") + e.what());
+    }
+    if (spec.num_regs > T::max_spec_registers)
+      fail_at(c, "needs " + std::to_string(spec.num_regs) + " Spec registers, over the target's " +
+                     std::to_string(T::max_spec_registers));
+    std::vector<Dim> out_dims = grid_tile.dims;
+    if (b.binding.row_vector) out_dims = {out_dims.at(0), Dim{"1", 1}};
+    Value out;
+    out.kind = Value::Kind::Tile;
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    out.tile = declare_tile(c, core::DataType::FP32, tt.memory_space, std::move(out_dims));
+    b.binding.output = out.tile;
+    try {
+      body_ += emit_spec<T>(spec, b.binding, pad());
+    } catch (const SpecEmitError& e) {
+      fail_at(c, std::string("cannot be emitted: ") + e.what());
+    }
+    env_[root.var] = std::move(out);
+  }
+
+  /// The dims of region value k: those of its first tile operand (elementwise ops keep shapes).
+  std::vector<Dim> dims_of_region(const std::vector<Pending>& region,
+                                  const std::unordered_map<const ir::Var*, std::size_t>& index,
+                                  std::size_t k) {
+    for (std::size_t guard = 0; guard <= region.size(); ++guard) {
+      const ir::Call& c = *region[k].call;
+      const auto* v = ir::as<ir::Var>(c.args.at(0).get());
+      if (!v) fail_at(c, "needs a tile as its first operand");
+      auto it = env_.find(v);
+      if (it != env_.end() && it->second.kind == Value::Kind::Tile) return it->second.tile.dims;
+      auto r = index.find(v);
+      if (r == index.end()) fail_at(c, "needs a tile as its first operand");
+      k = r->second;
+    }
+    fail_at(*region[k].call, "has no tile shape");
+  }
+
+  std::uint8_t add_node(Build& b, const ir::Call& c, kernel::Node n) {
+    if (b.f.nodes.size() >= kernel::kMaxInstrs)
+      fail_at(c, "ends a run of tile ops longer than " + std::to_string(kernel::kMaxInstrs) +
+                     " Spec instructions");
+    b.f.nodes.push_back(n);
+    return static_cast<std::uint8_t>(b.f.nodes.size() - 1);
+  }
+
+  /// The SSA node of region value k (inlined; memoized per Spec).
+  std::uint8_t node(Build& b, const std::vector<Pending>& region,
+                    const std::unordered_map<const ir::Var*, std::size_t>& index,
+                    const std::vector<bool>& materialize, std::size_t k, bool) {
+    const Pending& p = region[k];
+    if (auto it = b.node_of.find(p.var); it != b.node_of.end()) return it->second;
+    const ir::Call& c = *p.call;
+    const kernel::Op op = *spec_op(c.op->name);
+    kernel::Node n{op, {}, {}, {}};
+    const std::size_t arity = kernel::arity(op);
+    if (c.args.size() != arity) fail_at(c, "has " + std::to_string(c.args.size()) + " operands");
+    for (std::size_t s = 0; s < arity; ++s)
+      n.slot(s) = operand(b, region, index, materialize, c, c.args[s]);
+    const std::uint8_t id = add_node(b, c, n);
+    b.node_of[p.var] = id;
+    return id;
+  }
+
+  kernel::Operand operand(Build& b, const std::vector<Pending>& region,
+                          const std::unordered_map<const ir::Var*, std::size_t>& index,
+                          const std::vector<bool>& materialize, const ir::Call& c,
+                          const ir::ExprRef& e) {
+    if (const auto* v = ir::as<ir::Var>(e.get())) {
+      if (auto it = index.find(v); it != index.end() && !materialize[it->second])
+        return kernel::reg(node(b, region, index, materialize, it->second, false));
+      if (ir::isa<ir::TileType>(*v->type)) {
+        for (std::size_t k = 0; k < b.input_vars.size(); ++k)
+          if (b.input_vars[k] == v) return kernel::input(static_cast<std::uint8_t>(k));
+        const Value& x = lookup(*v);
+        if (x.kind != Value::Kind::Tile) fail_at(c, "needs a tile operand");
+        if (b.input_vars.size() >= kernel::kMaxInputs)
+          fail_at(c,
+                  "reads more than " + std::to_string(kernel::kMaxInputs) + " tiles in one Spec");
+        b.input_vars.push_back(v);
+        b.binding.inputs.push_back(x.tile);
+        b.f.views.push_back(kernel::View{});
+        return kernel::input(static_cast<std::uint8_t>(b.input_vars.size() - 1));
+      }
+    }
+    if (const auto* cf = ir::as<ir::ConstFloat>(e.get())) {
+      if (cf->dtype() != core::DataType::FP32) fail_at(c, "needs an FP32 scalar operand");
+      const std::uint32_t bits = kernel::float_bits(static_cast<float>(cf->value));
+      for (std::size_t k = 0; k < b.f.consts.size(); ++k)
+        if (b.f.consts[k] == bits) return kernel::constant(static_cast<std::uint8_t>(k));
+      if (b.f.consts.size() >= kernel::kMaxConsts)
+        fail_at(c,
+                "uses more than " + std::to_string(kernel::kMaxConsts) + " constants in one Spec");
+      b.f.consts.push_back(bits);
+      return kernel::constant(static_cast<std::uint8_t>(b.f.consts.size() - 1));
+    }
+    const auto* st = ir::as<ir::ScalarType>(e->type.get());
+    if (!st || st->dtype != core::DataType::FP32) fail_at(c, "needs FP32 tile or scalar operands");
+    const std::string x = scalar(*e);
+    for (std::size_t k = 0; k < b.binding.runtime_scalars.size(); ++k)
+      if (b.binding.runtime_scalars[k] == x)
+        return kernel::runtime_scalar(static_cast<std::uint8_t>(k));
+    if (b.binding.runtime_scalars.size() >= kernel::kMaxRuntimeScalars)
+      fail_at(c, "uses more than " + std::to_string(kernel::kMaxRuntimeScalars) +
+                     " scalars in one Spec");
+    b.binding.runtime_scalars.push_back(x);
+    b.f.runtime_scalars.push_back(0);  // bound at run time: never folded, not part of the key
+    return kernel::runtime_scalar(static_cast<std::uint8_t>(b.binding.runtime_scalars.size() - 1));
+  }
+
+  const ir::Function& fn_;
+  std::unordered_map<const ir::Var*, Value> env_;         // lookup only: never iterated
+  std::unordered_map<const ir::Var*, std::size_t> uses_;  // lookup only
+  std::vector<Pending> region_;
+  std::vector<const std::vector<Value>*> yield_targets_;
+  std::vector<bool> loop_carries_;
+  const ir::Stmt* stmt_ = nullptr;
+  std::string body_;
+  int depth_ = 1;
+  std::size_t next_scalar_ = 0, next_tile_ = 0;
+};
+
+}  // namespace detail::kernel_codegen
+
+/// The source of kernel `fn` (an InCore, AIC or AIV function in tile form) for target T, its
+/// core type and its entry parameters in task-parameter order. Throws CodegenError naming the
+/// kernel, the op and line:column for anything the target cannot express.
+template <TargetTraits T>
+KernelSource codegen_kernel(const ir::Function& fn) {
+  return detail::kernel_codegen::Lowering<T>(fn).run();
+}
+
+}  // namespace pypto::codegen
