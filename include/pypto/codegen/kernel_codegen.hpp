@@ -212,7 +212,7 @@ class Lowering {
     return it->second;
   }
   const Value& tensor_of(const ir::Call& c, const ir::ExprRef& e) const {
-    const auto* v = ir::as<ir::Var>(e.get());
+    const ir::Var* v = as_var(e);
     if (v) {
       const Value& x = lookup(*v);
       if (x.kind == Value::Kind::Tensor) return x;
@@ -220,7 +220,7 @@ class Lowering {
     fail_at(c, "needs a tensor parameter (or a store into one) here");
   }
   const Value& tile_of(const ir::Call& c, const ir::ExprRef& e) const {
-    const auto* v = ir::as<ir::Var>(e.get());
+    const ir::Var* v = as_var(e);
     if (v) {
       const Value& x = lookup(*v);
       if (x.kind == Value::Kind::Tile) return x;
@@ -426,6 +426,9 @@ class Lowering {
         flush();
         const auto* c = ir::as<ir::Call>(e.expr.get());
         if (c && c->op->name == "tile.store") {
+          hoist_args(*c, s);
+          flush();
+          stmt_ = &s;
           store(*c);
           return;
         }
@@ -464,37 +467,13 @@ class Lowering {
   void assign(const ir::AssignStmt& a) {
     const ir::Var& var = *a.var;
     if (const auto* c = ir::as<ir::Call>(a.value.get())) {
-      if (fusible(*c)) {
-        region_.push_back({&var, c, &a});
-        return;
-      }
-      flush();
-      stmt_ = &a;
-      const std::string& op = c->op->name;
-      if (op == "tile.load") return load(var, *c);
-      if (op == "tile.store") {
-        env_[&var] = store(*c);
-        return;
-      }
-      if (op == "tile.full") return full(var, *c);
-      if (op == "tile.cast") return cast(var, *c);
-      if (op == "tile.matmul") return matmul(var, *c);
-      if (spec_op(op) || op.rfind("tile.", 0) == 0 || op.rfind("tensor.", 0) == 0 ||
-          op.rfind("system.", 0) == 0 || op.rfind("prefetch.", 0) == 0 ||
-          op.rfind("pld.", 0) == 0) {
-        if (ir::isa<ir::ScalarType>(*var.type)) {
-          env_[&var] = scalar_value(scalar_call(*c), scalar_dtype(var));
-          return;
-        }
-        if (spec_op(op))
-          fail_at(*c, "on " + dtype_text(*c) + " tiles is not supported (FP32 only)");
-        fail_at(*c, "is not supported by the kernel code generator");
-      }
-      fail_at(*c, "calls another function, which a kernel cannot do");
+      hoist_args(*c, a);
+      assign_call(var, *c, a);
+      return;
     }
     flush();
     stmt_ = &a;
-    if (const auto* v = ir::as<ir::Var>(a.value.get())) {
+    if (const ir::Var* v = as_var(a.value)) {
       env_[&var] = lookup(*v);  // an alias
       return;
     }
@@ -502,6 +481,55 @@ class Lowering {
       fail_stmt("an assignment", "of a non-scalar value is not supported");
     const std::string x = scalar(*a.value);
     env_[&var] = scalar_value(x, scalar_dtype(var));
+  }
+
+  /// Nested tile calls (`pl.store(pl.mul(t, 2.0), ...)`) are lowered first, each bound to a
+  /// fresh variable that stands for the call wherever it is an operand (as_var).
+  void hoist_args(const ir::Call& c, const ir::Stmt& s) {
+    for (const auto& arg : c.args) {
+      const auto* inner = ir::as<ir::Call>(arg.get());
+      if (!inner || !ir::isa<ir::ShapedType>(*inner->type) || ir::isa<ir::GlobalVar>(*inner->op))
+        continue;
+      hoist_args(*inner, s);
+      ir::VarRef v = ir::Var::make("hoisted", inner->type);
+      uses_[v.get()] = 2;  // its definition and its one use
+      synthetic_[inner] = v.get();
+      assign_call(*v, *inner, s);
+      synthetic_vars_.push_back(std::move(v));
+    }
+  }
+
+  /// The variable `e` is, or that stands for a hoisted call; null otherwise.
+  const ir::Var* as_var(const ir::ExprRef& e) const {
+    if (const auto* v = ir::as<ir::Var>(e.get())) return v;
+    if (const auto* c = ir::as<ir::Call>(e.get()))
+      if (auto it = synthetic_.find(c); it != synthetic_.end()) return it->second;
+    return nullptr;
+  }
+
+  void assign_call(const ir::Var& var, const ir::Call& c, const ir::Stmt& s) {
+    if (fusible(c)) {
+      region_.push_back({&var, &c, &s});
+      return;
+    }
+    flush();
+    stmt_ = &s;
+    const std::string& op = c.op->name;
+    if (op == "tile.load") return load(var, c);
+    if (op == "tile.store") {
+      env_[&var] = store(c);
+      return;
+    }
+    if (op == "tile.full") return full(var, c);
+    if (op == "tile.cast") return cast(var, c);
+    if (op == "tile.matmul") return matmul(var, c);
+    if (ir::isa<ir::GlobalVar>(*c.op)) fail_at(c, "calls another function, which a kernel cannot do");
+    if (ir::isa<ir::ScalarType>(*var.type)) {
+      env_[&var] = scalar_value(scalar_call(c), scalar_dtype(var));
+      return;
+    }
+    if (spec_op(op)) fail_at(c, "on " + dtype_text(c) + " tiles is not supported (FP32 only)");
+    fail_at(c, "is not supported by the kernel code generator");
   }
 
   static core::DataType scalar_dtype(const ir::Var& v) {
@@ -763,7 +791,7 @@ class Lowering {
       index[region[k].var] = k;
       ++inside[region[k].var];  // the definition
       for (const auto& a : region[k].call->args)
-        if (const auto* v = ir::as<ir::Var>(a.get())) ++inside[v];
+        if (const ir::Var* v = as_var(a)) ++inside[v];
     }
     std::vector<bool> materialize(region.size(), false);
     for (std::size_t k = 0; k < region.size(); ++k) {
@@ -771,7 +799,7 @@ class Lowering {
       if (uses_[p.var] > inside[p.var]) materialize[k] = true;
       if (kernel::is_reduction(*spec_op(p.call->op->name))) {
         materialize[k] = true;
-        if (const auto* v = ir::as<ir::Var>(p.call->args.at(0).get()))
+        if (const ir::Var* v = as_var(p.call->args.at(0)))
           if (auto it = index.find(v); it != index.end()) materialize[it->second] = true;
       }
     }
@@ -849,7 +877,7 @@ class Lowering {
                                   std::size_t k) {
     for (std::size_t guard = 0; guard <= region.size(); ++guard) {
       const ir::Call& c = *region[k].call;
-      const auto* v = ir::as<ir::Var>(c.args.at(0).get());
+      const ir::Var* v = as_var(c.args.at(0));
       if (!v) fail_at(c, "needs a tile as its first operand");
       auto it = env_.find(v);
       if (it != env_.end() && it->second.kind == Value::Kind::Tile) return it->second.tile.dims;
@@ -890,7 +918,7 @@ class Lowering {
                           const std::unordered_map<const ir::Var*, std::size_t>& index,
                           const std::vector<bool>& materialize, const ir::Call& c,
                           const ir::ExprRef& e) {
-    if (const auto* v = ir::as<ir::Var>(e.get())) {
+    if (const ir::Var* v = as_var(e)) {
       if (auto it = index.find(v); it != index.end() && !materialize[it->second])
         return kernel::reg(node(b, region, index, materialize, it->second, false));
       if (ir::isa<ir::TileType>(*v->type)) {
@@ -933,6 +961,8 @@ class Lowering {
   }
 
   const ir::Function& fn_;
+  std::unordered_map<const ir::Call*, const ir::Var*> synthetic_;  // hoisted calls (lookup only)
+  std::vector<ir::VarRef> synthetic_vars_;
   std::unordered_map<const ir::Var*, Value> env_;         // lookup only: never iterated
   std::unordered_map<const ir::Var*, std::size_t> uses_;  // lookup only
   std::vector<Pending> region_;

@@ -1,0 +1,75 @@
+# Kernels in tile form (what convert-tensor-to-tile-ops leaves) for the kernel code generator's
+# tests: golden NPU sources (golden/<name>.npu.cpp), the -fsyntax-only checks of both targets'
+# sources (syntax_check.cmake) and the CPU execution check against the reference interpreter.
+import pypto.language as pl
+
+M = pl.dynamic("M")
+
+@pl.program
+class Kernels:
+    # Elementwise chain with a constant and a runtime scalar operand: one Spec.
+    @pl.function(type=pl.FunctionType.InCore)
+    def elementwise(self, a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[32, 64], pl.FP32], s: pl.Scalar[pl.FP32], o: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        x = pl.tile.load(a, [16, 0], [16, 64])
+        y = pl.tile.load(b, [16, 0], [16, 64])
+        z = pl.tile.add(x, y)
+        w = pl.tile.mul(z, 0.5)
+        u = pl.tile.sub(w, s)
+        v = pl.tile.max(u, x)
+        e = pl.tile.exp(v)
+        o1 = pl.tile.store(e, [0, 0], o)
+        return o1
+
+    # Row reductions and elementwise code on their [rows, 1] results.
+    @pl.function(type=pl.FunctionType.AIV)
+    def row_stats(self, a: pl.Tensor[[16, 64], pl.FP32], sums: pl.Out[pl.Tensor[[16, 1], pl.FP32]], maxes: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 1], pl.FP32]:
+        x = pl.tile.load(a, [0, 0], [16, 64])
+        sq = pl.tile.mul(x, x)
+        rs = pl.tile.row_sum(sq, sq)
+        rm = pl.tile.row_max(x, x)
+        r = pl.tile.rsqrt(pl.tile.add(rs, 1e-05))
+        sums1 = pl.tile.store(r, [0, 0], sums)
+        maxes1 = pl.tile.store(pl.tile.neg(rm), [0, 0], maxes)
+        return maxes1
+
+    # A loop carrying a tile accumulator and a scalar; integer index arithmetic.
+    @pl.function(type=pl.FunctionType.InCore)
+    def loop_carry(self, a: pl.Tensor[[64, 32], pl.FP32], o: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        acc0 = pl.tile.full([16, 32], dtype=pl.FP32, value=0.0)
+        for i, (acc, n) in pl.range(4, init_values=(acc0, 0)):
+            t = pl.tile.load(a, [i * 16, 0], [16, 32])
+            acc2 = pl.tile.add(acc, t)
+            n2 = n + i // 2
+            acc3, n3 = pl.yield_(acc2, n2)
+        o1 = pl.tile.store(acc3, [0, 0], o)
+        return o1
+
+    # Symbolic shapes: the rows come from the tensor's runtime shape.
+    @pl.function(type=pl.FunctionType.InCore)
+    def symbolic(self, a: pl.Tensor[[M, 64], pl.FP32], o: pl.Out[pl.Tensor[[M, 64], pl.FP32]]) -> pl.Tensor[[M, 64], pl.FP32]:
+        n = pl.tensor.dim(a, 0)
+        x = pl.tile.load(a, [0, 0], [n, 64])
+        y = pl.tile.abs(pl.tile.add(x, 1.0))
+        o1 = pl.tile.store(y, [0, 0], o)
+        return o1
+
+    # A matmul: an AIC kernel.
+    @pl.function(type=pl.FunctionType.InCore)
+    def matmul(self, a: pl.Tensor[[16, 32], pl.FP32], b: pl.Tensor[[32, 16], pl.FP32], c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        x = pl.tile.load(a, [0, 0], [16, 32])
+        y = pl.tile.load(b, [0, 0], [32, 16])
+        z = pl.tile.matmul(x, y)
+        c1 = pl.tile.store(z, [0, 0], c)
+        return c1
+
+    # A branch on a scalar parameter with a scalar result; floor division and modulo.
+    @pl.function(type=pl.FunctionType.InCore)
+    def branch(self, a: pl.Tensor[[64], pl.FP32], k: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        if k % 4 < 2:
+            off0 = k // 4 * 16
+            off = pl.yield_(off0)
+        else:
+            off = pl.yield_(0)
+        x = pl.tile.load(a, [off], [16])
+        o1 = pl.tile.store(pl.tile.div(x, 3.0), [0], o)
+        return o1
