@@ -44,6 +44,17 @@ class Kernels:
         o1 = pl.tile.store(acc3, [0, 0], o)
         return o1
 
+    # A loop that stores into its Out tensor, threaded through the loop as a carry (seed 002's
+    # loop example in tile form), at the block's rows.
+    @pl.function(type=pl.FunctionType.AIV)
+    def loop_store(self, a: pl.Tensor[[64, 32], pl.FP32], o: pl.Out[pl.Tensor[[64, 32], pl.FP32]]) -> pl.Tensor[[64, 32], pl.FP32]:
+        b = pl.tile.get_block_idx()
+        for i, (o_it,) in pl.range(0, 64, 16, init_values=(o,)):
+            t = pl.tile.load(a, [i + b * 16, 0], [16, 32])
+            o2 = pl.tile.store(pl.tile.neg(t), [i, 0], o_it)
+            o3 = pl.yield_(o2)
+        return o3
+
     # Symbolic shapes: the rows come from the tensor's runtime shape.
     @pl.function(type=pl.FunctionType.InCore)
     def symbolic(self, a: pl.Tensor[[M, 64], pl.FP32], o: pl.Out[pl.Tensor[[M, 64], pl.FP32]]) -> pl.Tensor[[M, 64], pl.FP32]:

@@ -316,6 +316,18 @@ TEST_CASE("codegen: an op the target cannot express is a CodegenError naming ker
   CHECK(std::string(sync.what()).find("at 7:") != std::string::npos);
 }
 
+TEST_CASE("codegen: a loop carry without a yield (pre-SSA natural form) is refused") {
+  const cg::CodegenError e = codegen_error<cg::CpuTarget>(
+      kernel_program("k", "InCore", kTwoIn, kRet,
+                     "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+                     "        for i, (acc,) in pl.range(4, init_values=(x,)):\n"
+                     "            acc = pl.tile.add(acc, x)\n"
+                     "        o1 = pl.tile.store(acc, [0, 0], o)\n"
+                     "        return o1\n"));
+  CHECK(std::string(e.what()).find("with results but no yield") != std::string::npos);
+  CHECK(std::string(e.what()).find("at 8:") != std::string::npos);
+}
+
 TEST_CASE("codegen: an NPU tile over its memory space's capacity is refused") {
   const cg::CodegenError e = codegen_error<cg::NpuTarget>(kernel_program(
       "k", "AIV", "a: pl.Tensor[[512, 512], pl.FP32], o: pl.Out[pl.Tensor[[512, 512], pl.FP32]]",
@@ -448,6 +460,7 @@ TEST_CASE("codegen cpu: compiled kernels match the reference interpreter bit for
       {"elementwise", 0, {{rt::Value::scalar_float(0.75f)}, {rt::Value::scalar_float(-0.0f)}}},
       {"row_stats", 0, {{}, {}}},
       {"loop_carry", 0, {{}, {}}},
+      {"loop_store", 0, {{}, {}}},
       {"symbolic", 48, {{}, {}}},
       {"matmul", 0, {{}, {}}},
       // both sides of the branch

@@ -6,7 +6,9 @@
 // kernel Spec instruction is one statement into a named float (no expression the compiler could
 // contract), reductions and matmul accumulate in the interpreter's order from the first element,
 // and the file turns contraction off itself (clang honours `#pragma STDC FP_CONTRACT OFF`, GCC
-// `#pragma GCC optimize("fp-contract=off")`); the runtime also compiles with -ffp-contract=off.
+// `#pragma GCC optimize("fp-contract=off")`); the runtime also compiles with -ffp-contract=off,
+// which matters for clang, whose -ffp-contract=fast ignores the pragma (its default, `on`, only
+// contracts within one statement, and no statement here holds two float ops).
 // Tiles are std::vectors (any rank, dims read at run time). The entry is kernel_abi.hpp's fixed
 // `pypto_kernel_entry`; nothing in the file depends on the kernel's name.
 #pragma once

@@ -523,7 +523,8 @@ class Lowering {
     if (op == "tile.full") return full(var, c);
     if (op == "tile.cast") return cast(var, c);
     if (op == "tile.matmul") return matmul(var, c);
-    if (ir::isa<ir::GlobalVar>(*c.op)) fail_at(c, "calls another function, which a kernel cannot do");
+    if (ir::isa<ir::GlobalVar>(*c.op))
+      fail_at(c, "calls another function, which a kernel cannot do");
     if (ir::isa<ir::ScalarType>(*var.type)) {
       env_[&var] = scalar_value(scalar_call(c), scalar_dtype(var));
       return;
@@ -694,8 +695,27 @@ class Lowering {
     }
   }
 
+  /// True when `s` yields for the construct that owns it (not for a nested loop or if).
+  static bool has_own_yield(const ir::Stmt& s) {
+    if (ir::isa<ir::YieldStmt>(s)) return true;
+    if (const auto* q = ir::as<ir::SeqStmts>(&s)) {
+      for (const auto& c : q->stmts)
+        if (has_own_yield(*c)) return true;
+    }
+    return false;
+  }
+  /// Carries and if results are assigned by yields: a construct with results whose body does
+  /// not yield is in the pre-SSA natural form, which codegen does not lower.
+  void require_yield(const ir::Stmt* body, std::size_t results, std::string_view what) const {
+    if (results == 0) return;
+    if (!body || !has_own_yield(*body))
+      fail_stmt(std::string(what),
+                "with results but no yield is not supported (run convert-to-ssa first)");
+  }
+
   template <class Loop>
   std::vector<Value> bind_carries(const Loop& loop) {
+    require_yield(loop.body.get(), loop.iter_args.size(), "a loop");
     std::vector<Value> carries;
     for (const auto& ia : loop.iter_args) {
       carries.push_back(declare_carry(*ia->type, ia->init_value.get()));
@@ -758,6 +778,8 @@ class Lowering {
   void if_stmt(const ir::IfStmt& s) {
     flush();
     stmt_ = &s;
+    require_yield(s.then_body.get(), s.return_vars.size(), "an if");
+    require_yield(s.else_body.get(), s.return_vars.size(), "an if");
     std::vector<Value> results;
     for (const auto& rv : s.return_vars) results.push_back(declare_carry(*rv->type, nullptr));
     const std::string cond = scalar(*s.condition);
@@ -839,7 +861,7 @@ class Lowering {
                 {}});
       b.binding.row_vector = true;
     } else {
-      node(b, region, index, materialize, k, /*root=*/true);
+      node(b, region, index, materialize, k);
       grid_tile = b.binding.inputs.empty() ? TileRef{} : b.binding.inputs.front();
       grid_tile.dims = dims_of_region(region, index, k);
     }
@@ -899,7 +921,7 @@ class Lowering {
   /// The SSA node of region value k (inlined; memoized per Spec).
   std::uint8_t node(Build& b, const std::vector<Pending>& region,
                     const std::unordered_map<const ir::Var*, std::size_t>& index,
-                    const std::vector<bool>& materialize, std::size_t k, bool) {
+                    const std::vector<bool>& materialize, std::size_t k) {
     const Pending& p = region[k];
     if (auto it = b.node_of.find(p.var); it != b.node_of.end()) return it->second;
     const ir::Call& c = *p.call;
@@ -920,7 +942,7 @@ class Lowering {
                           const ir::ExprRef& e) {
     if (const ir::Var* v = as_var(e)) {
       if (auto it = index.find(v); it != index.end() && !materialize[it->second])
-        return kernel::reg(node(b, region, index, materialize, it->second, false));
+        return kernel::reg(node(b, region, index, materialize, it->second));
       if (ir::isa<ir::TileType>(*v->type)) {
         for (std::size_t k = 0; k < b.input_vars.size(); ++k)
           if (b.input_vars[k] == v) return kernel::input(static_cast<std::uint8_t>(k));
