@@ -55,6 +55,18 @@ class Kernels:
             o3 = pl.yield_(o2)
         return o3
 
+    # Integer tiles (wrap-around arithmetic, one instruction per op) and a cast to FP32.
+    @pl.function(type=pl.FunctionType.AIV)
+    def integer(self, a: pl.Tensor[[8, 16], pl.INT32], b: pl.Tensor[[8, 16], pl.INT32], o: pl.Out[pl.Tensor[[8, 16], pl.INT32]], f: pl.Out[pl.Tensor[[8, 16], pl.FP32]]) -> pl.Tensor[[8, 16], pl.FP32]:
+        x = pl.tile.load(a, [0, 0], [8, 16])
+        y = pl.tile.load(b, [0, 0], [8, 16])
+        z = pl.tile.mul(pl.tile.add(x, y), y)
+        w = pl.tile.max(z, pl.tile.neg(x))
+        o1 = pl.tile.store(w, [0, 0], o)
+        g = pl.tile.cast(w, target_type=pl.FP32)
+        f1 = pl.tile.store(pl.tile.mul(g, 0.25), [0, 0], f)
+        return f1
+
     # Symbolic shapes: the rows come from the tensor's runtime shape.
     @pl.function(type=pl.FunctionType.InCore)
     def symbolic(self, a: pl.Tensor[[M, 64], pl.FP32], o: pl.Out[pl.Tensor[[M, 64], pl.FP32]]) -> pl.Tensor[[M, 64], pl.FP32]:

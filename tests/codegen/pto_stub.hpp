@@ -80,8 +80,8 @@ PTO_STUB_UNARY(TROWEXPAND)
 #define PTO_STUB_BINARY(NAME, NAME_S)           \
   template <TileLike D, TileLike A, TileLike B> \
   __aicore__ void NAME(D& dst, A& a, B& b);     \
-  template <TileLike D, TileLike A>             \
-  __aicore__ void NAME_S(D& dst, A& a, float b);
+  template <TileLike D, TileLike A, class S>    \
+  __aicore__ void NAME_S(D& dst, A& a, S b);
 PTO_STUB_BINARY(TADD, TADDS)
 PTO_STUB_BINARY(TSUB, TSUBS)
 PTO_STUB_BINARY(TMUL, TMULS)

@@ -382,11 +382,17 @@ class LoadedKernel {
   /// Calls the kernel on `args` (one per parameter), packed in the task-parameter order.
   void call(const cg::KernelSource& ks, std::vector<rt::Value>& args) {
     std::vector<cg::TensorArg> tensors(ks.tensors.size());
+    std::vector<std::vector<std::int32_t>> int32s(ks.tensors.size());  // INT32 tensor storage
     std::vector<std::uint64_t> packed;
     for (std::size_t k = 0; k < ks.tensors.size(); ++k) {
       rt::Buffer& b = *args[ks.tensors[k].index].buffer;
-      REQUIRE(b.dtype == pypto::core::DataType::FP32);
-      tensors[k].data = b.f32.data();
+      if (b.dtype == pypto::core::DataType::INT32) {
+        int32s[k].assign(b.ints.begin(), b.ints.end());
+        tensors[k].data = int32s[k].data();
+      } else {
+        REQUIRE(b.dtype == pypto::core::DataType::FP32);
+        tensors[k].data = b.f32.data();
+      }
       tensors[k].rank = static_cast<std::int64_t>(b.shape.size());
       for (std::size_t d = 0; d < b.shape.size(); ++d) tensors[k].shape[d] = b.shape[d];
       packed.push_back(reinterpret_cast<std::uintptr_t>(&tensors[k]));
@@ -398,6 +404,11 @@ class LoadedKernel {
                            : static_cast<std::uint64_t>(v.i));
     }
     entry_(packed.data());
+    for (std::size_t k = 0; k < ks.tensors.size(); ++k) {
+      rt::Buffer& b = *args[ks.tensors[k].index].buffer;
+      if (b.dtype == pypto::core::DataType::INT32)
+        b.ints.assign(int32s[k].begin(), int32s[k].end());
+    }
   }
 
  private:
@@ -406,7 +417,8 @@ class LoadedKernel {
 };
 
 /// Seeded arguments for `fn`: FP32 tensors (symbolic dims = `rows`) with a few signed zeros,
-/// infinities and NaNs mixed in, and the given scalars in parameter order.
+/// infinities and NaNs mixed in, INT32 tensors over the whole range, and the given scalars in
+/// parameter order.
 std::vector<rt::Value> seeded_args(const ir::Function& fn, std::uint64_t seed, std::int64_t rows,
                                    const std::vector<rt::Value>& scalars) {
   pypto::test::SplitMix64 rng(seed);
@@ -424,7 +436,9 @@ std::vector<rt::Value> seeded_args(const ir::Function& fn, std::uint64_t seed, s
       const auto* c = ir::as<ir::ConstInt>(d.get());
       shape.push_back(c ? c->value : rows);
     }
-    rt::Value v = rt::Value::zeros(pypto::core::DataType::FP32, shape);
+    rt::Value v = rt::Value::zeros(t.dtype, shape);
+    // INT32: the full range, so that sums and products wrap.
+    for (std::int64_t& x : v.buffer->ints) x = rng.range(INT32_MIN, INT32_MAX);
     for (float& x : v.buffer->f32) {
       const std::int64_t r = rng.range(0, 99);
       x = r == 0   ? -0.0f
@@ -441,6 +455,7 @@ std::vector<rt::Value> seeded_args(const ir::Function& fn, std::uint64_t seed, s
 /// a NaN result carries depends on the operand order the compiler picks for a commutative op
 /// (kernel/interpreter.hpp's same_float); every other bit, the sign of zero included, must match.
 bool bit_identical_buffers(const rt::Value& a, const rt::Value& b) {
+  if (a.buffer->ints != b.buffer->ints) return false;
   return pypto::kernel::first_mismatch(a.buffer->f32, b.buffer->f32) < 0;
 }
 
@@ -461,6 +476,7 @@ TEST_CASE("codegen cpu: compiled kernels match the reference interpreter bit for
       {"row_stats", 0, {{}, {}}},
       {"loop_carry", 0, {{}, {}}},
       {"loop_store", 0, {{}, {}}},
+      {"integer", 0, {{}, {}}},
       {"symbolic", 48, {{}, {}}},
       {"matmul", 0, {{}, {}}},
       // both sides of the branch

@@ -59,6 +59,8 @@ struct CpuTarget {
   static constexpr std::size_t max_tile_rank = kKernelAbiMaxRank;
   static constexpr std::size_t max_spec_registers = kernel::kMaxRegs;
   static constexpr FloatSemantics float_semantics{true, false, true, 0};
+  /// Every op is the interpreter's own (host libm for transcendentals): 0 ULP from the oracle.
+  static constexpr std::array<std::uint8_t, kernel::kOpCount> op_ulp = {};
 
   /// Every space is host memory: no capacity limit.
   static constexpr std::array<MemorySpaceInfo, 9> memory_spaces = {{
@@ -199,6 +201,26 @@ struct CpuTarget {
            tile_rows(a).text + ", " + tile_cols(a).text + ", " + tile_cols(b).text + ");\n";
   }
   static std::string block_idx() { return "pk::block_idx"; }
+  /// One integer elementwise op over every element (pk:: wraps like the interpreter).
+  static std::string tile_elementwise(kernel::Op op, const TileRef& dst, const TileRef& a,
+                                      std::string_view b, bool b_scalar) {
+    const std::string fn = "pk::" + std::string(int_fn(op));
+    std::string rhs;
+    if (kernel::arity(op) == 2) rhs = ", " + std::string(b) + (b_scalar ? "" : "[i]");
+    return "for (std::size_t i = 0; i < " + dst.name + ".size(); ++i) " + dst.name + "[i] = " + fn +
+           "(" + a.name + "[i]" + rhs + ");\n";
+  }
+  static constexpr std::string_view int_fn(kernel::Op op) {
+    switch (op) {
+      case kernel::Op::Add: return "add";
+      case kernel::Op::Sub: return "sub";
+      case kernel::Op::Mul: return "mul";
+      case kernel::Op::Max: return "max";
+      case kernel::Op::Min: return "min";
+      case kernel::Op::Neg: return "neg";
+      default: return "abs";
+    }
+  }
 
  private:
   /// Region copies (tile.load / tile.store, runtime/interpreter.hpp's for_box) and matmul

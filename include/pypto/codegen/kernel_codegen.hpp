@@ -529,8 +529,38 @@ class Lowering {
       env_[&var] = scalar_value(scalar_call(c), scalar_dtype(var));
       return;
     }
-    if (spec_op(op)) fail_at(c, "on " + dtype_text(c) + " tiles is not supported (FP32 only)");
+    if (spec_op(op)) return integer_elementwise(var, c, *spec_op(op));
     fail_at(c, "is not supported by the kernel code generator");
+  }
+
+  /// An elementwise op on integer tiles, one target instruction (the kernel expression IR is
+  /// FP32 only): add, sub, mul, max, min with a tile or scalar second operand; neg, abs.
+  void integer_elementwise(const ir::Var& var, const ir::Call& c, kernel::Op op) {
+    const auto* tt = ir::as<ir::TileType>(c.type.get());
+    const bool supported = op == kernel::Op::Add || op == kernel::Op::Sub ||
+                           op == kernel::Op::Mul || op == kernel::Op::Max ||
+                           op == kernel::Op::Min || op == kernel::Op::Neg || op == kernel::Op::Abs;
+    if (!tt || !core::is_int(tt->dtype) || !supported)
+      fail_at(c, "on " + dtype_text(c) + " tiles is not supported");
+    const TileRef a = tile_of(c, c.args.at(0)).tile;
+    std::string b;
+    bool b_scalar = false;
+    if (kernel::arity(op) == 2) {
+      const ir::ExprRef& rhs = c.args.at(1);
+      if (ir::isa<ir::TileType>(*rhs->type)) {
+        const TileRef& bt = tile_of(c, rhs).tile;
+        if (bt.dtype != a.dtype) fail_at(c, "needs operands of one dtype");
+        b = bt.name;
+      } else {
+        b = scalar(*rhs);
+        b_scalar = true;
+      }
+    }
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt->dtype, tt->memory_space, a.dims);
+    line(T::tile_elementwise(op, out.tile, a, b, b_scalar));
+    env_[&var] = std::move(out);
   }
 
   static core::DataType scalar_dtype(const ir::Var& v) {

@@ -62,6 +62,12 @@ struct NpuTarget {
   /// Spec registers are UB tiles: a Spec may hold at most this many at once.
   static constexpr std::size_t max_spec_registers = 16;
   static constexpr FloatSemantics float_semantics{false, false, false, 4};
+  /// The vector unit: add/sub/mul/div/sqrt/max/min/compare exact, transcendentals approximate.
+  static constexpr std::array<std::uint8_t, kernel::kOpCount> op_ulp = {
+      0, 0, 0, 4, 4, 0, 2, 4,  // Mov Neg Abs Exp Log Sqrt Rsqrt Tanh
+      0, 0, 0, 0, 0, 0,        // Add Sub Mul Div Max Min
+      0, 0, 0, 0, 0, 0, 0,     // compares, Select
+      0, 0, 0, 0};             // reductions (order: the unit's tree, not left to right)
 
   /// a2a3 capacities (bytes): UB 192 KiB, L1 512 KiB, L0A/L0B 64 KiB, L0C 128 KiB, bias 1 KiB.
   static constexpr std::array<MemorySpaceInfo, 8> memory_spaces = {{
@@ -229,6 +235,13 @@ struct NpuTarget {
     return "TMATMUL(" + c.name + ", " + a.name + ", " + b.name + ");\n";
   }
   static std::string block_idx() { return "static_cast<std::int64_t>(get_block_idx())"; }
+  /// One integer elementwise op: the tile-tile or tile-scalar instruction of the table.
+  static std::string tile_elementwise(kernel::Op op, const TileRef& dst, const TileRef& a,
+                                      std::string_view b, bool b_scalar) {
+    const std::size_t i = static_cast<std::size_t>(op);
+    return format_template(b_scalar ? scalar_instr_table[i] : instr_table[i], dst.name, a.name, b) +
+           "\n";
+  }
 };
 
 static_assert(TargetTraits<NpuTarget>);

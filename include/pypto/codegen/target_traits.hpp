@@ -36,6 +36,9 @@ enum class SpecStyle : std::uint8_t { PerElement, WholeTile };
 /// The float contract a target promises for the elementwise ops (exprspec.md 3.2, "semantics
 /// contract"): `strict` = IEEE binary32 round-to-nearest per op with no contraction into FMA,
 /// max/min/compare/select exactly as kernel/interpreter.hpp's apply_op.
+///
+/// Per op, `op_ulp[op]` bounds the error of kernel::Op `op` against the correctly rounded result
+/// in ULP (0: exact, or the host libm's result for transcendentals on the CPU target).
 struct FloatSemantics {
   bool strict = true;
   bool fp_contraction = false;
@@ -93,6 +96,7 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   { T::max_spec_registers } -> std::convertible_to<std::size_t>;
   { T::memory_space(ir::MemorySpace::Vec) } -> std::convertible_to<const MemorySpaceInfo*>;
   { T::float_semantics } -> std::convertible_to<FloatSemantics>;
+  { T::op_ulp[0] } -> std::convertible_to<std::uint8_t>;
   // the kernel expression IR
   { T::spec_style } -> std::convertible_to<SpecStyle>;
   { T::instr_table[0] } -> std::convertible_to<std::string_view>;
@@ -117,6 +121,9 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   { T::tile_cast(tile, tile) } -> std::convertible_to<std::string>;
   { T::tile_copy(tile, tile) } -> std::convertible_to<std::string>;
   { T::tile_matmul(tile, tile, tile) } -> std::convertible_to<std::string>;
+  {
+    T::tile_elementwise(kernel::Op::Add, tile, tile, text, flag)
+    } -> std::convertible_to<std::string>;
   { T::block_idx() } -> std::convertible_to<std::string>;
 };
 
