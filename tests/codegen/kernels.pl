@@ -67,6 +67,26 @@ class Kernels:
         f1 = pl.tile.store(pl.tile.mul(g, 0.25), [0, 0], f)
         return f1
 
+    # Scalar code: INT32 wrap-around, Python floor division and modulo, shifts, bit ops, min/max,
+    # casts and FP32 floor division/modulo, written element by element into global memory.
+    @pl.function(type=pl.FunctionType.AIV)
+    def scalars(self, n: pl.Scalar[pl.INT32], m: pl.Scalar[pl.INT32], x: pl.Scalar[pl.FP32], y: pl.Scalar[pl.FP32], oi: pl.Out[pl.Tensor[[8], pl.INT32]], of: pl.Out[pl.Tensor[[6], pl.FP32]]) -> pl.Tensor[[6], pl.FP32]:
+        oi1 = pl.tensor.write(oi, [0], n // m)
+        oi2 = pl.tensor.write(oi1, [1], n % m)
+        oi3 = pl.tensor.write(oi2, [2], n * m + 7)
+        oi4 = pl.tensor.write(oi3, [3], (n << 3) ^ m)
+        oi5 = pl.tensor.write(oi4, [4], -n >> 2)
+        oi6 = pl.tensor.write(oi5, [5], max(n, m) - min(n, m))
+        oi7 = pl.tensor.write(oi6, [6], pl.cast(x, pl.INT32))
+        oi8 = pl.tensor.write(oi7, [7], pl.tensor.read(oi7, [0]) & m)
+        of1 = pl.tensor.write(of, [0], x // y)
+        of2 = pl.tensor.write(of1, [1], x % y)
+        of3 = pl.tensor.write(of2, [2], x / y * y - x)
+        of4 = pl.tensor.write(of3, [3], max(x, y))
+        of5 = pl.tensor.write(of4, [4], pl.cast(n, pl.FP32))
+        of6 = pl.tensor.write(of5, [5], -x)
+        return of6
+
     # Symbolic shapes: the rows come from the tensor's runtime shape.
     @pl.function(type=pl.FunctionType.InCore)
     def symbolic(self, a: pl.Tensor[[M, 64], pl.FP32], o: pl.Out[pl.Tensor[[M, 64], pl.FP32]]) -> pl.Tensor[[M, 64], pl.FP32]:

@@ -408,6 +408,11 @@ class Lowering {
                     &c.span);
     }
     if (op == "tile.get_block_idx") return define(core::DataType::INDEX, T::block_idx(), &c.span);
+    if (op == "tensor.read") {
+      const Value& t = tensor_of(c, c.args.at(0));
+      const std::string at = flat_index(c, t, c.args.at(1));
+      return define(t.tensor.dtype, t.tensor.data + "[" + at + "]", &c.span);
+    }
     fail_at(c, "is not supported by the kernel code generator");
   }
 
@@ -425,11 +430,14 @@ class Lowering {
         const auto& e = static_cast<const ir::EvalStmt&>(s);
         flush();
         const auto* c = ir::as<ir::Call>(e.expr.get());
-        if (c && c->op->name == "tile.store") {
+        if (c && (c->op->name == "tile.store" || c->op->name == "tensor.write")) {
           hoist_args(*c, s);
           flush();
           stmt_ = &s;
-          store(*c);
+          if (c->op->name == "tile.store")
+            store(*c);
+          else
+            write(*c);
           return;
         }
         if (c) fail_at(*c, "is not supported by the kernel code generator");
@@ -521,6 +529,10 @@ class Lowering {
       return;
     }
     if (op == "tile.full") return full(var, c);
+    if (op == "tensor.write") {
+      env_[&var] = write(c);
+      return;
+    }
     if (op == "tile.cast") return cast(var, c);
     if (op == "tile.matmul") return matmul(var, c);
     if (ir::isa<ir::GlobalVar>(*c.op))
@@ -610,6 +622,23 @@ class Lowering {
     if (atomic && !add) fail_at(c, "with this atomic kind is not supported");
     line(T::tile_store(src.tile, dst.tensor, offsets, add));
     return dst;
+  }
+
+  /// The flat element position of `indices` in tensor `t` (bounds-checked at run time).
+  std::string flat_index(const ir::Call& c, const Value& t, const ir::ExprRef& indices) {
+    const std::vector<std::string> idx = int_list(c, indices);
+    if (idx.size() != t.tensor.rank) fail_at(c, "needs one index per dimension");
+    return define(core::DataType::INDEX,
+                  "pk::flat(" + t.tensor.name + "->shape, " + brace_list(idx) + ")", &c.span);
+  }
+
+  /// tensor.write(t, indices, value): one element of global memory.
+  Value write(const ir::Call& c) {
+    const Value& t = tensor_of(c, c.args.at(0));
+    const std::string at = flat_index(c, t, c.args.at(1));
+    const std::string v = scalar(*c.args.at(2));
+    line(t.tensor.data + "[" + at + "] = " + v + ";\n");
+    return t;
   }
 
   void full(const ir::Var& var, const ir::Call& c) {

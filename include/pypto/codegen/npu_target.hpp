@@ -160,7 +160,8 @@ struct NpuTarget {
     s += core_type_name(core);
     s += " kernel).\n"
          "#include <pto/pto-inst.hpp>\n\n"
-         "#include <bit>\n#include <cmath>\n#include <cstdint>\n#include <type_traits>\n\n"
+         "#include <bit>\n#include <cmath>\n#include <cstdint>\n#include <initializer_list>\n"
+         "#include <type_traits>\n\n"
          "using namespace pto;\n\n"
          "#define PK_FN __aicore__ inline\n";
     s += kScalarHelpers;

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <type_traits>
 
 using namespace pto;
@@ -117,6 +118,15 @@ PK_FN T shr(T a, T b) {
 }
 template <class T>
 PK_FN T bitnot(T a) { return static_cast<T>(~static_cast<std::uint64_t>(a)); }
+/// The row-major position of `index` in a tensor of `shape`; traps when out of bounds.
+PK_FN std::int64_t flat(const std::int64_t* shape, std::initializer_list<std::int64_t> index) {
+  std::int64_t at = 0, k = 0;
+  for (std::int64_t i : index) {
+    if (i < 0 || i >= shape[k]) __builtin_trap();
+    at = at * shape[k++] + i;
+  }
+  return at;
+}
 template <class To, class From>
 PK_FN To cast(From a) {
   if constexpr (std::is_same_v<To, bool>) return a != 0;
