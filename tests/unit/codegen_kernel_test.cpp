@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -30,6 +30,8 @@
 #include "pypto/codegen/target_traits.hpp"
 #include "pypto/runtime/interpreter.hpp"
 #include "pypto/text/parser.hpp"
+#include "pypto/transforms/pass_manager.hpp"
+#include "pypto/transforms/pass_registry.hpp"
 #include "test_rng.hpp"
 
 #ifndef PYPTO_TEST_CODEGEN_DIR
@@ -47,17 +49,17 @@ namespace {
 
 ir::ProgramRef parse(std::string_view text) { return pypto::text::parse_program(text); }
 
-std::string read_file(const std::filesystem::path& path) {
+std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in, "cannot open " << path.string());
+  REQUIRE_MESSAGE(in, "cannot open " << path);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
 
-const std::filesystem::path kCodegenDir = PYPTO_TEST_CODEGEN_DIR;
+const std::string kCodegenDir = PYPTO_TEST_CODEGEN_DIR;
 
-ir::ProgramRef kernels() { return parse(read_file(kCodegenDir / "kernels.pl")); }
+ir::ProgramRef kernels() { return parse(read_file(kCodegenDir + "/kernels.pl")); }
 
 const ir::Function& function(const ir::ProgramRef& p, std::string_view name) {
   ir::FunctionRef f = p->find(name);
@@ -159,7 +161,7 @@ TEST_CASE("codegen npu: every kernel of tests/codegen/kernels.pl matches its gol
   for (const auto& f : p->functions) {
     CAPTURE(f.name);
     const std::string source = cg::codegen_kernel<cg::NpuTarget>(*f.function).source;
-    const std::filesystem::path golden = kCodegenDir / "golden" / (f.name + ".npu.cpp");
+    const std::string golden = kCodegenDir + "/golden/" + f.name + ".npu.cpp";
     if (update) std::ofstream(golden, std::ios::binary) << source;
     CHECK(source == read_file(golden));
   }
@@ -344,6 +346,18 @@ TEST_CASE("codegen: an NPU tile over its memory space's capacity is refused") {
       "        o1 = pl.tile.store(x, [0, 0], o)\n        return o1\n")));
 }
 
+TEST_CASE("codegen: tiles of different shapes in one elementwise op are refused") {
+  const cg::CodegenError e =
+      codegen_error<cg::CpuTarget>(kernel_program("k", "AIV", kTwoIn, kRet,
+                                                  "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+                                                  "        y = pl.tile.load(b, [0, 0], [16, 1])\n"
+                                                  "        z = pl.tile.add(x, y)\n"
+                                                  "        o1 = pl.tile.store(z, [0, 0], o)\n"
+                                                  "        return o1\n"));
+  CHECK(std::string(e.what()).find("no implicit broadcast") != std::string::npos);
+  CHECK(std::string(e.what()).find("op 'tile.add' at 9:") != std::string::npos);
+}
+
 TEST_CASE("codegen: an orchestration function is not a kernel") {
   const cg::CodegenError e = codegen_error<cg::CpuTarget>(
       kernel_program("k", "Orchestration", kTwoIn, kRet, "        return o\n"));
@@ -354,19 +368,44 @@ TEST_CASE("codegen: an orchestration function is not a kernel") {
 
 namespace {
 
-/// Compiles a CPU kernel source into a shared object in `dir` and loads it.
+/// A fresh scratch directory under /tmp, removed with its files (no <filesystem>: see below).
+class ScratchDir {
+ public:
+  ScratchDir() {
+    char tmpl[] = "/tmp/pypto_codegen_test_XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    path_ = tmpl;
+  }
+  ~ScratchDir() {
+    for (const std::string& f : files_) std::remove(f.c_str());
+    rmdir(path_.c_str());
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  /// The path of file `name` in the directory (removed with it).
+  std::string file(const std::string& name) {
+    files_.push_back(path_ + "/" + name);
+    return files_.back();
+  }
+
+ private:
+  std::string path_;
+  std::vector<std::string> files_;
+};
+
+/// Compiles a CPU kernel source into a shared object in `dir` and loads it. (The test avoids
+/// <filesystem>: it drags std::quoted into transforms/ssa_form.hpp's unqualified quoted() calls.)
 class LoadedKernel {
  public:
-  LoadedKernel(const std::string& source, const std::filesystem::path& dir,
-               const std::string& stem) {
-    const std::filesystem::path cpp = dir / (stem + ".cpp"), so = dir / (stem + ".so");
+  LoadedKernel(const std::string& source, ScratchDir& dir, const std::string& stem) {
+    const std::string cpp = dir.file(stem + ".cpp"), so = dir.file(stem + ".so"),
+                      log = dir.file(stem + ".log");
     std::ofstream(cpp, std::ios::binary) << source;
     const std::string cmd = "c++ -std=c++20 -O2 -ffp-contract=off -shared -fPIC -I \"" +
-                            std::string(PYPTO_TEST_INCLUDE_DIR) + "\" -o \"" + so.string() +
-                            "\" \"" + cpp.string() + "\" 2>\"" + (dir / (stem + ".log")).string() +
-                            "\"";
+                            std::string(PYPTO_TEST_INCLUDE_DIR) + "\" -o \"" + so + "\" \"" + cpp +
+                            "\" 2>\"" + log + "\"";
     const int rc = std::system(cmd.c_str());
-    INFO(read_file(dir / (stem + ".log")));
+    INFO(read_file(log));
     REQUIRE(rc == 0);
     handle_ = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
     REQUIRE_MESSAGE(handle_ != nullptr, dlerror());
@@ -463,9 +502,7 @@ bool bit_identical_buffers(const rt::Value& a, const rt::Value& b) {
 
 TEST_CASE("codegen cpu: compiled kernels match the reference interpreter bit for bit") {
   const auto p = kernels();
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("pypto_codegen_kernel_test_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
+  ScratchDir dir;
   struct Case {
     std::string_view kernel;
     std::int64_t rows;                            // the value of symbolic dims
@@ -508,6 +545,45 @@ TEST_CASE("codegen cpu: compiled kernels match the reference interpreter bit for
       }
     }
   }
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
+}
+
+TEST_CASE("codegen cpu: a tensor-level kernel after convert-tensor-to-tile-ops runs like before") {
+  const auto before = parse(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[32, 64], pl.FP32], s: pl.Scalar[pl.FP32], o: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        x = pl.tensor.slice(a, [16, 64], [16, 0])
+        y = pl.tensor.slice(b, [16, 64], [0, 0])
+        c = pl.tensor.add(x, y)
+        d = pl.tensor.mul(c, x)
+        e = pl.tensor.maximum(d, s)
+        f = pl.tensor.exp(e)
+        h = pl.tensor.full([16, 64], dtype=pl.FP32, value=1.5)
+        g = pl.tensor.sub(f, h)
+        o1 = pl.tensor.assemble(o, g, [8, 0], atomic=pl.AtomicType.Add)
+        return o1
+)");
+  pypto::transforms::PassManagerOptions options;
+  options.verify_each = true;
+  options.initial_properties = {pypto::transforms::Property::SSAForm,
+                                pypto::transforms::Property::SplitIncoreOrch};
+  const auto after =
+      pypto::transforms::PassManager(
+          pypto::transforms::standard_passes().pipeline("convert-tensor-to-tile-ops"),
+          std::move(options))
+          .run(*before);
+  const ir::Function& fn = function(after, "k");
+  const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(fn);
+  CHECK(ks.source.find("pk::Box::StoreAdd") != std::string::npos);
+  ScratchDir dir;
+  LoadedKernel kernel(ks.source, dir, "k");
+  std::vector<rt::Value> expected =
+      seeded_args(function(before, "k"), 7, 0, {rt::Value::scalar_float(0.25f)});
+  std::vector<rt::Value> actual;
+  for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
+  rt::run(*before, "k", expected);  // the tensor-level original
+  kernel.call(ks, actual);
+  CHECK(bit_identical_buffers(expected[3], actual[3]));
 }

@@ -926,6 +926,12 @@ class Lowering {
     }
     b.binding.rows = tile_rows(grid_tile);
     b.binding.cols = tile_cols(grid_tile);
+    // Views are Linear: every input has the grid's shape (the IR has no implicit broadcast).
+    for (const TileRef& in : b.binding.inputs)
+      if (tile_rows(in).text != b.binding.rows.text || tile_cols(in).text != b.binding.cols.text)
+        fail_at(c, "reads tiles of different shapes (" + tile_rows(in).text + " x " +
+                       tile_cols(in).text + " and " + b.binding.rows.text + " x " +
+                       b.binding.cols.text + "); there is no implicit broadcast");
     kernel::Spec spec;
     try {
       kernel::canonicalize(b.f);
