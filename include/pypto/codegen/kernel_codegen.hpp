@@ -80,8 +80,8 @@ class Lowering {
     out.core_type = core_type_of(fn_);
     if (fn_.func_type != ir::FunctionType::InCore && fn_.func_type != ir::FunctionType::AIC &&
         fn_.func_type != ir::FunctionType::AIV)
-      fail(nullptr, "", "is not a kernel (InCore, AIC or AIV function)");
-    if (!fn_.body) fail(nullptr, "", "has no body (runtime-bound)");
+      fail(&fn_.span, "", "is not a kernel (InCore, AIC or AIV function)");
+    if (!fn_.body) fail(&fn_.span, "", "has no body (runtime-bound)");
     count_uses();
     // Task-parameter order: tensors, then scalars.
     std::string params;
@@ -95,7 +95,7 @@ class Lowering {
         v.tensor = TensorRef{"t" + std::to_string(slot), "t" + std::to_string(slot) + "d",
                              tt->dtype, tt->rank()};
         if (T::element_type(tt->dtype).empty())
-          fail(nullptr, "",
+          fail(&fn_.span, "",
                "parameter " + std::to_string(k) + " has dtype " +
                    std::string(core::dtype_name(tt->dtype)) + ", which the target does not store");
         params += std::string(kIndent) + indent_lines(T::tensor_param(v.tensor, slot));
@@ -108,14 +108,14 @@ class Lowering {
         const std::size_t slot = out.tensors.size() + out.scalars.size();
         out.scalars.push_back({k, fn_.param_directions[k], st->dtype});
         if (T::scalar_type(st->dtype).empty())
-          fail(nullptr, "",
+          fail(&fn_.span, "",
                "scalar parameter " + std::to_string(k) + " has dtype " +
                    std::string(core::dtype_name(st->dtype)));
         const std::string name = new_scalar_name();
         params += std::string(kIndent) + T::scalar_param(name, st->dtype, slot);
         env_[&p] = scalar_value(name, st->dtype);
       } else if (!ir::isa<ir::TensorType>(*p.type)) {
-        fail(nullptr, "", "parameter " + std::to_string(k) + " is neither a tensor nor a scalar");
+        fail(&fn_.span, "", "parameter " + std::to_string(k) + " is neither a tensor nor a scalar");
       }
     }
     // Symbolic dims of tensor parameters: read from the runtime shapes.
