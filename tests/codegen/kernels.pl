@@ -32,6 +32,31 @@ class Kernels:
         maxes1 = pl.tile.store(pl.tile.neg(rm), [0, 0], maxes)
         return maxes1
 
+    # A norm-like kernel: two reductions over one grid, the elementwise code on their [16, 1]
+    # results and a [16, 1] input tile, all in one row-vector Spec.
+    @pl.function(type=pl.FunctionType.AIV)
+    def norm(self, a: pl.Tensor[[16, 64], pl.FP32], g: pl.Tensor[[16, 1], pl.FP32], o: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 1], pl.FP32]:
+        x = pl.tile.load(a, [0, 0], [16, 64])
+        w = pl.tile.load(g, [0, 0], [16, 1])
+        sq = pl.tile.mul(x, x)
+        ss = pl.tile.row_sum(sq, sq)
+        mx = pl.tile.row_max(x, x)
+        r = pl.tile.mul(pl.tile.rsqrt(pl.tile.add(pl.tile.mul(ss, 0.015625), 1e-05)), w)
+        y = pl.tile.sub(r, mx)
+        o1 = pl.tile.store(y, [0, 0], o)
+        return o1
+
+    # Reductions over two different grids meet in one value: each reduction gets its own Spec.
+    @pl.function(type=pl.FunctionType.AIV)
+    def mixed_grids(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 32], pl.FP32], o: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 1], pl.FP32]:
+        x = pl.tile.load(a, [0, 0], [16, 64])
+        y = pl.tile.load(b, [0, 0], [16, 32])
+        sx = pl.tile.row_sum(x, x)
+        sy = pl.tile.row_max(y, y)
+        d = pl.tile.div(sx, sy)
+        o1 = pl.tile.store(d, [0, 0], o)
+        return o1
+
     # A loop carrying a tile accumulator and a scalar; integer index arithmetic.
     @pl.function(type=pl.FunctionType.InCore)
     def loop_carry(self, a: pl.Tensor[[64, 32], pl.FP32], o: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:

@@ -268,6 +268,23 @@ TEST_CASE("codegen: a different constant gives a different source") {
   CHECK(source_of<cg::NpuTarget>(with("1.0")).find("TADDS(r0, v0, 0x1p0f);") != std::string::npos);
 }
 
+TEST_CASE("codegen: reductions and the elementwise code on their results share one Spec") {
+  const auto p = kernels();
+  const std::string npu = cg::codegen_kernel<cg::NpuTarget>(function(p, "norm")).source;
+  // One block: both reductions, then the row-vector code reading the [16, 1] input directly.
+  const auto sum = npu.find("TROWSUM("), max = npu.find("TROWMAX("), rsqrt = npu.find("TRSQRT(");
+  REQUIRE(sum != std::string::npos);
+  REQUIRE(max != std::string::npos);
+  REQUIRE(rsqrt != std::string::npos);
+  CHECK(npu.substr(sum, rsqrt - sum).find('}') == std::string::npos);
+  CHECK(npu.find("TROWEXPAND") == std::string::npos);
+  const std::string cpu = cg::codegen_kernel<cg::CpuTarget>(function(p, "norm")).source;
+  CHECK(cpu.find("v1[i]") != std::string::npos);  // the [16, 1] tile, read per row
+  // Over two grids, each reduction is materialized by its own Spec.
+  const std::string mixed = cg::codegen_kernel<cg::NpuTarget>(function(p, "mixed_grids")).source;
+  CHECK(mixed.find("TDIV(r0, v2, v3);") != std::string::npos);
+}
+
 // ---- loops, symbolic shapes ----------------------------------------------------------------
 
 TEST_CASE("codegen: a loop carries a tile and a scalar through its yield") {
@@ -511,6 +528,8 @@ TEST_CASE("codegen cpu: compiled kernels match the reference interpreter bit for
   const std::vector<Case> cases = {
       {"elementwise", 0, {{rt::Value::scalar_float(0.75f)}, {rt::Value::scalar_float(-0.0f)}}},
       {"row_stats", 0, {{}, {}}},
+      {"norm", 0, {{}, {}}},
+      {"mixed_grids", 0, {{}, {}}},
       {"loop_carry", 0, {{}, {}}},
       {"loop_store", 0, {{}, {}}},
       {"integer", 0, {{}, {}}},

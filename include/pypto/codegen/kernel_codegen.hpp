@@ -17,8 +17,10 @@
 // O(body + region sizes x DAG size).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -853,6 +855,15 @@ class Lowering {
   }
 
   // ---- regions of elementwise / reduction tile ops through the kernel expression IR --------
+  //
+  // A region is lowered value by value. Materialized are the values read after the region and
+  // the inputs of reductions (a Spec reduction reads an input, never a register). Every other
+  // value is inlined into the Spec of each materialized value that reaches it. A value that
+  // reaches row reductions has [rows, 1] shape and runs on the reductions' grid in row-vector
+  // mode: the reductions fold their inputs, the elementwise code reads ReduceResult operands
+  // and [rows, 1] tiles through ColBroadcast views (seed 004's norm/softmax fusion). When the
+  // reductions reached from one value have different grids, every reduction of the region is
+  // materialized instead, each in its own Spec.
 
   struct Pending {
     const ir::Var* var;
@@ -860,78 +871,166 @@ class Lowering {
     const ir::Stmt* stmt;
   };
 
+  /// The region's bookkeeping during flush.
+  struct Region {
+    std::vector<Pending> values;
+    std::unordered_map<const ir::Var*, std::size_t> index;  // lookup only
+    std::vector<bool> materialize;
+    bool is_reduction(std::size_t k) const {
+      return kernel::is_reduction(*spec_op(values[k].call->op->name));
+    }
+  };
+
   void flush() {
     if (region_.empty()) return;
-    std::vector<Pending> region;
-    region.swap(region_);
+    Region r;
+    r.values.swap(region_);
     const ir::Stmt* saved = stmt_;
     // Uses inside the region, to find the values read after it.
-    std::unordered_map<const ir::Var*, std::size_t> inside;
-    std::unordered_map<const ir::Var*, std::size_t> index;
-    for (std::size_t k = 0; k < region.size(); ++k) {
-      index[region[k].var] = k;
-      ++inside[region[k].var];  // the definition
-      for (const auto& a : region[k].call->args)
+    std::unordered_map<const ir::Var*, std::size_t> inside;  // lookup only
+    for (std::size_t k = 0; k < r.values.size(); ++k) {
+      r.index[r.values[k].var] = k;
+      ++inside[r.values[k].var];  // the definition
+      for (const auto& a : r.values[k].call->args)
         if (const ir::Var* v = as_var(a)) ++inside[v];
     }
-    std::vector<bool> materialize(region.size(), false);
-    for (std::size_t k = 0; k < region.size(); ++k) {
-      const Pending& p = region[k];
-      if (uses_[p.var] > inside[p.var]) materialize[k] = true;
-      if (kernel::is_reduction(*spec_op(p.call->op->name))) {
-        materialize[k] = true;
+    r.materialize.assign(r.values.size(), false);
+    for (std::size_t k = 0; k < r.values.size(); ++k) {
+      const Pending& p = r.values[k];
+      if (uses_[p.var] > inside[p.var]) r.materialize[k] = true;
+      if (r.is_reduction(k))
         if (const ir::Var* v = as_var(p.call->args.at(0)))
-          if (auto it = index.find(v); it != index.end()) materialize[it->second] = true;
-      }
+          if (auto it = r.index.find(v); it != r.index.end()) r.materialize[it->second] = true;
     }
-    for (std::size_t k = 0; k < region.size(); ++k) {
-      if (!materialize[k]) continue;
-      stmt_ = region[k].stmt;
-      emit_region_value(region, index, materialize, k);
+    // One grid per Spec: if some value reaches reductions over different shapes, materialize
+    // every reduction (their dims are known once their inputs are: compare by text, in order).
+    bool conflict = false;
+    for (std::size_t k = 0; k < r.values.size() && !conflict; ++k) {
+      if (!r.materialize[k]) continue;
+      std::vector<std::size_t> reds;
+      reductions_reached(r, k, reds);
+      for (std::size_t j = 1; j < reds.size(); ++j)
+        if (reduction_input(r, reds[j]) != reduction_input(r, reds[0])) conflict = true;
+    }
+    if (conflict)
+      for (std::size_t k = 0; k < r.values.size(); ++k)
+        if (r.is_reduction(k)) r.materialize[k] = true;
+    for (std::size_t k = 0; k < r.values.size(); ++k) {
+      if (!r.materialize[k]) continue;
+      stmt_ = r.values[k].stmt;
+      emit_region_value(r, k);
     }
     stmt_ = saved;
+  }
+
+  /// The region value `v` stands for, when it is one that is inlined (not materialized).
+  std::optional<std::size_t> inlined(const Region& r, const ir::Var* v) const {
+    auto it = r.index.find(v);
+    if (it == r.index.end() || r.materialize[it->second]) return std::nullopt;
+    return it->second;
+  }
+
+  /// The reductions the Spec of value k inlines (k itself included), in region order.
+  void reductions_reached(const Region& r, std::size_t k, std::vector<std::size_t>& out) const {
+    std::vector<std::size_t> stack{k};
+    std::vector<bool> seen(r.values.size(), false);
+    seen[k] = true;
+    while (!stack.empty()) {
+      const std::size_t j = stack.back();
+      stack.pop_back();
+      if (r.is_reduction(j)) {
+        out.push_back(j);
+        continue;  // its input is materialized
+      }
+      for (const auto& a : r.values[j].call->args)
+        if (const auto i = inlined(r, as_var(a)); i && !seen[*i]) {
+          seen[*i] = true;
+          stack.push_back(*i);
+        }
+    }
+    std::sort(out.begin(), out.end());
+  }
+
+  /// A key of the grid reduction k folds over: the region index or variable of its input.
+  /// Inputs are materialized or external, so equal keys mean one tile; different tiles of equal
+  /// shape also share a grid, which dims_key below decides once the tiles exist.
+  std::string reduction_input(const Region& r, std::size_t k) const {
+    const ir::Var* v = as_var(r.values[k].call->args.at(0));
+    if (!v) return "?";
+    if (auto it = r.index.find(v); it != r.index.end()) return dims_key(value_dims(r, it->second));
+    auto e = env_.find(v);
+    return e == env_.end() ? "?" : dims_key(e->second.tile.dims);
+  }
+  static std::string dims_key(const std::vector<Dim>& dims) {
+    std::string key;
+    for (const Dim& d : dims) key += d.text + ";";
+    return key;
+  }
+
+  /// The dims of region value k: a reduction's are [rows of its input, 1]; an elementwise
+  /// value's are those of its first operand (elementwise ops keep shapes).
+  std::vector<Dim> value_dims(const Region& r, std::size_t k) const {
+    for (std::size_t guard = 0; guard <= r.values.size(); ++guard) {
+      const ir::Call& c = *r.values[k].call;
+      const ir::Var* v = as_var(c.args.at(0));
+      if (!v) fail_at(c, "needs a tile as its first operand");
+      std::vector<Dim> dims;
+      if (auto it = r.index.find(v); it != r.index.end()) {
+        if (!r.is_reduction(k)) {
+          k = it->second;
+          continue;
+        }
+        dims = value_dims(r, it->second);
+      } else {
+        auto e = env_.find(v);
+        if (e == env_.end() || e->second.kind != Value::Kind::Tile)
+          fail_at(c, "needs a tile as its first operand");
+        dims = e->second.tile.dims;
+      }
+      if (!r.is_reduction(k)) return dims;
+      if (dims.size() != 2) fail_at(c, "needs a 2-D tile");
+      return {dims[0], Dim{"1", 1}};
+    }
+    fail_at(*r.values[k].call, "has no tile shape");
   }
 
   struct Build {
     kernel::SsaForm f;
     std::vector<const ir::Var*> input_vars;
     SpecBinding binding;
-    std::unordered_map<const ir::Var*, std::uint8_t> node_of;
+    std::unordered_map<const ir::Var*, std::uint8_t> node_of;  // lookup only
   };
 
-  void emit_region_value(const std::vector<Pending>& region,
-                         const std::unordered_map<const ir::Var*, std::size_t>& index,
-                         const std::vector<bool>& materialize, std::size_t k) {
-    const Pending& root = region[k];
-    const ir::Call& c = *root.call;
-    const kernel::Op op = *spec_op(c.op->name);
+  void emit_region_value(const Region& r, std::size_t k) {
+    const ir::Call& c = *r.values[k].call;
+    std::vector<std::size_t> reds;
+    reductions_reached(r, k, reds);
     Build b;
-    TileRef grid_tile;
-    if (kernel::is_reduction(op)) {
-      const kernel::Operand in = operand(b, region, index, materialize, c, c.args.at(0));
-      if (in.kind != kernel::OperandKind::Input) fail_at(c, "needs a tile operand");
-      grid_tile = b.binding.inputs.at(in.index);
-      if (grid_tile.dims.size() != 2) fail_at(c, "needs a 2-D tile");
-      add_node(b, c, {op, in, {}, {}});
-      add_node(b, c,
-               {kernel::Op::Mov,
-                kernel::reduce_result(static_cast<std::uint8_t>(b.f.nodes.size() - 1)),
-                {},
-                {}});
+    std::vector<Dim> grid, out_dims = value_dims(r, k);
+    if (!reds.empty()) {
+      const ir::Var* in = as_var(r.values[reds.front()].call->args.at(0));
+      grid = env_.at(in).tile.dims;  // materialized before k, or external
       b.binding.row_vector = true;
     } else {
-      node(b, region, index, materialize, k);
-      grid_tile = b.binding.inputs.empty() ? TileRef{} : b.binding.inputs.front();
-      grid_tile.dims = dims_of_region(region, index, k);
+      grid = out_dims;
     }
+    TileRef grid_tile{"", core::DataType::FP32, ir::MemorySpace::Vec, grid};
     b.binding.rows = tile_rows(grid_tile);
     b.binding.cols = tile_cols(grid_tile);
-    // Views are Linear: every input has the grid's shape (the IR has no implicit broadcast).
-    for (const TileRef& in : b.binding.inputs)
-      if (tile_rows(in).text != b.binding.rows.text || tile_cols(in).text != b.binding.cols.text)
+    const std::uint8_t root = node(b, r, k);
+    if (r.is_reduction(k)) add_node(b, c, {kernel::Op::Mov, kernel::reduce_result(root), {}, {}});
+    // Inputs have the grid's shape (Linear) or are [rows, 1] columns (ColBroadcast): the IR has
+    // no other broadcast.
+    for (std::size_t i = 0; i < b.binding.inputs.size(); ++i) {
+      const TileRef& in = b.binding.inputs[i];
+      const bool column = b.f.views[i].kind == kernel::ViewKind::ColBroadcast;
+      if (tile_rows(in).text != b.binding.rows.text ||
+          tile_cols(in).text != (column ? "1" : b.binding.cols.text))
         fail_at(c, "reads tiles of different shapes (" + tile_rows(in).text + " x " +
                        tile_cols(in).text + " and " + b.binding.rows.text + " x " +
-                       b.binding.cols.text + "); there is no implicit broadcast");
+                       (b.binding.row_vector ? std::string("1") : b.binding.cols.text) +
+                       "); there is no implicit broadcast");
+    }
     kernel::Spec spec;
     try {
       kernel::canonicalize(b.f);
@@ -943,8 +1042,6 @@ class Lowering {
     if (spec.num_regs > T::max_spec_registers)
       fail_at(c, "needs " + std::to_string(spec.num_regs) + " Spec registers, over the target's " +
                      std::to_string(T::max_spec_registers));
-    std::vector<Dim> out_dims = grid_tile.dims;
-    if (b.binding.row_vector) out_dims = {out_dims.at(0), Dim{"1", 1}};
     Value out;
     out.kind = Value::Kind::Tile;
     const auto& tt = static_cast<const ir::TileType&>(*c.type);
@@ -955,24 +1052,7 @@ class Lowering {
     } catch (const SpecEmitError& e) {
       fail_at(c, std::string("cannot be emitted: ") + e.what());
     }
-    env_[root.var] = std::move(out);
-  }
-
-  /// The dims of region value k: those of its first tile operand (elementwise ops keep shapes).
-  std::vector<Dim> dims_of_region(const std::vector<Pending>& region,
-                                  const std::unordered_map<const ir::Var*, std::size_t>& index,
-                                  std::size_t k) {
-    for (std::size_t guard = 0; guard <= region.size(); ++guard) {
-      const ir::Call& c = *region[k].call;
-      const ir::Var* v = as_var(c.args.at(0));
-      if (!v) fail_at(c, "needs a tile as its first operand");
-      auto it = env_.find(v);
-      if (it != env_.end() && it->second.kind == Value::Kind::Tile) return it->second.tile.dims;
-      auto r = index.find(v);
-      if (r == index.end()) fail_at(c, "needs a tile as its first operand");
-      k = r->second;
-    }
-    fail_at(*region[k].call, "has no tile shape");
+    env_[r.values[k].var] = std::move(out);
   }
 
   std::uint8_t add_node(Build& b, const ir::Call& c, kernel::Node n) {
@@ -984,30 +1064,29 @@ class Lowering {
   }
 
   /// The SSA node of region value k (inlined; memoized per Spec).
-  std::uint8_t node(Build& b, const std::vector<Pending>& region,
-                    const std::unordered_map<const ir::Var*, std::size_t>& index,
-                    const std::vector<bool>& materialize, std::size_t k) {
-    const Pending& p = region[k];
+  std::uint8_t node(Build& b, const Region& r, std::size_t k) {
+    const Pending& p = r.values[k];
     if (auto it = b.node_of.find(p.var); it != b.node_of.end()) return it->second;
     const ir::Call& c = *p.call;
     const kernel::Op op = *spec_op(c.op->name);
     kernel::Node n{op, {}, {}, {}};
     const std::size_t arity = kernel::arity(op);
-    if (c.args.size() != arity) fail_at(c, "has " + std::to_string(c.args.size()) + " operands");
-    for (std::size_t s = 0; s < arity; ++s)
-      n.slot(s) = operand(b, region, index, materialize, c, c.args[s]);
+    if (c.args.size() != arity + (kernel::is_reduction(op) ? 1 : 0))
+      fail_at(c, "has " + std::to_string(c.args.size()) + " operands");
+    for (std::size_t s = 0; s < arity; ++s) n.slot(s) = operand(b, r, c, c.args[s]);
+    if (kernel::is_reduction(op) && n.a.kind != kernel::OperandKind::Input)
+      fail_at(c, "needs a tile operand");
     const std::uint8_t id = add_node(b, c, n);
     b.node_of[p.var] = id;
     return id;
   }
 
-  kernel::Operand operand(Build& b, const std::vector<Pending>& region,
-                          const std::unordered_map<const ir::Var*, std::size_t>& index,
-                          const std::vector<bool>& materialize, const ir::Call& c,
-                          const ir::ExprRef& e) {
+  kernel::Operand operand(Build& b, const Region& r, const ir::Call& c, const ir::ExprRef& e) {
     if (const ir::Var* v = as_var(e)) {
-      if (auto it = index.find(v); it != index.end() && !materialize[it->second])
-        return kernel::reg(node(b, region, index, materialize, it->second));
+      if (const auto k = inlined(r, v)) {
+        const std::uint8_t id = node(b, r, *k);
+        return r.is_reduction(*k) ? kernel::reduce_result(id) : kernel::reg(id);
+      }
       if (ir::isa<ir::TileType>(*v->type)) {
         for (std::size_t k = 0; k < b.input_vars.size(); ++k)
           if (b.input_vars[k] == v) return kernel::input(static_cast<std::uint8_t>(k));
@@ -1016,9 +1095,13 @@ class Lowering {
         if (b.input_vars.size() >= kernel::kMaxInputs)
           fail_at(c,
                   "reads more than " + std::to_string(kernel::kMaxInputs) + " tiles in one Spec");
+        // In row-vector mode a [rows, 1] tile is read per row; reduction inputs are the grid.
+        const bool column = b.binding.row_vector && !kernel::is_reduction(*spec_op(c.op->name)) &&
+                            b.binding.cols.text != "1";
         b.input_vars.push_back(v);
         b.binding.inputs.push_back(x.tile);
-        b.f.views.push_back(kernel::View{});
+        b.f.views.push_back(
+            kernel::View{column ? kernel::ViewKind::ColBroadcast : kernel::ViewKind::Linear, 0});
         return kernel::input(static_cast<std::uint8_t>(b.input_vars.size() - 1));
       }
     }

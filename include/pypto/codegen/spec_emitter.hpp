@@ -13,7 +13,8 @@
 //     operands use the tile-scalar form when the table has one and are expanded into a scratch
 //     tile otherwise, reduction vectors read on the full grid are expanded along the row.
 // With `row_vector` the output holds one value per row: the code is evaluated at column 0 only
-// (the row reductions' consumers). Inputs are read through Linear views only; the operand kinds
+// (the row reductions' consumers). Inputs are read through Linear views, or ColBroadcast views
+// for [rows, 1] tiles (one value per row, read along the whole row); the operand kinds
 // this emitter does not print (GridIndex, MatmulResult, column reductions) raise
 // SpecEmitError, which the caller reports with the kernel, op and position. O(instrs + output).
 #pragma once
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pypto/codegen/target_traits.hpp"
@@ -53,7 +55,7 @@ inline std::string red_name(std::uint8_t r) { return "q" + std::to_string(r); }
 inline void check_views(const kernel::Spec& spec) {
   if (spec.matmul) throw SpecEmitError("a Spec with a matmul segment is not emitted");
   for (const kernel::View& v : spec.views)
-    if (v.kind != kernel::ViewKind::Linear)
+    if (v.kind != kernel::ViewKind::Linear && v.kind != kernel::ViewKind::ColBroadcast)
       throw SpecEmitError("view " + std::string(kernel::view_kind_name(v.kind)) +
                           " is not emitted");
   for (const kernel::Instr& in : spec.instrs)
@@ -75,7 +77,10 @@ std::string element_operand(const kernel::Spec& spec, const SpecBinding& b,
   using K = kernel::OperandKind;
   switch (o.kind) {
     case K::Reg: return reg_name(o.index);
-    case K::Input: return b.inputs.at(o.index).name + "[i * pk_cols + j]";
+    case K::Input:
+      if (spec.views.at(o.index).kind == kernel::ViewKind::ColBroadcast)
+        return b.inputs.at(o.index).name + "[i]";
+      return b.inputs.at(o.index).name + "[i * pk_cols + j]";
     case K::Const:
     case K::RuntimeScalar: return scalar_text<T>(spec, b, o);
     case K::ReduceResult: return red_name(o.index) + "[i]";
@@ -96,7 +101,8 @@ std::string emit_per_element(const kernel::Spec& spec, const SpecBinding& b, std
     s += i1 + "for (std::int64_t i = 0; i < pk_rows; ++i) {\n";
     std::string first = element_operand<T>(spec, b, r.a);
     // the first element: column 0
-    if (r.a.kind == kernel::OperandKind::Input)
+    if (r.a.kind == kernel::OperandKind::Input &&
+        spec.views.at(r.a.index).kind == kernel::ViewKind::Linear)
       first = b.inputs.at(r.a.index).name + "[i * pk_cols]";
     s += i2 + "float acc = " + first + ";\n";
     s += i2 + "for (std::int64_t j = 1; j < pk_cols; ++j) {\n";
@@ -155,11 +161,17 @@ class WholeTileEmitter {
         code += i1 + format_template(T::instr_table[op], red_name(x.dst), a, "", "", t) + "\n";
       } else {
         const std::uint8_t n = kernel::arity(x.op);
+        // A commutative op with its scalar first (the canonical order may put constants there)
+        // is printed with its operands swapped, so that the tile-scalar form applies.
+        kernel::Operand first = x.a, second = x.b;
+        if (n == 2 && kernel::op_info(x.op).commutative && is_scalar(first) && !is_scalar(second))
+          std::swap(first, second);
         const bool scalar_b =
-            n == 2 && is_scalar(x.b) && !is_scalar(x.a) && !T::scalar_instr_table[op].empty();
-        const std::string a = elem_tile(x.a, code, i1);
+            n == 2 && is_scalar(second) && !is_scalar(first) && !T::scalar_instr_table[op].empty();
+        const std::string a = elem_tile(first, code, i1);
         const std::string bb =
-            n > 1 ? (scalar_b ? scalar_text<T>(spec_, b_, x.b) : elem_tile(x.b, code, i1)) : "";
+            n > 1 ? (scalar_b ? scalar_text<T>(spec_, b_, second) : elem_tile(second, code, i1))
+                  : "";
         const std::string c = n > 2 ? elem_tile(x.c, code, i1) : "";
         code += i1 +
                 format_template(scalar_b ? T::scalar_instr_table[op] : T::instr_table[op],
@@ -201,7 +213,9 @@ class WholeTileEmitter {
 
   /// A grid-shaped tile holding operand `o` (a reduction's input).
   std::string grid_tile(const kernel::Operand& o, std::string& code, const std::string& in) {
-    if (o.kind == kernel::OperandKind::Input) return b_.inputs.at(o.index).name;
+    if (o.kind == kernel::OperandKind::Input &&
+        spec_.views.at(o.index).kind == kernel::ViewKind::Linear)
+      return b_.inputs.at(o.index).name;
     if (is_scalar(o)) {
       const std::string w = "w" + std::to_string(grid_used_++);
       code += in + format_template(T::expand_scalar, w, scalar_text<T>(spec_, b_, o)) + "\n";
@@ -215,10 +229,15 @@ class WholeTileEmitter {
     using K = kernel::OperandKind;
     switch (o.kind) {
       case K::Reg: return reg_name(o.index);
-      case K::Input:
-        if (b_.row_vector)
-          throw SpecEmitError("an input read per element in a row-vector Spec is not emitted");
-        return b_.inputs.at(o.index).name;
+      case K::Input: {
+        const bool column = spec_.views.at(o.index).kind == kernel::ViewKind::ColBroadcast;
+        if (column == b_.row_vector) return b_.inputs.at(o.index).name;
+        if (!column)
+          throw SpecEmitError("a grid input read per element in a row-vector Spec is not emitted");
+        const std::string x = "x" + std::to_string(elem_used_++);
+        code += in + format_template(T::row_expand, x, b_.inputs.at(o.index).name) + "\n";
+        return x;
+      }
       case K::ReduceResult: {
         if (b_.row_vector) return red_name(o.index);
         const std::string x = "x" + std::to_string(elem_used_++);

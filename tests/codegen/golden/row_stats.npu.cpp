@@ -155,7 +155,7 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
     Tile<TileType::Vec, float, 16, 1> r0;
     Tile<TileType::Vec, float, 16, 1> q1;
     Tile<TileType::Vec, float, 16, 64> w0;
-    TROWSUM(q1, v1, w0);
+    TROWMAX(q1, v0, w0);
     TMOV(r0, q1);
     TMOV(v2, r0);
   }
@@ -164,23 +164,17 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
     Tile<TileType::Vec, float, 16, 1> r0;
     Tile<TileType::Vec, float, 16, 1> q1;
     Tile<TileType::Vec, float, 16, 64> w0;
-    TROWMAX(q1, v0, w0);
-    TMOV(r0, q1);
+    TROWSUM(q1, v1, w0);
+    TADDS(r0, q1, 0x29f16bp-38f);
+    TRSQRT(r0, r0);
     TMOV(v3, r0);
   }
+  TSTORE(t1d, t1->shape, {std::int64_t{0}, std::int64_t{0}}, {16, 1}, v3);
   Tile<TileType::Vec, float, 16, 1> v4;
   {
     Tile<TileType::Vec, float, 16, 1> r0;
-    TADDS(r0, v2, 0x29f16bp-38f);
-    TRSQRT(r0, r0);
+    TNEG(r0, v2);
     TMOV(v4, r0);
   }
-  TSTORE(t1d, t1->shape, {std::int64_t{0}, std::int64_t{0}}, {16, 1}, v4);
-  Tile<TileType::Vec, float, 16, 1> v5;
-  {
-    Tile<TileType::Vec, float, 16, 1> r0;
-    TNEG(r0, v3);
-    TMOV(v5, r0);
-  }
-  TSTORE(t2d, t2->shape, {std::int64_t{0}, std::int64_t{0}}, {16, 1}, v5);
+  TSTORE(t2d, t2->shape, {std::int64_t{0}, std::int64_t{0}}, {16, 1}, v4);
 }
