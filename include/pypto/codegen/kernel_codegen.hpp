@@ -4,17 +4,21 @@
 // codegen_kernel<T>(fn) is one template for every target; T's traits print each construct.
 // Parameters are unpacked in the task-parameter order (tensors first, then scalars); symbolic
 // dims of tensor parameters are read from the runtime shapes. Scalar code (integer wrap, Python
-// floor division, strict FP32) becomes named C++ locals; loops, ifs and their carries become C++
-// control flow over carry variables assigned by each yield; tile.load / tile.store / tile.full /
-// tile.cast / tile.matmul print through the traits. Each maximal run of FP32 elementwise and
-// row-reduction tile ops is a region: every value of the region that is read after it, every
-// reduction and every reduction input is materialized as a tile computed by one kernel Spec
-// (kernel/spec.hpp) holding the inlined expression DAG that leads to it, canonicalized and
-// printed by spec_emitter.hpp. Every name is numbered in order of appearance (t<k> tensors,
-// s<k> scalars, v<k> tiles) and the source holds nothing else of the function, so alpha-
-// equivalent kernels, and kernels whose regions canonicalize alike, print byte-identical source.
-// What the target cannot express is a CodegenError naming the kernel, the op and line:column.
-// O(body + region sizes x DAG size).
+// floor division, strict FP32) becomes one named C++ local per op; loops, whiles and ifs become
+// C++ control flow over carry variables that each yield assigns (a tensor carry is the tensor
+// itself: stores write it in place); tile.load / tile.store / tile.full / tile.cast /
+// tile.matmul, integer elementwise tile ops and tensor.read / tensor.write / tensor.dim print
+// through the traits. Each maximal run of FP32 elementwise and row-reduction tile ops is a
+// region lowered through the kernel expression IR (see "regions" below): one kernel::Spec per
+// materialized value, canonicalized and printed by spec_emitter.hpp. Nested tile calls
+// (`pl.store(pl.mul(t, 2.0), ...)`) are lowered first, as if bound to a variable.
+//
+// Every name is numbered in order of appearance (t<k> tensors, s<k> scalars, v<k> tiles) and the
+// source holds nothing else of the function, so alpha-equivalent kernels, and kernels whose
+// regions canonicalize alike, print byte-identical source. What the target cannot express —
+// an op, dtype, memory space or rank it lacks, a tile over its space's capacity, pre-SSA loop
+// carries, a broadcast between tiles of different shapes — is a CodegenError naming the kernel,
+// the op and line:column, never partial output. O(body + region values x inlined DAG size).
 #pragma once
 
 #include <algorithm>
@@ -24,7 +28,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
