@@ -112,6 +112,19 @@ class Kernels:
         of6 = pl.tensor.write(of5, [5], -x)
         return of6
 
+    # A while loop carrying a scalar and a tile: doubles the tile until the counter reaches k.
+    @pl.function(type=pl.FunctionType.AIV)
+    def while_loop(self, a: pl.Tensor[[16], pl.FP32], k: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        x = pl.tile.load(a, [0], [16])
+        m = 0
+        for (mi, xi) in pl.while_(init_values=(m, x)):
+            pl.cond(mi < k)
+            m2 = mi + 1
+            x2 = pl.tile.add(xi, xi)
+            m3, x3 = pl.yield_(m2, x2)
+        o1 = pl.tile.store(x3, [0], o)
+        return o1
+
     # Symbolic shapes: the rows come from the tensor's runtime shape.
     @pl.function(type=pl.FunctionType.InCore)
     def symbolic(self, a: pl.Tensor[[M, 64], pl.FP32], o: pl.Out[pl.Tensor[[M, 64], pl.FP32]]) -> pl.Tensor[[M, 64], pl.FP32]:

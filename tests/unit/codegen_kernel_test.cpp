@@ -533,6 +533,7 @@ TEST_CASE("codegen cpu: compiled kernels match the reference interpreter bit for
       {"loop_carry", 0, {{}, {}}},
       {"loop_store", 0, {{}, {}}},
       {"integer", 0, {{}, {}}},
+      {"while_loop", 0, {{rt::Value::scalar_int(3)}, {rt::Value::scalar_int(0)}}},
       {"scalars",
        0,
        {{rt::Value::scalar_int(-7, pypto::core::DataType::INT32),
