@@ -607,3 +607,26 @@ class Before:
   kernel.call(ks, actual);
   CHECK(bit_identical_buffers(expected[3], actual[3]));
 }
+
+TEST_CASE("codegen: rank-3 tiles run on the CPU; the NPU target refuses them") {
+  const std::string program = kernel_program(
+      "k", "AIV", "a: pl.Tensor[[4, 8, 16], pl.FP32], o: pl.Out[pl.Tensor[[2, 8, 16], pl.FP32]]",
+      "pl.Tensor[[2, 8, 16], pl.FP32]",
+      "        x = pl.tile.load(a, [1, 0, 0], [2, 8, 16])\n"
+      "        y = pl.tile.sqrt(pl.tile.abs(x))\n"
+      "        o1 = pl.tile.store(y, [0, 0, 0], o)\n"
+      "        return o1\n");
+  const cg::CodegenError e = codegen_error<cg::NpuTarget>(program);
+  CHECK(std::string(e.what()).find("rank-3 tile") != std::string::npos);
+
+  const auto p = parse(program);
+  const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(function(p, "k"));
+  ScratchDir dir;
+  LoadedKernel kernel(ks.source, dir, "k");
+  std::vector<rt::Value> expected = seeded_args(function(p, "k"), 11, 0, {});
+  std::vector<rt::Value> actual;
+  for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
+  rt::run(*p, "k", expected);
+  kernel.call(ks, actual);
+  CHECK(bit_identical_buffers(expected[1], actual[1]));
+}
