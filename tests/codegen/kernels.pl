@@ -134,14 +134,16 @@ class Kernels:
         o1 = pl.tile.store(y, [0, 0], o)
         return o1
 
-    # A matmul: an AIC kernel.
+    # Two matmuls of the same tiles, the second accumulated into the output: an AIC kernel.
     @pl.function(type=pl.FunctionType.InCore)
     def matmul(self, a: pl.Tensor[[16, 32], pl.FP32], b: pl.Tensor[[32, 16], pl.FP32], c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         x = pl.tile.load(a, [0, 0], [16, 32])
         y = pl.tile.load(b, [0, 0], [32, 16])
         z = pl.tile.matmul(x, y)
         c1 = pl.tile.store(z, [0, 0], c)
-        return c1
+        w = pl.tile.matmul(x, y)
+        c2 = pl.tile.store(w, [0, 0], c, atomic=pl.AtomicType.Add)
+        return c2
 
     # A branch on a scalar parameter with a scalar result; floor division and modulo.
     @pl.function(type=pl.FunctionType.InCore)

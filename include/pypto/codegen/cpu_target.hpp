@@ -74,6 +74,8 @@ struct CpuTarget {
       {ir::MemorySpace::LeftScale, "LeftScale", 0, true},
       {ir::MemorySpace::RightScale, "RightScale", 0, true},
   }};
+  /// Where a tile whose type names no memory space lives.
+  static constexpr ir::MemorySpace default_memory(CoreType) { return ir::MemorySpace::Vec; }
   static constexpr const MemorySpaceInfo* memory_space(ir::MemorySpace m) {
     for (const MemorySpaceInfo& info : memory_spaces)
       if (info.space == m) return &info;

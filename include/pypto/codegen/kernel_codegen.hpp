@@ -83,6 +83,7 @@ class Lowering {
     KernelSource out;
     out.function_name = fn_.name;
     out.core_type = core_type_of(fn_);
+    core_ = out.core_type;
     if (fn_.func_type != ir::FunctionType::InCore && fn_.func_type != ir::FunctionType::AIC &&
         fn_.func_type != ir::FunctionType::AIV)
       fail(&fn_.span, "", "is not a kernel (InCore, AIC or AIV function)");
@@ -256,7 +257,7 @@ class Lowering {
   /// Declares a tile, checking the target's rank, dtype and memory space.
   TileRef declare_tile(const ir::Call& c, core::DataType dtype, std::optional<ir::MemorySpace> ms,
                        std::vector<Dim> dims) {
-    const ir::MemorySpace space = ms.value_or(ir::MemorySpace::Vec);
+    const ir::MemorySpace space = ms.value_or(T::default_memory(core_));
     const MemorySpaceInfo* info = T::memory_space(space);
     if (!info)
       fail_at(c, "places a tile in memory space " + std::string(ir::enum_name(space)) +
@@ -1145,6 +1146,7 @@ class Lowering {
   std::string body_;
   int depth_ = 1;
   std::size_t next_scalar_ = 0, next_tile_ = 0;
+  CoreType core_ = CoreType::AIV;
 };
 
 }  // namespace detail::kernel_codegen

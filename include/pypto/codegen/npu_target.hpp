@@ -80,6 +80,11 @@ struct NpuTarget {
       {ir::MemorySpace::LeftScale, "ScaleLeft", 4 * 1024, true},
       {ir::MemorySpace::RightScale, "ScaleRight", 4 * 1024, true},
   }};
+  /// Where a tile whose type names no memory space lives: UB on a vector core, L1 on the cube
+  /// core (which has no UB).
+  static constexpr ir::MemorySpace default_memory(CoreType core) {
+    return core == CoreType::AIC ? ir::MemorySpace::Mat : ir::MemorySpace::Vec;
+  }
   static constexpr const MemorySpaceInfo* memory_space(ir::MemorySpace m) {
     for (const MemorySpaceInfo& info : memory_spaces)
       if (info.space == m) return &info;
@@ -232,8 +237,21 @@ struct NpuTarget {
   static std::string tile_copy(const TileRef& dst, const TileRef& src) {
     return "TMOV(" + dst.name + ", " + src.name + ");\n";
   }
+  /// The cube reads its operands from L0A / L0B: operands held elsewhere (L1) are moved there
+  /// first, into tiles named after the (unique) result tile.
   static std::string tile_matmul(const TileRef& c, const TileRef& a, const TileRef& b) {
-    return "TMATMUL(" + c.name + ", " + a.name + ", " + b.name + ");\n";
+    std::string s;
+    auto operand = [&s, &c](const TileRef& t, ir::MemorySpace space) {
+      if (t.space == space) return t.name;
+      TileRef moved = t;
+      moved.name = c.name + (space == ir::MemorySpace::Left ? "_l" : "_r");
+      moved.space = space;
+      s += tile_decl(moved) + tile_copy(moved, t);
+      return moved.name;
+    };
+    const std::string l = operand(a, ir::MemorySpace::Left);
+    const std::string r = operand(b, ir::MemorySpace::Right);
+    return s + "TMATMUL(" + c.name + ", " + l + ", " + r + ");\n";
   }
   static std::string block_idx() { return "static_cast<std::int64_t>(get_block_idx())"; }
   /// One integer elementwise op: the tile-tile or tile-scalar instruction of the table.

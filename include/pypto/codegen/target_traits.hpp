@@ -95,6 +95,7 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   { T::max_tile_rank } -> std::convertible_to<std::size_t>;
   { T::max_spec_registers } -> std::convertible_to<std::size_t>;
   { T::memory_space(ir::MemorySpace::Vec) } -> std::convertible_to<const MemorySpaceInfo*>;
+  { T::default_memory(core) } -> std::convertible_to<ir::MemorySpace>;
   { T::float_semantics } -> std::convertible_to<FloatSemantics>;
   { T::op_ulp[0] } -> std::convertible_to<std::uint8_t>;
   // the kernel expression IR

@@ -142,11 +142,22 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
   __gm__ float* const t1d = reinterpret_cast<__gm__ float*>(t1->buffer_addr);
   __gm__ Tensor* const t2 = reinterpret_cast<__gm__ Tensor*>(args[2]);
   __gm__ float* const t2d = reinterpret_cast<__gm__ float*>(t2->buffer_addr);
-  Tile<TileType::Vec, float, 16, 32> v0;
+  Tile<TileType::Mat, float, 16, 32> v0;
   TLOAD(v0, t0d, t0->shape, {std::int64_t{0}, std::int64_t{0}}, {16, 32});
-  Tile<TileType::Vec, float, 32, 16> v1;
+  Tile<TileType::Mat, float, 32, 16> v1;
   TLOAD(v1, t1d, t1->shape, {std::int64_t{0}, std::int64_t{0}}, {32, 16});
   Tile<TileType::Acc, float, 16, 16> v2;
-  TMATMUL(v2, v0, v1);
+  Tile<TileType::Left, float, 16, 32> v2_l;
+  TMOV(v2_l, v0);
+  Tile<TileType::Right, float, 32, 16> v2_r;
+  TMOV(v2_r, v1);
+  TMATMUL(v2, v2_l, v2_r);
   TSTORE(t2d, t2->shape, {std::int64_t{0}, std::int64_t{0}}, {16, 16}, v2);
+  Tile<TileType::Acc, float, 16, 16> v3;
+  Tile<TileType::Left, float, 16, 32> v3_l;
+  TMOV(v3_l, v0);
+  Tile<TileType::Right, float, 32, 16> v3_r;
+  TMOV(v3_r, v1);
+  TMATMUL(v3, v3_l, v3_r);
+  TSTORE<AtomicType::AtomicAdd>(t2d, t2->shape, {std::int64_t{0}, std::int64_t{0}}, {16, 16}, v3);
 }
