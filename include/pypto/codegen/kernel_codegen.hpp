@@ -731,14 +731,15 @@ class Lowering {
       fail_stmt("a yield", "outside a loop or if with results is not supported");
     const std::vector<Value>& targets = *yield_targets_.back();
     if (targets.size() != y.values.size()) fail_stmt("a yield", "does not match its results");
-    // Scalars through temporaries: a yield may swap carries.
+    // Scalars through temporaries when there are several: a yield may swap carries.
     std::vector<std::string> temps;
     for (std::size_t k = 0; k < targets.size(); ++k) {
       if (targets[k].kind != Value::Kind::Scalar) {
         temps.emplace_back();
         continue;
       }
-      temps.push_back(define(targets[k].dtype, scalar(*y.values[k]), &y.span));
+      const std::string v = scalar(*y.values[k]);
+      temps.push_back(targets.size() == 1 ? v : define(targets[k].dtype, v, &y.span));
     }
     for (std::size_t k = 0; k < targets.size(); ++k) {
       if (targets[k].kind == Value::Kind::Scalar) {

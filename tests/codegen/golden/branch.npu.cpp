@@ -147,11 +147,9 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
   if (s3) {
     const std::int64_t s4 = pk::floordiv(s0, std::int64_t{4});
     const std::int64_t s5 = pk::mul(s4, std::int64_t{16});
-    const std::int64_t s6 = s5;
-    s1 = s6;
+    s1 = s5;
   } else {
-    const std::int64_t s7 = std::int64_t{0};
-    s1 = s7;
+    s1 = std::int64_t{0};
   }
   Tile<TileType::Vec, float, 1, 16> v0;
   TLOAD(v0, t0d, t0->shape, {s1}, {16});
