@@ -8,11 +8,48 @@
 #include <cstdint>
 #include <string_view>
 
+#include "pypto/ir/enums.hpp"
+#include "pypto/ir/expr.hpp"
+#include "pypto/ir/function.hpp"
+#include "pypto/ir/type.hpp"
+#include "pypto/ir/visit.hpp"
+
 namespace pypto::codegen {
 
 enum class CoreType : std::uint8_t { AIC = 0, AIV = 1 };
 
 /// The lowercase name used in KERNELS rows and kernel directories: "aic" or "aiv".
 constexpr std::string_view core_type_name(CoreType t) { return t == CoreType::AIC ? "aic" : "aiv"; }
+
+/// True for the memory spaces of the cube core (L1 and the L0 buffers around the cube unit).
+constexpr bool is_cube_memory(ir::MemorySpace m) {
+  switch (m) {
+    case ir::MemorySpace::Mat:
+    case ir::MemorySpace::Left:
+    case ir::MemorySpace::Right:
+    case ir::MemorySpace::Acc:
+    case ir::MemorySpace::Bias:
+    case ir::MemorySpace::LeftScale:
+    case ir::MemorySpace::RightScale: return true;
+    default: return false;
+  }
+}
+
+/// The core a kernel runs on. An AIC / AIV function says so itself; an InCore function is AIC
+/// when its body (any depth, types included) holds a tile in a cube memory space or a
+/// tile.matmul, else AIV. The walk visits each node once: O(body).
+inline CoreType core_type_of(const ir::Function& fn) {
+  if (fn.func_type == ir::FunctionType::AIC) return CoreType::AIC;
+  if (fn.func_type == ir::FunctionType::AIV || !fn.body) return CoreType::AIV;
+  bool cube = false;
+  ir::for_each_node(fn.body, [&cube](const ir::Node& n) {
+    if (cube) return;
+    if (const auto* t = ir::as<ir::TileType>(&n))
+      cube = t->memory_space && is_cube_memory(*t->memory_space);
+    else if (const auto* c = ir::as<ir::Call>(&n))
+      cube = c->op && c->op->name == "tile.matmul";
+  });
+  return cube ? CoreType::AIC : CoreType::AIV;
+}
 
 }  // namespace pypto::codegen

@@ -1,0 +1,288 @@
+// pypto/codegen/cpu_target.hpp — the CPU reference target: portable C++ that the system compiler
+// builds and the CPU runtime runs; its results are the oracle for every transform (issue 8,
+// "Targets"; exprspec.md section 3.2, "CPU reference traits").
+//
+// Semantics are strict IEEE binary32 and must equal runtime/interpreter.hpp bit for bit: every
+// kernel Spec instruction is one statement into a named float (no expression the compiler could
+// contract), reductions and matmul accumulate in the interpreter's order from the first element,
+// and the file turns contraction off itself (clang honours `#pragma STDC FP_CONTRACT OFF`, GCC
+// `#pragma GCC optimize("fp-contract=off")`); the runtime also compiles with -ffp-contract=off,
+// which matters for clang, whose -ffp-contract=fast ignores the pragma (its default, `on`, only
+// contracts within one statement, and no statement here holds two float ops).
+// Tiles are std::vectors (any rank, dims read at run time). The entry is kernel_abi.hpp's fixed
+// `pypto_kernel_entry`; nothing in the file depends on the kernel's name.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "pypto/codegen/kernel_abi.hpp"
+#include "pypto/codegen/kernel_helpers.hpp"
+#include "pypto/codegen/runtime_abi.hpp"
+#include "pypto/codegen/target_traits.hpp"
+
+namespace pypto::codegen {
+
+struct CpuTarget {
+  static constexpr std::string_view name = "cpu";
+  /// Changes whenever the emitted code for some input changes (part of compilation keys).
+  static constexpr std::string_view fingerprint = "pypto-cpu-kernel-v1";
+  static constexpr std::string_view file_extension = ".cpp";
+  static constexpr std::string_view comment_prefix = "// ";
+
+  static constexpr const RuntimeAbi& runtime_abi = kCpuRuntimeAbi;
+
+  static constexpr std::string_view scalar_type(core::DataType t) {
+    using D = core::DataType;
+    switch (t) {
+      case D::BOOL: return "bool";
+      case D::INT8: return "std::int8_t";
+      case D::INT16: return "std::int16_t";
+      case D::INT32: return "std::int32_t";
+      case D::INT64:
+      case D::INDEX: return "std::int64_t";
+      case D::UINT8: return "std::uint8_t";
+      case D::UINT16: return "std::uint16_t";
+      case D::UINT32: return "std::uint32_t";
+      case D::UINT64: return "std::uint64_t";
+      case D::FP32: return "float";
+      default: return "";  // FP16, BF16, sub-byte and FP8 types: no host type
+    }
+  }
+  /// Tile elements: a std::vector<bool> has no data(), so BOOL tiles are not supported.
+  static constexpr std::string_view element_type(core::DataType t) {
+    return t == core::DataType::BOOL ? "" : scalar_type(t);
+  }
+  static constexpr core::DataType accumulator_dtype = core::DataType::FP32;
+  static constexpr std::size_t max_tile_rank = kKernelAbiMaxRank;
+  static constexpr std::size_t max_spec_registers = kernel::kMaxRegs;
+  static constexpr FloatSemantics float_semantics{true, false, true, 0};
+  /// Every op is the interpreter's own (host libm for transcendentals): 0 ULP from the oracle.
+  static constexpr std::array<std::uint8_t, kernel::kOpCount> op_ulp = {};
+
+  /// Every space is host memory: no capacity limit.
+  static constexpr std::array<MemorySpaceInfo, 9> memory_spaces = {{
+      {ir::MemorySpace::Vec, "Vec", 0, false},
+      {ir::MemorySpace::Mat, "Mat", 0, true},
+      {ir::MemorySpace::Left, "Left", 0, true},
+      {ir::MemorySpace::Right, "Right", 0, true},
+      {ir::MemorySpace::Acc, "Acc", 0, true},
+      {ir::MemorySpace::Bias, "Bias", 0, true},
+      {ir::MemorySpace::ScalarLocal, "ScalarLocal", 0, false},
+      {ir::MemorySpace::LeftScale, "LeftScale", 0, true},
+      {ir::MemorySpace::RightScale, "RightScale", 0, true},
+  }};
+  /// Where a tile whose type names no memory space lives.
+  static constexpr ir::MemorySpace default_memory(CoreType) { return ir::MemorySpace::Vec; }
+  static constexpr const MemorySpaceInfo* memory_space(ir::MemorySpace m) {
+    for (const MemorySpaceInfo& info : memory_spaces)
+      if (info.space == m) return &info;
+    return nullptr;
+  }
+
+  // ---- the kernel expression IR: one statement per element and instruction ------------------
+
+  static constexpr SpecStyle spec_style = SpecStyle::PerElement;
+  /// Elementwise rows assign {d} from {a}, {b}, {c}; reduction rows fold element {a} into the
+  /// accumulator {d}. Exactly kernel/interpreter.hpp's apply_op.
+  static constexpr std::array<std::string_view, kernel::kOpCount> instr_table = {
+      "{d} = {a};",                       // Mov
+      "{d} = -{a};",                      // Neg
+      "{d} = std::fabs({a});",            // Abs
+      "{d} = std::exp({a});",             // Exp
+      "{d} = std::log({a});",             // Log
+      "{d} = std::sqrt({a});",            // Sqrt
+      "{d} = 1.0f / std::sqrt({a});",     // Rsqrt
+      "{d} = std::tanh({a});",            // Tanh
+      "{d} = {a} + {b};",                 // Add
+      "{d} = {a} - {b};",                 // Sub
+      "{d} = {a} * {b};",                 // Mul
+      "{d} = {a} / {b};",                 // Div
+      "{d} = pk::max({a}, {b});",         // Max
+      "{d} = pk::min({a}, {b});",         // Min
+      "{d} = {a} < {b} ? 1.0f : 0.0f;",   // Lt
+      "{d} = {a} <= {b} ? 1.0f : 0.0f;",  // Le
+      "{d} = {a} > {b} ? 1.0f : 0.0f;",   // Gt
+      "{d} = {a} >= {b} ? 1.0f : 0.0f;",  // Ge
+      "{d} = {a} == {b} ? 1.0f : 0.0f;",  // Eq
+      "{d} = {a} != {b} ? 1.0f : 0.0f;",  // Ne
+      "{d} = {a} != 0.0f ? {b} : {c};",   // Select
+      "{d} = {d} + {a};",                 // RowSum
+      "{d} = pk::max({d}, {a});",         // RowMax
+      "{d} = {d} + {a};",                 // ColSum
+      "{d} = pk::max({d}, {a});",         // ColMax
+  };
+  /// Whole-tile forms only (the NPU's): unused by a per-element target.
+  static constexpr std::array<std::string_view, kernel::kOpCount> scalar_instr_table = {};
+  static constexpr std::string_view expand_scalar = "";
+  static constexpr std::string_view row_expand = "";
+
+  static std::string float_literal(std::uint32_t bits) {
+    return hex_float_literal(bits, "std::bit_cast<float>");
+  }
+
+  // ---- file and entry --------------------------------------------------------------------
+
+  static std::string prologue(CoreType) {
+    std::string s =
+        "// Generated by pypto (target cpu). Strict IEEE binary32: no FP contraction.\n"
+        "#if defined(__clang__)\n"
+        "#pragma STDC FP_CONTRACT OFF\n"
+        "#elif defined(__GNUC__)\n"
+        "#pragma GCC optimize(\"fp-contract=off\")\n"
+        "#endif\n"
+        "#include <pypto/codegen/kernel_abi.hpp>\n\n"
+        "#include <algorithm>\n#include <bit>\n#include <cmath>\n#include <cstddef>\n"
+        "#include <cstdint>\n#include <cstdlib>\n#include <initializer_list>\n"
+        "#include <type_traits>\n#include <vector>\n\n"
+        "#define PK_FN inline\n";
+    s += kScalarHelpers;
+    s += kBoxHelpers;
+    return s;
+  }
+  static std::string entry_open() {
+    return "extern \"C\" __attribute__((visibility(\"default\"))) void " +
+           std::string(kKernelEntrySymbol) + "(const std::uint64_t* args) {\n";
+  }
+  static std::string entry_close() { return "}\n"; }
+
+  static std::string tensor_param(const TensorRef& t, std::size_t index) {
+    return "auto* const " + t.name + " = reinterpret_cast<pypto::codegen::TensorArg*>(args[" +
+           std::to_string(index) + "]);\n" + std::string(element_type(t.dtype)) + "* const " +
+           t.data + " = static_cast<" + std::string(element_type(t.dtype)) + "*>(" + t.name +
+           "->data);\n";
+  }
+  static std::string scalar_param(std::string_view name, core::DataType t, std::size_t index) {
+    const std::string arg = "args[" + std::to_string(index) + "]";
+    const std::string type(scalar_type(t));
+    if (t == core::DataType::FP32)
+      return "const float " + std::string(name) +
+             " = std::bit_cast<float>(static_cast<std::uint32_t>(" + arg + "));\n";
+    if (t == core::DataType::BOOL)
+      return "const bool " + std::string(name) + " = " + arg + " != 0;\n";
+    return "const " + type + " " + std::string(name) + " = static_cast<" + type + ">(" + arg +
+           ");\n";
+  }
+
+  // ---- tiles ---------------------------------------------------------------------------
+
+  static std::string tile_decl(const TileRef& t) {
+    return "std::vector<" + std::string(element_type(t.dtype)) + "> " + t.name +
+           "(static_cast<std::size_t>(" + tile_size_text(t) + "));\n";
+  }
+  static std::string extents(const TileRef& t) {
+    std::vector<std::string> e;
+    for (const Dim& d : t.dims) e.push_back(d.text);
+    return brace_list(e);
+  }
+  static std::string tile_load(const TileRef& t, const TensorRef& src,
+                               const std::vector<std::string>& offsets) {
+    return "pk::copy_box(" + t.name + ".data(), " + src.data + ", " + src.name + "->shape, " +
+           brace_list(offsets) + ", " + extents(t) + ", pk::Box::Load);\n";
+  }
+  static std::string tile_store(const TileRef& t, const TensorRef& dst,
+                                const std::vector<std::string>& offsets, bool atomic_add) {
+    return "pk::copy_box(" + t.name + ".data(), " + dst.data + ", " + dst.name + "->shape, " +
+           brace_list(offsets) + ", " + extents(t) + ", " +
+           (atomic_add ? "pk::Box::StoreAdd" : "pk::Box::Store") + ");\n";
+  }
+  static std::string tile_fill(const TileRef& t, std::string_view value) {
+    return "std::fill(" + t.name + ".begin(), " + t.name + ".end(), " + std::string(value) + ");\n";
+  }
+  static std::string tile_cast(const TileRef& dst, const TileRef& src) {
+    return "for (std::size_t i = 0; i < " + src.name + ".size(); ++i) " + dst.name +
+           "[i] = pk::cast<" + std::string(element_type(dst.dtype)) + ">(" + src.name + "[i]);\n";
+  }
+  static std::string tile_copy(const TileRef& dst, const TileRef& src) {
+    return dst.name + " = " + src.name + ";\n";
+  }
+  static std::string tile_matmul(const TileRef& c, const TileRef& a, const TileRef& b) {
+    return "pk::matmul(" + c.name + ".data(), " + a.name + ".data(), " + b.name + ".data(), " +
+           tile_rows(a).text + ", " + tile_cols(a).text + ", " + tile_cols(b).text + ");\n";
+  }
+  static std::string block_idx() { return "pk::block_idx"; }
+  /// One integer elementwise op over every element (pk:: wraps like the interpreter).
+  static std::string tile_elementwise(kernel::Op op, const TileRef& dst, const TileRef& a,
+                                      std::string_view b, bool b_scalar) {
+    const std::string fn = "pk::" + std::string(int_fn(op));
+    std::string rhs;
+    if (kernel::arity(op) == 2) rhs = ", " + std::string(b) + (b_scalar ? "" : "[i]");
+    return "for (std::size_t i = 0; i < " + dst.name + ".size(); ++i) " + dst.name + "[i] = " + fn +
+           "(" + a.name + "[i]" + rhs + ");\n";
+  }
+  static constexpr std::string_view int_fn(kernel::Op op) {
+    switch (op) {
+      case kernel::Op::Add: return "add";
+      case kernel::Op::Sub: return "sub";
+      case kernel::Op::Mul: return "mul";
+      case kernel::Op::Max: return "max";
+      case kernel::Op::Min: return "min";
+      case kernel::Op::Neg: return "neg";
+      default: return "abs";
+    }
+  }
+
+ private:
+  /// Region copies (tile.load / tile.store, runtime/interpreter.hpp's for_box) and matmul
+  /// (products in increasing k, summed from the first product: kernel/spec.hpp's Matmul).
+  static constexpr std::string_view kBoxHelpers = R"(namespace pk {
+
+enum class Box { Load, Store, StoreAdd };
+
+template <class E>
+inline void copy_box(E* tile, E* gm, const std::int64_t* shape,
+                     std::initializer_list<std::int64_t> offsets,
+                     std::initializer_list<std::int64_t> extents, Box mode) {
+  const std::size_t rank = offsets.size();
+  const std::int64_t* off = offsets.begin();
+  const std::int64_t* ext = extents.begin();
+  std::int64_t n = 1;
+  for (std::size_t k = 0; k < rank; ++k) {
+    if (off[k] < 0 || ext[k] < 0 || off[k] > shape[k] || ext[k] > shape[k] - off[k]) std::abort();
+    n *= ext[k];
+  }
+  std::int64_t pos[pypto::codegen::kKernelAbiMaxRank] = {};
+  for (std::int64_t j = 0; j < n; ++j) {
+    std::int64_t at = 0;
+    for (std::size_t k = 0; k < rank; ++k) at = at * shape[k] + off[k] + pos[k];
+    if (mode == Box::Load) tile[j] = gm[at];
+    else if (mode == Box::Store) gm[at] = tile[j];
+    else gm[at] = add(gm[at], tile[j]);
+    for (std::size_t k = rank; k-- > 0;) {
+      if (++pos[k] < ext[k]) break;
+      pos[k] = 0;
+    }
+  }
+}
+
+inline void matmul(float* c, const float* a, const float* b, std::int64_t m, std::int64_t k,
+                   std::int64_t n) {
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (std::int64_t p = 0; p < k; ++p) {
+        const float product = a[i * k + p] * b[p * n + j];
+        acc = p == 0 ? product : acc + product;
+      }
+      c[i * n + j] = acc;
+    }
+  }
+}
+
+/// The block index of the running instance; a runtime that launches blocks sets it first.
+static std::int64_t block_idx = 0;
+
+}  // namespace pk
+
+extern "C" __attribute__((visibility("default"))) void pypto_kernel_set_block_idx(std::int64_t b) {
+  pk::block_idx = b;
+}
+
+)";
+};
+
+static_assert(TargetTraits<CpuTarget>);
+
+}  // namespace pypto::codegen

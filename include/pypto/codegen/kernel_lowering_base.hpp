@@ -1,0 +1,369 @@
+// pypto/codegen/kernel_lowering_base.hpp — the state and the scalar half of kernel lowering
+// (issue 8, "Kernel code"): values, names, diagnostics, tile declarations and scalar
+// expressions. kernel_region_lowering.hpp adds the tile-op regions on top, kernel_codegen.hpp
+// the statements; the three layers are one lowering, split only to keep each header readable.
+//
+// A Value is what the generated code holds for an IR variable: a scalar's C++ expression, a
+// tensor parameter's descriptor and data pointer, or a tile. Names are numbered in order of
+// appearance (s<k> scalars, v<k> tiles), never taken from the IR, so alpha-equivalent kernels
+// print alike. Scalar expressions become one named local per op, computed by the pk:: helpers
+// (kernel_helpers.hpp) exactly as runtime/interpreter.hpp computes them. Every refusal is a
+// CodegenError naming the kernel, the op and line:column. Lookups are O(1) expected; maps keyed
+// by IR pointers are never iterated, so nothing observable depends on addresses.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "pypto/codegen/codegen_error.hpp"
+#include "pypto/codegen/core_type.hpp"
+#include "pypto/codegen/target_traits.hpp"
+#include "pypto/ir/expr.hpp"
+#include "pypto/ir/function.hpp"
+#include "pypto/ir/stmt.hpp"
+#include "pypto/ir/type.hpp"
+#include "pypto/ir/visit.hpp"
+#include "pypto/kernel/spec.hpp"
+
+namespace pypto::codegen::detail::kernel_codegen {
+
+/// The kernel::Op of a fusible FP32 tile op, or nullopt.
+inline std::optional<kernel::Op> spec_op(std::string_view name) {
+  static constexpr std::pair<std::string_view, kernel::Op> kTable[] = {
+      {"tile.add", kernel::Op::Add},       {"tile.sub", kernel::Op::Sub},
+      {"tile.mul", kernel::Op::Mul},       {"tile.div", kernel::Op::Div},
+      {"tile.max", kernel::Op::Max},       {"tile.min", kernel::Op::Min},
+      {"tile.neg", kernel::Op::Neg},       {"tile.abs", kernel::Op::Abs},
+      {"tile.exp", kernel::Op::Exp},       {"tile.sqrt", kernel::Op::Sqrt},
+      {"tile.rsqrt", kernel::Op::Rsqrt},   {"tile.row_sum", kernel::Op::RowSum},
+      {"tile.row_max", kernel::Op::RowMax}};
+  for (const auto& [n, op] : kTable)
+    if (n == name) return op;
+  return std::nullopt;
+}
+
+/// A value of the kernel as the generated code holds it.
+struct Value {
+  enum class Kind : std::uint8_t { Scalar, Tensor, Tile } kind = Kind::Scalar;
+  std::string expr;  ///< a scalar's C++ expression
+  core::DataType dtype = core::DataType::INDEX;
+  TensorRef tensor;
+  TileRef tile;
+};
+
+template <TargetTraits T>
+class LoweringBase {
+ protected:
+  explicit LoweringBase(const ir::Function& fn) : fn_(fn) {}
+
+  static constexpr const char* kIndent = "  ";
+
+  // ---- diagnostics -------------------------------------------------------------------------
+
+  [[noreturn]] void fail(const ir::Span* span, std::string_view op, const std::string& why) const {
+    std::string msg;
+    if (!op.empty()) msg += "op '" + std::string(op) + "' ";
+    if (span && span->is_known()) msg += "at " + span->to_string() + " ";
+    msg += why + " (target " + std::string(T::name) + ")";
+    throw CodegenError(fn_.name, msg);
+  }
+  [[noreturn]] void fail_at(const ir::Call& c, const std::string& why) const {
+    fail(c.span.is_known() ? &c.span : (stmt_ ? &stmt_->span : nullptr), c.op->name, why);
+  }
+  [[noreturn]] void fail_stmt(const std::string& what, const std::string& why) const {
+    fail(stmt_ ? &stmt_->span : nullptr, "", what + " " + why);
+  }
+
+  // ---- names and text ------------------------------------------------------------------------
+
+  std::string new_scalar_name() { return "s" + std::to_string(next_scalar_++); }
+  std::string new_tile_name() { return "v" + std::to_string(next_tile_++); }
+  static Value scalar_value(std::string expr, core::DataType t) {
+    Value v;
+    v.kind = Value::Kind::Scalar;
+    v.expr = std::move(expr);
+    v.dtype = t;
+    return v;
+  }
+  std::string pad() const {
+    std::string s;
+    for (int k = 0; k < depth_; ++k) s += kIndent;
+    return s;
+  }
+  /// Indents every line after the first of a multi-line snippet (the first gets the caller's).
+  std::string indent_lines(const std::string& text) const {
+    std::string out;
+    const std::string p = pad();
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      out += text[i];
+      if (text[i] == '\n' && i + 1 < text.size()) out += p;
+    }
+    return out;
+  }
+  void line(const std::string& text) { body_ += pad() + indent_lines(text); }
+
+  std::string_view scalar_type(core::DataType t, const ir::Span* span) const {
+    const std::string_view s = T::scalar_type(t);
+    if (s.empty())
+      fail(span, "", "a scalar of dtype " + std::string(core::dtype_name(t)) + " has no type");
+    return s;
+  }
+
+  // ---- uses: which region values are read after their region ------------------------------
+
+  void count_uses() {
+    ir::for_each_node(fn_.body, [this](const ir::Node& n) {
+      ir::for_each_child(n, [this](const ir::NodeRef& c) {
+        if (const auto* v = ir::as<ir::Var>(c.get())) ++uses_[v];
+      });
+    });
+  }
+
+  // ---- values --------------------------------------------------------------------------------
+
+  const Value& lookup(const ir::Var& v) const {
+    auto it = env_.find(&v);
+    if (it == env_.end()) fail_stmt("variable '" + v.name_hint + "'", "is read before it is set");
+    return it->second;
+  }
+  const Value& tensor_of(const ir::Call& c, const ir::ExprRef& e) const {
+    const ir::Var* v = as_var(e);
+    if (v) {
+      const Value& x = lookup(*v);
+      if (x.kind == Value::Kind::Tensor) return x;
+    }
+    fail_at(c, "needs a tensor parameter (or a store into one) here");
+  }
+  const Value& tile_of(const ir::Call& c, const ir::ExprRef& e) const {
+    const ir::Var* v = as_var(e);
+    if (v) {
+      const Value& x = lookup(*v);
+      if (x.kind == Value::Kind::Tile) return x;
+    }
+    fail_at(c, "needs a tile operand here");
+  }
+  std::vector<std::string> int_list(const ir::Call& c, const ir::ExprRef& e) {
+    const auto* t = ir::as<ir::MakeTuple>(e.get());
+    if (!t) fail_at(c, "needs a list of integers");
+    std::vector<std::string> out;
+    for (const auto& x : t->elements) out.push_back(scalar(*x));
+    return out;
+  }
+  std::vector<Dim> dims_of(const ir::Call& c, const ir::ExprRef& e) {
+    const auto* t = ir::as<ir::MakeTuple>(e.get());
+    if (!t) fail_at(c, "needs a shape list");
+    std::vector<Dim> out;
+    for (const auto& x : t->elements) {
+      Dim d{scalar(*x), std::nullopt};
+      if (const auto* ci = ir::as<ir::ConstInt>(x.get())) {
+        d.value = ci->value;
+        d.text = std::to_string(ci->value);
+      }
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
+  /// Declares a tile, checking the target's rank, dtype and memory space.
+  TileRef declare_tile(const ir::Call& c, core::DataType dtype, std::optional<ir::MemorySpace> ms,
+                       std::vector<Dim> dims) {
+    const ir::MemorySpace space = ms.value_or(T::default_memory(core_));
+    const MemorySpaceInfo* info = T::memory_space(space);
+    if (!info)
+      fail_at(c, "places a tile in memory space " + std::string(ir::enum_name(space)) +
+                     ", which the target does not have");
+    if (dims.size() > T::max_tile_rank)
+      fail_at(c, "makes a rank-" + std::to_string(dims.size()) + " tile; the target holds rank " +
+                     std::to_string(T::max_tile_rank) + " at most");
+    if (T::element_type(dtype).empty())
+      fail_at(c, "makes a tile of dtype " + std::string(core::dtype_name(dtype)) +
+                     ", which the target does not store");
+    TileRef t{new_tile_name(), dtype, space, std::move(dims)};
+    const Dim r = tile_rows(t), cl = tile_cols(t);
+    if (info->capacity_bytes && r.value && cl.value) {
+      const std::uint64_t bytes = static_cast<std::uint64_t>(*r.value) *
+                                  static_cast<std::uint64_t>(*cl.value) *
+                                  std::max<unsigned>(1, core::bit_width(dtype) / 8);
+      if (bytes > info->capacity_bytes)
+        fail_at(c, "makes a tile of " + std::to_string(bytes) + " bytes, over the " +
+                       std::to_string(info->capacity_bytes) + " bytes of " +
+                       std::string(info->name));
+    }
+    line(T::tile_decl(t));
+    return t;
+  }
+
+  // ---- scalar expressions -------------------------------------------------------------------
+
+  /// The C++ expression of scalar `e`; compound expressions become one named local per op.
+  std::string scalar(const ir::Expr& e) {
+    using K = ir::NodeKind;
+    const ir::Span* span = e.span.is_known() ? &e.span : (stmt_ ? &stmt_->span : nullptr);
+    switch (e.kind()) {
+      case K::Var:
+      case K::IterArg: {
+        const Value& v = lookup(static_cast<const ir::Var&>(e));
+        if (v.kind != Value::Kind::Scalar)
+          fail(span, "", "a tensor or tile is used where a scalar is needed");
+        return v.expr;
+      }
+      case K::ConstInt: {
+        const auto& c = static_cast<const ir::ConstInt&>(e);
+        const std::string type(scalar_type(c.dtype(), span));
+        if (c.value == INT64_MIN) return "static_cast<std::int64_t>(-9223372036854775807 - 1)";
+        return type + "{" + std::to_string(c.value) + "}";
+      }
+      case K::ConstFloat: {
+        const auto& c = static_cast<const ir::ConstFloat&>(e);
+        if (c.dtype() != core::DataType::FP32)
+          fail(span, "",
+               "a " + std::string(core::dtype_name(c.dtype())) +
+                   " constant is not supported (FP32 only)");
+        return T::float_literal(kernel::float_bits(static_cast<float>(c.value)));
+      }
+      case K::ConstBool: return static_cast<const ir::ConstBool&>(e).value ? "true" : "false";
+      case K::Call: return scalar_call(static_cast<const ir::Call&>(e));
+      case K::Cast: {
+        const auto& c = static_cast<const ir::Cast&>(e);
+        const std::string a = scalar(*c.operand);
+        const std::string to(scalar_type(c.target(), span));
+        return define(c.target(), "pk::cast<" + to + ">(" + a + ")", span);
+      }
+      default: break;
+    }
+    const auto* st = ir::as<ir::ScalarType>(e.type.get());
+    if (!st) fail(span, "", "a " + std::string(ir::kind_name(e.kind())) + " is not a scalar");
+    if (ir::kinds::binary.contains(e.kind())) {
+      const auto& b = static_cast<const ir::BinaryExpr&>(e);
+      const std::string l = scalar(*b.left), r = scalar(*b.right);
+      const auto* lt = ir::as<ir::ScalarType>(b.left->type.get());
+      if (!lt) fail(span, "", "a binary operand is not a scalar");
+      if (lt->dtype != core::DataType::FP32 && !core::is_int(lt->dtype) &&
+          lt->dtype != core::DataType::BOOL)
+        fail(span, "",
+             "scalar arithmetic on " + std::string(core::dtype_name(lt->dtype)) +
+                 " is not supported");
+      const bool fp = lt->dtype == core::DataType::FP32;
+      auto call = [&](std::string_view f) {
+        return "pk::" + std::string(f) + "(" + l + ", " + r + ")";
+      };
+      std::string x;
+      switch (e.kind()) {
+        case K::Add: x = call("add"); break;
+        case K::Sub: x = call("sub"); break;
+        case K::Mul: x = call("mul"); break;
+        case K::FloatDiv:
+          if (!fp) fail(span, "", "'/' on integers is not supported");
+          x = call("fdiv");
+          break;
+        case K::FloorDiv: x = call("floordiv"); break;
+        case K::FloorMod: x = call("floormod"); break;
+        case K::Min: x = call("min"); break;
+        case K::Max: x = call("max"); break;
+        case K::Pow: x = call("pow"); break;
+        case K::Eq: x = l + " == " + r; break;
+        case K::Ne: x = l + " != " + r; break;
+        case K::Lt: x = l + " < " + r; break;
+        case K::Le: x = l + " <= " + r; break;
+        case K::Gt: x = l + " > " + r; break;
+        case K::Ge: x = l + " >= " + r; break;
+        case K::And: x = l + " && " + r; break;
+        case K::Or: x = l + " || " + r; break;
+        case K::Xor: x = l + " != " + r; break;
+        case K::BitAnd:
+          x = "static_cast<" + std::string(scalar_type(st->dtype, span)) + ">(" + l + " & " + r +
+              ")";
+          break;
+        case K::BitOr:
+          x = "static_cast<" + std::string(scalar_type(st->dtype, span)) + ">(" + l + " | " + r +
+              ")";
+          break;
+        case K::BitXor:
+          x = "static_cast<" + std::string(scalar_type(st->dtype, span)) + ">(" + l + " ^ " + r +
+              ")";
+          break;
+        case K::BitShiftLeft: x = call("shl"); break;
+        case K::BitShiftRight: x = call("shr"); break;
+        default:
+          fail(span, "", "scalar " + std::string(ir::kind_name(e.kind())) + " is not supported");
+      }
+      return define(st->dtype, x, span);
+    }
+    if (ir::kinds::unary.contains(e.kind())) {
+      const std::string a = scalar(*static_cast<const ir::UnaryExpr&>(e).operand);
+      switch (e.kind()) {
+        case K::Neg: return define(st->dtype, "pk::neg(" + a + ")", span);
+        case K::Abs: return define(st->dtype, "pk::abs(" + a + ")", span);
+        case K::Not: return define(st->dtype, "!" + a, span);
+        case K::BitNot: return define(st->dtype, "pk::bitnot(" + a + ")", span);
+        default: break;
+      }
+    }
+    fail(span, "", "a " + std::string(ir::kind_name(e.kind())) + " is not supported in a kernel");
+  }
+
+  /// `const T s<k> = text;` and its name.
+  std::string define(core::DataType t, const std::string& text, const ir::Span* span) {
+    const std::string name = new_scalar_name();
+    line("const " + std::string(scalar_type(t, span)) + " " + name + " = " + text + ";\n");
+    return name;
+  }
+
+  std::string scalar_call(const ir::Call& c) {
+    const std::string& op = c.op->name;
+    if (op == "tensor.dim") {
+      const Value& t = tensor_of(c, c.args.at(0));
+      const auto* axis = ir::as<ir::ConstInt>(c.args.at(1).get());
+      if (!axis) fail_at(c, "needs a constant axis");
+      std::int64_t a = axis->value;
+      const auto rank = static_cast<std::int64_t>(t.tensor.rank);
+      if (a < 0) a += rank;
+      if (a < 0 || a >= rank)
+        fail_at(c, "axis " + std::to_string(axis->value) + " is out of range");
+      return define(core::DataType::INDEX, t.tensor.name + "->shape[" + std::to_string(a) + "]",
+                    &c.span);
+    }
+    if (op == "tile.get_block_idx") return define(core::DataType::INDEX, T::block_idx(), &c.span);
+    if (op == "tensor.read") {
+      const Value& t = tensor_of(c, c.args.at(0));
+      const std::string at = flat_index(c, t, c.args.at(1));
+      return define(t.tensor.dtype, t.tensor.data + "[" + at + "]", &c.span);
+    }
+    fail_at(c, "is not supported by the kernel code generator");
+  }
+
+  /// The variable `e` is, or that stands for a hoisted call; null otherwise.
+  const ir::Var* as_var(const ir::ExprRef& e) const {
+    if (const auto* v = ir::as<ir::Var>(e.get())) return v;
+    if (const auto* c = ir::as<ir::Call>(e.get()))
+      if (auto it = synthetic_.find(c); it != synthetic_.end()) return it->second;
+    return nullptr;
+  }
+
+  /// The flat element position of `indices` in tensor `t` (bounds-checked at run time).
+  std::string flat_index(const ir::Call& c, const Value& t, const ir::ExprRef& indices) {
+    const std::vector<std::string> idx = int_list(c, indices);
+    if (idx.size() != t.tensor.rank) fail_at(c, "needs one index per dimension");
+    return define(core::DataType::INDEX,
+                  "pk::flat(" + t.tensor.name + "->shape, " + brace_list(idx) + ")", &c.span);
+  }
+
+  const ir::Function& fn_;
+  std::unordered_map<const ir::Call*, const ir::Var*> synthetic_;  // hoisted calls (lookup only)
+  std::vector<ir::VarRef> synthetic_vars_;
+  std::unordered_map<const ir::Var*, Value> env_;         // lookup only: never iterated
+  std::unordered_map<const ir::Var*, std::size_t> uses_;  // lookup only
+  const ir::Stmt* stmt_ = nullptr;
+  std::string body_;
+  int depth_ = 1;
+  std::size_t next_scalar_ = 0, next_tile_ = 0;
+  CoreType core_ = CoreType::AIV;
+};
+
+}  // namespace pypto::codegen::detail::kernel_codegen

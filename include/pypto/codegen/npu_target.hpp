@@ -1,0 +1,268 @@
+// pypto/codegen/npu_target.hpp — the NPU target: PTO-ISA-style C++ kernels for an Ascend-like
+// AI core with a cube core (AIC) and vector cores (AIV) (issue 8, "Targets"; pypto.md
+// section 6).
+//
+// A kernel is one file with a fixed `kernel_entry(__gm__ int64_t* args)` that unpacks the
+// task-parameter order (tensors first, as runtime Tensor descriptors, then scalars as bits), so
+// two kernels with the same code print the same bytes. Tiles are PTO tiles in an on-chip memory
+// space (Vec = UB on the vector core; Mat = L1, Left/Right = L0A/L0B, Acc = L0C and Bias on the
+// cube core), sized at compile time when their shape is constant and at run time otherwise; a
+// constant-shaped tile larger than its space is refused by codegen. Spec instructions become
+// whole-tile instructions (TADD, TEXP, TROWSUM, ...) on register tiles in UB; the capacities
+// are those of the a2a3 generation (upstream BackendHandler). The float contract is the
+// vector unit's: IEEE add/mul/div/sqrt without contraction, transcendentals within a few ULP.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "pypto/codegen/kernel_helpers.hpp"
+#include "pypto/codegen/runtime_abi.hpp"
+#include "pypto/codegen/target_traits.hpp"
+
+namespace pypto::codegen {
+
+struct NpuTarget {
+  static constexpr std::string_view name = "npu";
+  static constexpr std::string_view fingerprint = "pypto-npu-pto-a2a3-v1";
+  static constexpr std::string_view file_extension = ".cpp";
+  static constexpr std::string_view comment_prefix = "// ";
+  static constexpr std::string_view arch = "a2a3";
+
+  static constexpr const RuntimeAbi& runtime_abi = kNpuRuntimeAbi;
+
+  static constexpr std::string_view scalar_type(core::DataType t) {
+    using D = core::DataType;
+    switch (t) {
+      case D::BOOL: return "bool";
+      case D::INT8: return "std::int8_t";
+      case D::INT16: return "std::int16_t";
+      case D::INT32: return "std::int32_t";
+      case D::INT64:
+      case D::INDEX: return "std::int64_t";
+      case D::UINT8: return "std::uint8_t";
+      case D::UINT16: return "std::uint16_t";
+      case D::UINT32: return "std::uint32_t";
+      case D::UINT64: return "std::uint64_t";
+      case D::FP32: return "float";
+      default: return "";
+    }
+  }
+  /// Tile and global-memory element types: the scalar types plus the vector unit's halves.
+  static constexpr std::string_view element_type(core::DataType t) {
+    if (t == core::DataType::FP16) return "half";
+    if (t == core::DataType::BF16) return "bfloat16_t";
+    if (t == core::DataType::BOOL) return "";
+    return scalar_type(t);
+  }
+  static constexpr core::DataType accumulator_dtype = core::DataType::FP32;
+  static constexpr std::size_t max_tile_rank = 2;
+  /// Spec registers are UB tiles: a Spec may hold at most this many at once.
+  static constexpr std::size_t max_spec_registers = 16;
+  static constexpr FloatSemantics float_semantics{false, false, false, 4};
+  /// The vector unit: add/sub/mul/div/sqrt/max/min/compare exact, transcendentals approximate.
+  static constexpr std::array<std::uint8_t, kernel::kOpCount> op_ulp = {
+      0, 0, 0, 4, 4, 0, 2, 4,  // Mov Neg Abs Exp Log Sqrt Rsqrt Tanh
+      0, 0, 0, 0, 0, 0,        // Add Sub Mul Div Max Min
+      0, 0, 0, 0, 0, 0, 0,     // compares, Select
+      0, 0, 0, 0};             // reductions (order: the unit's tree, not left to right)
+
+  /// a2a3 capacities (bytes): UB 192 KiB, L1 512 KiB, L0A/L0B 64 KiB, L0C 128 KiB, bias 1 KiB.
+  static constexpr std::array<MemorySpaceInfo, 8> memory_spaces = {{
+      {ir::MemorySpace::Vec, "Vec", 192 * 1024, false},
+      {ir::MemorySpace::Mat, "Mat", 512 * 1024, true},
+      {ir::MemorySpace::Left, "Left", 64 * 1024, true},
+      {ir::MemorySpace::Right, "Right", 64 * 1024, true},
+      {ir::MemorySpace::Acc, "Acc", 128 * 1024, true},
+      {ir::MemorySpace::Bias, "Bias", 1024, true},
+      {ir::MemorySpace::LeftScale, "ScaleLeft", 4 * 1024, true},
+      {ir::MemorySpace::RightScale, "ScaleRight", 4 * 1024, true},
+  }};
+  /// Where a tile whose type names no memory space lives: UB on a vector core, L1 on the cube
+  /// core (which has no UB).
+  static constexpr ir::MemorySpace default_memory(CoreType core) {
+    return core == CoreType::AIC ? ir::MemorySpace::Mat : ir::MemorySpace::Vec;
+  }
+  static constexpr const MemorySpaceInfo* memory_space(ir::MemorySpace m) {
+    for (const MemorySpaceInfo& info : memory_spaces)
+      if (info.space == m) return &info;
+    return nullptr;
+  }
+
+  // ---- the kernel expression IR: one whole-tile instruction per Spec instruction -------------
+
+  static constexpr SpecStyle spec_style = SpecStyle::WholeTile;
+  /// Tile-tile forms; {t} is a scratch tile of the grid's shape (reductions need one).
+  static constexpr std::array<std::string_view, kernel::kOpCount> instr_table = {
+      "TMOV({d}, {a});",                    // Mov
+      "TNEG({d}, {a});",                    // Neg
+      "TABS({d}, {a});",                    // Abs
+      "TEXP({d}, {a});",                    // Exp
+      "TLOG({d}, {a});",                    // Log
+      "TSQRT({d}, {a});",                   // Sqrt
+      "TRSQRT({d}, {a});",                  // Rsqrt
+      "TTANH({d}, {a});",                   // Tanh
+      "TADD({d}, {a}, {b});",               // Add
+      "TSUB({d}, {a}, {b});",               // Sub
+      "TMUL({d}, {a}, {b});",               // Mul
+      "TDIV({d}, {a}, {b});",               // Div
+      "TMAX({d}, {a}, {b});",               // Max
+      "TMIN({d}, {a}, {b});",               // Min
+      "TCMP({d}, {a}, {b}, CmpMode::LT);",  // Lt
+      "TCMP({d}, {a}, {b}, CmpMode::LE);",  // Le
+      "TCMP({d}, {a}, {b}, CmpMode::GT);",  // Gt
+      "TCMP({d}, {a}, {b}, CmpMode::GE);",  // Ge
+      "TCMP({d}, {a}, {b}, CmpMode::EQ);",  // Eq
+      "TCMP({d}, {a}, {b}, CmpMode::NE);",  // Ne
+      "TSEL({d}, {a}, {b}, {c});",          // Select
+      "TROWSUM({d}, {a}, {t});",            // RowSum
+      "TROWMAX({d}, {a}, {t});",            // RowMax
+      "TCOLSUM({d}, {a}, {t});",            // ColSum
+      "TCOLMAX({d}, {a}, {t});",            // ColMax
+  };
+  /// Tile-scalar forms ({b} a scalar), used when the second operand is a constant or a runtime
+  /// scalar; other scalar operands are first expanded into a tile.
+  static constexpr std::array<std::string_view, kernel::kOpCount> scalar_instr_table = {
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",                       // unary
+      "TADDS({d}, {a}, {b});",  // Add
+      "TSUBS({d}, {a}, {b});",  // Sub
+      "TMULS({d}, {a}, {b});",  // Mul
+      "TDIVS({d}, {a}, {b});",  // Div
+      "TMAXS({d}, {a}, {b});",  // Max
+      "TMINS({d}, {a}, {b});",  // Min
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+      "",
+  };
+  static constexpr std::string_view expand_scalar = "TEXPANDS({d}, {a});";
+  static constexpr std::string_view row_expand = "TROWEXPAND({d}, {a});";
+
+  static std::string float_literal(std::uint32_t bits) {
+    return hex_float_literal(bits, "std::bit_cast<float>");
+  }
+
+  // ---- file and entry --------------------------------------------------------------------
+
+  static std::string prologue(CoreType core) {
+    std::string s = "// Generated by pypto (target npu, arch a2a3, ";
+    s += core_type_name(core);
+    s += " kernel).\n"
+         "#include <pto/pto-inst.hpp>\n\n"
+         "#include <bit>\n#include <cmath>\n#include <cstdint>\n#include <initializer_list>\n"
+         "#include <type_traits>\n\n"
+         "using namespace pto;\n\n"
+         "#define PK_FN __aicore__ inline\n";
+    s += kScalarHelpers;
+    s += "\n";
+    return s;
+  }
+  static std::string entry_open() {
+    return "extern \"C\" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {\n";
+  }
+  static std::string entry_close() { return "}\n"; }
+
+  static std::string tensor_param(const TensorRef& t, std::size_t index) {
+    const std::string e(element_type(t.dtype));
+    return "__gm__ Tensor* const " + t.name + " = reinterpret_cast<__gm__ Tensor*>(args[" +
+           std::to_string(index) + "]);\n__gm__ " + e + "* const " + t.data +
+           " = reinterpret_cast<__gm__ " + e + "*>(" + t.name + "->buffer_addr);\n";
+  }
+  static std::string scalar_param(std::string_view name, core::DataType t, std::size_t index) {
+    const std::string arg = "args[" + std::to_string(index) + "]";
+    const std::string type(scalar_type(t));
+    if (t == core::DataType::FP32)
+      return "const float " + std::string(name) +
+             " = std::bit_cast<float>(static_cast<std::uint32_t>(" + arg + "));\n";
+    if (t == core::DataType::BOOL)
+      return "const bool " + std::string(name) + " = " + arg + " != 0;\n";
+    return "const " + type + " " + std::string(name) + " = static_cast<" + type + ">(" + arg +
+           ");\n";
+  }
+
+  // ---- tiles ---------------------------------------------------------------------------
+
+  static std::string tile_type_name(ir::MemorySpace m) {
+    const MemorySpaceInfo* info = memory_space(m);
+    return "TileType::" + std::string(info ? info->name : "Vec");
+  }
+  /// Tile<space, element, rows, cols> when the shape is constant, else TileDyn with run-time
+  /// rows and cols.
+  static std::string tile_decl(const TileRef& t) {
+    const Dim r = tile_rows(t), c = tile_cols(t);
+    const std::string head = tile_type_name(t.space) + ", " + std::string(element_type(t.dtype));
+    if (r.value && c.value)
+      return "Tile<" + head + ", " + std::to_string(*r.value) + ", " + std::to_string(*c.value) +
+             "> " + t.name + ";\n";
+    return "TileDyn<" + head + "> " + t.name + "(" + r.text + ", " + c.text + ");\n";
+  }
+  static std::string extents(const TileRef& t) {
+    std::vector<std::string> e;
+    for (const Dim& d : t.dims) e.push_back(d.text);
+    return brace_list(e);
+  }
+  static std::string tile_load(const TileRef& t, const TensorRef& src,
+                               const std::vector<std::string>& offsets) {
+    return "TLOAD(" + t.name + ", " + src.data + ", " + src.name + "->shape, " +
+           brace_list(offsets) + ", " + extents(t) + ");\n";
+  }
+  static std::string tile_store(const TileRef& t, const TensorRef& dst,
+                                const std::vector<std::string>& offsets, bool atomic_add) {
+    return std::string(atomic_add ? "TSTORE<AtomicType::AtomicAdd>(" : "TSTORE(") + dst.data +
+           ", " + dst.name + "->shape, " + brace_list(offsets) + ", " + extents(t) + ", " + t.name +
+           ");\n";
+  }
+  static std::string tile_fill(const TileRef& t, std::string_view value) {
+    return "TEXPANDS(" + t.name + ", " + std::string(value) + ");\n";
+  }
+  static std::string tile_cast(const TileRef& dst, const TileRef& src) {
+    return "TCVT(" + dst.name + ", " + src.name + ", RoundMode::CAST_NONE);\n";
+  }
+  static std::string tile_copy(const TileRef& dst, const TileRef& src) {
+    return "TMOV(" + dst.name + ", " + src.name + ");\n";
+  }
+  /// The cube reads its operands from L0A / L0B: operands held elsewhere (L1) are moved there
+  /// first, into tiles named after the (unique) result tile.
+  static std::string tile_matmul(const TileRef& c, const TileRef& a, const TileRef& b) {
+    std::string s;
+    auto operand = [&s, &c](const TileRef& t, ir::MemorySpace space) {
+      if (t.space == space) return t.name;
+      TileRef moved = t;
+      moved.name = c.name + (space == ir::MemorySpace::Left ? "_l" : "_r");
+      moved.space = space;
+      s += tile_decl(moved) + tile_copy(moved, t);
+      return moved.name;
+    };
+    const std::string l = operand(a, ir::MemorySpace::Left);
+    const std::string r = operand(b, ir::MemorySpace::Right);
+    return s + "TMATMUL(" + c.name + ", " + l + ", " + r + ");\n";
+  }
+  static std::string block_idx() { return "static_cast<std::int64_t>(get_block_idx())"; }
+  /// One integer elementwise op: the tile-tile or tile-scalar instruction of the table.
+  static std::string tile_elementwise(kernel::Op op, const TileRef& dst, const TileRef& a,
+                                      std::string_view b, bool b_scalar) {
+    const std::size_t i = static_cast<std::size_t>(op);
+    return format_template(b_scalar ? scalar_instr_table[i] : instr_table[i], dst.name, a.name, b) +
+           "\n";
+  }
+};
+
+static_assert(TargetTraits<NpuTarget>);
+
+}  // namespace pypto::codegen

@@ -1,0 +1,43 @@
+# tests/codegen/syntax_check.cmake — generated kernels are well-formed C++ (issue 8).
+# Runs DUMP (pypto_codegen_dump) on PROGRAM into OUT, then compiles every NPU source with
+# -fsyntax-only against the PTO stub (STUB_DIR) and every CPU source against the library's
+# headers (INCLUDE_DIR), with CXX. Any failure fails the test and shows the compiler's output.
+foreach(var DUMP PROGRAM OUT CXX STUB_DIR INCLUDE_DIR)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "syntax_check.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+file(REMOVE_RECURSE "${OUT}")
+file(MAKE_DIRECTORY "${OUT}")
+execute_process(COMMAND "${DUMP}" "${PROGRAM}" "${OUT}" RESULT_VARIABLE rc OUTPUT_VARIABLE names
+  ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "pypto_codegen_dump failed (${rc}): ${err}")
+endif()
+file(GLOB npu_sources "${OUT}/*.npu.cpp")
+file(GLOB cpu_sources "${OUT}/*.cpu.cpp")
+list(LENGTH npu_sources n)
+if(n EQUAL 0)
+  message(FATAL_ERROR "no kernels were generated from ${PROGRAM}")
+endif()
+set(failed "")
+foreach(src IN LISTS npu_sources)
+  execute_process(COMMAND "${CXX}" -std=c++20 -fsyntax-only -Wall -Wextra -Wno-unused-variable
+    -I "${STUB_DIR}" "${src}" RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    list(APPEND failed "${src}")
+    message("${src}:\n${out}${err}")
+  endif()
+endforeach()
+foreach(src IN LISTS cpu_sources)
+  execute_process(COMMAND "${CXX}" -std=c++20 -fsyntax-only -Wall -Wextra -Wno-unused-variable
+    -I "${INCLUDE_DIR}" "${src}" RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    list(APPEND failed "${src}")
+    message("${src}:\n${out}${err}")
+  endif()
+endforeach()
+if(failed)
+  message(FATAL_ERROR "generated kernels that do not compile: ${failed}")
+endif()
+message(STATUS "${n} kernels, NPU and CPU sources compile")

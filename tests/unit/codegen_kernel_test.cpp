@@ -1,0 +1,632 @@
+// Tests of the kernel code generator (issue 8, "Targets" and "Kernel code"):
+// pypto/codegen/{target_traits,npu_target,cpu_target,core_type,kernel_source,spec_emitter,
+// kernel_codegen}.hpp. Each case is a kernel in the text format, codegen for a target, and the
+// expected source (golden files under tests/codegen/golden/ for the NPU), property, or error.
+// The last cases compile the CPU sources with the system compiler, run them and compare every
+// output bit for bit with the reference interpreter (runtime/interpreter.hpp).
+//
+// Set PYPTO_UPDATE_CODEGEN_GOLDENS=1 to rewrite the golden files from the current output.
+#include <dlfcn.h>
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pypto/codegen/codegen_error.hpp"
+#include "pypto/codegen/core_type.hpp"
+#include "pypto/codegen/cpu_target.hpp"
+#include "pypto/codegen/kernel_abi.hpp"
+#include "pypto/codegen/kernel_codegen.hpp"
+#include "pypto/codegen/npu_target.hpp"
+#include "pypto/codegen/spec_emitter.hpp"
+#include "pypto/codegen/target_traits.hpp"
+#include "pypto/runtime/interpreter.hpp"
+#include "pypto/text/parser.hpp"
+#include "pypto/transforms/pass_manager.hpp"
+#include "pypto/transforms/pass_registry.hpp"
+#include "test_rng.hpp"
+
+#ifndef PYPTO_TEST_CODEGEN_DIR
+#error "PYPTO_TEST_CODEGEN_DIR must name tests/codegen (tests/CMakeLists.txt sets it)"
+#endif
+#ifndef PYPTO_TEST_INCLUDE_DIR
+#error "PYPTO_TEST_INCLUDE_DIR must name the library's include/ (tests/CMakeLists.txt sets it)"
+#endif
+
+namespace cg = pypto::codegen;
+namespace ir = pypto::ir;
+namespace rt = pypto::runtime;
+
+namespace {
+
+ir::ProgramRef parse(std::string_view text) { return pypto::text::parse_program(text); }
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in, "cannot open " << path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const std::string kCodegenDir = PYPTO_TEST_CODEGEN_DIR;
+
+ir::ProgramRef kernels() { return parse(read_file(kCodegenDir + "/kernels.pl")); }
+
+const ir::Function& function(const ir::ProgramRef& p, std::string_view name) {
+  ir::FunctionRef f = p->find(name);
+  REQUIRE_MESSAGE(f, "no function " << name);
+  return *f;
+}
+
+/// A program with one kernel `k` of `params` and `body` (each body line indented 8 spaces).
+std::string kernel_program(std::string_view name, std::string_view type, std::string_view params,
+                           std::string_view ret, std::string_view body) {
+  return "import pypto.language as pl\n\n@pl.program\nclass P:\n"
+         "    @pl.function(type=pl.FunctionType." +
+         std::string(type) + ")\n    def " + std::string(name) + "(self, " + std::string(params) +
+         ") -> " + std::string(ret) + ":\n" + std::string(body);
+}
+
+template <class T>
+std::string source_of(std::string_view program_text, std::string_view name = "k") {
+  const auto p = parse(program_text);
+  return cg::codegen_kernel<T>(function(p, name)).source;
+}
+
+template <class T>
+cg::CodegenError codegen_error(std::string_view program_text, std::string_view name = "k") {
+  const auto p = parse(program_text);
+  try {
+    cg::codegen_kernel<T>(function(p, name));
+  } catch (const cg::CodegenError& e) {
+    return e;
+  }
+  FAIL("no CodegenError");
+  return cg::CodegenError("", "");
+}
+
+constexpr std::string_view kTwoIn =
+    "a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32], "
+    "o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]";
+constexpr std::string_view kRet = "pl.Tensor[[16, 64], pl.FP32]";
+
+}  // namespace
+
+// ---- traits --------------------------------------------------------------------------------
+
+TEST_CASE("codegen traits: both targets model TargetTraits and carry their runtime ABI") {
+  static_assert(cg::TargetTraits<cg::NpuTarget>);
+  static_assert(cg::TargetTraits<cg::CpuTarget>);
+  static_assert(!cg::TargetTraits<int>);
+  CHECK(&cg::NpuTarget::runtime_abi == &cg::kNpuRuntimeAbi);
+  CHECK(&cg::CpuTarget::runtime_abi == &cg::kCpuRuntimeAbi);
+  CHECK(cg::NpuTarget::name != cg::CpuTarget::name);
+  CHECK(cg::NpuTarget::fingerprint != cg::CpuTarget::fingerprint);
+  CHECK(cg::CpuTarget::float_semantics.strict);
+  CHECK_FALSE(cg::CpuTarget::float_semantics.fp_contraction);
+  REQUIRE(cg::NpuTarget::memory_space(ir::MemorySpace::Vec) != nullptr);
+  CHECK(cg::NpuTarget::memory_space(ir::MemorySpace::Vec)->capacity_bytes == 192 * 1024);
+  CHECK(cg::NpuTarget::memory_space(ir::MemorySpace::Left)->cube);
+  CHECK(cg::NpuTarget::memory_space(ir::MemorySpace::DDR) == nullptr);
+  CHECK(cg::NpuTarget::instr_table[static_cast<std::size_t>(pypto::kernel::Op::RowSum)] ==
+        "TROWSUM({d}, {a}, {t});");
+}
+
+TEST_CASE("codegen traits: float literals are exact, signed zeros and NaN payloads survive") {
+  CHECK(cg::CpuTarget::float_literal(pypto::kernel::float_bits(1.0f)) == "0x1p0f");
+  CHECK(cg::CpuTarget::float_literal(pypto::kernel::float_bits(0.5f)) == "0x1p-1f");
+  CHECK(cg::CpuTarget::float_literal(pypto::kernel::float_bits(-3.0f)) == "-0x3p0f");
+  CHECK(cg::CpuTarget::float_literal(pypto::kernel::float_bits(-0.0f)) == "-0.0f");
+  CHECK(cg::CpuTarget::float_literal(0x7fc00001u) == "std::bit_cast<float>(0x7fc00001u)");
+  CHECK(cg::CpuTarget::float_literal(1u) == "0x1p-149f");  // the smallest denormal
+}
+
+// ---- core type -----------------------------------------------------------------------------
+
+TEST_CASE("codegen core type: AIC for matmul or a cube memory space, AIV otherwise") {
+  const auto p = kernels();
+  CHECK(cg::core_type_of(function(p, "matmul")) == cg::CoreType::AIC);
+  CHECK(cg::core_type_of(function(p, "elementwise")) == cg::CoreType::AIV);
+  CHECK(cg::core_type_of(function(p, "loop_carry")) == cg::CoreType::AIV);
+  CHECK(cg::codegen_kernel<cg::NpuTarget>(function(p, "matmul")).core_type == cg::CoreType::AIC);
+  CHECK(cg::codegen_kernel<cg::CpuTarget>(function(p, "row_stats")).core_type == cg::CoreType::AIV);
+
+  const auto cube = parse(
+      kernel_program("k", "InCore", kTwoIn, kRet,
+                     "        x = pl.tile.load(a, [0, 0], [16, 64], target_memory=pl.Mem.Mat)\n"
+                     "        o1 = pl.tile.store(x, [0, 0], o)\n        return o1\n"));
+  CHECK(cg::core_type_of(function(cube, "k")) == cg::CoreType::AIC);
+  const auto aic = parse(kernel_program("k", "AIC", kTwoIn, kRet,
+                                        "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+                                        "        o1 = pl.tile.store(x, [0, 0], o)\n"
+                                        "        return o1\n"));
+  CHECK(cg::core_type_of(function(aic, "k")) == cg::CoreType::AIC);
+}
+
+// ---- golden NPU sources --------------------------------------------------------------------
+
+TEST_CASE("codegen npu: every kernel of tests/codegen/kernels.pl matches its golden source") {
+  const auto p = kernels();
+  const bool update = std::getenv("PYPTO_UPDATE_CODEGEN_GOLDENS") != nullptr;
+  REQUIRE(p->functions.size() >= 6);
+  for (const auto& f : p->functions) {
+    CAPTURE(f.name);
+    const std::string source = cg::codegen_kernel<cg::NpuTarget>(*f.function).source;
+    const std::string golden = kCodegenDir + "/golden/" + f.name + ".npu.cpp";
+    if (update) std::ofstream(golden, std::ios::binary) << source;
+    CHECK(source == read_file(golden));
+  }
+}
+
+TEST_CASE("codegen npu: the entry unpacks tensors first, then scalars, whatever the order") {
+  const auto src = source_of<cg::NpuTarget>(kernel_program(
+      "k", "AIV",
+      "s: pl.Scalar[pl.FP32], a: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], "
+      "o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]",
+      kRet,
+      "        x = pl.tile.load(a, [n, 0], [16, 64])\n"
+      "        y = pl.tile.add(x, s)\n"
+      "        o1 = pl.tile.store(y, [0, 0], o)\n        return o1\n"));
+  CHECK(src.find("kernel_entry(__gm__ int64_t* args)") != std::string::npos);
+  const auto t0 = src.find("reinterpret_cast<__gm__ Tensor*>(args[0])");
+  const auto t1 = src.find("reinterpret_cast<__gm__ Tensor*>(args[1])");
+  const auto s0 =
+      src.find("const float s0 = std::bit_cast<float>(static_cast<std::uint32_t>(args[2]))");
+  const auto s1 = src.find("const std::int64_t s1 = static_cast<std::int64_t>(args[3])");
+  CHECK(t0 < t1);
+  CHECK(t1 < s0);
+  CHECK(s0 < s1);
+  CHECK(s1 != std::string::npos);
+  CHECK(src.find("TADDS(r0, v0, s0);") != std::string::npos);
+
+  const auto p = parse(kernel_program("k", "AIV",
+                                      "s: pl.Scalar[pl.FP32], a: pl.Tensor[[16, 64], pl.FP32], "
+                                      "o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]",
+                                      kRet,
+                                      "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+                                      "        o1 = pl.tile.store(x, [0, 0], o)\n"
+                                      "        return o1\n"));
+  const cg::KernelSource ks = cg::codegen_kernel<cg::NpuTarget>(function(p, "k"));
+  REQUIRE(ks.tensors.size() == 2);
+  REQUIRE(ks.scalars.size() == 1);
+  CHECK(ks.tensors[0].index == 1);
+  CHECK(ks.tensors[1].index == 2);
+  CHECK(ks.tensors[1].direction == ir::ParamDirection::Out);
+  CHECK(ks.scalars[0].index == 0);
+  CHECK(ks.scalars[0].dtype == pypto::core::DataType::FP32);
+  CHECK(ks.function_name == "k");
+}
+
+// ---- identity of code ----------------------------------------------------------------------
+
+TEST_CASE("codegen: alpha-renamed kernels print byte-identical source on both targets") {
+  const std::string one = kernel_program("first_kernel", "InCore", kTwoIn, kRet,
+                                         "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+                                         "        y = pl.tile.load(b, [0, 0], [16, 64])\n"
+                                         "        z = pl.tile.mul(pl.tile.add(x, y), 2.0)\n"
+                                         "        o1 = pl.tile.store(z, [0, 0], o)\n"
+                                         "        return o1\n");
+  const std::string two =
+      kernel_program("other_name", "InCore",
+                     "p: pl.Tensor[[16, 64], pl.FP32], q: pl.Tensor[[16, 64], pl.FP32], "
+                     "r: pl.Out[pl.Tensor[[16, 64], pl.FP32]]",
+                     kRet,
+                     "        left = pl.tile.load(p, [0, 0], [16, 64])\n"
+                     "        right = pl.tile.load(q, [0, 0], [16, 64])\n"
+                     "        total = pl.tile.add(left, right)\n"
+                     "        scaled = pl.tile.mul(total, 2.0)\n"
+                     "        r1 = pl.tile.store(scaled, [0, 0], r)\n"
+                     "        return r1\n");
+  const std::string npu = source_of<cg::NpuTarget>(one, "first_kernel");
+  CHECK(npu == source_of<cg::NpuTarget>(two, "other_name"));
+  CHECK(source_of<cg::CpuTarget>(one, "first_kernel") ==
+        source_of<cg::CpuTarget>(two, "other_name"));
+  CHECK(npu.find("first_kernel") == std::string::npos);
+}
+
+TEST_CASE("codegen: kernels whose regions canonicalize alike print byte-identical source") {
+  // x * 1.0 is x exactly (IEEE), so both regions canonicalize to one Add.
+  const std::string plain = kernel_program("k", "InCore", kTwoIn, kRet,
+                                           "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+                                           "        y = pl.tile.load(b, [0, 0], [16, 64])\n"
+                                           "        z = pl.tile.add(x, y)\n"
+                                           "        o1 = pl.tile.store(z, [0, 0], o)\n"
+                                           "        return o1\n");
+  const std::string noisy = kernel_program("k", "InCore", kTwoIn, kRet,
+                                           "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+                                           "        y = pl.tile.load(b, [0, 0], [16, 64])\n"
+                                           "        w = pl.tile.mul(x, 1.0)\n"
+                                           "        z = pl.tile.add(w, y)\n"
+                                           "        o1 = pl.tile.store(z, [0, 0], o)\n"
+                                           "        return o1\n");
+  CHECK(source_of<cg::NpuTarget>(plain) == source_of<cg::NpuTarget>(noisy));
+  CHECK(source_of<cg::CpuTarget>(plain) == source_of<cg::CpuTarget>(noisy));
+}
+
+TEST_CASE("codegen: a different constant gives a different source") {
+  auto with = [](std::string_view c) {
+    return kernel_program("k", "InCore", kTwoIn, kRet,
+                          "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+                          "        z = pl.tile.add(x, " +
+                              std::string(c) +
+                              ")\n"
+                              "        o1 = pl.tile.store(z, [0, 0], o)\n"
+                              "        return o1\n");
+  };
+  CHECK(source_of<cg::NpuTarget>(with("1.0")) != source_of<cg::NpuTarget>(with("2.0")));
+  CHECK(source_of<cg::CpuTarget>(with("1.0")) != source_of<cg::CpuTarget>(with("2.0")));
+  CHECK(source_of<cg::CpuTarget>(with("0.0")) != source_of<cg::CpuTarget>(with("-0.0")));
+  CHECK(source_of<cg::NpuTarget>(with("1.0")).find("TADDS(r0, v0, 0x1p0f);") != std::string::npos);
+}
+
+TEST_CASE("codegen: reductions and the elementwise code on their results share one Spec") {
+  const auto p = kernels();
+  const std::string npu = cg::codegen_kernel<cg::NpuTarget>(function(p, "norm")).source;
+  // One block: both reductions, then the row-vector code reading the [16, 1] input directly.
+  const auto sum = npu.find("TROWSUM("), max = npu.find("TROWMAX("), rsqrt = npu.find("TRSQRT(");
+  REQUIRE(sum != std::string::npos);
+  REQUIRE(max != std::string::npos);
+  REQUIRE(rsqrt != std::string::npos);
+  CHECK(npu.substr(sum, rsqrt - sum).find('}') == std::string::npos);
+  CHECK(npu.find("TROWEXPAND") == std::string::npos);
+  const std::string cpu = cg::codegen_kernel<cg::CpuTarget>(function(p, "norm")).source;
+  CHECK(cpu.find("v1[i]") != std::string::npos);  // the [16, 1] tile, read per row
+  // Over two grids, each reduction is materialized by its own Spec.
+  const std::string mixed = cg::codegen_kernel<cg::NpuTarget>(function(p, "mixed_grids")).source;
+  CHECK(mixed.find("TDIV(r0, v2, v3);") != std::string::npos);
+}
+
+// ---- loops, symbolic shapes ----------------------------------------------------------------
+
+TEST_CASE("codegen: a loop carries a tile and a scalar through its yield") {
+  const auto p = kernels();
+  const std::string cpu = cg::codegen_kernel<cg::CpuTarget>(function(p, "loop_carry")).source;
+  CHECK(cpu.find("for (std::int64_t s1 = std::int64_t{0}; s1 < std::int64_t{4}; "
+                 "s1 = pk::add(s1, std::int64_t{1})) {") != std::string::npos);
+  CHECK(cpu.find("    v1 = v3;\n") != std::string::npos);  // the tile carry takes the yield
+  const std::string npu = cg::codegen_kernel<cg::NpuTarget>(function(p, "loop_carry")).source;
+  CHECK(npu.find("    TMOV(v1, v3);\n") != std::string::npos);
+}
+
+TEST_CASE("codegen: symbolic dims are read from the runtime shapes") {
+  const auto p = kernels();
+  const std::string npu = cg::codegen_kernel<cg::NpuTarget>(function(p, "symbolic")).source;
+  CHECK(npu.find("[[maybe_unused]] const std::int64_t s0 = t0->shape[0];") != std::string::npos);
+  CHECK(npu.find("const std::int64_t s1 = t0->shape[0];") != std::string::npos);  // tensor.dim
+  CHECK(npu.find("TileDyn<TileType::Vec, float> v0(s1, 64);") != std::string::npos);
+  const std::string cpu = cg::codegen_kernel<cg::CpuTarget>(function(p, "symbolic")).source;
+  CHECK(cpu.find("std::vector<float> v0(static_cast<std::size_t>((s1) * (64)));") !=
+        std::string::npos);
+}
+
+// ---- errors --------------------------------------------------------------------------------
+
+TEST_CASE("codegen: an op the target cannot express is a CodegenError naming kernel and line") {
+  const std::string program = kernel_program("bad_kernel", "AIV", kTwoIn, kRet,
+                                             "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+                                             "        y = pl.tile.cast(x, target_type=pl.INT32)\n"
+                                             "        o1 = pl.tile.store(x, [0, 0], o)\n"
+                                             "        return o1\n");
+  for (const cg::CodegenError& e : {codegen_error<cg::CpuTarget>(program, "bad_kernel"),
+                                    codegen_error<cg::NpuTarget>(program, "bad_kernel")}) {
+    CAPTURE(std::string(e.what()));
+    CHECK(e.function() == "bad_kernel");
+    const std::string what = e.what();
+    CHECK(what.find("bad_kernel") != std::string::npos);
+    CHECK(what.find("tile.cast") != std::string::npos);
+    CHECK(what.find("at 8:") != std::string::npos);  // line 8 of the program text
+  }
+  const cg::CodegenError sync =
+      codegen_error<cg::NpuTarget>(kernel_program("k", "AIV", kTwoIn, kRet,
+                                                  "        i = pl.tile.get_subblock_idx()\n"
+                                                  "        x = pl.tile.load(a, [i, 0], [16, 64])\n"
+                                                  "        o1 = pl.tile.store(x, [0, 0], o)\n"
+                                                  "        return o1\n"));
+  CHECK(std::string(sync.what()).find("tile.get_subblock_idx") != std::string::npos);
+  CHECK(std::string(sync.what()).find("at 7:") != std::string::npos);
+}
+
+TEST_CASE("codegen: a loop carry without a yield (pre-SSA natural form) is refused") {
+  const cg::CodegenError e = codegen_error<cg::CpuTarget>(
+      kernel_program("k", "InCore", kTwoIn, kRet,
+                     "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+                     "        for i, (acc,) in pl.range(4, init_values=(x,)):\n"
+                     "            acc = pl.tile.add(acc, x)\n"
+                     "        o1 = pl.tile.store(acc, [0, 0], o)\n"
+                     "        return o1\n"));
+  CHECK(std::string(e.what()).find("with results but no yield") != std::string::npos);
+  CHECK(std::string(e.what()).find("at 8:") != std::string::npos);
+}
+
+TEST_CASE("codegen: an NPU tile over its memory space's capacity is refused") {
+  const cg::CodegenError e = codegen_error<cg::NpuTarget>(kernel_program(
+      "k", "AIV", "a: pl.Tensor[[512, 512], pl.FP32], o: pl.Out[pl.Tensor[[512, 512], pl.FP32]]",
+      "pl.Tensor[[512, 512], pl.FP32]",
+      "        x = pl.tile.load(a, [0, 0], [512, 512])\n"
+      "        o1 = pl.tile.store(x, [0, 0], o)\n        return o1\n"));
+  CHECK(std::string(e.what()).find("1048576 bytes, over the 196608 bytes of Vec") !=
+        std::string::npos);
+  // The CPU has no such limit.
+  CHECK_NOTHROW(source_of<cg::CpuTarget>(kernel_program(
+      "k", "AIV", "a: pl.Tensor[[512, 512], pl.FP32], o: pl.Out[pl.Tensor[[512, 512], pl.FP32]]",
+      "pl.Tensor[[512, 512], pl.FP32]",
+      "        x = pl.tile.load(a, [0, 0], [512, 512])\n"
+      "        o1 = pl.tile.store(x, [0, 0], o)\n        return o1\n")));
+}
+
+TEST_CASE("codegen: tiles of different shapes in one elementwise op are refused") {
+  const cg::CodegenError e =
+      codegen_error<cg::CpuTarget>(kernel_program("k", "AIV", kTwoIn, kRet,
+                                                  "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+                                                  "        y = pl.tile.load(b, [0, 0], [16, 1])\n"
+                                                  "        z = pl.tile.add(x, y)\n"
+                                                  "        o1 = pl.tile.store(z, [0, 0], o)\n"
+                                                  "        return o1\n"));
+  CHECK(std::string(e.what()).find("no implicit broadcast") != std::string::npos);
+  CHECK(std::string(e.what()).find("op 'tile.add' at 9:") != std::string::npos);
+}
+
+TEST_CASE("codegen: an orchestration function is not a kernel") {
+  const cg::CodegenError e = codegen_error<cg::CpuTarget>(
+      kernel_program("k", "Orchestration", kTwoIn, kRet, "        return o\n"));
+  CHECK(std::string(e.what()).find("is not a kernel") != std::string::npos);
+}
+
+// ---- execution: the CPU source computes what the interpreter computes, bit for bit ---------
+
+namespace {
+
+/// A fresh scratch directory under /tmp, removed with its files (no <filesystem>: see below).
+class ScratchDir {
+ public:
+  ScratchDir() {
+    char tmpl[] = "/tmp/pypto_codegen_test_XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    path_ = tmpl;
+  }
+  ~ScratchDir() {
+    for (const std::string& f : files_) std::remove(f.c_str());
+    rmdir(path_.c_str());
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  /// The path of file `name` in the directory (removed with it).
+  std::string file(const std::string& name) {
+    files_.push_back(path_ + "/" + name);
+    return files_.back();
+  }
+
+ private:
+  std::string path_;
+  std::vector<std::string> files_;
+};
+
+/// Compiles a CPU kernel source into a shared object in `dir` and loads it. (The test avoids
+/// <filesystem>: it drags std::quoted into transforms/ssa_form.hpp's unqualified quoted() calls.)
+class LoadedKernel {
+ public:
+  LoadedKernel(const std::string& source, ScratchDir& dir, const std::string& stem) {
+    const std::string cpp = dir.file(stem + ".cpp"), so = dir.file(stem + ".so"),
+                      log = dir.file(stem + ".log");
+    std::ofstream(cpp, std::ios::binary) << source;
+    const std::string cmd = "c++ -std=c++20 -O2 -ffp-contract=off -shared -fPIC -I \"" +
+                            std::string(PYPTO_TEST_INCLUDE_DIR) + "\" -o \"" + so + "\" \"" + cpp +
+                            "\" 2>\"" + log + "\"";
+    const int rc = std::system(cmd.c_str());
+    INFO(read_file(log));
+    REQUIRE(rc == 0);
+    handle_ = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    REQUIRE_MESSAGE(handle_ != nullptr, dlerror());
+    entry_ = reinterpret_cast<cg::KernelEntry>(dlsym(handle_, cg::kKernelEntrySymbol));
+    REQUIRE(static_cast<bool>(entry_));
+  }
+  ~LoadedKernel() {
+    if (handle_) dlclose(handle_);
+  }
+  LoadedKernel(const LoadedKernel&) = delete;
+  LoadedKernel& operator=(const LoadedKernel&) = delete;
+
+  /// Calls the kernel on `args` (one per parameter), packed in the task-parameter order.
+  void call(const cg::KernelSource& ks, std::vector<rt::Value>& args) {
+    std::vector<cg::TensorArg> tensors(ks.tensors.size());
+    std::vector<std::vector<std::int32_t>> int32s(ks.tensors.size());  // INT32 tensor storage
+    std::vector<std::uint64_t> packed;
+    for (std::size_t k = 0; k < ks.tensors.size(); ++k) {
+      rt::Buffer& b = *args[ks.tensors[k].index].buffer;
+      if (b.dtype == pypto::core::DataType::INT32) {
+        int32s[k].assign(b.ints.begin(), b.ints.end());
+        tensors[k].data = int32s[k].data();
+      } else {
+        REQUIRE(b.dtype == pypto::core::DataType::FP32);
+        tensors[k].data = b.f32.data();
+      }
+      tensors[k].rank = static_cast<std::int64_t>(b.shape.size());
+      for (std::size_t d = 0; d < b.shape.size(); ++d) tensors[k].shape[d] = b.shape[d];
+      packed.push_back(reinterpret_cast<std::uintptr_t>(&tensors[k]));
+    }
+    for (const cg::KernelParam& s : ks.scalars) {
+      const rt::Value& v = args[s.index];
+      packed.push_back(v.dtype == pypto::core::DataType::FP32
+                           ? std::uint64_t{pypto::kernel::float_bits(v.f)}
+                           : static_cast<std::uint64_t>(v.i));
+    }
+    entry_(packed.data());
+    for (std::size_t k = 0; k < ks.tensors.size(); ++k) {
+      rt::Buffer& b = *args[ks.tensors[k].index].buffer;
+      if (b.dtype == pypto::core::DataType::INT32)
+        b.ints.assign(int32s[k].begin(), int32s[k].end());
+    }
+  }
+
+ private:
+  void* handle_ = nullptr;
+  cg::KernelEntry entry_ = nullptr;
+};
+
+/// Seeded arguments for `fn`: FP32 tensors (symbolic dims = `rows`) with a few signed zeros,
+/// infinities and NaNs mixed in, INT32 tensors over the whole range, and the given scalars in
+/// parameter order.
+std::vector<rt::Value> seeded_args(const ir::Function& fn, std::uint64_t seed, std::int64_t rows,
+                                   const std::vector<rt::Value>& scalars) {
+  pypto::test::SplitMix64 rng(seed);
+  std::vector<rt::Value> args;
+  std::size_t next_scalar = 0;
+  for (const auto& p : fn.params) {
+    if (ir::isa<ir::ScalarType>(*p->type)) {
+      REQUIRE(next_scalar < scalars.size());
+      args.push_back(scalars[next_scalar++]);
+      continue;
+    }
+    const auto& t = static_cast<const ir::ShapedType&>(*p->type);
+    std::vector<std::int64_t> shape;
+    for (const auto& d : t.shape) {
+      const auto* c = ir::as<ir::ConstInt>(d.get());
+      shape.push_back(c ? c->value : rows);
+    }
+    rt::Value v = rt::Value::zeros(t.dtype, shape);
+    // INT32: the full range, so that sums and products wrap.
+    for (std::int64_t& x : v.buffer->ints) x = rng.range(INT32_MIN, INT32_MAX);
+    for (float& x : v.buffer->f32) {
+      const std::int64_t r = rng.range(0, 99);
+      x = r == 0   ? -0.0f
+          : r == 1 ? std::numeric_limits<float>::infinity()
+          : r == 2 ? std::numeric_limits<float>::quiet_NaN()
+                   : static_cast<float>(rng.range(-4096, 4095)) / 1024.0f;
+    }
+    args.push_back(std::move(v));
+  }
+  return args;
+}
+
+/// Bit equality of two FP32 buffers, except that any NaN equals any NaN: which operand's payload
+/// a NaN result carries depends on the operand order the compiler picks for a commutative op
+/// (kernel/interpreter.hpp's same_float); every other bit, the sign of zero included, must match.
+bool bit_identical_buffers(const rt::Value& a, const rt::Value& b) {
+  if (a.buffer->ints != b.buffer->ints) return false;
+  return pypto::kernel::first_mismatch(a.buffer->f32, b.buffer->f32) < 0;
+}
+
+}  // namespace
+
+TEST_CASE("codegen cpu: compiled kernels match the reference interpreter bit for bit") {
+  const auto p = kernels();
+  ScratchDir dir;
+  struct Case {
+    std::string_view kernel;
+    std::int64_t rows;                            // the value of symbolic dims
+    std::vector<std::vector<rt::Value>> scalars;  // one run per set
+  };
+  const std::vector<Case> cases = {
+      {"elementwise", 0, {{rt::Value::scalar_float(0.75f)}, {rt::Value::scalar_float(-0.0f)}}},
+      {"row_stats", 0, {{}, {}}},
+      {"norm", 0, {{}, {}}},
+      {"mixed_grids", 0, {{}, {}}},
+      {"loop_carry", 0, {{}, {}}},
+      {"loop_store", 0, {{}, {}}},
+      {"integer", 0, {{}, {}}},
+      {"while_loop", 0, {{rt::Value::scalar_int(3)}, {rt::Value::scalar_int(0)}}},
+      {"scalars",
+       0,
+       {{rt::Value::scalar_int(-7, pypto::core::DataType::INT32),
+         rt::Value::scalar_int(2, pypto::core::DataType::INT32), rt::Value::scalar_float(2.5f),
+         rt::Value::scalar_float(-0.75f)},
+        {rt::Value::scalar_int(1000003, pypto::core::DataType::INT32),
+         rt::Value::scalar_int(-77777, pypto::core::DataType::INT32),
+         rt::Value::scalar_float(-3.75f), rt::Value::scalar_float(0.5f)}}},
+      {"symbolic", 48, {{}, {}}},
+      {"matmul", 0, {{}, {}}},
+      // both sides of the branch
+      {"branch", 0, {{rt::Value::scalar_int(13)}, {rt::Value::scalar_int(6)}}},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.kernel);
+    const ir::Function& fn = function(p, c.kernel);
+    const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(fn);
+    LoadedKernel kernel(ks.source, dir, std::string(c.kernel));
+    for (std::uint64_t seed = 0; seed < c.scalars.size(); ++seed) {
+      CAPTURE(seed);
+      std::vector<rt::Value> expected = seeded_args(fn, seed + 1, c.rows, c.scalars[seed]);
+      std::vector<rt::Value> actual;
+      for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
+      rt::run(*p, c.kernel, expected);
+      kernel.call(ks, actual);
+      for (std::size_t k = 0; k < expected.size(); ++k) {
+        CAPTURE(k);
+        if (expected[k].is_shaped()) CHECK(bit_identical_buffers(expected[k], actual[k]));
+      }
+    }
+  }
+}
+
+TEST_CASE("codegen cpu: a tensor-level kernel after convert-tensor-to-tile-ops runs like before") {
+  const auto before = parse(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[32, 64], pl.FP32], s: pl.Scalar[pl.FP32], o: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        x = pl.tensor.slice(a, [16, 64], [16, 0])
+        y = pl.tensor.slice(b, [16, 64], [0, 0])
+        c = pl.tensor.add(x, y)
+        d = pl.tensor.mul(c, x)
+        e = pl.tensor.maximum(d, s)
+        f = pl.tensor.exp(e)
+        h = pl.tensor.full([16, 64], dtype=pl.FP32, value=1.5)
+        g = pl.tensor.sub(f, h)
+        o1 = pl.tensor.assemble(o, g, [8, 0], atomic=pl.AtomicType.Add)
+        return o1
+)");
+  pypto::transforms::PassManagerOptions options;
+  options.verify_each = true;
+  options.initial_properties = {pypto::transforms::Property::SSAForm,
+                                pypto::transforms::Property::SplitIncoreOrch};
+  const auto after =
+      pypto::transforms::PassManager(
+          pypto::transforms::standard_passes().pipeline("convert-tensor-to-tile-ops"),
+          std::move(options))
+          .run(*before);
+  const ir::Function& fn = function(after, "k");
+  const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(fn);
+  CHECK(ks.source.find("pk::Box::StoreAdd") != std::string::npos);
+  ScratchDir dir;
+  LoadedKernel kernel(ks.source, dir, "k");
+  std::vector<rt::Value> expected =
+      seeded_args(function(before, "k"), 7, 0, {rt::Value::scalar_float(0.25f)});
+  std::vector<rt::Value> actual;
+  for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
+  rt::run(*before, "k", expected);  // the tensor-level original
+  kernel.call(ks, actual);
+  CHECK(bit_identical_buffers(expected[3], actual[3]));
+}
+
+TEST_CASE("codegen: rank-3 tiles run on the CPU; the NPU target refuses them") {
+  const std::string program = kernel_program(
+      "k", "AIV", "a: pl.Tensor[[4, 8, 16], pl.FP32], o: pl.Out[pl.Tensor[[2, 8, 16], pl.FP32]]",
+      "pl.Tensor[[2, 8, 16], pl.FP32]",
+      "        x = pl.tile.load(a, [1, 0, 0], [2, 8, 16])\n"
+      "        y = pl.tile.sqrt(pl.tile.abs(x))\n"
+      "        o1 = pl.tile.store(y, [0, 0, 0], o)\n"
+      "        return o1\n");
+  const cg::CodegenError e = codegen_error<cg::NpuTarget>(program);
+  CHECK(std::string(e.what()).find("rank-3 tile") != std::string::npos);
+
+  const auto p = parse(program);
+  const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(function(p, "k"));
+  ScratchDir dir;
+  LoadedKernel kernel(ks.source, dir, "k");
+  std::vector<rt::Value> expected = seeded_args(function(p, "k"), 11, 0, {});
+  std::vector<rt::Value> actual;
+  for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
+  rt::run(*p, "k", expected);
+  kernel.call(ks, actual);
+  CHECK(bit_identical_buffers(expected[1], actual[1]));
+}
