@@ -147,7 +147,8 @@ Options parse_args(int argc, char** argv) {
     } else if (auto seed = option_value(argc, argv, i, "--seed")) {
       char* end = nullptr;
       o.target.seed = std::strtoull(seed->c_str(), &end, 10);
-      if (seed->empty() || *end != '\0') throw UsageError{"--seed: '" + *seed + "' is not a number"};
+      if (seed->empty() || *end != '\0')
+        throw UsageError{"--seed: '" + *seed + "' is not a number"};
     } else if (auto props = option_value(argc, argv, i, "--assume")) {
       o.assume = *props;
     } else if (auto v = option_value(argc, argv, i, "--passes")) {
@@ -266,6 +267,10 @@ int run(const Options& o) {
   pm_options.ops = &ops;
   tf::PassManager manager(std::move(passes), std::move(pm_options));
 
+  const bool targeted = !o.target.target.empty();
+  if (targeted)
+    std::cerr << "pypto-opt: passes: " << o.passes << " (" << input->functions.size()
+              << " functions in)\n";
   pypto::ir::ProgramRef result;
   try {
     result = manager.run(*input);
@@ -276,6 +281,8 @@ int run(const Options& o) {
     throw UsageError{first_line(e.what())};
   }
   if (o.pass_timing) std::cerr << manager.timing_report();
+  if (targeted)
+    std::cerr << "pypto-opt: passes: done (" << result->functions.size() << " functions out)\n";
 
   pypto::text::PrintOptions print_options;
   print_options.concise = o.concise;
@@ -290,7 +297,7 @@ int run(const Options& o) {
     std::cout << text;
   }
 
-  if (!o.target.target.empty()) {
+  if (targeted) {
     try {
       const int rc = pypto_opt::run_target(*input, *result, o.target, std::cout, std::cerr);
       if (rc != kSuccess) return rc;

@@ -15,6 +15,8 @@
 // replaced only when it holds an earlier kernel_config.py).
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -29,15 +31,14 @@
 #include <pypto/runtime/interpreter.hpp>
 #include <string>
 #include <string_view>
-#include <unistd.h>
 #include <vector>
 
 namespace pypto_opt {
 
 struct TargetOptions {
-  std::string target;                   // "cpu" or "npu"
-  bool run = false;                     // cpu: compile and run, check against the reference
-  std::optional<std::string> out_dir;   // npu (or cpu): write the generated files here
+  std::string target;                    // "cpu" or "npu"
+  bool run = false;                      // cpu: compile and run, check against the reference
+  std::optional<std::string> out_dir;    // npu (or cpu): write the generated files here
   std::optional<std::string> cache_dir;  // cpu: the compile cache (default: see cache_directory)
   std::uint64_t seed = 1;
 };
@@ -161,8 +162,8 @@ inline void print_registrations(const pypto::codegen::OrchestrationResult& r, st
   using namespace pypto::codegen;
   out << "# kernel registrations (" << r.kernel_registrations.size() << ")\n";
   for (const KernelRegistration& k : r.kernel_registrations) {
-    out << "#   func_id " << k.func_id << ": " << k.code_name << " ("
-        << core_type_name(k.core_type) << ") [";
+    out << "#   func_id " << k.func_id << ": " << k.code_name << " (" << core_type_name(k.core_type)
+        << ") [";
     for (std::size_t i = 0; i < k.signature.size(); ++i)
       out << (i ? ", " : "") << runtime_direction_name(k.signature[i]);
     out << "]\n";
@@ -234,8 +235,7 @@ inline int run_target(const pypto::ir::Program& input, const pypto::ir::Program&
   runtime::CompileCache cache(cache_dir);
   const runtime::CpuProgram program = runtime::CpuProgram::compile(cache, lowered, result, codes);
   out << "# kernels compiled: " << cache.stats().compilations << " (cache hits "
-      << cache.stats().hits << ") for " << result.kernel_registrations.size()
-      << " registrations\n";
+      << cache.stats().hits << ") for " << result.kernel_registrations.size() << " registrations\n";
 
   const ir::FunctionRef fn = input.find(entry);
   if (!fn) throw TargetFailure{"--run: the input program has no function '" + entry + "'"};
@@ -259,10 +259,11 @@ inline int run_target(const pypto::ir::Program& input, const pypto::ir::Program&
     count(compiled_args[i]);
   }
   if (!same)
-    throw TargetFailure{"check: the compiled program's outputs differ from the un-outlined "
-                        "reference on inputs of seed " +
-                            std::to_string(o.seed),
-                        /*check_failed=*/true};
+    throw TargetFailure{
+        "check: the compiled program's outputs differ from the un-outlined "
+        "reference on inputs of seed " +
+            std::to_string(o.seed),
+        /*check_failed=*/true};
   out << "# check: " << entry << " compiled matches the un-outlined reference bit for bit ("
       << compiled.size() << " results, " << compiled_args.size() << " arguments, " << values
       << " values)\n";

@@ -30,4 +30,10 @@ using KernelEntry = void (*)(const std::uint64_t* args);
 /// so that two kernels with the same code produce byte-identical source.
 inline constexpr const char* kKernelEntrySymbol = "pypto_kernel_entry";
 
+/// Optional export `extern "C" void pypto_kernel_set_block_idx(std::int64_t)`: the block index
+/// the next entry call runs (tile.get_block_idx). A runtime calls it before every launch of a
+/// multi-block call; a kernel without it does not read its block index.
+using KernelSetBlockIdx = void (*)(std::int64_t block_idx);
+inline constexpr const char* kKernelSetBlockIdxSymbol = "pypto_kernel_set_block_idx";
+
 }  // namespace pypto::codegen

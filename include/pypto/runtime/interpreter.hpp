@@ -182,10 +182,11 @@ inline bool bit_identical(const Value& a, const Value& b) {
 /// Options of run(). `call_hook`, when set, is consulted before the interpreter runs an InCore,
 /// AIC or AIV function (a kernel): results it returns replace interpreting the body (the CPU
 /// runtime dispatches kernels to compiled code this way, program_runner.hpp); nullopt interprets
-/// it. `args` holds one value per parameter (omitted trailing outputs already allocated).
+/// it. `args` holds one value per parameter (omitted trailing outputs already allocated);
+/// `block_idx` is the block the launch runs (0 unless the call has a core_num).
 struct RunOptions {
   std::function<std::optional<std::vector<Value>>(const ir::Function& callee,
-                                                  std::vector<Value>& args)>
+                                                  std::vector<Value>& args, std::int64_t block_idx)>
       call_hook;
 };
 
@@ -243,7 +244,7 @@ class Interpreter {
           args.push_back(
               allocate(*p.type, "omitted parameter '" + p.name_hint + "' of " + fn.name));
       }
-      if (auto results = options_->call_hook(fn, args)) return std::move(*results);
+      if (auto results = options_->call_hook(fn, args, block_idx_)) return std::move(*results);
     }
     Frame frame;
     for (std::size_t k = 0; k < fn.params.size(); ++k) {

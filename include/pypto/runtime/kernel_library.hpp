@@ -66,6 +66,8 @@ class Kernel {
     } catch (const LoadError& e) {
       throw LoadError("kernel " + registration_text(registration_) + ": " + e.what());
     }
+    set_block_idx_ = reinterpret_cast<codegen::KernelSetBlockIdx>(
+        library_->find_symbol(codegen::kKernelSetBlockIdxSymbol));
   }
 
   const codegen::KernelRegistration& registration() const { return registration_; }
@@ -74,9 +76,10 @@ class Kernel {
   /// The loaded entry point (distinct loads have distinct entries).
   codegen::KernelEntry entry() const { return entry_; }
 
-  /// Runs the kernel: `tensors` in signature order, then `scalars` (their bits).
+  /// Runs the kernel: `tensors` in signature order, then `scalars` (their bits), as block
+  /// `block_idx` of its launch.
   void operator()(std::span<const codegen::TensorArg> tensors,
-                  std::span<const std::uint64_t> scalars) const {
+                  std::span<const std::uint64_t> scalars, std::int64_t block_idx = 0) const {
     if (tensors.size() != registration_.signature.size())
       fail("takes " + std::to_string(registration_.signature.size()) + " tensors, got " +
            std::to_string(tensors.size()));
@@ -98,6 +101,7 @@ class Kernel {
       packed.push_back(reinterpret_cast<std::uintptr_t>(&local[k]));
     }
     packed.insert(packed.end(), scalars.begin(), scalars.end());
+    if (set_block_idx_) set_block_idx_(block_idx);
     entry_(packed.data());
   }
 
@@ -108,6 +112,7 @@ class Kernel {
   codegen::KernelRegistration registration_;
   std::shared_ptr<SharedLibrary> library_;
   codegen::KernelEntry entry_ = nullptr;
+  codegen::KernelSetBlockIdx set_block_idx_ = nullptr;  ///< optional export
 };
 
 enum class LoadMode : std::uint8_t {

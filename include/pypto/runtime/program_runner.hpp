@@ -12,8 +12,8 @@
 // written back); scalars as their bits. A kernel's results are the parameters it returns (its
 // return lineage, transforms/return_lineage.hpp): a kernel that returns anything else cannot
 // run compiled and is a RuntimeError naming it, as is a kernel without a registration.
-// A kernel called with a block count (core_num) runs once per block; the CPU entry carries no
-// block index, so per-block behaviour must not depend on it.
+// A kernel called with a block count (core_num) runs once per block, told its block index
+// through the kernel's set-block-index export (kernel_abi.hpp).
 #pragma once
 
 #include <bit>
@@ -48,8 +48,8 @@ class ProgramRunner {
   /// Runs `function` (usually the Orchestration function) on `args`, like runtime::run.
   std::vector<Value> run(std::string_view function, std::vector<Value> args) {
     RunOptions options;
-    options.call_hook = [this](const ir::Function& fn, std::vector<Value>& a) {
-      return std::optional<std::vector<Value>>(call_kernel(fn, a));
+    options.call_hook = [this](const ir::Function& fn, std::vector<Value>& a, std::int64_t block) {
+      return std::optional<std::vector<Value>>(call_kernel(fn, a, block));
     };
     return runtime::run(program_, function, std::move(args), options);
   }
@@ -120,7 +120,8 @@ class ProgramRunner {
     }
   }
 
-  std::vector<Value> call_kernel(const ir::Function& fn, std::vector<Value>& args) {
+  std::vector<Value> call_kernel(const ir::Function& fn, std::vector<Value>& args,
+                                 std::int64_t block_idx) {
     auto id = func_ids_.find(fn.name);
     if (id == func_ids_.end()) fail(fn, "has no kernel registration (no func_id for it)");
     const Kernel* kernel = library_.find(id->second);
@@ -168,7 +169,7 @@ class ProgramRunner {
       }
       tensors.push_back(t);
     }
-    (*kernel)(tensors, scalars);
+    (*kernel)(tensors, scalars, block_idx);
     ++kernel_calls_;
     for (Staged& s : staged)
       if (s.tensor_index < signature.size() &&

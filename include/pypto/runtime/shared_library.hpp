@@ -61,6 +61,9 @@ class SharedLibrary {
     return p;
   }
 
+  /// The address of `name`, or null when the library does not export it.
+  void* find_symbol(const char* name) const { return ::dlsym(handle_, name); }
+
   const std::string& path() const { return path_; }
 
  private:
