@@ -1,0 +1,124 @@
+// The whole of issue 8 on the CPU target, program by program: each runnable program of
+// tests/programs/ goes through the tensor pipeline (convert-to-ssa ... convert-tensor-to-tile-ops),
+// codegen<CpuTarget>, the compile-once cache and the program runner, and must give results and
+// argument buffers bit-identical to the input program interpreted with its scopes inline (the
+// un-outlined reference). Programs the CPU target cannot express yet are listed with the exact
+// CodegenError they get. Dedup's effect on compilation is checked too: the pipeline without
+// deduplicate-outlined-kernels launches more kernel functions than the pipeline with it compiles.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pypto/codegen/codegen.hpp"
+#include "pypto/codegen/cpu_target.hpp"
+#include "pypto/runtime/cpu_program.hpp"
+#include "pypto/runtime/files.hpp"
+#include "pypto/runtime/interpreter.hpp"
+#include "pypto/runtime/seeded_inputs.hpp"
+#include "pypto/text/parser.hpp"
+#include "pypto/transforms/pass_manager.hpp"
+#include "pypto/transforms/pass_registry.hpp"
+
+namespace ir = pypto::ir;
+namespace rt = pypto::runtime;
+namespace cg = pypto::codegen;
+namespace tf = pypto::transforms;
+
+namespace {
+
+constexpr std::string_view kPipeline =
+    "convert-to-ssa,outline-incore-scopes,outline-cluster-scopes,deduplicate-outlined-kernels,"
+    "convert-tensor-to-tile-ops";
+constexpr std::string_view kPipelineWithoutDedup =
+    "convert-to-ssa,outline-incore-scopes,outline-cluster-scopes,convert-tensor-to-tile-ops";
+
+std::string read_program(std::string_view name) {
+  const std::string path = std::string(PYPTO_TEST_PROGRAMS_DIR) + "/" + std::string(name);
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in, "cannot open " << path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+ir::ProgramRef lower(const ir::Program& p, std::string_view pipeline) {
+  return tf::PassManager(tf::standard_passes().pipeline(pipeline), tf::PassManagerOptions{}).run(p);
+}
+
+/// `main`, else the only Orchestration / Opaque function.
+std::string entry_of(const ir::Program& p) {
+  if (p.find("main")) return "main";
+  std::string entry;
+  for (const auto& [name, fn] : p.functions)
+    if (fn->func_type == ir::FunctionType::Orchestration ||
+        fn->func_type == ir::FunctionType::Opaque) {
+      REQUIRE_MESSAGE(entry.empty(), "two entry candidates: " << entry << ", " << name);
+      entry = name;
+    }
+  REQUIRE(!entry.empty());
+  return entry;
+}
+
+std::vector<rt::Value> copies(const std::vector<rt::Value>& v) {
+  std::vector<rt::Value> out;
+  for (const auto& x : v) out.push_back(x.deep_copy());
+  return out;
+}
+
+/// One compile cache for the whole file: equal code across programs compiles once.
+rt::CompileCache& cache() {
+  static rt::TempDir dir("pypto-cpu-pipeline-test");
+  static rt::CompileCache c(dir.path());
+  return c;
+}
+
+struct Outcome {
+  std::size_t code_units = 0;
+  std::size_t registrations = 0;
+  std::size_t launched_kernels = 0;
+};
+
+/// Lowers, generates, compiles and runs `file` on seeds 1..3; every result and argument must be
+/// bit-identical to the un-outlined reference.
+Outcome check_program(std::string_view file, std::string_view pipeline = kPipeline) {
+  CAPTURE(file);
+  const ir::ProgramRef input = pypto::text::parse_program(read_program(file));
+  const ir::ProgramRef lowered = lower(*input, pipeline);
+  cg::KernelCodeMap codes;
+  const cg::OrchestrationResult code = cg::codegen<cg::CpuTarget>(*lowered, {}, &codes);
+  const rt::CpuProgram compiled = rt::CpuProgram::compile(cache(), *lowered, code, codes);
+  const std::string entry = entry_of(*input);
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    CAPTURE(seed);
+    const std::vector<rt::Value> inputs = rt::seeded_inputs(*input->find(entry), seed);
+    std::vector<rt::Value> got_args = copies(inputs), want_args = copies(inputs);
+    const std::vector<rt::Value> got = compiled.run(entry, got_args);
+    const std::vector<rt::Value> want = rt::run(*input, entry, want_args);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CAPTURE(i);
+      CHECK(rt::bit_identical(got[i], want[i]));
+    }
+    for (std::size_t i = 0; i < got_args.size(); ++i) {
+      CAPTURE(i);
+      CHECK(rt::bit_identical(got_args[i], want_args[i]));
+    }
+  }
+  return {code.kernel_sources.size(), code.kernel_registrations.size(),
+          cg::launched_kernels(*lowered).size()};
+}
+
+}  // namespace
+
+TEST_CASE("cpu pipeline: the embedded default's text twin compiles one kernel for two launches") {
+  const Outcome o = check_program("default_twin_add.pl");
+  CHECK(o.code_units == 1);
+  CHECK(o.registrations == 1);
+  const Outcome without = check_program("default_twin_add.pl", kPipelineWithoutDedup);
+  CHECK(without.launched_kernels == 2);
+}
