@@ -1,0 +1,322 @@
+// The proof that the passes keep meaning (issue 8): every runnable program of tests/programs/
+// runs on seeded random inputs in the reference interpreter (runtime/interpreter.hpp)
+//   (a) as parsed, scopes interpreted inline, and after convert-to-ssa,
+//   (b) after convert-to-ssa, outline-incore-scopes, outline-cluster-scopes,
+//   (c) after deduplicate-outlined-kernels,
+//   (d) after convert-tensor-to-tile-ops,
+// and every stage gives results and Out / InOut argument buffers bit-identical to (a). The
+// passes run through one PassManager with verify_each, each stage's program taken after its
+// pass. Dedup must reduce the number of kernels of the programs made for it and must not merge
+// kernels that differ in the sign of a zero.
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../../examples/pypto-opt/default_program.hpp"
+#include "pypto/runtime/interpreter.hpp"
+#include "pypto/structural/compare.hpp"
+#include "pypto/text/parser.hpp"
+#include "pypto/text/printer.hpp"
+#include "pypto/transforms/pass_manager.hpp"
+#include "pypto/transforms/pass_registry.hpp"
+#include "test_rng.hpp"
+
+namespace ir = pypto::ir;
+namespace rt = pypto::runtime;
+namespace tf = pypto::transforms;
+using pypto::core::DataType;
+using rt::Value;
+
+namespace {
+
+constexpr std::string_view kPipeline =
+    "convert-to-ssa,outline-incore-scopes,outline-cluster-scopes,deduplicate-outlined-kernels,"
+    "convert-tensor-to-tile-ops";
+
+std::string read_program(std::string_view name) {
+  const std::string path = std::string(PYPTO_TEST_PROGRAMS_DIR) + "/" + std::string(name);
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in, "cannot open " << path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// The program after each pass of kPipeline, by pass name.
+std::map<std::string, ir::ProgramRef> stages(const ir::Program& p) {
+  std::map<std::string, ir::ProgramRef> out;
+  tf::PassManagerOptions options;
+  options.verify_each = true;
+  options.after_pass = [&](const tf::Pass& pass, const ir::Program& q) {
+    out[std::string(pass.name())] = ir::ProgramRef(&q);
+  };
+  tf::PassManager(tf::standard_passes().pipeline(kPipeline), std::move(options)).run(p);
+  return out;
+}
+
+/// A runnable program of tests/programs/ and how to feed it.
+struct Case {
+  std::string_view file;
+  std::string_view entry;
+  std::vector<std::int64_t> int_scalars{3};       // tried in turn for every integer scalar
+  std::map<std::string, std::int64_t> dims = {};  // values of symbolic dimensions
+};
+
+/// Seeded arguments: FP32 tensors in [-2, 2) in 1/64 steps with some signed zeros, integer
+/// tensors in [0, 4) whose first element is 0 (an offset), FP32 scalars in [-2, 2), integer
+/// scalars equal to `int_scalar`, symbolic dimensions from `dims`.
+std::vector<Value> seeded_args(const ir::Function& fn, std::uint64_t seed, std::int64_t int_scalar,
+                               const std::map<std::string, std::int64_t>& dims) {
+  pypto::test::SplitMix64 rng(seed);
+  auto f32 = [&] {
+    const std::int64_t r = rng.range(-128, 127);
+    if (rng.range(0, 15) == 0) return r < 0 ? -0.0f : 0.0f;
+    return static_cast<float>(r) / 64.0f;
+  };
+  std::vector<Value> args;
+  for (const auto& p : fn.params) {
+    if (const auto* st = ir::as<ir::ScalarType>(p->type.get())) {
+      if (st->dtype == DataType::FP32)
+        args.push_back(Value::scalar_float(f32()));
+      else if (st->dtype == DataType::BOOL)
+        args.push_back(Value::scalar_bool(int_scalar % 2 != 0));
+      else
+        args.push_back(Value::scalar_int(int_scalar, st->dtype));
+      continue;
+    }
+    const auto& t = static_cast<const ir::ShapedType&>(*p->type);
+    std::vector<std::int64_t> shape;
+    for (const auto& d : t.shape) {
+      if (const auto* c = ir::as<ir::ConstInt>(d.get())) {
+        shape.push_back(c->value);
+        continue;
+      }
+      const auto* v = ir::as<ir::Var>(d.get());
+      REQUIRE_MESSAGE(v, "a parameter dimension that is neither a constant nor a symbol");
+      const auto it = dims.find(v->name_hint);
+      REQUIRE_MESSAGE(it != dims.end(), "no value for the dimension " << v->name_hint);
+      shape.push_back(it->second);
+    }
+    Value v = Value::zeros(t.dtype, shape);
+    auto& b = *v.buffer;
+    for (std::size_t k = 0; k < b.size(); ++k) {
+      if (t.dtype == DataType::FP32)
+        b.f32[k] = f32();
+      else
+        b.ints[k] = k == 0 ? 0 : rng.range(0, 3);
+    }
+    args.push_back(std::move(v));
+  }
+  return args;
+}
+
+struct Outcome {
+  std::vector<Value> results;
+  std::vector<Value> args;  // the argument buffers after the run (Out / InOut written)
+};
+
+Outcome run_on(const ir::Program& p, std::string_view fn, const std::vector<Value>& inputs) {
+  Outcome o;
+  for (const auto& a : inputs) o.args.push_back(a.deep_copy());
+  o.results = rt::run(p, fn, o.args);  // shares the buffers of o.args
+  return o;
+}
+
+void check_same(const Outcome& want, const Outcome& got, std::string_view stage) {
+  CAPTURE(stage);
+  REQUIRE(want.results.size() == got.results.size());
+  for (std::size_t k = 0; k < want.results.size(); ++k)
+    CHECK_MESSAGE(rt::bit_identical(want.results[k], got.results[k]), "result " << k);
+  REQUIRE(want.args.size() == got.args.size());
+  for (std::size_t k = 0; k < want.args.size(); ++k)
+    CHECK_MESSAGE(rt::bit_identical(want.args[k], got.args[k]), "argument " << k);
+}
+
+/// True when the run wrote some argument or returned something that is not an input.
+bool did_something(const std::vector<Value>& inputs, const Outcome& o) {
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    if (!rt::bit_identical(inputs[k], o.args[k])) return true;
+  for (const auto& r : o.results) {
+    bool is_input = false;
+    for (const auto& a : inputs) is_input = is_input || rt::bit_identical(a, r);
+    if (!is_input) return true;
+  }
+  return false;
+}
+
+bool is_kernel(const ir::Function& f) {
+  return f.func_type == ir::FunctionType::InCore || f.func_type == ir::FunctionType::AIC ||
+         f.func_type == ir::FunctionType::AIV;
+}
+std::size_t count_functions(const ir::Program& p, bool (*pred)(const ir::Function&)) {
+  std::size_t n = 0;
+  for (const auto& f : p.functions) n += pred(*f.function) ? 1 : 0;
+  return n;
+}
+std::size_t kernels(const ir::Program& p) { return count_functions(p, is_kernel); }
+std::size_t groups(const ir::Program& p) {
+  return count_functions(
+      p, [](const ir::Function& f) { return f.func_type == ir::FunctionType::Group; });
+}
+
+/// The stage programs of `c`, each checked to mean the same as the parsed program.
+std::map<std::string, ir::ProgramRef> check_case(const Case& c) {
+  CAPTURE(c.file);
+  const ir::ProgramRef parsed = pypto::text::parse_program(read_program(c.file));
+  REQUIRE(parsed->find(c.entry));
+  std::map<std::string, ir::ProgramRef> st = stages(*parsed);
+  REQUIRE(st.size() == 5);
+  const std::pair<std::string_view, std::string_view> order[] = {
+      {"(a) convert-to-ssa", "convert-to-ssa"},
+      {"(b) outlined", "outline-cluster-scopes"},
+      {"(c) deduplicated", "deduplicate-outlined-kernels"},
+      {"(d) tile ops", "convert-tensor-to-tile-ops"},
+  };
+  for (std::int64_t scalar : c.int_scalars)
+    for (std::uint64_t seed : {1u, 2u, 3u}) {
+      CAPTURE(scalar);
+      CAPTURE(seed);
+      const auto inputs = seeded_args(*parsed->find(c.entry), seed, scalar, c.dims);
+      const Outcome reference = run_on(*parsed, c.entry, inputs);
+      CHECK(did_something(inputs, reference));
+      for (const auto& [label, pass] : order) {
+        const ir::Program& p = *st.at(std::string(pass));
+        INFO(pypto::text::print(p));
+        check_same(reference, run_on(p, c.entry, inputs), label);
+      }
+    }
+  // (b) outlined something: the entry calls kernels now.
+  CHECK(kernels(*st.at("outline-cluster-scopes")) > 0);
+  return st;
+}
+
+// Every runnable program: its entry, the integer scalars it runs with, its symbolic dims.
+const std::vector<Case>& cases() {
+  static const std::vector<Case> all = {
+      {"default_twin_add.pl", "main"},
+      {"outline_seed_basic.pl", "main"},
+      {"outline_seed_loop.pl", "k"},
+      {"outline_cluster.pl", "main"},
+      {"natural_form.pl", "main", {0, 1, 3}},
+      {"nested_seq.pl", "main", {0, 1, 3}},
+      {"dedup_twin_kernels.pl", "main"},
+      {"dedup_shape_distinct.pl", "main", {3}, {{"M", 32}, {"N", 48}}},
+      {"dedup_many_equal.pl", "main"},
+      {"dedup_signed_zero.pl", "main"},
+      {"loops_carries.pl", "main", {0, 1, 2, 5}},
+      {"group_aic_aiv.pl", "main"},
+      {"submit_deps.pl", "main"},
+      {"spmd_blocks.pl", "main", {0, 2}},
+      {"if_branches.pl", "main", {0, 1, 2}},
+      {"row_reduce_softmax.pl", "main"},
+      {"matmul_tiles.pl", "main"},
+      {"scalar_params.pl", "main", {0, 3, 16}},
+      {"tensor_ops_kernel.pl", "main"},
+  };
+  return all;
+}
+
+const Case& case_of(std::string_view file) {
+  for (const Case& c : cases())
+    if (c.file == file) return c;
+  FAIL("no case for " << file);
+  return cases().front();
+}
+
+}  // namespace
+
+TEST_CASE("equivalence: at least 15 runnable programs, each a file of tests/programs/") {
+  CHECK(cases().size() >= 15);
+  std::set<std::string_view> files;
+  for (const Case& c : cases()) CHECK(files.insert(c.file).second);
+}
+
+TEST_CASE("equivalence: every program means the same as parsed, outlined, deduplicated, tiled") {
+  for (const Case& c : cases()) {
+    SUBCASE(std::string(c.file).c_str()) { check_case(c); }
+  }
+}
+
+TEST_CASE("equivalence: default_twin_add.pl is pypto-opt's embedded default program") {
+  const auto ops = ir::standard_op_registry();
+  const ir::ProgramRef text = pypto::text::parse_program(read_program("default_twin_add.pl"));
+  CHECK(pypto::structural::structural_equal(text, pypto_opt::default_program(ops)));
+  const auto st = check_case(case_of("default_twin_add.pl"));
+  CHECK(kernels(*st.at("outline-cluster-scopes")) == 2);
+  CHECK(kernels(*st.at("deduplicate-outlined-kernels")) == 1);
+}
+
+TEST_CASE("equivalence: dedup shares equal kernels, so fewer kernels are compiled") {
+  struct Expect {
+    std::string_view file;
+    std::size_t outlined, deduplicated;
+  };
+  for (const Expect& e :
+       {Expect{"dedup_many_equal.pl", 5, 2}, Expect{"dedup_twin_kernels.pl", 3, 2},
+        Expect{"dedup_shape_distinct.pl", 2, 1}}) {
+    CAPTURE(e.file);
+    const auto st = check_case(case_of(e.file));
+    CHECK(kernels(*st.at("outline-cluster-scopes")) == e.outlined);
+    CHECK(kernels(*st.at("deduplicate-outlined-kernels")) == e.deduplicated);
+  }
+}
+
+TEST_CASE("equivalence: dedup keeps the -0.0 kernel apart from the 0.0 one") {
+  const auto st = check_case(case_of("dedup_signed_zero.pl"));
+  const ir::Program& outlined = *st.at("outline-cluster-scopes");
+  const ir::Program& dedup = *st.at("deduplicate-outlined-kernels");
+  CHECK(kernels(outlined) == 3);
+  CHECK(kernels(dedup) == 2);
+  CHECK(dedup.find("plus_zero") != nullptr);
+  CHECK(dedup.find("minus_zero") != nullptr);
+  CHECK(dedup.find("plus_zero_again") == nullptr);
+  // The inputs hold signed zeros, so the two kernels do give different bits.
+  const ir::ProgramRef parsed = pypto::text::parse_program(read_program("dedup_signed_zero.pl"));
+  Value x = Value::zeros(DataType::FP32, {16, 16});
+  x.buffer->f32[0] = -0.0f;
+  std::vector<Value> inputs{x, Value::zeros(DataType::FP32, {16, 16}),
+                            Value::zeros(DataType::FP32, {16, 16}),
+                            Value::zeros(DataType::FP32, {16, 16})};
+  const Outcome o = run_on(dedup, "main", inputs);
+  CHECK(pypto::kernel::float_bits(o.args[1].buffer->f32[0]) == pypto::kernel::float_bits(0.0f));
+  CHECK(pypto::kernel::float_bits(o.args[2].buffer->f32[0]) == pypto::kernel::float_bits(-0.0f));
+}
+
+TEST_CASE("equivalence: the Group bundle has an AIC and an AIV member and is shared") {
+  const auto st = check_case(case_of("group_aic_aiv.pl"));
+  const ir::Program& outlined = *st.at("outline-cluster-scopes");
+  const ir::Program& dedup = *st.at("deduplicate-outlined-kernels");
+  CHECK(groups(outlined) == 2);
+  CHECK(kernels(outlined) == 4);
+  CHECK(outlined.find("cube_a")->func_type == ir::FunctionType::AIC);
+  CHECK(outlined.find("vec_a")->func_type == ir::FunctionType::AIV);
+  // The second bundle (Group and both members) is an alias of the first.
+  CHECK(groups(dedup) == 1);
+  CHECK(kernels(dedup) == 2);
+  CHECK(dedup.find("cube_b") == nullptr);
+  CHECK(dedup.find("vec_b") == nullptr);
+}
+
+TEST_CASE("equivalence: outline_scalar_live_out.pl is refused by outlining, by design") {
+  // A scalar read from device memory inside a scope and used after it: a kernel cannot return
+  // a scalar. The un-outlined program runs; the pipeline stops with the outliner's message.
+  const ir::ProgramRef parsed =
+      pypto::text::parse_program(read_program("outline_scalar_live_out.pl"));
+  Value x = Value::zeros(DataType::INDEX, {64});
+  for (std::size_t k = 1; k < 64; ++k) x.buffer->ints[k] = static_cast<std::int64_t>(k);
+  const Outcome o = run_on(*parsed, "main", {x, Value::zeros(DataType::INDEX, {64})});
+  CHECK(o.args[1].buffer->ints == x.buffer->ints);
+  CHECK_THROWS_WITH(stages(*parsed),
+                    doctest::Contains("10:13: outline-incore-scopes (function main): scalar 'n' "
+                                      "is computed inside the scope and used after it, but a "
+                                      "kernel cannot return a scalar"));
+}
