@@ -514,3 +514,180 @@ TEST_CASE("interpret: dedup_shape_distinct.pl (kernels over rows M and N merged 
   for (std::size_t k = 0; k < 16 * 64; ++k) ob[k] = strict(b[k] + b[k]);
   CHECK(f32(y.args[3]) == ob);
 }
+
+// ---- operand broadcasting, valid_shape loads, predicated Submits -------------------------------
+
+TEST_CASE("interpret: a scalar second operand applies to every element, in the tile's dtype") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Scalars:
+    @pl.function
+    def main(self, x: pl.Tensor[[4, 8], pl.FP32], s: pl.Scalar[pl.FP32], i: pl.Tensor[[4, 8], pl.INT32], k: pl.Scalar[pl.INT32], o: pl.Out[pl.Tensor[[4, 8], pl.FP32]], oi: pl.Out[pl.Tensor[[4, 8], pl.INT32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [4, 8])
+            u = pl.tile.add(t, 1.5)
+            pl.store(pl.tile.mul(u, s), [0, 0], o)
+            ti = pl.load(i, [0, 0], [4, 8])
+            pl.store(pl.tile.sub(ti, k), [0, 0], oi)
+        return o
+)");
+  check_meaning_kept(*p, "main");
+  auto inputs = seeded_args(*p->find("main"), 51, 0);
+  inputs[1] = Value::scalar_float(-0.75f);
+  inputs[3] = Value::scalar_int(2147483647, pypto::core::DataType::INT32);
+  const Outcome o = run_on(*p, "main", inputs);
+  const auto x = f32(inputs[0]);
+  for (std::size_t k = 0; k < 32; ++k) {
+    CHECK(same_bits(o.args[4].buffer->f32[k], strict(strict(x[k] + 1.5f) * -0.75f)));
+    // INT32 wraps: v - INT32_MAX for v in [0, 4) stays in range; 0 - MAX = -MAX
+    CHECK(o.args[5].buffer->ints[k] == inputs[2].buffer->ints[k] - 2147483647);
+  }
+}
+
+TEST_CASE("interpret: a [rows, 1] or [1, cols] second operand broadcasts into the first's shape") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Bcast:
+    @pl.function
+    def main(self, x: pl.Tensor[[4, 8], pl.FP32], r: pl.Tensor[[1, 8], pl.FP32], o: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [4, 8])
+            m = pl.tile.row_max(t, t)
+            c = pl.tile.sub(t, m)
+            tr = pl.load(r, [0, 0], [1, 8])
+            pl.store(pl.tile.mul(c, tr), [0, 0], o)
+        return o
+)");
+  check_meaning_kept(*p, "main");
+  const auto inputs = seeded_args(*p->find("main"), 52, 0);
+  const Outcome o = run_on(*p, "main", inputs);
+  const auto x = f32(inputs[0]), r = f32(inputs[1]);
+  for (std::size_t i = 0; i < 4; ++i) {
+    float m = x[i * 8];
+    for (std::size_t k = 1; k < 8; ++k) m = m < x[i * 8 + k] ? x[i * 8 + k] : m;
+    for (std::size_t k = 0; k < 8; ++k)
+      CHECK(same_bits(o.args[2].buffer->f32[i * 8 + k], strict(strict(x[i * 8 + k] - m) * r[k])));
+  }
+  // The result has the first operand's type: a first operand of [4, 1] does not grow, and
+  // dimensions that are neither equal nor 1 do not broadcast. Both are RuntimeErrors naming the
+  // op and where it is.
+  for (std::string_view bad : {"pl.tile.add(m, t)", "pl.tile.add(t, pl.load(x, [0, 0], [4, 3]))"}) {
+    CAPTURE(bad);
+    const auto q = parse(std::string(R"(
+import pypto.language as pl
+@pl.program
+class Bad:
+    @pl.function
+    def main(self, x: pl.Tensor[[4, 8], pl.FP32], o: pl.Out[pl.Tensor[[4, 1], pl.FP32]]) -> pl.Tensor[[4, 1], pl.FP32]:
+        t = pl.load(x, [0, 0], [4, 8])
+        m = pl.tile.row_max(t, t)
+        u = )") + std::string(bad) +
+                         R"(
+        return o
+)");
+    CHECK_THROWS_WITH_AS(
+        rt::run(*q, "main", seeded_args(*q->find("main"), 1, 0)),
+        doctest::Contains("op 'tile.add' cannot broadcast a second operand of shape"),
+        rt::RuntimeError);
+    CHECK_THROWS_WITH_AS(rt::run(*q, "main", seeded_args(*q->find("main"), 1, 0)),
+                         doctest::Contains("at 9:9"), rt::RuntimeError);
+  }
+}
+
+TEST_CASE("interpret: a load or slice with a valid_shape reads that box and zero-fills the rest") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Valid:
+    @pl.function
+    def main(self, x: pl.Tensor[[12, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]], s: pl.Out[pl.Tensor[[8, 8], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [8, 0], [16, 16], [4, 16])
+            pl.store(pl.add(t, 1.0), [0, 0], o)
+        v = pl.tensor.slice(x, [8, 8], [0, 10], [8, 6])
+        s1 = pl.tensor.assemble(s, v, [0, 0])
+        return o
+)");
+  check_meaning_kept(*p, "main");
+  const auto inputs = seeded_args(*p->find("main"), 53, 0);
+  const Outcome o = run_on(*p, "main", inputs);
+  const auto x = f32(inputs[0]);
+  for (std::size_t i = 0; i < 16; ++i)
+    for (std::size_t k = 0; k < 16; ++k) {
+      const float loaded = i < 4 ? x[(8 + i) * 16 + k] : 0.0f;
+      CHECK(same_bits(o.args[1].buffer->f32[i * 16 + k], strict(loaded + 1.0f)));
+    }
+  for (std::size_t i = 0; i < 8; ++i)
+    for (std::size_t k = 0; k < 8; ++k)
+      CHECK(same_bits(o.args[2].buffer->f32[i * 8 + k], k < 6 ? x[i * 16 + 10 + k] : 0.0f));
+  // The valid box must be inside the tensor and inside the tile's shape.
+  for (std::string_view bad : {"[8, 0], [16, 16], [5, 16]", "[0, 0], [4, 4], [8, 4]"}) {
+    CAPTURE(bad);
+    const auto q = parse(std::string(R"(
+import pypto.language as pl
+@pl.program
+class Bad:
+    @pl.function
+    def main(self, x: pl.Tensor[[12, 16], pl.FP32]) -> pl.Tensor[[12, 16], pl.FP32]:
+        t = pl.tile.load(x, )") +
+                         std::string(bad) + R"()
+        return x
+)");
+    CHECK_THROWS_WITH_AS(rt::run(*q, "main", seeded_args(*q->find("main"), 1, 0)),
+                         doctest::Contains("op 'tile.load'"), rt::RuntimeError);
+  }
+}
+
+TEST_CASE("interpret: a Submit whose predicate is false runs nothing and yields the Out tensor") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Pred:
+    @pl.function(type=pl.FunctionType.InCore)
+    def stage(self, x: pl.Tensor[[16], pl.FP32], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        t = pl.load(x, [0], [16])
+        pl.store(pl.add(t, t), [0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16], pl.FP32], o: pl.Out[pl.Tensor[[16], pl.FP32]], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[16], pl.FP32]:
+        r, t = pl.submit(self.stage, x, o, predicate=n > 1)
+        r2, t2 = pl.submit(self.stage, r, deps=[t], predicate=n > 2)
+        return r2
+)");
+  for (std::int64_t n : {0, 2, 3}) {
+    CAPTURE(n);
+    const auto inputs = seeded_args(*p->find("main"), 54, n);
+    const Outcome o = run_on(*p, "main", inputs);
+    const auto x = f32(inputs[0]);
+    std::vector<float> doubled(16), twice(16);
+    for (std::size_t k = 0; k < 16; ++k) {
+      doubled[k] = strict(x[k] + x[k]);
+      twice[k] = strict(doubled[k] + doubled[k]);
+    }
+    CHECK(f32(o.args[1]) == (n > 1 ? doubled : f32(inputs[1])));
+    // The second task's output is omitted: a zero buffer the runtime allocates when it is
+    // skipped, the doubled-again values when it runs.
+    CHECK(f32(o.results[0]) == (n > 2 ? twice : std::vector<float>(16, 0.0f)));
+  }
+  // A skipped task whose callee returns a computed value has no result to yield.
+  const auto q = parse(R"(
+import pypto.language as pl
+@pl.program
+class Pred:
+    @pl.function(type=pl.FunctionType.InCore)
+    def fresh(self, x: pl.Tensor[[16], pl.FP32]) -> pl.Tensor[[16], pl.FP32]:
+        y = pl.add(x, x)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[16], pl.FP32]:
+        r, t = pl.submit(self.fresh, x, predicate=n > 1)
+        return r
+)");
+  CHECK(rt::run(*q, "main", seeded_args(*q->find("main"), 1, 2)).size() == 1);
+  CHECK_THROWS_WITH_AS(rt::run(*q, "main", seeded_args(*q->find("main"), 1, 0)),
+                       doctest::Contains("not one of its parameters"), rt::RuntimeError);
+}

@@ -11,15 +11,20 @@
 // statements run inline (an Spmd scope runs its body once per block with the block index set;
 // a split-AIV scope once per sub-block), Calls of program functions run the callee (a Call with
 // a `core_num` attr or a Submit with `core_num` runs it once per block), and a Submit runs
-// synchronously in program order and yields its callee's results plus a fresh task id.
+// synchronously in program order and yields its callee's results plus a fresh task id (a Submit
+// whose predicate is false runs nothing and yields the parameters its callee returns, untouched).
 // Synchronisation (system.sync_*, set_ffts) and prefetch ops are no-ops: sequential execution
 // already satisfies them. An atomic-add store adds into its destination in program order.
 //
 // Semantics are exact: FP32 is computed in float with every result rounded (the elementwise
 // ops, max/min order, row reductions and matmul accumulation order are those of
 // kernel/interpreter.hpp, whose apply_op this reuses), so results are bit-identical to strict
-// compiled float code. Integer scalars and elements wrap to their dtype's width; `//` and `%`
-// floor (Python semantics, as upstream prints them); division by zero, shifts out of range,
+// compiled float code. Elementwise ops take a scalar of the tile's dtype as second operand, or a
+// second tile/tensor broadcast into the first's shape (same rank, each dimension equal or 1: a
+// [rows, 1] row reduction against its [rows, cols] source). A load or slice with a valid_shape
+// reads that leading box and zero-fills the rest of its shape. Integer scalars and elements wrap
+// to their dtype's width; `//` and `%` floor (Python semantics, as upstream prints them);
+// division by zero, shifts out of range,
 // unsupported dtypes (FP16, BF16, ...) and ops the interpreter does not know raise
 // runtime::RuntimeError naming the op and the statement's line:column — never a crash.
 // Time is that of the program's execution; recursion follows the IR's nesting and call depth
@@ -797,16 +802,49 @@ class Interpreter {
     fail("the core_num attr must be an integer");
   }
 
+  /// The results of a task whose predicate is false: it does not run, so each result is the
+  /// parameter the callee returns, untouched (its argument, or a zero buffer the runtime
+  /// allocates for an omitted output). A callee that returns anything but its parameters has no
+  /// such result: an error.
+  std::vector<Value> skipped_task_results(const ir::Function& fn, std::vector<Value> args) {
+    const ir::Stmt* last = fn.body.get();
+    while (const auto* q = ir::as<ir::SeqStmts>(last)) {
+      if (q->stmts.empty()) break;
+      last = q->stmts.back().get();
+    }
+    std::vector<Value> results;
+    if (fn.return_types.empty()) return results;
+    const auto* ret = ir::as<ir::ReturnStmt>(last);
+    if (!ret) fail("a Submit whose predicate is false: " + fn.name + " does not end in a return");
+    for (const auto& v : ret->values) {
+      std::size_t k = 0;
+      while (k < fn.params.size() && v.get() != fn.params[k].get()) ++k;
+      if (k == fn.params.size())
+        fail("a Submit whose predicate is false: " + fn.name +
+             " returns a value that is not one of its parameters, so the skipped task has no "
+             "result");
+      if (k < args.size()) {
+        check_arg(fn, *fn.params[k], args[k]);
+        results.push_back(args[k]);
+      } else {
+        results.push_back(
+            allocate(*fn.params[k]->type,
+                     "omitted parameter '" + fn.params[k]->name_hint + "' of " + fn.name));
+      }
+    }
+    return results;
+  }
+
   Value eval_submit(const ir::Submit& s) {
     const ir::Function& fn = callee(*s.op);
     for (const auto& d : s.deps) eval(*d);  // dependencies are satisfied: tasks run in order
-    if (s.predicate && !as_bool(eval(*s.predicate), "the Submit predicate"))
-      fail("a Submit whose predicate is false is not executable yet (calling " + fn.name + ")");
+    const bool run = !s.predicate || as_bool(eval(*s.predicate), "the Submit predicate");
     std::optional<std::int64_t> n;
     if (s.core_num) n = as_int(eval(*s.core_num), "the Submit core_num");
     std::vector<Value> args;
     for (const auto& a : s.args) args.push_back(eval(*a));
-    std::vector<Value> results = dispatch(fn, std::move(args), n);
+    std::vector<Value> results =
+        run ? dispatch(fn, std::move(args), n) : skipped_task_results(fn, std::move(args));
     results.push_back(Value::scalar_int(next_task_id_++, DataType::TASK_ID));
     return Value::tuple(std::move(results));
   }
@@ -844,14 +882,19 @@ class Interpreter {
     const bool tile = name.rfind("tile.", 0) == 0;
     if (name == "tile.load") {
       need(3, 4);
-      if (args.size() == 4) unsupported(c, "with a valid_shape is not executable yet");
-      return region_copy_out(c, shaped(args[0], "tile.load's tensor"), as_ints(args[1], "offsets"),
-                             as_ints(args[2], "shapes"), true);
+      const Buffer& src = shaped(args[0], "tile.load's tensor");
+      const auto off = as_ints(args[1], "offsets"), ext = as_ints(args[2], "shapes");
+      if (args.size() == 4)
+        return region_copy_out_valid(c, src, off, ext, as_ints(args[3], "valid_shape"), true);
+      return region_copy_out(c, src, off, ext, true);
     }
     if (name == "tensor.slice") {
-      need(3, 3);  // a copy: slices are read, never written through, by the programs we run
-      return region_copy_out(c, shaped(args[0], "tensor.slice's input"), as_ints(args[2], "offset"),
-                             as_ints(args[1], "shape"), false);
+      need(3, 4);  // a copy: slices are read, never written through, by the programs we run
+      const Buffer& src = shaped(args[0], "tensor.slice's input");
+      const auto off = as_ints(args[2], "offset"), ext = as_ints(args[1], "shape");
+      if (args.size() == 4)
+        return region_copy_out_valid(c, src, off, ext, as_ints(args[3], "valid_shape"), false);
+      return region_copy_out(c, src, off, ext, false);
     }
     if (name == "tile.store" || name == "tensor.assemble") {
       const auto atomic = c.kwargs.get<ir::AtomicType>("atomic");
@@ -985,6 +1028,37 @@ class Interpreter {
     return out;
   }
 
+  /// A load with a valid_shape: a buffer of shape `ext` whose leading `valid` box is read from
+  /// `src` at `off` and whose other elements are zero (the padding of a partial edge tile). Only
+  /// the valid box must lie inside `src`; valid[k] <= ext[k].
+  Value region_copy_out_valid(const ir::Call& c, const Buffer& src,
+                              const std::vector<std::int64_t>& off,
+                              const std::vector<std::int64_t>& ext,
+                              const std::vector<std::int64_t>& valid, bool tile) const {
+    if (valid.size() != ext.size())
+      unsupported(c, "valid_shape of rank " + std::to_string(valid.size()) + " for a rank " +
+                         std::to_string(ext.size()) + " region");
+    for (std::size_t k = 0; k < ext.size(); ++k)
+      if (valid[k] < 0 || valid[k] > ext[k])
+        unsupported(c, "valid_shape[" + std::to_string(k) + "] = " + std::to_string(valid[k]) +
+                           " is outside [0, " + std::to_string(ext[k]) + "]");
+    check_box(c, src.shape, off, valid);
+    for (std::int64_t d : ext)
+      if (d < 0) unsupported(c, "negative dimension");
+    Value out = Value::zeros(src.dtype, ext, tile);
+    Buffer& dst = *out.buffer;
+    const std::vector<std::int64_t> origin(ext.size(), 0);
+    std::vector<std::size_t> into;  // flat index in dst of each element of the valid box
+    for_box(ext, origin, valid, [&](std::size_t at, std::size_t) { into.push_back(at); });
+    for_box(src.shape, off, valid, [&](std::size_t at, std::size_t j) {
+      if (src.dtype == DataType::FP32)
+        dst.f32[into[j]] = src.f32[at];
+      else
+        dst.ints[into[j]] = src.ints[at];
+    });
+    return out;
+  }
+
   /// Writes `src` into `dst` at `off`; with `add` (an atomic add store) dst += src instead.
   void region_copy_in(const ir::Call& c, const Buffer& src, Buffer& dst,
                       const std::vector<std::int64_t>& off, bool add) const {
@@ -1001,23 +1075,61 @@ class Interpreter {
     });
   }
 
+  /// Broadcasting of a second operand into the first's shape (the result has the first
+  /// operand's type, as the registry's elementwise rule says): same rank, each dimension equal
+  /// or 1 (a [rows, 1] column broadcast along the row, a [1, cols] row down the columns). For
+  /// each element of `x` (row-major), the flat index of the element of `y` it pairs with.
+  std::vector<std::size_t> broadcast_index(const ir::Call& c, const std::vector<std::int64_t>& x,
+                                           const std::vector<std::int64_t>& y) const {
+    bool ok = x.size() == y.size();
+    for (std::size_t k = 0; ok && k < x.size(); ++k) ok = y[k] == x[k] || y[k] == 1;
+    if (!ok) {
+      auto text = [](const std::vector<std::int64_t>& s) {
+        std::string out = "[";
+        for (std::size_t k = 0; k < s.size(); ++k) out += (k ? ", " : "") + std::to_string(s[k]);
+        return out + "]";
+      };
+      unsupported(c, "cannot broadcast a second operand of shape " + text(y) +
+                         " to the first operand's shape " + text(x) +
+                         " (each dimension must be equal or 1)");
+    }
+    std::size_t n = 1;
+    for (std::int64_t d : x) n *= static_cast<std::size_t>(d);
+    std::vector<std::size_t> at(n);
+    std::vector<std::int64_t> pos(x.size(), 0);
+    for (std::size_t j = 0; j < n; ++j) {
+      std::size_t flat = 0;
+      for (std::size_t k = 0; k < x.size(); ++k)
+        flat = flat * static_cast<std::size_t>(y[k]) +
+               static_cast<std::size_t>(y[k] == 1 ? 0 : pos[k]);
+      at[j] = flat;
+      for (std::size_t k = x.size(); k-- > 0;) {
+        if (++pos[k] < x[k]) break;
+        pos[k] = 0;
+      }
+    }
+    return at;
+  }
+
   Value elementwise(const ir::Call& c, kernel::Op op, const Value& a, const Value* b) const {
     const Buffer& x = shaped(a, "the first operand");
     check_dtype(x.dtype, c.op->name + "'s operand");
     const Buffer* y = nullptr;
+    std::vector<std::size_t> at;  // the element of y paired with each element of x
     if (b && b->is_shaped()) {
       y = b->buffer.get();
-      if (y->shape != x.shape || y->dtype != x.dtype)
-        unsupported(c, "operands of different shapes or dtypes are not executable (no broadcast)");
+      if (y->dtype != x.dtype) unsupported(c, "operands of different dtypes are not executable");
+      if (y->shape != x.shape) at = broadcast_index(c, x.shape, y->shape);
     } else if (b && (b->kind != ValueKind::Scalar || b->dtype != x.dtype)) {
       unsupported(c, "second operand must be a tensor/tile or a scalar of the same dtype");
     }
+    auto rhs_at = [&](std::size_t k) { return at.empty() ? k : at[k]; };
     Value out = Value::zeros(x.dtype, x.shape, a.kind == ValueKind::Tile);
     Buffer& z = *out.buffer;
     const std::size_t n = x.size();
     if (x.dtype == DataType::FP32) {
       for (std::size_t k = 0; k < n; ++k) {
-        const float rhs = y ? y->f32[k] : (b ? b->f : 0.0f);
+        const float rhs = y ? y->f32[rhs_at(k)] : (b ? b->f : 0.0f);
         z.f32[k] = kernel::detail::apply_op(op, x.f32[k], rhs, 0.0f);
       }
       return out;
@@ -1035,7 +1147,7 @@ class Interpreter {
     }
     for (std::size_t k = 0; k < n; ++k) {
       const Value l = Value::scalar_int(x.ints[k], x.dtype);
-      const Value r = y ? Value::scalar_int(y->ints[k], x.dtype) : (b ? *b : Value{});
+      const Value r = y ? Value::scalar_int(y->ints[rhs_at(k)], x.dtype) : (b ? *b : Value{});
       z.ints[k] = (b ? binary(kind, l, r) : unary(kind, l)).i;
     }
     return out;
