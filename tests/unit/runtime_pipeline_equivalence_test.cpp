@@ -226,6 +226,7 @@ const std::vector<Case>& cases() {
       {"matmul_tiles.pl", "main"},
       {"scalar_params.pl", "main", {0, 3, 16}},
       {"tensor_ops_kernel.pl", "main"},
+      {"tensor_ops_materialize.pl", "main"},
   };
   return all;
 }
@@ -321,6 +322,11 @@ TEST_CASE("equivalence: the programs cover what they claim after outlining") {
   CHECK(has(ifs, "if n == 0:"));
   const std::string scalars = outlined("scalar_params.pl");
   CHECK(has(scalars, "scale: pl.Scalar[pl.FP32]"));
+  const std::string materialize = pypto::text::print(
+      *stages(*pypto::text::parse_program(read_program("tensor_ops_materialize.pl")))
+           .at("convert-tensor-to-tile-ops"));
+  CHECK(has(materialize, "cache=pl.CachePolicy.BYPASS"));
+  CHECK(has(materialize, "pl.tensor.create([16, 16], dtype=pl.FP32)"));
   const std::string shapes = outlined("dedup_shape_distinct.pl");
   CHECK(has(shapes, "pl.Tensor[[N, 64], pl.FP32]"));
   // convert-tensor-to-tile-ops rewrote the kernels with tensor ops, and only those (the pass
@@ -331,8 +337,8 @@ TEST_CASE("equivalence: the programs cover what they claim after outlining") {
     const bool changed =
         st.at("convert-tensor-to-tile-ops") != st.at("deduplicate-outlined-kernels");
     // natural_form.pl and nested_seq.pl have a tensor.add in a scope, too.
-    CHECK(changed == (c.file == "tensor_ops_kernel.pl" || c.file == "natural_form.pl" ||
-                      c.file == "nested_seq.pl"));
+    CHECK(changed == (c.file == "tensor_ops_kernel.pl" || c.file == "tensor_ops_materialize.pl" ||
+                      c.file == "natural_form.pl" || c.file == "nested_seq.pl"));
   }
 }
 
