@@ -7,8 +7,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -76,7 +78,7 @@ std::vector<Value> seeded_args(const ir::Function& fn, std::uint64_t seed, std::
     Value v = Value::zeros(t.dtype, shape);
     auto& b = *v.buffer;
     for (std::size_t k = 0; k < b.size(); ++k) {
-      if (t.dtype == pypto::core::DataType::FP32)
+      if (rt::is_float_dtype(t.dtype))  // exact in FP16 and BF16 too
         b.f32[k] = static_cast<float>(rng.range(-128, 127)) / 64.0f;
       else
         b.ints[k] = k == 0 ? 0 : rng.range(0, 3);
@@ -690,4 +692,118 @@ class Pred:
   CHECK(rt::run(*q, "main", seeded_args(*q->find("main"), 1, 2)).size() == 1);
   CHECK_THROWS_WITH_AS(rt::run(*q, "main", seeded_args(*q->find("main"), 1, 0)),
                        doctest::Contains("not one of its parameters"), rt::RuntimeError);
+}
+
+// ---- FP16 and BF16 -----------------------------------------------------------------------------
+
+namespace {
+/// The value of an FP16 bit pattern (an independent decoder: sign, 5-bit exponent, 10 bits).
+float half_value(std::uint16_t h) {
+  const int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  float v = 0.0f;
+  if (exp == 0)
+    v = std::ldexp(static_cast<float>(mant), -24);
+  else if (exp == 31)
+    v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  else
+    v = std::ldexp(static_cast<float>(mant | 0x400), exp - 25);
+  return sign ? -v : v;
+}
+float bf16_value(std::uint16_t h) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
+  float v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+/// Every finite value of the 16-bit format is a fixed point of rounding; the midpoint between
+/// two neighbours rounds to the one with an even last bit, and points just off the midpoint
+/// round to the nearer one.
+void check_rounding(pypto::core::DataType t, float (*value)(std::uint16_t)) {
+  for (std::uint32_t h = 0; h < 0x7fff; ++h) {  // positive, ascending; negatives by symmetry
+    const float lo = value(static_cast<std::uint16_t>(h));
+    const float hi = value(static_cast<std::uint16_t>(h + 1));
+    if (!std::isfinite(lo) || !std::isfinite(hi)) continue;  // overflow: checked below
+    CAPTURE(h);
+    CHECK(same_bits(rt::round_to_dtype(t, lo), lo));
+    CHECK(same_bits(rt::round_to_dtype(t, -static_cast<long double>(lo)), -lo));
+    const long double mid = (static_cast<long double>(lo) + hi) / 2;
+    const float even = (h % 2 == 0) ? lo : hi;
+    CHECK(same_bits(rt::round_to_dtype(t, mid), even));
+    CHECK(same_bits(rt::round_to_dtype(t, -mid), -even));
+    const long double eps = (static_cast<long double>(hi) - lo) / 1024;
+    CHECK(same_bits(rt::round_to_dtype(t, mid - eps), lo));
+    CHECK(same_bits(rt::round_to_dtype(t, mid + eps), hi));
+  }
+}
+}  // namespace
+
+TEST_CASE("interpret: FP16 / BF16 rounding is to nearest, ties to even, exhaustively") {
+  using pypto::core::DataType;
+  check_rounding(DataType::FP16, half_value);
+  check_rounding(DataType::BF16, bf16_value);
+  // Overflow: FP16's largest value is 65504; the midpoint to 65536 rounds up to infinity.
+  CHECK(rt::round_to_dtype(DataType::FP16, 65519.0) == 65504.0f);
+  CHECK(std::isinf(rt::round_to_dtype(DataType::FP16, 65520.0)));
+  CHECK(std::isinf(rt::round_to_dtype(DataType::BF16, std::numeric_limits<float>::max())));
+  CHECK(std::isnan(rt::round_to_dtype(DataType::FP16, std::nan(""))));
+  CHECK(same_bits(rt::round_to_dtype(DataType::FP16, -0.0), -0.0f));
+  CHECK(same_bits(rt::round_to_dtype(DataType::FP16, std::ldexp(1.0, -25)), 0.0f));  // tie to 0
+  // A 64-bit integer converts with one rounding: 2^60 + 2^52 + 1 is just above a BF16 tie.
+  CHECK(
+      rt::round_to_dtype(DataType::BF16, static_cast<long double>((1LL << 60) + (1LL << 52) + 1)) ==
+      std::ldexp(1.0f, 60) + std::ldexp(1.0f, 53));
+}
+
+TEST_CASE("interpret: FP16 and BF16 tiles compute in binary32 and round each result") {
+  using pypto::core::DataType;
+  for (std::string_view dt : {"FP16", "BF16"}) {
+    CAPTURE(dt);
+    const DataType t = dt == "FP16" ? DataType::FP16 : DataType::BF16;
+    std::string text = R"(
+import pypto.language as pl
+@pl.program
+class Half:
+    @pl.function
+    def main(self, x: pl.Tensor[[4, 8], pl.DT], w: pl.Tensor[[8, 4], pl.DT], o: pl.Out[pl.Tensor[[4, 8], pl.DT]], s: pl.Out[pl.Tensor[[4, 1], pl.DT]], c: pl.Out[pl.Tensor[[4, 4], pl.FP32]], f: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.DT]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [4, 8])
+            u = pl.tile.mul(pl.tile.add(t, t), t)
+            d = pl.tile.div(u, pl.tile.full([4, 8], dtype=pl.DT, value=3.0))
+            pl.store(d, [0, 0], o)
+            pl.store(pl.tile.row_sum(d, d), [0, 0], s)
+            tw = pl.load(w, [0, 0], [8, 4])
+            pl.store(pl.tile.matmul(t, tw), [0, 0], c)
+            pl.store(pl.tile.cast(d, target_type=pl.FP32), [0, 0], f)
+        return o
+)";
+    for (std::size_t at = text.find("DT"); at != std::string::npos; at = text.find("DT", at))
+      text.replace(at, 2, dt);
+    const auto p = parse(text);
+    check_meaning_kept(*p, "main");
+    const auto inputs = seeded_args(*p->find("main"), 61, 0);
+    const Outcome o = run_on(*p, "main", inputs);
+    const auto x = f32(inputs[0]), w = f32(inputs[1]);
+    auto r = [&](float v) { return rt::round_to_dtype(t, v); };
+    for (std::size_t i = 0; i < 4; ++i) {
+      float sum = 0.0f;
+      for (std::size_t k = 0; k < 8; ++k) {
+        const float u = r(strict(r(strict(x[i * 8 + k] + x[i * 8 + k])) * x[i * 8 + k]));
+        const float d = r(strict(u / 3.0f));
+        CHECK(same_bits(o.args[2].buffer->f32[i * 8 + k], d));
+        CHECK(same_bits(o.args[5].buffer->f32[i * 8 + k], d));
+        sum = k == 0 ? d : r(strict(sum + d));
+      }
+      CHECK(same_bits(o.args[3].buffer->f32[i], sum));
+      for (std::size_t j = 0; j < 4; ++j) {
+        float acc = 0.0f;
+        for (std::size_t k = 0; k < 8; ++k) {
+          const float prod = strict(x[i * 8 + k] * w[k * 4 + j]);
+          acc = k == 0 ? prod : strict(acc + prod);
+        }
+        CHECK(same_bits(o.args[4].buffer->f32[i * 4 + j], acc));
+      }
+    }
+    CHECK(o.args[2].buffer->dtype == t);
+  }
 }

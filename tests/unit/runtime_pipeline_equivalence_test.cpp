@@ -76,7 +76,7 @@ struct Case {
   std::map<std::string, std::int64_t> dims = {};  // values of symbolic dimensions
 };
 
-/// Seeded arguments: FP32 tensors in [-2, 2) in 1/64 steps with some signed zeros, integer
+/// Seeded arguments: float tensors in [-2, 2) in 1/64 steps with some signed zeros, integer
 /// tensors in [0, 4) whose first element is 0 (an offset), FP32 scalars in [-2, 2), integer
 /// scalars equal to `int_scalar`, symbolic dimensions from `dims`.
 std::vector<Value> seeded_args(const ir::Function& fn, std::uint64_t seed, std::int64_t int_scalar,
@@ -114,7 +114,7 @@ std::vector<Value> seeded_args(const ir::Function& fn, std::uint64_t seed, std::
     Value v = Value::zeros(t.dtype, shape);
     auto& b = *v.buffer;
     for (std::size_t k = 0; k < b.size(); ++k) {
-      if (t.dtype == DataType::FP32)
+      if (rt::is_float_dtype(t.dtype))  // the values are exact in FP16 and BF16 too
         b.f32[k] = f32();
       else
         b.ints[k] = k == 0 ? 0 : rng.range(0, 3);
