@@ -227,6 +227,7 @@ const std::vector<Case>& cases() {
       {"scalar_params.pl", "main", {0, 3, 16}},
       {"tensor_ops_kernel.pl", "main"},
       {"tensor_ops_materialize.pl", "main"},
+      {"half_precision.pl", "main"},
   };
   return all;
 }
@@ -366,7 +367,7 @@ TEST_CASE("equivalence: dedup shares equal kernels, so fewer kernels are compile
   };
   for (const Expect& e :
        {Expect{"dedup_many_equal.pl", 5, 2}, Expect{"dedup_twin_kernels.pl", 3, 2},
-        Expect{"dedup_shape_distinct.pl", 2, 1}}) {
+        Expect{"dedup_shape_distinct.pl", 2, 1}, Expect{"half_precision.pl", 4, 3}}) {
     CAPTURE(e.file);
     const auto st = check_case(case_of(e.file));
     CHECK(kernels(*st.at("outline-cluster-scopes")) == e.outlined);
@@ -393,6 +394,14 @@ TEST_CASE("equivalence: dedup keeps the -0.0 kernel apart from the 0.0 one") {
   const Outcome o = run_on(dedup, "main", inputs);
   CHECK(pypto::kernel::float_bits(o.args[1].buffer->f32[0]) == pypto::kernel::float_bits(0.0f));
   CHECK(pypto::kernel::float_bits(o.args[2].buffer->f32[0]) == pypto::kernel::float_bits(-0.0f));
+}
+
+TEST_CASE("equivalence: dedup keeps the BF16 kernel apart from its FP16 twin") {
+  const auto st = check_case(case_of("half_precision.pl"));
+  const ir::Program& dedup = *st.at("deduplicate-outlined-kernels");
+  CHECK(dedup.find("fp16_kernel") != nullptr);
+  CHECK(dedup.find("bf16_kernel") != nullptr);
+  CHECK(dedup.find("fp16_kernel_again") == nullptr);
 }
 
 TEST_CASE("equivalence: the Group bundle has an AIC and an AIV member and is shared") {
