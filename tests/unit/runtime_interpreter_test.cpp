@@ -749,6 +749,12 @@ TEST_CASE("interpret: FP16 / BF16 rounding is to nearest, ties to even, exhausti
   CHECK(std::isnan(rt::round_to_dtype(DataType::FP16, std::nan(""))));
   CHECK(same_bits(rt::round_to_dtype(DataType::FP16, -0.0), -0.0f));
   CHECK(same_bits(rt::round_to_dtype(DataType::FP16, std::ldexp(1.0, -25)), 0.0f));  // tie to 0
+  // FP32 results keep their bits, a signalling NaN's payload included.
+  const std::uint32_t snan_bits = 0x7fa00001u;
+  float snan;
+  std::memcpy(&snan, &snan_bits, sizeof snan);
+  CHECK(pypto::kernel::float_bits(rt::rounded(DataType::FP32, snan)) == snan_bits);
+  CHECK(pypto::kernel::float_bits(Value::scalar_float(snan).f) == snan_bits);
   // A 64-bit integer converts with one rounding: 2^60 + 2^52 + 1 is just above a BF16 tie.
   CHECK(
       rt::round_to_dtype(DataType::BF16, static_cast<long double>((1LL << 60) + (1LL << 52) + 1)) ==

@@ -23,13 +23,14 @@
 // in binary32 and rounds its result to the dtype (to nearest, ties to even), which is the
 // correctly rounded result for + - * / and sqrt; matmul accumulates them in FP32. Elementwise ops
 // take a scalar of the tile's dtype as second operand, or a second tile/tensor broadcast into the
-// first's shape (same rank, each dimension equal or 1: a [rows, 1] row reduction against its [rows,
-// cols] source). A load or slice with a valid_shape reads that leading box and zero-fills the rest
-// of its shape. Integer scalars and elements wrap to their dtype's width; `//` and `%` floor
-// (Python semantics, as upstream prints them); division by zero, shifts out of range, unsupported
-// dtypes (FP8, INT4, ...) and ops the interpreter does not know raise runtime::RuntimeError naming
-// the op and the statement's line:column — never a crash. Time is that of the program's execution;
-// recursion follows the IR's nesting and call depth (calls are limited to kMaxCallDepth).
+// first's shape (same rank, each dimension equal or 1: a [rows, 1] row reduction against its
+// [rows, cols] source). A load or slice with a valid_shape reads that leading box and zero-fills
+// the rest of its shape. Integer scalars and elements wrap to their dtype's width; `//` and `%`
+// floor (Python semantics, as upstream prints them); division by zero, shifts out of range,
+// unsupported dtypes (FP8, INT4, ...) and ops the interpreter does not know raise
+// runtime::RuntimeError naming the op and the statement's line:column — never a crash. Time is that
+// of the program's execution; recursion follows the IR's nesting and call depth (calls are limited
+// to kMaxCallDepth).
 #pragma once
 
 #include <algorithm>
@@ -74,9 +75,9 @@ constexpr bool is_float_dtype(core::DataType t) {
 /// `x` rounded to the float dtype `t`, to nearest with ties to even (overflow to infinity,
 /// gradual underflow, NaN kept as a quiet NaN of its sign), as a float, which holds every FP16
 /// and BF16 value exactly. A long double holds every float and 64-bit integer exactly, so
-/// converting those is one rounding; rounding a binary32 result
-/// of + - * / or sqrt is the correctly rounded FP16 / BF16 result too (binary32 has more than
-/// twice their precision plus two bits).
+/// converting those is one rounding; rounding a binary32 result of + - * / or sqrt gives the
+/// correctly rounded FP16 / BF16 result too (binary32 has more than twice their precision plus
+/// two bits).
 inline float round_to_dtype(core::DataType t, long double x) {
   if (t != core::DataType::FP16 && t != core::DataType::BF16) return static_cast<float>(x);
   if (std::isnan(x))
@@ -92,6 +93,12 @@ inline float round_to_dtype(core::DataType t, long double x) {
   if (r >= std::ldexp(1.0L, max_exp + 1))
     return std::copysign(std::numeric_limits<float>::infinity(), static_cast<float>(x));
   return static_cast<float>(std::copysign(r, x));
+}
+
+/// A binary32 result `v` as a value of the float dtype `t`: FP32 keeps its bits exactly (NaN
+/// payloads included); FP16 / BF16 round.
+inline float rounded(core::DataType t, float v) {
+  return t == core::DataType::FP32 ? v : round_to_dtype(t, v);
 }
 
 /// A host buffer: float elements (FP32, and FP16 / BF16 held as the floats they denote) in
@@ -132,7 +139,7 @@ struct Value {
     Value x;
     x.kind = ValueKind::Scalar;
     x.dtype = t;
-    x.f = round_to_dtype(t, v);
+    x.f = rounded(t, v);
     return x;
   }
   static Value scalar_bool(bool v) { return scalar_int(v ? 1 : 0, core::DataType::BOOL); }
@@ -779,7 +786,7 @@ class Interpreter {
     if (is_float_dtype(to)) {
       Value v = Value::scalar_float(0.0f, to);
       if (is_float_dtype(a.dtype))
-        v.f = round_to_dtype(to, a.f);
+        v.f = rounded(to, a.f);
       else
         v.f = round_to_dtype(to, is_u64(a.dtype)
                                      ? static_cast<long double>(static_cast<std::uint64_t>(a.i))
@@ -1106,8 +1113,7 @@ class Interpreter {
     check_box(c, dst.shape, off, src.shape);
     for_box(dst.shape, off, src.shape, [&](std::size_t at, std::size_t j) {
       if (is_float_dtype(src.dtype))
-        dst.f32[at] =
-            add ? round_to_dtype(dst.dtype, strict(dst.f32[at] + src.f32[j])) : src.f32[j];
+        dst.f32[at] = add ? rounded(dst.dtype, strict(dst.f32[at] + src.f32[j])) : src.f32[j];
       else
         dst.ints[at] = add ? wrap(static_cast<std::uint64_t>(dst.ints[at]) +
                                       static_cast<std::uint64_t>(src.ints[j]),
@@ -1171,7 +1177,7 @@ class Interpreter {
     if (is_float_dtype(x.dtype)) {  // in binary32, each result rounded to the dtype
       for (std::size_t k = 0; k < n; ++k) {
         const float rhs = y ? y->f32[rhs_at(k)] : (b ? b->f : 0.0f);
-        z.f32[k] = round_to_dtype(x.dtype, kernel::detail::apply_op(op, x.f32[k], rhs, 0.0f));
+        z.f32[k] = rounded(x.dtype, kernel::detail::apply_op(op, x.f32[k], rhs, 0.0f));
       }
       return out;
     }
@@ -1262,7 +1268,7 @@ class Interpreter {
       float acc = x.f32[r * cols];
       for (std::size_t k = 1; k < cols; ++k) {
         const float v = x.f32[r * cols + k];
-        acc = is_max ? kernel::detail::apply_max(acc, v) : round_to_dtype(x.dtype, strict(acc + v));
+        acc = is_max ? kernel::detail::apply_max(acc, v) : rounded(x.dtype, strict(acc + v));
       }
       out.buffer->f32[r] = acc;
     }
