@@ -449,6 +449,31 @@ TEST_CASE("equivalence: KNOWN PASS BUG — outline_if_store_phi.pl, a phi of sto
       "'acc' but not that parameter; a kernel returns the parameter it writes through (return "
       "'acc' itself)",
       tf::PassVerificationError);
+  // The same with the store chain's phi from an if without else, and with the loop carry of a
+  // loop inside the scope: the minimal reproducers.
+  for (const char* body : {
+           "            if n == 0:\n"
+           "                o = pl.store(pl.add(t, t), [0], o)\n",
+           "            for i in pl.range(n):\n"
+           "                o = pl.store(t, [0], o)\n"
+           "                t = pl.add(t, t)\n",
+       }) {
+    CAPTURE(body);
+    const std::string text = std::string(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0], [16])
+            o = pl.store(t, [0], o)
+)") + body + "        return o\n";
+    CHECK_THROWS_WITH_AS(stages(*pypto::text::parse_program(text)),
+                         doctest::Contains("ReturnParamsExplicit failed: main_incore_0: return "
+                                           "value 0 'o__"),
+                         tf::PassVerificationError);
+  }
   // Without verification every stage still means what the program means.
   const auto st = stages(*parsed, false);
   for (std::int64_t n : {0, 1, 3})
