@@ -832,3 +832,47 @@ class Fp8:
                        "does not execute (FP32, FP16, BF16, integers and BOOL only) at 8:9",
                        rt::RuntimeError);
 }
+
+TEST_CASE("interpret: a shape symbol is bound from the argument's extent and readable") {
+  const auto p = parse(R"(
+import pypto.language as pl
+M = pl.dynamic("M")
+@pl.program
+class Sym:
+    @pl.function
+    def main(self, a: pl.Tensor[[M, 8], pl.FP32], b: pl.Tensor[[M, 8], pl.FP32], o: pl.Out[pl.Tensor[[M, 8], pl.FP32]]) -> pl.Scalar[pl.INDEX]:
+        for i in pl.range(M // 4):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(a, [i * 4, 0], [4, 8])
+                u = pl.load(b, [i * 4, 0], [4, 8])
+                pl.store(pl.add(t, u), [i * 4, 0], o)
+        return M
+)");
+  using pypto::core::DataType;
+  for (std::int64_t m : {4, 12}) {
+    CAPTURE(m);
+    pypto::test::SplitMix64 rng(71);
+    std::vector<Value> args;
+    for (int k = 0; k < 3; ++k) {
+      Value v = Value::zeros(DataType::FP32, {m, 8});
+      for (auto& x : v.buffer->f32) x = static_cast<float>(rng.range(-128, 127)) / 64.0f;
+      args.push_back(v);
+    }
+    const Outcome o = run_on(*p, "main", args);
+    REQUIRE(o.results.size() == 1);
+    CHECK(o.results[0].i == m);
+    for (std::size_t k = 0; k < static_cast<std::size_t>(m) * 8; ++k)
+      CHECK(same_bits(o.args[2].buffer->f32[k],
+                      strict(args[0].buffer->f32[k] + args[1].buffer->f32[k])));
+    const Outcome after = run_on(*transform(*p), "main", args);
+    check_same(o, after);
+  }
+  // Two parameters that give M different extents: an error naming the symbol.
+  CHECK_THROWS_WITH_AS(
+      rt::run(*p, "main",
+              {Value::zeros(DataType::FP32, {4, 8}), Value::zeros(DataType::FP32, {8, 8}),
+               Value::zeros(DataType::FP32, {4, 8})}),
+      doctest::Contains("the shape symbol 'M' of main is 4 by an earlier "
+                        "parameter and 8 by parameter 'b'"),
+      rt::RuntimeError);
+}

@@ -215,6 +215,7 @@ const std::vector<Case>& cases() {
       {"nested_seq.pl", "main", {0, 1, 3}},
       {"dedup_twin_kernels.pl", "main"},
       {"dedup_shape_distinct.pl", "main", {3}, {{"M", 32}, {"N", 48}}},
+      {"dedup_shape_loop.pl", "main", {3}, {{"M", 32}, {"N", 48}}},
       {"dedup_many_equal.pl", "main"},
       {"dedup_signed_zero.pl", "main"},
       {"loops_carries.pl", "main", {0, 1, 2, 5}},
@@ -369,7 +370,8 @@ TEST_CASE("equivalence: dedup shares equal kernels, so fewer kernels are compile
   };
   for (const Expect& e :
        {Expect{"dedup_many_equal.pl", 5, 2}, Expect{"dedup_twin_kernels.pl", 3, 2},
-        Expect{"dedup_shape_distinct.pl", 2, 1}, Expect{"half_precision.pl", 4, 3}}) {
+        Expect{"dedup_shape_distinct.pl", 2, 1}, Expect{"half_precision.pl", 4, 3},
+        Expect{"dedup_shape_loop.pl", 2, 1}}) {
     CAPTURE(e.file);
     const auto st = check_case(case_of(e.file));
     CHECK(kernels(*st.at("outline-cluster-scopes")) == e.outlined);

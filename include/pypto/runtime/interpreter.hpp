@@ -289,6 +289,7 @@ class Interpreter {
         --self.depth_;
       }
     } restore{*this, saved, saved_where};
+    bind_shape_symbols(fn);
     const Flow flow = exec(*fn.body);
     if (flow != Flow::Return) {
       if (!fn.return_types.empty())
@@ -357,6 +358,30 @@ class Interpreter {
             fail(what + " has dimension " + std::to_string(k) + " = " +
                  std::to_string(v.buffer->shape[k]) + ", the parameter's type says " +
                  std::to_string(c->value));
+    }
+  }
+
+  /// Binds each symbolic dimension of a tensor parameter (a Var such as `M` in
+  /// pl.Tensor[[M, 64], ...]) to the argument's extent, so the body can read it; a symbol that
+  /// two parameters give different extents is an error.
+  void bind_shape_symbols(const ir::Function& fn) {
+    for (const auto& p : fn.params) {
+      const auto* st = ir::as<ir::ShapedType>(p->type.get());
+      if (!st) continue;
+      const Value& arg = frame_->env.at(p.get());
+      for (std::size_t k = 0; k < st->rank(); ++k) {
+        const auto* sym = ir::as<ir::Var>(st->shape[k].get());
+        const auto* sym_type = sym ? ir::as<ir::ScalarType>(sym->type.get()) : nullptr;
+        if (!sym_type || !core::is_int(sym_type->dtype)) continue;
+        const std::int64_t extent = arg.buffer->shape[k];
+        auto it = frame_->env.find(sym);
+        if (it == frame_->env.end())
+          frame_->env[sym] = Value::scalar_int(extent, sym_type->dtype);
+        else if (it->second.i != extent)
+          fail("the shape symbol '" + sym->name_hint + "' of " + fn.name + " is " +
+               std::to_string(it->second.i) + " by an earlier parameter and " +
+               std::to_string(extent) + " by parameter '" + p->name_hint + "'");
+      }
     }
   }
 
