@@ -6,15 +6,17 @@
 // its results. A Value is a scalar (its DataType and exact bits), a tensor or tile (a host
 // Buffer: dtype, shape, contiguous row-major storage) or a tuple. Tensors are passed by
 // reference: a callee's tile.store / tensor.write / tensor.assemble into a parameter writes the
-// caller's storage, exactly as an Out / InOut parameter does on the device. Tiles and the results
-// of elementwise ops are fresh buffers. Execution is sequential and deterministic: scope
-// statements run inline (an Spmd scope runs its body once per block with the block index set;
-// a split-AIV scope once per sub-block), Calls of program functions run the callee (a Call with
-// a `core_num` attr or a Submit with `core_num` runs it once per block), and a Submit runs
-// synchronously in program order and yields its callee's results plus a fresh task id (a Submit
-// whose predicate is false runs nothing and yields the parameters its callee returns, untouched).
-// Synchronisation (system.sync_*, set_ffts) and prefetch ops are no-ops: sequential execution
-// already satisfies them. An atomic-add store adds into its destination in program order.
+// caller's storage, exactly as an Out / InOut parameter does on the device; the shape symbols of
+// a callee's parameters (M in pl.Tensor[[M, 64], ...]) are bound to the arguments' extents, so a
+// body may read them. Tiles and the results of elementwise ops are fresh buffers. Execution is
+// sequential and deterministic: scope statements run inline (an Spmd scope runs its body once per
+// block with the block index set; a split-AIV scope once per sub-block), Calls of program functions
+// run the callee (a Call with a `core_num` attr or a Submit with `core_num` runs it once per
+// block), and a Submit runs synchronously in program order and yields its callee's results plus a
+// fresh task id (a Submit whose predicate is false runs nothing and yields the parameters its
+// callee returns, untouched). Synchronisation (system.sync_*, set_ffts) and prefetch ops are
+// no-ops: sequential execution already satisfies them. An atomic-add store adds into its
+// destination in program order.
 //
 // Semantics are exact: FP32 is computed in float with every result rounded (the elementwise
 // ops, max/min order, row reductions and matmul accumulation order are those of
