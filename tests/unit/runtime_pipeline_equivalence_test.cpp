@@ -30,9 +30,9 @@
 #include "pypto/transforms/pass_registry.hpp"
 #include "test_rng.hpp"
 
-// The directory is listed with POSIX <dirent.h>: <filesystem> brings std::quoted, which ADL
-// prefers to the unqualified quoted(std::string_view) of pypto/transforms/ssa_form.hpp when a
-// std::string is passed (that header does not compile after <iomanip> or <filesystem>; reported).
+// The directory is listed with POSIX <dirent.h>: on this branch's base, <filesystem> brought
+// std::quoted, which ADL preferred to the unqualified quoted() of transforms/ssa_form.hpp
+// (fixed on main in 19644d3: after the merge <filesystem> would work too).
 #include <dirent.h>
 
 namespace ir = pypto::ir;
