@@ -7,8 +7,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -76,7 +78,7 @@ std::vector<Value> seeded_args(const ir::Function& fn, std::uint64_t seed, std::
     Value v = Value::zeros(t.dtype, shape);
     auto& b = *v.buffer;
     for (std::size_t k = 0; k < b.size(); ++k) {
-      if (t.dtype == pypto::core::DataType::FP32)
+      if (rt::is_float_dtype(t.dtype))  // exact in FP16 and BF16 too
         b.f32[k] = static_cast<float>(rng.range(-128, 127)) / 64.0f;
       else
         b.ints[k] = k == 0 ? 0 : rng.range(0, 3);
@@ -513,4 +515,364 @@ TEST_CASE("interpret: dedup_shape_distinct.pl (kernels over rows M and N merged 
   auto ob = f32(inputs[3]);
   for (std::size_t k = 0; k < 16 * 64; ++k) ob[k] = strict(b[k] + b[k]);
   CHECK(f32(y.args[3]) == ob);
+}
+
+// ---- operand broadcasting, valid_shape loads, predicated Submits -------------------------------
+
+TEST_CASE("interpret: a scalar second operand applies to every element, in the tile's dtype") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Scalars:
+    @pl.function
+    def main(self, x: pl.Tensor[[4, 8], pl.FP32], s: pl.Scalar[pl.FP32], i: pl.Tensor[[4, 8], pl.INT32], k: pl.Scalar[pl.INT32], o: pl.Out[pl.Tensor[[4, 8], pl.FP32]], oi: pl.Out[pl.Tensor[[4, 8], pl.INT32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [4, 8])
+            u = pl.tile.add(t, 1.5)
+            pl.store(pl.tile.mul(u, s), [0, 0], o)
+            ti = pl.load(i, [0, 0], [4, 8])
+            pl.store(pl.tile.sub(ti, k), [0, 0], oi)
+        return o
+)");
+  check_meaning_kept(*p, "main");
+  auto inputs = seeded_args(*p->find("main"), 51, 0);
+  inputs[1] = Value::scalar_float(-0.75f);
+  inputs[3] = Value::scalar_int(2147483647, pypto::core::DataType::INT32);
+  const Outcome o = run_on(*p, "main", inputs);
+  const auto x = f32(inputs[0]);
+  for (std::size_t k = 0; k < 32; ++k) {
+    CHECK(same_bits(o.args[4].buffer->f32[k], strict(strict(x[k] + 1.5f) * -0.75f)));
+    // INT32 wraps: v - INT32_MAX for v in [0, 4) stays in range; 0 - MAX = -MAX
+    CHECK(o.args[5].buffer->ints[k] == inputs[2].buffer->ints[k] - 2147483647);
+  }
+}
+
+TEST_CASE("interpret: a [rows, 1] or [1, cols] second operand broadcasts into the first's shape") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Bcast:
+    @pl.function
+    def main(self, x: pl.Tensor[[4, 8], pl.FP32], r: pl.Tensor[[1, 8], pl.FP32], o: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [4, 8])
+            m = pl.tile.row_max(t, t)
+            c = pl.tile.sub(t, m)
+            tr = pl.load(r, [0, 0], [1, 8])
+            pl.store(pl.tile.mul(c, tr), [0, 0], o)
+        return o
+)");
+  check_meaning_kept(*p, "main");
+  const auto inputs = seeded_args(*p->find("main"), 52, 0);
+  const Outcome o = run_on(*p, "main", inputs);
+  const auto x = f32(inputs[0]), r = f32(inputs[1]);
+  for (std::size_t i = 0; i < 4; ++i) {
+    float m = x[i * 8];
+    for (std::size_t k = 1; k < 8; ++k) m = m < x[i * 8 + k] ? x[i * 8 + k] : m;
+    for (std::size_t k = 0; k < 8; ++k)
+      CHECK(same_bits(o.args[2].buffer->f32[i * 8 + k], strict(strict(x[i * 8 + k] - m) * r[k])));
+  }
+  // The result has the first operand's type: a first operand of [4, 1] does not grow, and
+  // dimensions that are neither equal nor 1 do not broadcast. Both are RuntimeErrors naming the
+  // op and where it is.
+  for (std::string_view bad : {"pl.tile.add(m, t)", "pl.tile.add(t, pl.load(x, [0, 0], [4, 3]))"}) {
+    CAPTURE(bad);
+    const auto q = parse(std::string(R"(
+import pypto.language as pl
+@pl.program
+class Bad:
+    @pl.function
+    def main(self, x: pl.Tensor[[4, 8], pl.FP32], o: pl.Out[pl.Tensor[[4, 1], pl.FP32]]) -> pl.Tensor[[4, 1], pl.FP32]:
+        t = pl.load(x, [0, 0], [4, 8])
+        m = pl.tile.row_max(t, t)
+        u = )") + std::string(bad) +
+                         R"(
+        return o
+)");
+    CHECK_THROWS_WITH_AS(
+        rt::run(*q, "main", seeded_args(*q->find("main"), 1, 0)),
+        doctest::Contains("op 'tile.add' cannot broadcast a second operand of shape"),
+        rt::RuntimeError);
+    CHECK_THROWS_WITH_AS(rt::run(*q, "main", seeded_args(*q->find("main"), 1, 0)),
+                         doctest::Contains("at 9:9"), rt::RuntimeError);
+  }
+}
+
+TEST_CASE("interpret: a load or slice with a valid_shape reads that box and zero-fills the rest") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Valid:
+    @pl.function
+    def main(self, x: pl.Tensor[[12, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]], s: pl.Out[pl.Tensor[[8, 8], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [8, 0], [16, 16], [4, 16])
+            pl.store(pl.add(t, 1.0), [0, 0], o)
+        v = pl.tensor.slice(x, [8, 8], [0, 10], [8, 6])
+        s1 = pl.tensor.assemble(s, v, [0, 0])
+        return o
+)");
+  check_meaning_kept(*p, "main");
+  const auto inputs = seeded_args(*p->find("main"), 53, 0);
+  const Outcome o = run_on(*p, "main", inputs);
+  const auto x = f32(inputs[0]);
+  for (std::size_t i = 0; i < 16; ++i)
+    for (std::size_t k = 0; k < 16; ++k) {
+      const float loaded = i < 4 ? x[(8 + i) * 16 + k] : 0.0f;
+      CHECK(same_bits(o.args[1].buffer->f32[i * 16 + k], strict(loaded + 1.0f)));
+    }
+  for (std::size_t i = 0; i < 8; ++i)
+    for (std::size_t k = 0; k < 8; ++k)
+      CHECK(same_bits(o.args[2].buffer->f32[i * 8 + k], k < 6 ? x[i * 16 + 10 + k] : 0.0f));
+  // The valid box must be inside the tensor and inside the tile's shape.
+  for (std::string_view bad : {"[8, 0], [16, 16], [5, 16]", "[0, 0], [4, 4], [8, 4]"}) {
+    CAPTURE(bad);
+    const auto q = parse(std::string(R"(
+import pypto.language as pl
+@pl.program
+class Bad:
+    @pl.function
+    def main(self, x: pl.Tensor[[12, 16], pl.FP32]) -> pl.Tensor[[12, 16], pl.FP32]:
+        t = pl.tile.load(x, )") +
+                         std::string(bad) + R"()
+        return x
+)");
+    CHECK_THROWS_WITH_AS(rt::run(*q, "main", seeded_args(*q->find("main"), 1, 0)),
+                         doctest::Contains("op 'tile.load'"), rt::RuntimeError);
+  }
+}
+
+TEST_CASE("interpret: a Submit whose predicate is false runs nothing and yields the Out tensor") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Pred:
+    @pl.function(type=pl.FunctionType.InCore)
+    def stage(self, x: pl.Tensor[[16], pl.FP32], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        t = pl.load(x, [0], [16])
+        pl.store(pl.add(t, t), [0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16], pl.FP32], o: pl.Out[pl.Tensor[[16], pl.FP32]], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[16], pl.FP32]:
+        r, t = pl.submit(self.stage, x, o, predicate=n > 1)
+        r2, t2 = pl.submit(self.stage, r, deps=[t], predicate=n > 2)
+        return r2
+)");
+  for (std::int64_t n : {0, 2, 3}) {
+    CAPTURE(n);
+    const auto inputs = seeded_args(*p->find("main"), 54, n);
+    const Outcome o = run_on(*p, "main", inputs);
+    const auto x = f32(inputs[0]);
+    std::vector<float> doubled(16), twice(16);
+    for (std::size_t k = 0; k < 16; ++k) {
+      doubled[k] = strict(x[k] + x[k]);
+      twice[k] = strict(doubled[k] + doubled[k]);
+    }
+    CHECK(f32(o.args[1]) == (n > 1 ? doubled : f32(inputs[1])));
+    // The second task's output is omitted: a zero buffer the runtime allocates when it is
+    // skipped, the doubled-again values when it runs.
+    CHECK(f32(o.results[0]) == (n > 2 ? twice : std::vector<float>(16, 0.0f)));
+  }
+  // A skipped task whose callee returns a computed value has no result to yield.
+  const auto q = parse(R"(
+import pypto.language as pl
+@pl.program
+class Pred:
+    @pl.function(type=pl.FunctionType.InCore)
+    def fresh(self, x: pl.Tensor[[16], pl.FP32]) -> pl.Tensor[[16], pl.FP32]:
+        y = pl.add(x, x)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[16], pl.FP32]:
+        r, t = pl.submit(self.fresh, x, predicate=n > 1)
+        return r
+)");
+  CHECK(rt::run(*q, "main", seeded_args(*q->find("main"), 1, 2)).size() == 1);
+  CHECK_THROWS_WITH_AS(rt::run(*q, "main", seeded_args(*q->find("main"), 1, 0)),
+                       doctest::Contains("not one of its parameters"), rt::RuntimeError);
+}
+
+// ---- FP16 and BF16 -----------------------------------------------------------------------------
+
+namespace {
+/// The value of an FP16 bit pattern (an independent decoder: sign, 5-bit exponent, 10 bits).
+float half_value(std::uint16_t h) {
+  const int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  float v = 0.0f;
+  if (exp == 0)
+    v = std::ldexp(static_cast<float>(mant), -24);
+  else if (exp == 31)
+    v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  else
+    v = std::ldexp(static_cast<float>(mant | 0x400), exp - 25);
+  return sign ? -v : v;
+}
+float bf16_value(std::uint16_t h) {
+  const std::uint32_t bits = static_cast<std::uint32_t>(h) << 16;
+  float v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+/// Every finite value of the 16-bit format is a fixed point of rounding; the midpoint between
+/// two neighbours rounds to the one with an even last bit, and points just off the midpoint
+/// round to the nearer one.
+void check_rounding(pypto::core::DataType t, float (*value)(std::uint16_t)) {
+  for (std::uint32_t h = 0; h < 0x7fff; ++h) {  // positive, ascending; negatives by symmetry
+    const float lo = value(static_cast<std::uint16_t>(h));
+    const float hi = value(static_cast<std::uint16_t>(h + 1));
+    if (!std::isfinite(lo) || !std::isfinite(hi)) continue;  // overflow: checked below
+    CAPTURE(h);
+    CHECK(same_bits(rt::round_to_dtype(t, lo), lo));
+    CHECK(same_bits(rt::round_to_dtype(t, -static_cast<long double>(lo)), -lo));
+    const long double mid = (static_cast<long double>(lo) + hi) / 2;
+    const float even = (h % 2 == 0) ? lo : hi;
+    CHECK(same_bits(rt::round_to_dtype(t, mid), even));
+    CHECK(same_bits(rt::round_to_dtype(t, -mid), -even));
+    const long double eps = (static_cast<long double>(hi) - lo) / 1024;
+    CHECK(same_bits(rt::round_to_dtype(t, mid - eps), lo));
+    CHECK(same_bits(rt::round_to_dtype(t, mid + eps), hi));
+  }
+}
+}  // namespace
+
+TEST_CASE("interpret: FP16 / BF16 rounding is to nearest, ties to even, exhaustively") {
+  using pypto::core::DataType;
+  check_rounding(DataType::FP16, half_value);
+  check_rounding(DataType::BF16, bf16_value);
+  // Overflow: FP16's largest value is 65504; the midpoint to 65536 rounds up to infinity.
+  CHECK(rt::round_to_dtype(DataType::FP16, 65519.0) == 65504.0f);
+  CHECK(std::isinf(rt::round_to_dtype(DataType::FP16, 65520.0)));
+  CHECK(std::isinf(rt::round_to_dtype(DataType::BF16, std::numeric_limits<float>::max())));
+  CHECK(std::isnan(rt::round_to_dtype(DataType::FP16, std::nan(""))));
+  CHECK(same_bits(rt::round_to_dtype(DataType::FP16, -0.0), -0.0f));
+  CHECK(same_bits(rt::round_to_dtype(DataType::FP16, std::ldexp(1.0, -25)), 0.0f));  // tie to 0
+  // FP32 results keep their bits, a signalling NaN's payload included.
+  const std::uint32_t snan_bits = 0x7fa00001u;
+  float snan;
+  std::memcpy(&snan, &snan_bits, sizeof snan);
+  CHECK(pypto::kernel::float_bits(rt::rounded(DataType::FP32, snan)) == snan_bits);
+  CHECK(pypto::kernel::float_bits(Value::scalar_float(snan).f) == snan_bits);
+  // A 64-bit integer converts with one rounding: 2^60 + 2^52 + 1 is just above a BF16 tie.
+  CHECK(
+      rt::round_to_dtype(DataType::BF16, static_cast<long double>((1LL << 60) + (1LL << 52) + 1)) ==
+      std::ldexp(1.0f, 60) + std::ldexp(1.0f, 53));
+}
+
+TEST_CASE("interpret: FP16 and BF16 tiles compute in binary32 and round each result") {
+  using pypto::core::DataType;
+  for (std::string_view dt : {"FP16", "BF16"}) {
+    CAPTURE(dt);
+    const DataType t = dt == "FP16" ? DataType::FP16 : DataType::BF16;
+    std::string text = R"(
+import pypto.language as pl
+@pl.program
+class Half:
+    @pl.function
+    def main(self, x: pl.Tensor[[4, 8], pl.DT], w: pl.Tensor[[8, 4], pl.DT], o: pl.Out[pl.Tensor[[4, 8], pl.DT]], s: pl.Out[pl.Tensor[[4, 1], pl.DT]], c: pl.Out[pl.Tensor[[4, 4], pl.FP32]], f: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.DT]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [4, 8])
+            u = pl.tile.mul(pl.tile.add(t, t), t)
+            d = pl.tile.div(u, pl.tile.full([4, 8], dtype=pl.DT, value=3.0))
+            pl.store(d, [0, 0], o)
+            pl.store(pl.tile.row_sum(d, d), [0, 0], s)
+            tw = pl.load(w, [0, 0], [8, 4])
+            pl.store(pl.tile.matmul(t, tw), [0, 0], c)
+            pl.store(pl.tile.cast(d, target_type=pl.FP32), [0, 0], f)
+        return o
+)";
+    for (std::size_t at = text.find("DT"); at != std::string::npos; at = text.find("DT", at))
+      text.replace(at, 2, dt);
+    const auto p = parse(text);
+    check_meaning_kept(*p, "main");
+    const auto inputs = seeded_args(*p->find("main"), 61, 0);
+    const Outcome o = run_on(*p, "main", inputs);
+    const auto x = f32(inputs[0]), w = f32(inputs[1]);
+    auto r = [&](float v) { return rt::round_to_dtype(t, v); };
+    for (std::size_t i = 0; i < 4; ++i) {
+      float sum = 0.0f;
+      for (std::size_t k = 0; k < 8; ++k) {
+        const float u = r(strict(r(strict(x[i * 8 + k] + x[i * 8 + k])) * x[i * 8 + k]));
+        const float d = r(strict(u / 3.0f));
+        CHECK(same_bits(o.args[2].buffer->f32[i * 8 + k], d));
+        CHECK(same_bits(o.args[5].buffer->f32[i * 8 + k], d));
+        sum = k == 0 ? d : r(strict(sum + d));
+      }
+      CHECK(same_bits(o.args[3].buffer->f32[i], sum));
+      for (std::size_t j = 0; j < 4; ++j) {
+        float acc = 0.0f;
+        for (std::size_t k = 0; k < 8; ++k) {
+          const float prod = strict(x[i * 8 + k] * w[k * 4 + j]);
+          acc = k == 0 ? prod : strict(acc + prod);
+        }
+        CHECK(same_bits(o.args[4].buffer->f32[i * 4 + j], acc));
+      }
+    }
+    CHECK(o.args[2].buffer->dtype == t);
+  }
+}
+
+TEST_CASE("interpret: other float dtypes (FP8, ...) stay a RuntimeError naming the op and where") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Fp8:
+    @pl.function
+    def main(self, x: pl.Tensor[[16], pl.FP8E4M3FN], o: pl.Out[pl.Tensor[[16], pl.FP8E4M3FN]]) -> pl.Tensor[[16], pl.FP8E4M3FN]:
+        t = pl.load(x, [0], [16])
+        pl.store(pl.tile.add(t, t), [0], o)
+        return o
+)");
+  std::vector<Value> args{Value::zeros(pypto::core::DataType::FP8E4M3FN, {16}),
+                          Value::zeros(pypto::core::DataType::FP8E4M3FN, {16})};
+  CHECK_THROWS_WITH_AS(rt::run(*p, "main", args),
+                       "interpreter: tile.add's operand has dtype FP8E4M3FN, which the interpreter "
+                       "does not execute (FP32, FP16, BF16, integers and BOOL only) at 8:9",
+                       rt::RuntimeError);
+}
+
+TEST_CASE("interpret: a shape symbol is bound from the argument's extent and readable") {
+  const auto p = parse(R"(
+import pypto.language as pl
+M = pl.dynamic("M")
+@pl.program
+class Sym:
+    @pl.function
+    def main(self, a: pl.Tensor[[M, 8], pl.FP32], b: pl.Tensor[[M, 8], pl.FP32], o: pl.Out[pl.Tensor[[M, 8], pl.FP32]]) -> pl.Scalar[pl.INDEX]:
+        for i in pl.range(M // 4):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(a, [i * 4, 0], [4, 8])
+                u = pl.load(b, [i * 4, 0], [4, 8])
+                pl.store(pl.add(t, u), [i * 4, 0], o)
+        return M
+)");
+  using pypto::core::DataType;
+  for (std::int64_t m : {4, 12}) {
+    CAPTURE(m);
+    pypto::test::SplitMix64 rng(71);
+    std::vector<Value> args;
+    for (int k = 0; k < 3; ++k) {
+      Value v = Value::zeros(DataType::FP32, {m, 8});
+      for (auto& x : v.buffer->f32) x = static_cast<float>(rng.range(-128, 127)) / 64.0f;
+      args.push_back(v);
+    }
+    const Outcome o = run_on(*p, "main", args);
+    REQUIRE(o.results.size() == 1);
+    CHECK(o.results[0].i == m);
+    for (std::size_t k = 0; k < static_cast<std::size_t>(m) * 8; ++k)
+      CHECK(same_bits(o.args[2].buffer->f32[k],
+                      strict(args[0].buffer->f32[k] + args[1].buffer->f32[k])));
+    const Outcome after = run_on(*transform(*p), "main", args);
+    check_same(o, after);
+  }
+  // Two parameters that give M different extents: an error naming the symbol.
+  CHECK_THROWS_WITH_AS(
+      rt::run(*p, "main",
+              {Value::zeros(DataType::FP32, {4, 8}), Value::zeros(DataType::FP32, {8, 8}),
+               Value::zeros(DataType::FP32, {4, 8})}),
+      doctest::Contains("the shape symbol 'M' of main is 4 by an earlier "
+                        "parameter and 8 by parameter 'b'"),
+      rt::RuntimeError);
 }

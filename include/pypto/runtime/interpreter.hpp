@@ -6,26 +6,36 @@
 // its results. A Value is a scalar (its DataType and exact bits), a tensor or tile (a host
 // Buffer: dtype, shape, contiguous row-major storage) or a tuple. Tensors are passed by
 // reference: a callee's tile.store / tensor.write / tensor.assemble into a parameter writes the
-// caller's storage, exactly as an Out / InOut parameter does on the device. Tiles and the results
-// of elementwise ops are fresh buffers. Execution is sequential and deterministic: scope
-// statements run inline (an Spmd scope runs its body once per block with the block index set;
-// a split-AIV scope once per sub-block), Calls of program functions run the callee (a Call with
-// a `core_num` attr or a Submit with `core_num` runs it once per block), and a Submit runs
-// synchronously in program order and yields its callee's results plus a fresh task id.
-// Synchronisation (system.sync_*, set_ffts) and prefetch ops are no-ops: sequential execution
-// already satisfies them. An atomic-add store adds into its destination in program order.
+// caller's storage, exactly as an Out / InOut parameter does on the device; the shape symbols of
+// a callee's parameters (M in pl.Tensor[[M, 64], ...]) are bound to the arguments' extents, so a
+// body may read them. Tiles and the results of elementwise ops are fresh buffers. Execution is
+// sequential and deterministic: scope statements run inline (an Spmd scope runs its body once per
+// block with the block index set; a split-AIV scope once per sub-block), Calls of program functions
+// run the callee (a Call with a `core_num` attr or a Submit with `core_num` runs it once per
+// block), and a Submit runs synchronously in program order and yields its callee's results plus a
+// fresh task id (a Submit whose predicate is false runs nothing and yields the parameters its
+// callee returns, untouched). Synchronisation (system.sync_*, set_ffts) and prefetch ops are
+// no-ops: sequential execution already satisfies them. An atomic-add store adds into its
+// destination in program order.
 //
 // Semantics are exact: FP32 is computed in float with every result rounded (the elementwise
 // ops, max/min order, row reductions and matmul accumulation order are those of
 // kernel/interpreter.hpp, whose apply_op this reuses), so results are bit-identical to strict
-// compiled float code. Integer scalars and elements wrap to their dtype's width; `//` and `%`
+// compiled float code. FP16 and BF16 values are held as the floats they denote; each op computes
+// in binary32 and rounds its result to the dtype (to nearest, ties to even), which is the
+// correctly rounded result for + - * / and sqrt; matmul accumulates them in FP32. Elementwise ops
+// take a scalar of the tile's dtype as second operand, or a second tile/tensor broadcast into the
+// first's shape (same rank, each dimension equal or 1: a [rows, 1] row reduction against its
+// [rows, cols] source). A load or slice with a valid_shape reads that leading box and zero-fills
+// the rest of its shape. Integer scalars and elements wrap to their dtype's width; `//` and `%`
 // floor (Python semantics, as upstream prints them); division by zero, shifts out of range,
-// unsupported dtypes (FP16, BF16, ...) and ops the interpreter does not know raise
-// runtime::RuntimeError naming the op and the statement's line:column — never a crash.
-// Time is that of the program's execution; recursion follows the IR's nesting and call depth
-// (calls are limited to kMaxCallDepth).
+// unsupported dtypes (FP8, INT4, ...) and ops the interpreter does not know raise
+// runtime::RuntimeError naming the op and the statement's line:column — never a crash. Time is that
+// of the program's execution; recursion follows the IR's nesting and call depth (calls are limited
+// to kMaxCallDepth).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -60,8 +70,43 @@ class RuntimeError : public core::Error {
 
 inline constexpr std::size_t kMaxCallDepth = 256;
 
-/// A host buffer: FP32 elements in `f32`, integer and BOOL elements in `ints` (wrapped to the
-/// dtype's width; unsigned 64-bit values keep their bits). Row-major, contiguous.
+/// True for the float dtypes the interpreter executes: FP32, FP16 and BF16.
+constexpr bool is_float_dtype(core::DataType t) {
+  return t == core::DataType::FP32 || t == core::DataType::FP16 || t == core::DataType::BF16;
+}
+
+/// `x` rounded to the float dtype `t`, to nearest with ties to even (overflow to infinity,
+/// gradual underflow, NaN kept as a quiet NaN of its sign), as a float, which holds every FP16
+/// and BF16 value exactly. A long double holds every float and 64-bit integer exactly, so
+/// converting those is one rounding; rounding a binary32 result of + - * / or sqrt gives the
+/// correctly rounded FP16 / BF16 result too (binary32 has more than twice their precision plus
+/// two bits).
+inline float round_to_dtype(core::DataType t, long double x) {
+  if (t != core::DataType::FP16 && t != core::DataType::BF16) return static_cast<float>(x);
+  if (std::isnan(x))
+    return std::copysign(std::numeric_limits<float>::quiet_NaN(), static_cast<float>(x));
+  const long double a = std::fabs(x);
+  if (a == 0.0L || std::isinf(a)) return static_cast<float>(x);
+  const bool half = t == core::DataType::FP16;
+  const int precision = half ? 11 : 8, min_exp = half ? -14 : -126, max_exp = half ? 15 : 127;
+  int e = 0;
+  std::frexp(a, &e);  // a in [2^(e-1), 2^e)
+  const long double quantum = std::ldexp(1.0L, std::max(e - 1, min_exp) - (precision - 1));
+  const long double r = std::nearbyint(a / quantum) * quantum;  // exact scaling; ties to even
+  if (r >= std::ldexp(1.0L, max_exp + 1))
+    return std::copysign(std::numeric_limits<float>::infinity(), static_cast<float>(x));
+  return static_cast<float>(std::copysign(r, x));
+}
+
+/// A binary32 result `v` as a value of the float dtype `t`: FP32 keeps its bits exactly (NaN
+/// payloads included); FP16 / BF16 round.
+inline float rounded(core::DataType t, float v) {
+  return t == core::DataType::FP32 ? v : round_to_dtype(t, v);
+}
+
+/// A host buffer: float elements (FP32, and FP16 / BF16 held as the floats they denote) in
+/// `f32`, integer and BOOL elements in `ints` (wrapped to the dtype's width; unsigned 64-bit
+/// values keep their bits). Row-major, contiguous.
 struct Buffer {
   core::DataType dtype = core::DataType::FP32;
   std::vector<std::int64_t> shape;
@@ -81,7 +126,7 @@ struct Value {
   ValueKind kind = ValueKind::None;
   core::DataType dtype = core::DataType::BOOL;  ///< of a scalar, tensor or tile
   std::int64_t i = 0;                           ///< integer, BOOL and TASK_ID scalars
-  float f = 0.0f;                               ///< FP32 scalars
+  float f = 0.0f;                               ///< FP32, FP16 and BF16 scalars
   std::shared_ptr<Buffer> buffer;               ///< tensors and tiles (shared: by reference)
   std::vector<Value> elements;                  ///< tuples
 
@@ -92,11 +137,12 @@ struct Value {
     x.i = v;
     return x;
   }
-  static Value scalar_float(float v) {
+  /// A float scalar of dtype `t` (FP32, FP16 or BF16), `v` rounded to it.
+  static Value scalar_float(float v, core::DataType t = core::DataType::FP32) {
     Value x;
     x.kind = ValueKind::Scalar;
-    x.dtype = core::DataType::FP32;
-    x.f = v;
+    x.dtype = t;
+    x.f = rounded(t, v);
     return x;
   }
   static Value scalar_bool(bool v) { return scalar_int(v ? 1 : 0, core::DataType::BOOL); }
@@ -105,7 +151,7 @@ struct Value {
     auto b = std::make_shared<Buffer>();
     b->dtype = t;
     b->shape = std::move(shape);
-    if (t == core::DataType::FP32)
+    if (is_float_dtype(t))
       b->f32.assign(b->size(), 0.0f);
     else
       b->ints.assign(b->size(), 0);
@@ -271,6 +317,7 @@ class Interpreter {
         --self.depth_;
       }
     } restore{*this, saved, saved_where};
+    bind_shape_symbols(fn);
     const Flow flow = exec(*fn.body);
     if (flow != Flow::Return) {
       if (!fn.return_types.empty())
@@ -299,10 +346,10 @@ class Interpreter {
   static std::string dtype_text(DataType t) { return std::string(core::dtype_name(t)); }
 
   void check_dtype(DataType t, std::string_view what) const {
-    if (t == DataType::FP32 || t == DataType::BOOL || t == DataType::TASK_ID || core::is_int(t))
+    if (is_float_dtype(t) || t == DataType::BOOL || t == DataType::TASK_ID || core::is_int(t))
       return;
     fail(std::string(what) + " has dtype " + dtype_text(t) +
-         ", which the interpreter does not execute (FP32, integers and BOOL only)");
+         ", which the interpreter does not execute (FP32, FP16, BF16, integers and BOOL only)");
   }
 
   std::vector<std::int64_t> static_shape(const ir::ShapedType& t, std::string_view what) const {
@@ -339,6 +386,30 @@ class Interpreter {
             fail(what + " has dimension " + std::to_string(k) + " = " +
                  std::to_string(v.buffer->shape[k]) + ", the parameter's type says " +
                  std::to_string(c->value));
+    }
+  }
+
+  /// Binds each symbolic dimension of a tensor parameter (a Var such as `M` in
+  /// pl.Tensor[[M, 64], ...]) to the argument's extent, so the body can read it; a symbol that
+  /// two parameters give different extents is an error.
+  void bind_shape_symbols(const ir::Function& fn) {
+    for (const auto& p : fn.params) {
+      const auto* st = ir::as<ir::ShapedType>(p->type.get());
+      if (!st) continue;
+      const Value& arg = frame_->env.at(p.get());
+      for (std::size_t k = 0; k < st->rank(); ++k) {
+        const auto* sym = ir::as<ir::Var>(st->shape[k].get());
+        const auto* sym_type = sym ? ir::as<ir::ScalarType>(sym->type.get()) : nullptr;
+        if (!sym_type || !core::is_int(sym_type->dtype)) continue;
+        const std::int64_t extent = arg.buffer->shape[k];
+        auto it = frame_->env.find(sym);
+        if (it == frame_->env.end())
+          frame_->env[sym] = Value::scalar_int(extent, sym_type->dtype);
+        else if (it->second.i != extent)
+          fail("the shape symbol '" + sym->name_hint + "' of " + fn.name + " is " +
+               std::to_string(it->second.i) + " by an earlier parameter and " +
+               std::to_string(extent) + " by parameter '" + p->name_hint + "'");
+      }
     }
   }
 
@@ -610,7 +681,10 @@ class Interpreter {
       case K::ConstFloat: {
         const auto& c = static_cast<const ir::ConstFloat&>(e);
         check_dtype(c.dtype(), "a constant");
-        return Value::scalar_float(static_cast<float>(c.value));
+        if (!is_float_dtype(c.dtype())) fail("a float constant of dtype " + dtype_text(c.dtype()));
+        Value v = Value::scalar_float(0.0f, c.dtype());
+        v.f = round_to_dtype(c.dtype(), c.value);  // one rounding of the literal
+        return v;
       }
       case K::ConstBool: return Value::scalar_bool(static_cast<const ir::ConstBool&>(e).value);
       case K::MakeTuple: {
@@ -647,22 +721,22 @@ class Interpreter {
     if (a.kind != ValueKind::Scalar || b.kind != ValueKind::Scalar || a.dtype != b.dtype)
       fail(std::string(ir::kind_name(k)) + " needs two scalars of one dtype");
     const DataType t = a.dtype;
-    if (t == DataType::FP32) {
+    if (is_float_dtype(t)) {  // in binary32, each result rounded to t
       const float x = a.f, y = b.f;
       switch (k) {
-        case K::Add: return Value::scalar_float(strict(x + y));
-        case K::Sub: return Value::scalar_float(strict(x - y));
-        case K::Mul: return Value::scalar_float(strict(x * y));
-        case K::FloatDiv: return Value::scalar_float(strict(x / y));
-        case K::FloorDiv: return Value::scalar_float(strict(std::floor(strict(x / y))));
+        case K::Add: return Value::scalar_float(strict(x + y), t);
+        case K::Sub: return Value::scalar_float(strict(x - y), t);
+        case K::Mul: return Value::scalar_float(strict(x * y), t);
+        case K::FloatDiv: return Value::scalar_float(strict(x / y), t);
+        case K::FloorDiv: return Value::scalar_float(strict(std::floor(strict(x / y))), t);
         case K::FloorMod: {
           float r = strict(std::fmod(x, y));
           if (r != 0.0f && ((r < 0.0f) != (y < 0.0f))) r = strict(r + y);
-          return Value::scalar_float(r);
+          return Value::scalar_float(r, t);
         }
-        case K::Min: return Value::scalar_float(kernel::detail::apply_min(x, y));
-        case K::Max: return Value::scalar_float(kernel::detail::apply_max(x, y));
-        case K::Pow: return Value::scalar_float(strict(std::pow(x, y)));
+        case K::Min: return Value::scalar_float(kernel::detail::apply_min(x, y), t);
+        case K::Max: return Value::scalar_float(kernel::detail::apply_max(x, y), t);
+        case K::Pow: return Value::scalar_float(strict(std::pow(x, y)), t);
         case K::Eq: return Value::scalar_bool(x == y);
         case K::Ne: return Value::scalar_bool(x != y);
         case K::Lt: return Value::scalar_bool(x < y);
@@ -671,7 +745,7 @@ class Interpreter {
         case K::Ge: return Value::scalar_bool(x >= y);
         default: break;
       }
-      fail(std::string(ir::kind_name(k)) + " on FP32 scalars is not executable");
+      fail(std::string(ir::kind_name(k)) + " on " + dtype_text(t) + " scalars is not executable");
     }
     check_dtype(t, std::string(ir::kind_name(k)) + "'s operand");
     if (t == DataType::TASK_ID && k != K::Eq && k != K::Ne)
@@ -739,10 +813,11 @@ class Interpreter {
   Value unary(ir::NodeKind k, const Value& a) const {
     using K = ir::NodeKind;
     if (a.kind != ValueKind::Scalar) fail(std::string(ir::kind_name(k)) + " needs a scalar");
-    if (a.dtype == DataType::FP32) {
-      if (k == K::Neg) return Value::scalar_float(-a.f);
-      if (k == K::Abs) return Value::scalar_float(std::fabs(a.f));
-      fail(std::string(ir::kind_name(k)) + " on an FP32 scalar is not executable");
+    if (is_float_dtype(a.dtype)) {
+      if (k == K::Neg) return Value::scalar_float(-a.f, a.dtype);
+      if (k == K::Abs) return Value::scalar_float(std::fabs(a.f), a.dtype);
+      fail(std::string(ir::kind_name(k)) + " on a " + dtype_text(a.dtype) +
+           " scalar is not executable");
     }
     check_dtype(a.dtype, std::string(ir::kind_name(k)) + "'s operand");
     const auto u = static_cast<std::uint64_t>(a.i);
@@ -761,13 +836,17 @@ class Interpreter {
   /// Converts a scalar to `to` (C++ conversions; float to integer truncates and must fit).
   Value convert(const Value& a, DataType to) const {
     check_dtype(to, "a cast target");
-    if (to == DataType::FP32) {
-      if (a.dtype == DataType::FP32) return a;
-      return Value::scalar_float(is_u64(a.dtype)
-                                     ? static_cast<float>(static_cast<std::uint64_t>(a.i))
-                                     : static_cast<float>(a.i));
+    if (is_float_dtype(to)) {
+      Value v = Value::scalar_float(0.0f, to);
+      if (is_float_dtype(a.dtype))
+        v.f = rounded(to, a.f);
+      else
+        v.f = round_to_dtype(to, is_u64(a.dtype)
+                                     ? static_cast<long double>(static_cast<std::uint64_t>(a.i))
+                                     : static_cast<long double>(a.i));
+      return v;
     }
-    if (a.dtype == DataType::FP32) {
+    if (is_float_dtype(a.dtype)) {
       if (to == DataType::BOOL) return Value::scalar_bool(a.f != 0.0f);
       const float t = std::trunc(a.f);
       if (!(t >= -9.2233720368547758e18f && t < 9.2233720368547758e18f))
@@ -823,16 +902,49 @@ class Interpreter {
     fail("the core_num attr must be an integer");
   }
 
+  /// The results of a task whose predicate is false: it does not run, so each result is the
+  /// parameter the callee returns, untouched (its argument, or a zero buffer the runtime
+  /// allocates for an omitted output). A callee that returns anything but its parameters has no
+  /// such result: an error.
+  std::vector<Value> skipped_task_results(const ir::Function& fn, std::vector<Value> args) {
+    const ir::Stmt* last = fn.body.get();
+    while (const auto* q = ir::as<ir::SeqStmts>(last)) {
+      if (q->stmts.empty()) break;
+      last = q->stmts.back().get();
+    }
+    std::vector<Value> results;
+    if (fn.return_types.empty()) return results;
+    const auto* ret = ir::as<ir::ReturnStmt>(last);
+    if (!ret) fail("a Submit whose predicate is false: " + fn.name + " does not end in a return");
+    for (const auto& v : ret->values) {
+      std::size_t k = 0;
+      while (k < fn.params.size() && v.get() != fn.params[k].get()) ++k;
+      if (k == fn.params.size())
+        fail("a Submit whose predicate is false: " + fn.name +
+             " returns a value that is not one of its parameters, so the skipped task has no "
+             "result");
+      if (k < args.size()) {
+        check_arg(fn, *fn.params[k], args[k]);
+        results.push_back(args[k]);
+      } else {
+        results.push_back(
+            allocate(*fn.params[k]->type,
+                     "omitted parameter '" + fn.params[k]->name_hint + "' of " + fn.name));
+      }
+    }
+    return results;
+  }
+
   Value eval_submit(const ir::Submit& s) {
     const ir::Function& fn = callee(*s.op);
     for (const auto& d : s.deps) eval(*d);  // dependencies are satisfied: tasks run in order
-    if (s.predicate && !as_bool(eval(*s.predicate), "the Submit predicate"))
-      fail("a Submit whose predicate is false is not executable yet (calling " + fn.name + ")");
+    const bool run = !s.predicate || as_bool(eval(*s.predicate), "the Submit predicate");
     std::optional<std::int64_t> n;
     if (s.core_num) n = as_int(eval(*s.core_num), "the Submit core_num");
     std::vector<Value> args;
     for (const auto& a : s.args) args.push_back(eval(*a));
-    std::vector<Value> results = dispatch(fn, std::move(args), n);
+    std::vector<Value> results =
+        run ? dispatch(fn, std::move(args), n) : skipped_task_results(fn, std::move(args));
     results.push_back(Value::scalar_int(next_task_id_++, DataType::TASK_ID));
     return Value::tuple(std::move(results));
   }
@@ -870,14 +982,19 @@ class Interpreter {
     const bool tile = name.rfind("tile.", 0) == 0;
     if (name == "tile.load") {
       need(3, 4);
-      if (args.size() == 4) unsupported(c, "with a valid_shape is not executable yet");
-      return region_copy_out(c, shaped(args[0], "tile.load's tensor"), as_ints(args[1], "offsets"),
-                             as_ints(args[2], "shapes"), true);
+      const Buffer& src = shaped(args[0], "tile.load's tensor");
+      const auto off = as_ints(args[1], "offsets"), ext = as_ints(args[2], "shapes");
+      if (args.size() == 4)
+        return region_copy_out_valid(c, src, off, ext, as_ints(args[3], "valid_shape"), true);
+      return region_copy_out(c, src, off, ext, true);
     }
     if (name == "tensor.slice") {
-      need(3, 3);  // a copy: slices are read, never written through, by the programs we run
-      return region_copy_out(c, shaped(args[0], "tensor.slice's input"), as_ints(args[2], "offset"),
-                             as_ints(args[1], "shape"), false);
+      need(3, 4);  // a copy: slices are read, never written through, by the programs we run
+      const Buffer& src = shaped(args[0], "tensor.slice's input");
+      const auto off = as_ints(args[2], "offset"), ext = as_ints(args[1], "shape");
+      if (args.size() == 4)
+        return region_copy_out_valid(c, src, off, ext, as_ints(args[3], "valid_shape"), false);
+      return region_copy_out(c, src, off, ext, false);
     }
     if (name == "tile.store" || name == "tensor.assemble") {
       const auto atomic = c.kwargs.get<ir::AtomicType>("atomic");
@@ -895,13 +1012,13 @@ class Interpreter {
       const Buffer& b = shaped(args[0], "the tensor");
       const std::size_t at = flat_index(c, b, as_ints(args[1], "indices"));
       if (name == "tensor.read") {
-        if (b.dtype == DataType::FP32) return Value::scalar_float(b.f32[at]);
+        if (is_float_dtype(b.dtype)) return Value::scalar_float(b.f32[at], b.dtype);
         return Value::scalar_int(b.ints[at], b.dtype);
       }
       const Value& v = args[2];
       if (v.kind != ValueKind::Scalar || v.dtype != b.dtype)
         unsupported(c, "value has another dtype");
-      if (b.dtype == DataType::FP32)
+      if (is_float_dtype(b.dtype))
         args[0].buffer->f32[at] = v.f;
       else
         args[0].buffer->ints[at] = v.i;
@@ -1003,10 +1120,41 @@ class Interpreter {
     Value out = Value::zeros(src.dtype, ext, tile);
     Buffer& dst = *out.buffer;
     for_box(src.shape, off, ext, [&](std::size_t at, std::size_t j) {
-      if (src.dtype == DataType::FP32)
+      if (is_float_dtype(src.dtype))
         dst.f32[j] = src.f32[at];
       else
         dst.ints[j] = src.ints[at];
+    });
+    return out;
+  }
+
+  /// A load with a valid_shape: a buffer of shape `ext` whose leading `valid` box is read from
+  /// `src` at `off` and whose other elements are zero (the padding of a partial edge tile). Only
+  /// the valid box must lie inside `src`; valid[k] <= ext[k].
+  Value region_copy_out_valid(const ir::Call& c, const Buffer& src,
+                              const std::vector<std::int64_t>& off,
+                              const std::vector<std::int64_t>& ext,
+                              const std::vector<std::int64_t>& valid, bool tile) const {
+    if (valid.size() != ext.size())
+      unsupported(c, "valid_shape of rank " + std::to_string(valid.size()) + " for a rank " +
+                         std::to_string(ext.size()) + " region");
+    for (std::size_t k = 0; k < ext.size(); ++k)
+      if (valid[k] < 0 || valid[k] > ext[k])
+        unsupported(c, "valid_shape[" + std::to_string(k) + "] = " + std::to_string(valid[k]) +
+                           " is outside [0, " + std::to_string(ext[k]) + "]");
+    check_box(c, src.shape, off, valid);
+    for (std::int64_t d : ext)
+      if (d < 0) unsupported(c, "negative dimension");
+    Value out = Value::zeros(src.dtype, ext, tile);
+    Buffer& dst = *out.buffer;
+    const std::vector<std::int64_t> origin(ext.size(), 0);
+    std::vector<std::size_t> into;  // flat index in dst of each element of the valid box
+    for_box(ext, origin, valid, [&](std::size_t at, std::size_t) { into.push_back(at); });
+    for_box(src.shape, off, valid, [&](std::size_t at, std::size_t j) {
+      if (is_float_dtype(src.dtype))
+        dst.f32[into[j]] = src.f32[at];
+      else
+        dst.ints[into[j]] = src.ints[at];
     });
     return out;
   }
@@ -1017,8 +1165,8 @@ class Interpreter {
     if (src.dtype != dst.dtype) unsupported(c, "source and destination dtypes differ");
     check_box(c, dst.shape, off, src.shape);
     for_box(dst.shape, off, src.shape, [&](std::size_t at, std::size_t j) {
-      if (src.dtype == DataType::FP32)
-        dst.f32[at] = add ? strict(dst.f32[at] + src.f32[j]) : src.f32[j];
+      if (is_float_dtype(src.dtype))
+        dst.f32[at] = add ? rounded(dst.dtype, strict(dst.f32[at] + src.f32[j])) : src.f32[j];
       else
         dst.ints[at] = add ? wrap(static_cast<std::uint64_t>(dst.ints[at]) +
                                       static_cast<std::uint64_t>(src.ints[j]),
@@ -1027,24 +1175,62 @@ class Interpreter {
     });
   }
 
+  /// Broadcasting of a second operand into the first's shape (the result has the first
+  /// operand's type, as the registry's elementwise rule says): same rank, each dimension equal
+  /// or 1 (a [rows, 1] column broadcast along the row, a [1, cols] row down the columns). For
+  /// each element of `x` (row-major), the flat index of the element of `y` it pairs with.
+  std::vector<std::size_t> broadcast_index(const ir::Call& c, const std::vector<std::int64_t>& x,
+                                           const std::vector<std::int64_t>& y) const {
+    bool ok = x.size() == y.size();
+    for (std::size_t k = 0; ok && k < x.size(); ++k) ok = y[k] == x[k] || y[k] == 1;
+    if (!ok) {
+      auto text = [](const std::vector<std::int64_t>& s) {
+        std::string out = "[";
+        for (std::size_t k = 0; k < s.size(); ++k) out += (k ? ", " : "") + std::to_string(s[k]);
+        return out + "]";
+      };
+      unsupported(c, "cannot broadcast a second operand of shape " + text(y) +
+                         " to the first operand's shape " + text(x) +
+                         " (each dimension must be equal or 1)");
+    }
+    std::size_t n = 1;
+    for (std::int64_t d : x) n *= static_cast<std::size_t>(d);
+    std::vector<std::size_t> at(n);
+    std::vector<std::int64_t> pos(x.size(), 0);
+    for (std::size_t j = 0; j < n; ++j) {
+      std::size_t flat = 0;
+      for (std::size_t k = 0; k < x.size(); ++k)
+        flat = flat * static_cast<std::size_t>(y[k]) +
+               static_cast<std::size_t>(y[k] == 1 ? 0 : pos[k]);
+      at[j] = flat;
+      for (std::size_t k = x.size(); k-- > 0;) {
+        if (++pos[k] < x[k]) break;
+        pos[k] = 0;
+      }
+    }
+    return at;
+  }
+
   Value elementwise(const ir::Call& c, kernel::Op op, const Value& a, const Value* b) const {
     const Buffer& x = shaped(a, "the first operand");
     check_dtype(x.dtype, c.op->name + "'s operand");
     const Buffer* y = nullptr;
+    std::vector<std::size_t> at;  // the element of y paired with each element of x
     if (b && b->is_shaped()) {
       y = b->buffer.get();
-      if (y->shape != x.shape || y->dtype != x.dtype)
-        unsupported(c, "operands of different shapes or dtypes are not executable (no broadcast)");
+      if (y->dtype != x.dtype) unsupported(c, "operands of different dtypes are not executable");
+      if (y->shape != x.shape) at = broadcast_index(c, x.shape, y->shape);
     } else if (b && (b->kind != ValueKind::Scalar || b->dtype != x.dtype)) {
       unsupported(c, "second operand must be a tensor/tile or a scalar of the same dtype");
     }
+    auto rhs_at = [&](std::size_t k) { return at.empty() ? k : at[k]; };
     Value out = Value::zeros(x.dtype, x.shape, a.kind == ValueKind::Tile);
     Buffer& z = *out.buffer;
     const std::size_t n = x.size();
-    if (x.dtype == DataType::FP32) {
+    if (is_float_dtype(x.dtype)) {  // in binary32, each result rounded to the dtype
       for (std::size_t k = 0; k < n; ++k) {
-        const float rhs = y ? y->f32[k] : (b ? b->f : 0.0f);
-        z.f32[k] = kernel::detail::apply_op(op, x.f32[k], rhs, 0.0f);
+        const float rhs = y ? y->f32[rhs_at(k)] : (b ? b->f : 0.0f);
+        z.f32[k] = rounded(x.dtype, kernel::detail::apply_op(op, x.f32[k], rhs, 0.0f));
       }
       return out;
     }
@@ -1061,7 +1247,7 @@ class Interpreter {
     }
     for (std::size_t k = 0; k < n; ++k) {
       const Value l = Value::scalar_int(x.ints[k], x.dtype);
-      const Value r = y ? Value::scalar_int(y->ints[k], x.dtype) : (b ? *b : Value{});
+      const Value r = y ? Value::scalar_int(y->ints[rhs_at(k)], x.dtype) : (b ? *b : Value{});
       z.ints[k] = (b ? binary(kind, l, r) : unary(kind, l)).i;
     }
     return out;
@@ -1078,9 +1264,10 @@ class Interpreter {
     const ir::AttrValue* v = c.kwargs.find(c.op->name == "tensor.create" ? "init_value" : "value");
     if (!v) return out;
     Value scalar;
-    if (const auto* d = v->get_if<double>())
-      scalar = Value::scalar_float(static_cast<float>(*d));
-    else if (const auto* i = v->get_if<std::int64_t>())
+    if (const auto* d = v->get_if<double>()) {
+      scalar = Value::scalar_float(0.0f, is_float_dtype(*dtype) ? *dtype : DataType::FP32);
+      scalar.f = round_to_dtype(scalar.dtype, *d);  // one rounding of the literal
+    } else if (const auto* i = v->get_if<std::int64_t>())
       scalar = Value::scalar_int(*i, DataType::INT64);
     else if (const auto* bl = v->get_if<bool>())
       scalar = Value::scalar_bool(*bl);
@@ -1090,7 +1277,7 @@ class Interpreter {
       unsupported(c, "fill value of an unsupported kind");
     scalar = convert(scalar, *dtype);
     Buffer& b = *out.buffer;
-    if (*dtype == DataType::FP32)
+    if (is_float_dtype(*dtype))
       b.f32.assign(b.size(), scalar.f);
     else
       b.ints.assign(b.size(), scalar.i);
@@ -1104,14 +1291,15 @@ class Interpreter {
       unsupported(c, "with a rounding or saturation mode is not executable yet");
     const Buffer& x = shaped(args.at(0), "the tile");
     check_dtype(x.dtype, "tile.cast's operand");
-    if (x.dtype == DataType::FP32 && *to != DataType::FP32)
-      unsupported(c, "from FP32 to an integer type is not executable yet (rounding mode)");
+    if (is_float_dtype(x.dtype) && !is_float_dtype(*to))
+      unsupported(c, "from " + dtype_text(x.dtype) +
+                         " to an integer type is not executable yet (rounding mode)");
     Value out = Value::zeros(*to, x.shape, true);
     for (std::size_t k = 0; k < x.size(); ++k) {
-      const Value e = x.dtype == DataType::FP32 ? Value::scalar_float(x.f32[k])
-                                                : Value::scalar_int(x.ints[k], x.dtype);
+      const Value e = is_float_dtype(x.dtype) ? Value::scalar_float(x.f32[k], x.dtype)
+                                              : Value::scalar_int(x.ints[k], x.dtype);
       const Value r = convert(e, *to);
-      if (*to == DataType::FP32)
+      if (is_float_dtype(*to))
         out.buffer->f32[k] = r.f;
       else
         out.buffer->ints[k] = r.i;
@@ -1119,20 +1307,21 @@ class Interpreter {
     return out;
   }
 
-  /// [rows, cols] -> [rows, 1]: left to right from the first element (kernel/interpreter.hpp).
+  /// [rows, cols] -> [rows, 1]: left to right from the first element (kernel/interpreter.hpp);
+  /// FP16 / BF16 partial sums are each rounded to the dtype.
   Value row_reduce(const ir::Call& c, const std::vector<Value>& args) const {
     const Buffer& x = shaped(args.at(0), "the tile");
-    if (x.dtype != DataType::FP32 || x.shape.size() != 2 || x.shape[1] < 1)
-      unsupported(c, "needs a non-empty 2-D FP32 tile");
+    if (!is_float_dtype(x.dtype) || x.shape.size() != 2 || x.shape[1] < 1)
+      unsupported(c, "needs a non-empty 2-D float tile");
     const bool is_max = c.op->name == "tile.row_max";
     const auto rows = static_cast<std::size_t>(x.shape[0]),
                cols = static_cast<std::size_t>(x.shape[1]);
-    Value out = Value::zeros(DataType::FP32, {x.shape[0], 1}, true);
+    Value out = Value::zeros(x.dtype, {x.shape[0], 1}, true);
     for (std::size_t r = 0; r < rows; ++r) {
       float acc = x.f32[r * cols];
       for (std::size_t k = 1; k < cols; ++k) {
         const float v = x.f32[r * cols + k];
-        acc = is_max ? kernel::detail::apply_max(acc, v) : strict(acc + v);
+        acc = is_max ? kernel::detail::apply_max(acc, v) : rounded(x.dtype, strict(acc + v));
       }
       out.buffer->f32[r] = acc;
     }
@@ -1140,13 +1329,14 @@ class Interpreter {
   }
 
   /// [M, K] x [K, N] -> [M, N] FP32: products in increasing k, summed from the first product,
-  /// each rounded to binary32 (kernel/spec.hpp, Matmul).
+  /// each rounded to binary32 (kernel/spec.hpp, Matmul). FP16 / BF16 operands accumulate in FP32
+  /// too (the registry's accumulator type); their products are exact in binary32.
   Value matmul(const ir::Call& c, const std::vector<Value>& args) const {
     const Buffer& a = shaped(args.at(0), "lhs");
     const Buffer& b = shaped(args.at(1), "rhs");
-    if (a.dtype != DataType::FP32 || b.dtype != DataType::FP32 || a.shape.size() != 2 ||
+    if (!is_float_dtype(a.dtype) || a.dtype != b.dtype || a.shape.size() != 2 ||
         b.shape.size() != 2 || a.shape[1] != b.shape[0] || a.shape[1] < 1)
-      unsupported(c, "needs FP32 tiles [M, K] x [K, N] with K >= 1");
+      unsupported(c, "needs float tiles of one dtype [M, K] x [K, N] with K >= 1");
     const auto m = static_cast<std::size_t>(a.shape[0]), k = static_cast<std::size_t>(a.shape[1]),
                n = static_cast<std::size_t>(b.shape[1]);
     Value out = Value::zeros(DataType::FP32, {a.shape[0], b.shape[1]}, true);

@@ -1,0 +1,21 @@
+# KNOWN PASS BUG (runtime_pipeline_equivalence_test.cpp checks the current behaviour): a scope
+# in a loop whose if stores into the loop-carried Out tensor in both branches. convert-to-ssa
+# joins the two stores in a phi; outline-incore-scopes returns that phi from the kernel as a
+# second value besides the parameter, which ReturnParamsExplicit rejects:
+# "return value 0 'acc__phi_v1' ... is the buffer of parameter 2 'acc' but not that parameter".
+# Without verification the outlined program still means the same.
+import pypto.language as pl
+
+@pl.program
+class IfStorePhi:
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        for i, (acc,) in pl.range(n, init_values=(o,)):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(x, [0, 0], [16, 16])
+                if i == 0:
+                    acc = pl.store(t, [0, 0], acc)
+                else:
+                    a = pl.load(acc, [0, 0], [16, 16])
+                    acc = pl.store(pl.add(a, t), [0, 0], acc)
+        return acc
