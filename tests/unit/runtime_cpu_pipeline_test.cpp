@@ -115,10 +115,74 @@ Outcome check_program(std::string_view file, std::string_view pipeline = kPipeli
 
 }  // namespace
 
+/// The error codegen gives `file` after the pipeline (empty: none).
+std::string codegen_error(std::string_view file) {
+  const ir::ProgramRef input = pypto::text::parse_program(read_program(file));
+  const ir::ProgramRef lowered = lower(*input, kPipeline);
+  try {
+    (void)cg::codegen<cg::CpuTarget>(*lowered);
+  } catch (const cg::CodegenError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+TEST_CASE("cpu pipeline: every program the CPU target expresses runs bit-identical to the reference") {
+  // loops with carries, Submit with deps, spmd blocks (block index), matmul, scalar params,
+  // shape-distinct merges (symbols given extents), tensor ops converted to tile ops, ...
+  for (std::string_view file :
+       {"loops_carries.pl", "submit_deps.pl", "spmd_blocks.pl", "matmul_tiles.pl",
+        "scalar_params.pl", "dedup_signed_zero.pl", "dedup_shape_loop.pl", "tensor_ops_kernel.pl",
+        "outline_seed_loop.pl"})
+    check_program(file);
+}
+
 TEST_CASE("cpu pipeline: the embedded default's text twin compiles one kernel for two launches") {
   const Outcome o = check_program("default_twin_add.pl");
   CHECK(o.code_units == 1);
   CHECK(o.registrations == 1);
   const Outcome without = check_program("default_twin_add.pl", kPipelineWithoutDedup);
   CHECK(without.launched_kernels == 2);
+}
+
+TEST_CASE("cpu pipeline: dedup reduces the kernels launched to the code units compiled") {
+  struct Case {
+    std::string_view file;
+    std::size_t launched_without_dedup, code_units;
+  };
+  for (const Case& c : {Case{"dedup_many_equal.pl", 5, 2}, Case{"dedup_twin_kernels.pl", 2, 1},
+                        Case{"dedup_shape_distinct.pl", 2, 1}, Case{"dedup_signed_zero.pl", 3, 2}}) {
+    CAPTURE(c.file);
+    const Outcome with = check_program(c.file);
+    const Outcome without = check_program(c.file, kPipelineWithoutDedup);
+    CHECK(without.launched_kernels == c.launched_without_dedup);
+    CHECK(with.launched_kernels == c.code_units);
+    CHECK(with.code_units == c.code_units);
+  }
+}
+
+TEST_CASE("cpu pipeline: what the CPU target cannot express yet is a CodegenError naming it") {
+  struct Case {
+    std::string_view file, error;
+  };
+  for (const Case& c : {
+           // orchestration code cannot compute tensors: tensor.add belongs inside a kernel
+           Case{"outline_seed_basic.pl",
+                "codegen: main: 8:9: 'y' is computed by the op 'tensor.add', which belongs "
+                "inside a kernel"},
+           // a Group whose members take different arguments (upstream expands them first)
+           Case{"outline_cluster.pl",
+                "codegen: main: 13:13: argument 0 of the call of 'consume' inside "
+                "'main_cluster_0' is neither a parameter of the wrapper nor a constant"},
+           // kernels return through their parameters
+           Case{"if_branches.pl",
+                "codegen: main_incore_0: at 10:13 a return of a scalar or tile value is not "
+                "supported (a kernel returns the tensors it wrote) (target cpu)"},
+           Case{"half_precision.pl",
+                "codegen: bf16_kernel: at 13:9 parameter 0 has dtype BF16, which the target "
+                "does not store (target cpu)"},
+       }) {
+    CAPTURE(c.file);
+    CHECK(codegen_error(c.file) == c.error);
+  }
 }

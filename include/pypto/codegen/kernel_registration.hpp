@@ -119,7 +119,7 @@ inline std::vector<KernelRegistration> assign_kernel_registrations(const ir::Pro
                                                                    const KernelCodeMap& codes) {
   RegistrationTable table;
   for (const auto& [name, fn] : program.functions) {
-    if (fn->func_type != ir::FunctionType::Orchestration) continue;
+    if (!is_orchestration(program, *fn)) continue;
     const TaskResolver tasks(program, name);
     for_each_task_launch(tasks, fn->body, [&](const ir::Expr& e) {
       const TaskLaunch t = tasks.resolve(e);

@@ -65,10 +65,10 @@ class OrchestrationEmitter {
   }
 
   std::string source() {
-    if (fn_.func_type != ir::FunctionType::Orchestration)
-      throw CodegenError(
-          fn_.name,
-          "has function type " + std::string(ir::enum_name(fn_.func_type)) + ", not Orchestration");
+    if (!is_orchestration(program_, fn_))
+      throw CodegenError(fn_.name, "has function type " +
+                                       std::string(ir::enum_name(fn_.func_type)) +
+                                       ", not Orchestration (nor Opaque launching tasks)");
     if (!fn_.body) throw CodegenError(fn_.name, "has no body");
     // References per variable (its definition included): task outputs nobody reads are not
     // bound, so the C++ has no unused variables.
@@ -778,7 +778,7 @@ inline OrchestrationResult generate_orchestration(
   r.kernel_registrations = assign_kernel_registrations(program, codes);
   std::vector<std::string> orchestrations;
   for (const auto& [name, fn] : program.functions) {
-    if (fn->func_type != ir::FunctionType::Orchestration) continue;
+    if (!is_orchestration(program, *fn)) continue;
     orchestrations.push_back(name);
     r.orchestration_sources.push_back(
         {orchestration_source_path(name),

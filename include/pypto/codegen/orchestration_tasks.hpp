@@ -25,8 +25,33 @@
 
 #include "pypto/codegen/codegen_error.hpp"
 #include "pypto/ir.hpp"
+#include "pypto/ir/visit.hpp"
 
 namespace pypto::codegen {
+
+/// Whether `fn` is emitted as orchestration: an Orchestration function, or an Opaque one that
+/// launches a kernel, Group or Spmd function (a host function whose scopes were all clusters or
+/// spmd scopes is still Opaque after outlining: only InCore outlining promotes its parent).
+inline bool is_orchestration(const ir::Program& program, const ir::Function& fn) {
+  if (fn.func_type == ir::FunctionType::Orchestration) return true;
+  if (fn.func_type != ir::FunctionType::Opaque || !fn.body) return false;
+  bool launches = false;
+  ir::for_each_node(ir::NodeRef(fn.body), [&](const ir::Node& n) {
+    const ir::Op* op = nullptr;
+    if (const auto* c = ir::as<ir::Call>(&n)) op = c->op.get();
+    if (const auto* s = ir::as<ir::Submit>(&n)) op = s->op.get();
+    if (!op || !ir::isa<ir::GlobalVar>(*op)) return;
+    if (ir::FunctionRef callee = program.find(op->name)) switch (callee->func_type) {
+        case ir::FunctionType::InCore:
+        case ir::FunctionType::AIC:
+        case ir::FunctionType::AIV:
+        case ir::FunctionType::Group:
+        case ir::FunctionType::Spmd: launches = true; break;
+        default: break;
+      }
+  });
+  return launches;
+}
 
 /// One task parameter: its direction (Scalar for a scalar), the orchestration-level value it
 /// binds (null for a runtime-allocated output) and its type.

@@ -28,7 +28,8 @@ inline std::uint64_t next_random(std::uint64_t& state) {
 
 /// Seeded inputs for `fn`'s parameters: FP32 values in [-2, 2) (multiples of 2^-20, so sums are
 /// exact often and inexact sometimes), integers in [-8, 8); integer scalars in [1, 4] (loop
-/// bounds and dims stay small). A dim must be a constant or a scalar parameter.
+/// bounds and dims stay small). A dim must be a constant, a scalar parameter or a shape symbol
+/// (given a multiple of 16 up to 64, one extent per symbol).
 inline std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t seed) {
   std::uint64_t state = seed;
   std::map<const ir::Var*, std::int64_t> scalars;
@@ -67,6 +68,9 @@ inline std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t se
         shape.push_back(c->value);
       } else if (const auto* v = ir::as<ir::Var>(dim.get()); v && scalars.count(v)) {
         shape.push_back(scalars[v]);
+      } else if (v) {  // a shape symbol: 16, 32, 48 or 64, the same wherever it occurs
+        const auto extent = static_cast<std::int64_t>(16 * (1 + next_random(state) % 4));
+        shape.push_back(scalars.emplace(v, extent).first->second);
       } else {
         throw RuntimeError("seeded inputs: a dim of parameter '" + p.name_hint + "' of " + fn.name +
                            " is neither a constant nor a scalar parameter");
