@@ -12,7 +12,8 @@
 //   write     (npu) the sources and kernel_config.py into DIR
 // Nothing is written into DIR before all code exists; DIR is filled in a staging directory next
 // to it and renamed into place, so a failure leaves no half-written DIR (and an existing DIR is
-// replaced only when it holds an earlier kernel_config.py).
+// replaced only when it holds nothing but earlier output: kernel_config.py, orchestration/,
+// kernels/).
 #pragma once
 
 #include <unistd.h>
@@ -109,9 +110,10 @@ inline void write_outputs(const pypto::codegen::OrchestrationResult& r, const st
   const bool existed = files::exists(dir);
   if (existed) {
     if (!files::is_directory(dir)) throw TargetFailure{"-o " + dir + ": not a directory"};
-    if (!files::list_directory(dir).empty() && !files::exists(dir + "/kernel_config.py"))
-      throw TargetFailure{"-o " + dir +
-                          ": exists and holds no earlier output (kernel_config.py); not replaced"};
+    for (const std::string& entry : files::list_directory(dir))
+      if (entry != "kernel_config.py" && entry != "orchestration" && entry != "kernels")
+        throw TargetFailure{"-o " + dir + ": holds '" + entry +
+                            "', which is not earlier output of pypto-opt; not replaced"};
   }
   const std::string staging = dir + ".pypto-staging-" + std::to_string(::getpid());
   try {
