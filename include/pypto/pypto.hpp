@@ -2,6 +2,9 @@
 // include the specific headers they use instead (compile time is a feature).
 #pragma once
 
+#include "pypto/codegen/codegen.hpp"
+#include "pypto/codegen/cpu_target.hpp"
+#include "pypto/codegen/npu_target.hpp"
 #include "pypto/ir.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/kernel/canonicalize.hpp"
@@ -9,7 +12,10 @@
 #include "pypto/kernel/interpreter.hpp"
 #include "pypto/kernel/key.hpp"
 #include "pypto/kernel/serialize.hpp"
+#include "pypto/runtime/cpu_program.hpp"
 #include "pypto/runtime/interpreter.hpp"
+#include "pypto/runtime/prebuilt_manifest.hpp"
+#include "pypto/runtime/seeded_inputs.hpp"
 #include "pypto/structural.hpp"
 #include "pypto/text/parser.hpp"
 #include "pypto/text/printer.hpp"
