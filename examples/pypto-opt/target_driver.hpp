@@ -27,6 +27,8 @@
 #include <pypto/codegen/cpu_target.hpp>
 #include <pypto/codegen/npu_target.hpp>
 #include <pypto/ir/program.hpp>
+#include <pypto/runtime/compile_cache.hpp>
+#include <pypto/runtime/compiler.hpp>
 #include <pypto/runtime/cpu_program.hpp>
 #include <pypto/runtime/files.hpp>
 #include <pypto/runtime/interpreter.hpp>
@@ -63,6 +65,20 @@ inline std::string cache_directory(const TargetOptions& o) {
   if (auto d = env("XDG_CACHE_HOME"); !d.empty()) return d + "/pypto";
   if (auto d = env("HOME"); !d.empty()) return d + "/.cache/pypto";
   return "/tmp/pypto-cache-" + std::to_string(::getuid());
+}
+
+/// The include root generated kernels compile against: next to an installed pypto-opt
+/// (<prefix>/bin/../include) unless $PYPTO_INCLUDE_DIR is set; otherwise the runtime's own
+/// lookup (the environment, then where the headers were when pypto-opt was built).
+inline std::optional<std::string> kernel_include_dir() {
+  if (const char* e = std::getenv("PYPTO_INCLUDE_DIR"); e && *e) return std::nullopt;
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return std::nullopt;
+  const std::string exe(buf, static_cast<std::size_t>(n));
+  const std::string dir = exe.substr(0, exe.rfind('/')) + "/../include";
+  if (pypto::runtime::files::exists(dir + "/pypto/codegen/kernel_abi.hpp")) return dir;
+  return std::nullopt;
 }
 
 /// The function a run starts at: `main`, else the only Orchestration or Opaque function.
@@ -162,7 +178,8 @@ inline int run_target(const pypto::ir::Program& input, const pypto::ir::Program&
 
   const std::string cache_dir = cache_directory(o);
   progress << "pypto-opt: compile: cache " << cache_dir << "\n";
-  runtime::CompileCache cache(cache_dir);
+  runtime::CompileCache cache(cache_dir,
+                              runtime::find_compiler(std::nullopt, kernel_include_dir()));
   const runtime::CpuProgram program = runtime::CpuProgram::compile(cache, lowered, result, codes);
   out << "# kernels compiled: " << cache.stats().compilations << " (cache hits "
       << cache.stats().hits << ") for " << result.kernel_registrations.size() << " registrations\n";
