@@ -285,6 +285,18 @@ TEST_CASE("codegen: reductions and the elementwise code on their results share o
   CHECK(mixed.find("TDIV(r0, v2, v3);") != std::string::npos);
 }
 
+TEST_CASE("codegen: a second operand broadcasts as a [rows, 1] column or a [1, cols] row") {
+  const auto p = kernels();
+  // A grid-shaped value reads the reduction results along each row, in the reductions' Spec.
+  const std::string cpu = cg::codegen_kernel<cg::CpuTarget>(function(p, "broadcast")).source;
+  CHECK(cpu.find("q1[i]") != std::string::npos);
+  CHECK(cpu.find("v1[i]") != std::string::npos);  // the [16, 1] tile, along the row
+  CHECK(cpu.find("v2[j]") != std::string::npos);  // the [1, 32] tile, down the columns
+  const std::string npu = cg::codegen_kernel<cg::NpuTarget>(function(p, "broadcast")).source;
+  CHECK(npu.find("TCOLEXPAND(x0, v2);") != std::string::npos);
+  CHECK(npu.find("TROWEXPAND(x0, v1);") != std::string::npos);
+}
+
 // ---- loops, symbolic shapes ----------------------------------------------------------------
 
 TEST_CASE("codegen: a loop carries a tile and a scalar through its yield") {
@@ -363,12 +375,13 @@ TEST_CASE("codegen: an NPU tile over its memory space's capacity is refused") {
       "        o1 = pl.tile.store(x, [0, 0], o)\n        return o1\n")));
 }
 
-TEST_CASE("codegen: tiles of different shapes in one elementwise op are refused") {
+TEST_CASE("codegen: a first operand smaller than the second is refused (no broadcast)") {
+  // The interpreter broadcasts the second operand only: [16, 1] + [16, 64] is refused there too.
   const cg::CodegenError e =
       codegen_error<cg::CpuTarget>(kernel_program("k", "AIV", kTwoIn, kRet,
                                                   "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
                                                   "        y = pl.tile.load(b, [0, 0], [16, 1])\n"
-                                                  "        z = pl.tile.add(x, y)\n"
+                                                  "        z = pl.tile.add(y, x)\n"
                                                   "        o1 = pl.tile.store(z, [0, 0], o)\n"
                                                   "        return o1\n"));
   CHECK(std::string(e.what()).find("no implicit broadcast") != std::string::npos);
@@ -546,6 +559,7 @@ TEST_CASE("codegen cpu: compiled kernels match the reference interpreter bit for
       {"matmul", 0, {{}, {}}},
       // both sides of the branch
       {"branch", 0, {{rt::Value::scalar_int(13)}, {rt::Value::scalar_int(6)}}},
+      {"broadcast", 0, {{}, {}}},
   };
   for (const Case& c : cases) {
     CAPTURE(c.kernel);

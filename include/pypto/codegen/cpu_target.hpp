@@ -118,6 +118,7 @@ struct CpuTarget {
   static constexpr std::array<std::string_view, kernel::kOpCount> scalar_instr_table = {};
   static constexpr std::string_view expand_scalar = "";
   static constexpr std::string_view row_expand = "";
+  static constexpr std::string_view col_expand = "";
 
   static std::string float_literal(std::uint32_t bits) {
     return hex_float_literal(bits, "std::bit_cast<float>");

@@ -17,7 +17,8 @@
 // source holds nothing else of the function, so alpha-equivalent kernels, and kernels whose
 // regions canonicalize alike, print byte-identical source. What the target cannot express —
 // an op, dtype, memory space or rank it lacks, a tile over its space's capacity, pre-SSA loop
-// carries, a broadcast between tiles of different shapes — is a CodegenError naming the kernel,
+// carries, a broadcast the interpreter refuses (a second operand must be equal or 1 in each
+// dimension of the first), or one no Spec view reads — is a CodegenError naming the kernel,
 // the op and line:column, never partial output. O(body + region values x inlined DAG size).
 #pragma once
 

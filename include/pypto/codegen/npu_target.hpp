@@ -153,6 +153,8 @@ struct NpuTarget {
   };
   static constexpr std::string_view expand_scalar = "TEXPANDS({d}, {a});";
   static constexpr std::string_view row_expand = "TROWEXPAND({d}, {a});";
+  /// A [1, cols] row copied down every row of {d}.
+  static constexpr std::string_view col_expand = "TCOLEXPAND({d}, {a});";
 
   static std::string float_literal(std::uint32_t bits) {
     return hex_float_literal(bits, "std::bit_cast<float>");

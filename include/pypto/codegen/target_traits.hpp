@@ -106,6 +106,7 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   { T::scalar_instr_table[0] } -> std::convertible_to<std::string_view>;
   { T::expand_scalar } -> std::convertible_to<std::string_view>;
   { T::row_expand } -> std::convertible_to<std::string_view>;
+  { T::col_expand } -> std::convertible_to<std::string_view>;
   { T::float_literal(bits) } -> std::convertible_to<std::string>;
   // the runtime ABI
   { T::runtime_abi } -> std::convertible_to<const RuntimeAbi&>;
