@@ -644,3 +644,52 @@ TEST_CASE("codegen: rank-3 tiles run on the CPU; the NPU target refuses them") {
   kernel.call(ks, actual);
   CHECK(bit_identical_buffers(expected[1], actual[1]));
 }
+
+TEST_CASE("codegen: tensor.create is a zero-filled kernel-local tensor on the CPU") {
+  // Stored into in part, read back element by element and as a tile: the unstored elements
+  // are the interpreter's zeros.
+  const std::string program =
+      kernel_program("k", "InCore",
+                     "a: pl.Tensor[[8, 16], pl.FP32], o: pl.Out[pl.Tensor[[8, 16], pl.FP32]], r: "
+                     "pl.Out[pl.Tensor[[1, 2], pl.FP32]]",
+                     "tuple[pl.Tensor[[8, 16], pl.FP32], pl.Tensor[[1, 2], pl.FP32]]",
+                     "        x = pl.tile.load(a, [0, 0], [4, 16])\n"
+                     "        buf = pl.tensor.create([8, 16], dtype=pl.FP32)\n"
+                     "        b1 = pl.tile.store(pl.tile.mul(x, x), [2, 0], buf)\n"
+                     "        v = pl.tensor.read(b1, [3, 5])\n"
+                     "        w = pl.tensor.read(b1, [7, 1])\n"
+                     "        r1 = pl.tensor.write(r, [0, 0], v)\n"
+                     "        r2 = pl.tensor.write(r1, [0, 1], w)\n"
+                     "        y = pl.tile.load(b1, [0, 0], [8, 16])\n"
+                     "        o1 = pl.tile.store(pl.tile.add(y, 1.0), [0, 0], o)\n"
+                     "        return o1, r2\n");
+  const auto p = parse(program);
+  const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(function(p, "k"));
+  CHECK(ks.source.find("pypto::codegen::TensorArg c0a{") != std::string::npos);
+  ScratchDir dir;
+  LoadedKernel kernel(ks.source, dir, "k");
+  std::vector<rt::Value> expected = seeded_args(function(p, "k"), 5, 0, {});
+  std::vector<rt::Value> actual;
+  for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
+  rt::run(*p, "k", expected);
+  kernel.call(ks, actual);
+  CHECK(bit_identical_buffers(expected[1], actual[1]));
+  CHECK(bit_identical_buffers(expected[2], actual[2]));
+  // The NPU target has no kernel-local global memory: a CodegenError naming the op.
+  const cg::CodegenError e = codegen_error<cg::NpuTarget>(program);
+  CHECK(std::string(e.what()).find("op 'tensor.create' at 8:") != std::string::npos);
+}
+
+TEST_CASE("codegen: a kernel returning its tensor.create tensor is refused") {
+  const cg::CodegenError e = codegen_error<cg::CpuTarget>(
+      kernel_program("k", "InCore", "a: pl.Tensor[[64], pl.FP32]", "pl.Tensor[[64], pl.FP32]",
+                     "        x = pl.tile.load(a, [0], [64])\n"
+                     "        buf = pl.tensor.create([64], dtype=pl.FP32)\n"
+                     "        b1 = pl.tile.store(x, [0], buf)\n"
+                     "        return b1\n"));
+  const std::string what = e.what();
+  CAPTURE(what);
+  CHECK(what.find("k:") != std::string::npos);
+  CHECK(what.find("at 10:") != std::string::npos);  // the return
+  CHECK(what.find("tensor.create at 8:") != std::string::npos);
+}

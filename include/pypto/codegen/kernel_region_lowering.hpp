@@ -58,6 +58,7 @@ class RegionLowering : protected LoweringBase<T> {
   using Base::lookup;
   using Base::new_scalar_name;
   using Base::new_tile_name;
+  using Base::next_local_tensor_;
   using Base::next_scalar_;
   using Base::next_tile_;
   using Base::pad;

@@ -198,6 +198,13 @@ struct NpuTarget {
            ");\n";
   }
 
+  /// A kernel-local global-memory tensor (tensor.create) needs a workspace the NPU runtime
+  /// does not hand kernels yet: empty, which the lowering reports as a CodegenError.
+  static std::string tensor_create(const TensorRef&, const std::vector<std::string>&,
+                                   std::string_view) {
+    return "";
+  }
+
   // ---- tiles ---------------------------------------------------------------------------
 
   static std::string tile_type_name(ir::MemorySpace m) {

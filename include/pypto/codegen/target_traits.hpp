@@ -116,6 +116,7 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   { T::entry_close() } -> std::convertible_to<std::string>;
   { T::tensor_param(tensor, index) } -> std::convertible_to<std::string>;
   { T::scalar_param(text, dtype, index) } -> std::convertible_to<std::string>;
+  { T::tensor_create(tensor, exprs, text) } -> std::convertible_to<std::string>;
   { T::tile_decl(tile) } -> std::convertible_to<std::string>;
   { T::tile_load(tile, tensor, exprs) } -> std::convertible_to<std::string>;
   { T::tile_store(tile, tensor, exprs, flag) } -> std::convertible_to<std::string>;
