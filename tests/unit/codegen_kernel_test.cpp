@@ -693,3 +693,43 @@ TEST_CASE("codegen: a kernel returning its tensor.create tensor is refused") {
   CHECK(what.find("at 10:") != std::string::npos);  // the return
   CHECK(what.find("tensor.create at 8:") != std::string::npos);
 }
+
+TEST_CASE("codegen cpu: [1, cols] and rank-1 [1] second operands broadcast bit for bit") {
+  const std::string program = kernel_program(
+      "k", "AIV",
+      "a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[1, 64], pl.FP32], u: pl.Tensor[[64], "
+      "pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]], p: pl.Out[pl.Tensor[[64], pl.FP32]]",
+      "tuple[pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[64], pl.FP32]]",
+      "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+      "        r = pl.tile.load(b, [0, 0], [1, 64])\n"
+      "        y = pl.tile.max(pl.tile.sub(x, 0.5), r)\n"
+      "        o1 = pl.tile.store(y, [0, 0], o)\n"
+      "        v = pl.tile.load(u, [0], [64])\n"
+      "        w = pl.tile.load(u, [5], [1])\n"
+      "        p1 = pl.tile.store(pl.tile.div(v, w), [0], p)\n"
+      "        return o1, p1\n");
+  const auto p = parse(program);
+  const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(function(p, "k"));
+  ScratchDir dir;
+  LoadedKernel kernel(ks.source, dir, "k");
+  for (std::uint64_t seed : {3u, 4u}) {
+    std::vector<rt::Value> expected = seeded_args(function(p, "k"), seed, 0, {});
+    std::vector<rt::Value> actual;
+    for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
+    rt::run(*p, "k", expected);
+    kernel.call(ks, actual);
+    CHECK(bit_identical_buffers(expected[3], actual[3]));
+    CHECK(bit_identical_buffers(expected[4], actual[4]));
+  }
+  CHECK_NOTHROW(cg::codegen_kernel<cg::NpuTarget>(function(p, "k")));
+  // A [1, 1] tile into a [16, 64] value has no Spec view (one element for every row and
+  // column): a CodegenError naming the op, not wrong code.
+  const cg::CodegenError e = codegen_error<cg::CpuTarget>(
+      kernel_program("k", "AIV", kTwoIn, kRet,
+                     "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+                     "        c = pl.tile.load(b, [0, 0], [1, 1])\n"
+                     "        o1 = pl.tile.store(pl.tile.sub(x, c), [0, 0], o)\n"
+                     "        return o1\n"));
+  CHECK(std::string(e.what()).find("op 'tile.sub' at 9:") != std::string::npos);
+  CHECK(std::string(e.what()).find("[1, 1] and [16, 64]") != std::string::npos);
+}
