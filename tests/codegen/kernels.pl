@@ -156,3 +156,17 @@ class Kernels:
         x = pl.tile.load(a, [off], [16])
         o1 = pl.tile.store(pl.tile.div(x, 3.0), [0], o)
         return o1
+
+    # Row softmax with implicit broadcasts: [16, 1] reduction results (and a [16, 1] tile) read
+    # along each row of a [16, 32] value, and a [1, 32] row read down every row.
+    @pl.function(type=pl.FunctionType.AIV)
+    def broadcast(self, a: pl.Tensor[[16, 32], pl.FP32], c: pl.Tensor[[16, 1], pl.FP32], r: pl.Tensor[[1, 32], pl.FP32], o: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        t = pl.tile.load(a, [0, 0], [16, 32])
+        w = pl.tile.load(c, [0, 0], [16, 1])
+        v = pl.tile.load(r, [0, 0], [1, 32])
+        m = pl.tile.row_max(t, t)
+        e = pl.tile.exp(pl.tile.sub(t, m))
+        s = pl.tile.row_sum(e, e)
+        y = pl.tile.add(pl.tile.mul(pl.tile.div(e, s), w), v)
+        o1 = pl.tile.store(y, [0, 0], o)
+        return o1

@@ -285,6 +285,18 @@ TEST_CASE("codegen: reductions and the elementwise code on their results share o
   CHECK(mixed.find("TDIV(r0, v2, v3);") != std::string::npos);
 }
 
+TEST_CASE("codegen: a second operand broadcasts as a [rows, 1] column or a [1, cols] row") {
+  const auto p = kernels();
+  // A grid-shaped value reads the reduction results along each row, in the reductions' Spec.
+  const std::string cpu = cg::codegen_kernel<cg::CpuTarget>(function(p, "broadcast")).source;
+  CHECK(cpu.find("q1[i]") != std::string::npos);
+  CHECK(cpu.find("v1[i]") != std::string::npos);  // the [16, 1] tile, along the row
+  CHECK(cpu.find("v2[j]") != std::string::npos);  // the [1, 32] tile, down the columns
+  const std::string npu = cg::codegen_kernel<cg::NpuTarget>(function(p, "broadcast")).source;
+  CHECK(npu.find("TCOLEXPAND(x0, v2);") != std::string::npos);
+  CHECK(npu.find("TROWEXPAND(x0, v1);") != std::string::npos);
+}
+
 // ---- loops, symbolic shapes ----------------------------------------------------------------
 
 TEST_CASE("codegen: a loop carries a tile and a scalar through its yield") {
@@ -363,12 +375,13 @@ TEST_CASE("codegen: an NPU tile over its memory space's capacity is refused") {
       "        o1 = pl.tile.store(x, [0, 0], o)\n        return o1\n")));
 }
 
-TEST_CASE("codegen: tiles of different shapes in one elementwise op are refused") {
+TEST_CASE("codegen: a first operand smaller than the second is refused (no broadcast)") {
+  // The interpreter broadcasts the second operand only: [16, 1] + [16, 64] is refused there too.
   const cg::CodegenError e =
       codegen_error<cg::CpuTarget>(kernel_program("k", "AIV", kTwoIn, kRet,
                                                   "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
                                                   "        y = pl.tile.load(b, [0, 0], [16, 1])\n"
-                                                  "        z = pl.tile.add(x, y)\n"
+                                                  "        z = pl.tile.add(y, x)\n"
                                                   "        o1 = pl.tile.store(z, [0, 0], o)\n"
                                                   "        return o1\n"));
   CHECK(std::string(e.what()).find("no implicit broadcast") != std::string::npos);
@@ -546,6 +559,7 @@ TEST_CASE("codegen cpu: compiled kernels match the reference interpreter bit for
       {"matmul", 0, {{}, {}}},
       // both sides of the branch
       {"branch", 0, {{rt::Value::scalar_int(13)}, {rt::Value::scalar_int(6)}}},
+      {"broadcast", 0, {{}, {}}},
   };
   for (const Case& c : cases) {
     CAPTURE(c.kernel);
@@ -629,4 +643,93 @@ TEST_CASE("codegen: rank-3 tiles run on the CPU; the NPU target refuses them") {
   rt::run(*p, "k", expected);
   kernel.call(ks, actual);
   CHECK(bit_identical_buffers(expected[1], actual[1]));
+}
+
+TEST_CASE("codegen: tensor.create is a zero-filled kernel-local tensor on the CPU") {
+  // Stored into in part, read back element by element and as a tile: the unstored elements
+  // are the interpreter's zeros.
+  const std::string program =
+      kernel_program("k", "InCore",
+                     "a: pl.Tensor[[8, 16], pl.FP32], o: pl.Out[pl.Tensor[[8, 16], pl.FP32]], r: "
+                     "pl.Out[pl.Tensor[[1, 2], pl.FP32]]",
+                     "tuple[pl.Tensor[[8, 16], pl.FP32], pl.Tensor[[1, 2], pl.FP32]]",
+                     "        x = pl.tile.load(a, [0, 0], [4, 16])\n"
+                     "        buf = pl.tensor.create([8, 16], dtype=pl.FP32)\n"
+                     "        b1 = pl.tile.store(pl.tile.mul(x, x), [2, 0], buf)\n"
+                     "        v = pl.tensor.read(b1, [3, 5])\n"
+                     "        w = pl.tensor.read(b1, [7, 1])\n"
+                     "        r1 = pl.tensor.write(r, [0, 0], v)\n"
+                     "        r2 = pl.tensor.write(r1, [0, 1], w)\n"
+                     "        y = pl.tile.load(b1, [0, 0], [8, 16])\n"
+                     "        o1 = pl.tile.store(pl.tile.add(y, 1.0), [0, 0], o)\n"
+                     "        return o1, r2\n");
+  const auto p = parse(program);
+  const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(function(p, "k"));
+  CHECK(ks.source.find("pypto::codegen::TensorArg c0a{") != std::string::npos);
+  ScratchDir dir;
+  LoadedKernel kernel(ks.source, dir, "k");
+  std::vector<rt::Value> expected = seeded_args(function(p, "k"), 5, 0, {});
+  std::vector<rt::Value> actual;
+  for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
+  rt::run(*p, "k", expected);
+  kernel.call(ks, actual);
+  CHECK(bit_identical_buffers(expected[1], actual[1]));
+  CHECK(bit_identical_buffers(expected[2], actual[2]));
+  // The NPU target has no kernel-local global memory: a CodegenError naming the op.
+  const cg::CodegenError e = codegen_error<cg::NpuTarget>(program);
+  CHECK(std::string(e.what()).find("op 'tensor.create' at 8:") != std::string::npos);
+}
+
+TEST_CASE("codegen: a kernel returning its tensor.create tensor is refused") {
+  const cg::CodegenError e = codegen_error<cg::CpuTarget>(
+      kernel_program("k", "InCore", "a: pl.Tensor[[64], pl.FP32]", "pl.Tensor[[64], pl.FP32]",
+                     "        x = pl.tile.load(a, [0], [64])\n"
+                     "        buf = pl.tensor.create([64], dtype=pl.FP32)\n"
+                     "        b1 = pl.tile.store(x, [0], buf)\n"
+                     "        return b1\n"));
+  const std::string what = e.what();
+  CAPTURE(what);
+  CHECK(what.find("k:") != std::string::npos);
+  CHECK(what.find("at 10:") != std::string::npos);  // the return
+  CHECK(what.find("tensor.create at 8:") != std::string::npos);
+}
+
+TEST_CASE("codegen cpu: [1, cols] and rank-1 [1] second operands broadcast bit for bit") {
+  const std::string program = kernel_program(
+      "k", "AIV",
+      "a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[1, 64], pl.FP32], u: pl.Tensor[[64], "
+      "pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]], p: pl.Out[pl.Tensor[[64], pl.FP32]]",
+      "tuple[pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[64], pl.FP32]]",
+      "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+      "        r = pl.tile.load(b, [0, 0], [1, 64])\n"
+      "        y = pl.tile.max(pl.tile.sub(x, 0.5), r)\n"
+      "        o1 = pl.tile.store(y, [0, 0], o)\n"
+      "        v = pl.tile.load(u, [0], [64])\n"
+      "        w = pl.tile.load(u, [5], [1])\n"
+      "        p1 = pl.tile.store(pl.tile.div(v, w), [0], p)\n"
+      "        return o1, p1\n");
+  const auto p = parse(program);
+  const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(function(p, "k"));
+  ScratchDir dir;
+  LoadedKernel kernel(ks.source, dir, "k");
+  for (std::uint64_t seed : {3u, 4u}) {
+    std::vector<rt::Value> expected = seeded_args(function(p, "k"), seed, 0, {});
+    std::vector<rt::Value> actual;
+    for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
+    rt::run(*p, "k", expected);
+    kernel.call(ks, actual);
+    CHECK(bit_identical_buffers(expected[3], actual[3]));
+    CHECK(bit_identical_buffers(expected[4], actual[4]));
+  }
+  CHECK_NOTHROW(cg::codegen_kernel<cg::NpuTarget>(function(p, "k")));
+  // A [1, 1] tile into a [16, 64] value has no Spec view (one element for every row and
+  // column): a CodegenError naming the op, not wrong code.
+  const cg::CodegenError e = codegen_error<cg::CpuTarget>(
+      kernel_program("k", "AIV", kTwoIn, kRet,
+                     "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+                     "        c = pl.tile.load(b, [0, 0], [1, 1])\n"
+                     "        o1 = pl.tile.store(pl.tile.sub(x, c), [0, 0], o)\n"
+                     "        return o1\n"));
+  CHECK(std::string(e.what()).find("op 'tile.sub' at 9:") != std::string::npos);
+  CHECK(std::string(e.what()).find("[1, 1] and [16, 64]") != std::string::npos);
 }

@@ -118,6 +118,7 @@ struct CpuTarget {
   static constexpr std::array<std::string_view, kernel::kOpCount> scalar_instr_table = {};
   static constexpr std::string_view expand_scalar = "";
   static constexpr std::string_view row_expand = "";
+  static constexpr std::string_view col_expand = "";
 
   static std::string float_literal(std::uint32_t bits) {
     return hex_float_literal(bits, "std::bit_cast<float>");
@@ -164,6 +165,26 @@ struct CpuTarget {
       return "const bool " + std::string(name) + " = " + arg + " != 0;\n";
     return "const " + type + " " + std::string(name) + " = static_cast<" + type + ">(" + arg +
            ");\n";
+  }
+
+  /// A kernel-local tensor (tensor.create): heap storage of `dims` elements filled with
+  /// `value`, and a TensorArg over it, living until the end of the enclosing block.
+  static std::string tensor_create(const TensorRef& t, const std::vector<std::string>& dims,
+                                   std::string_view value) {
+    const std::string e(element_type(t.dtype));
+    std::string size, shape;
+    for (std::size_t k = 0; k < dims.size(); ++k) {
+      size += (k ? " * " : "") + std::string("static_cast<std::size_t>(") + dims[k] + ")";
+      shape += (k ? ", " : "") + std::string("static_cast<std::int64_t>(") + dims[k] + ")";
+    }
+    if (dims.empty()) size = "1";
+    std::string s =
+        "std::vector<" + e + "> " + t.name + "s(" + size + ", " + std::string(value) + ");\n";
+    s += "pypto::codegen::TensorArg " + t.name + "a{" + t.name + "s.data(), " +
+         std::to_string(dims.size()) + ", {" + shape + "}};\n";
+    s += "auto* const " + t.name + " = &" + t.name + "a;\n";
+    s += e + "* const " + t.data + " = " + t.name + "s.data();\n";
+    return s;
   }
 
   // ---- tiles ---------------------------------------------------------------------------

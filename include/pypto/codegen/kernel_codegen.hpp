@@ -17,7 +17,8 @@
 // source holds nothing else of the function, so alpha-equivalent kernels, and kernels whose
 // regions canonicalize alike, print byte-identical source. What the target cannot express —
 // an op, dtype, memory space or rank it lacks, a tile over its space's capacity, pre-SSA loop
-// carries, a broadcast between tiles of different shapes — is a CodegenError naming the kernel,
+// carries, a broadcast the interpreter refuses (a second operand must be equal or 1 in each
+// dimension of the first), or one no Spec view reads — is a CodegenError naming the kernel,
 // the op and line:column, never partial output. O(body + region values x inlined DAG size).
 #pragma once
 
@@ -142,6 +143,7 @@ class Lowering : protected RegionLowering<T> {
   using Layer::lookup;
   using Layer::new_scalar_name;
   using Layer::new_tile_name;
+  using Layer::next_local_tensor_;
   using Layer::next_scalar_;
   using Layer::next_tile_;
   using Layer::pad;
@@ -197,6 +199,10 @@ class Lowering : protected RegionLowering<T> {
             fail_stmt("a return",
                       "of a scalar or tile value is not supported (a kernel returns "
                       "the tensors it wrote)");
+          if (const std::string& at = lookup(*var).created_at; !at.empty())
+            fail_stmt("a return",
+                      "of the kernel-local tensor made by tensor.create at " + at +
+                          " is not supported (a kernel returns through its tensor parameters)");
         }
         if (depth_ > 1) line("return;\n");
         return;
@@ -263,6 +269,7 @@ class Lowering : protected RegionLowering<T> {
       return;
     }
     if (op == "tile.full") return full(var, c);
+    if (op == "tensor.create") return create(var, c);
     if (op == "tensor.write") {
       env_[&var] = write(c);
       return;
@@ -390,6 +397,42 @@ class Lowering : protected RegionLowering<T> {
     out.kind = Value::Kind::Tile;
     out.tile = declare_tile(c, tt.dtype, tt.memory_space, std::move(dims));
     line(T::tile_fill(out.tile, value));
+    env_[&var] = std::move(out);
+  }
+
+  /// tensor.create(shape, dtype): a fresh kernel-local tensor, zero-filled (or filled with
+  /// init_value) as runtime/interpreter.hpp's fill makes it, living for the enclosing block.
+  void create(const ir::Var& var, const ir::Call& c) {
+    const auto* tt = ir::as<ir::TensorType>(c.type.get());
+    if (!tt) fail_at(c, "needs a tensor result type");
+    if (T::element_type(tt->dtype).empty())
+      fail_at(c, "makes a tensor of dtype " + std::string(core::dtype_name(tt->dtype)) +
+                     ", which the target does not store");
+    const std::vector<std::string> dims = int_list(c, c.args.at(0));
+    if (dims.size() > T::max_tile_rank || dims.size() != tt->rank())
+      fail_at(c, "makes a tensor of an unsupported rank");
+    const std::string type(scalar_type(tt->dtype, &c.span));
+    std::string value = type + "{}";
+    if (const ir::AttrValue* v = c.kwargs.find("init_value")) {
+      if (const auto* d = v->get_if<double>()) {
+        if (tt->dtype != core::DataType::FP32)
+          fail_at(c, "with a float init_value on a non-FP32 tensor is not supported");
+        value = T::float_literal(kernel::float_bits(static_cast<float>(*d)));
+      } else if (const auto* i = v->get_if<std::int64_t>()) {
+        value = "pk::cast<" + type + ">(std::int64_t{" + std::to_string(*i) + "})";
+      } else {
+        fail_at(c, "with an init_value of this kind is not supported");
+      }
+    }
+    Value out;
+    out.kind = Value::Kind::Tensor;
+    const std::string name = "c" + std::to_string(next_local_tensor_++);
+    out.tensor = TensorRef{name, name + "d", tt->dtype, dims.size()};
+    out.created_at = c.span.is_known() ? c.span.to_string() : "an unknown position";
+    const std::string code = T::tensor_create(out.tensor, dims, value);
+    if (code.empty())
+      fail_at(c, "makes a kernel-local global-memory tensor, which the target cannot allocate");
+    line(code);
     env_[&var] = std::move(out);
   }
 

@@ -56,6 +56,7 @@ struct Value {
   core::DataType dtype = core::DataType::INDEX;
   TensorRef tensor;
   TileRef tile;
+  std::string created_at;  ///< a kernel-local tensor's tensor.create position ("" otherwise)
 };
 
 template <TargetTraits T>
@@ -362,7 +363,7 @@ class LoweringBase {
   const ir::Stmt* stmt_ = nullptr;
   std::string body_;
   int depth_ = 1;
-  std::size_t next_scalar_ = 0, next_tile_ = 0;
+  std::size_t next_scalar_ = 0, next_tile_ = 0, next_local_tensor_ = 0;
   CoreType core_ = CoreType::AIV;
 };
 

@@ -58,6 +58,7 @@ class RegionLowering : protected LoweringBase<T> {
   using Base::lookup;
   using Base::new_scalar_name;
   using Base::new_tile_name;
+  using Base::next_local_tensor_;
   using Base::next_scalar_;
   using Base::next_tile_;
   using Base::pad;
@@ -79,11 +80,14 @@ class RegionLowering : protected LoweringBase<T> {
   // A region is lowered value by value. Materialized are the values read after the region and
   // the inputs of reductions (a Spec reduction reads an input, never a register). Every other
   // value is inlined into the Spec of each materialized value that reaches it. A value that
-  // reaches row reductions has [rows, 1] shape and runs on the reductions' grid in row-vector
-  // mode: the reductions fold their inputs, the elementwise code reads ReduceResult operands
-  // and [rows, 1] tiles through ColBroadcast views (seed 004's norm/softmax fusion). When the
-  // reductions reached from one value have different grids, every reduction of the region is
-  // materialized instead, each in its own Spec.
+  // reaches row reductions runs on the reductions' grid: a [rows, 1] value in row-vector mode
+  // (the elementwise code reads ReduceResult operands and [rows, 1] tiles once per row), a
+  // grid-shaped one per element, reading each reduction result along its row (seed 004's
+  // norm/softmax fusion). A second operand broadcasts into the first's shape as
+  // runtime/interpreter.hpp's broadcast_index does: a [.., 1] column through a ColBroadcast
+  // view, a [1, cols] row through a RowBroadcast view. When the reductions reached from one
+  // value have different grids, or the value has neither the grid's shape nor its column's,
+  // every reduction of the region is materialized instead, each in its own Spec.
 
   struct Pending {
     const ir::Var* var;
@@ -131,6 +135,19 @@ class RegionLowering : protected LoweringBase<T> {
       reductions_reached(r, k, reds);
       for (std::size_t j = 1; j < reds.size(); ++j)
         if (reduction_input(r, reds[j]) != reduction_input(r, reds[0])) conflict = true;
+    }
+    // A Spec that inlines reductions runs on their grid: its value is grid-shaped, or a
+    // [rows, 1] column (row-vector mode); any other shape needs the reductions materialized.
+    for (std::size_t k = 0; k < r.values.size() && !conflict; ++k) {
+      if (!r.materialize[k] || r.is_reduction(k)) continue;
+      std::vector<std::size_t> reds;
+      reductions_reached(r, k, reds);
+      if (reds.empty()) continue;
+      const std::vector<Dim> out = value_dims(r, k);
+      const std::vector<Dim>* grid = reduction_input_dims(r, reds[0]);
+      if (!grid ||
+          (dims_key(out) != dims_key(*grid) && dims_key(out) != dims_key(column_of(*grid))))
+        conflict = true;
     }
     if (conflict)
       for (std::size_t k = 0; k < r.values.size(); ++k)
@@ -181,6 +198,23 @@ class RegionLowering : protected LoweringBase<T> {
     auto e = env_.find(v);
     return e == env_.end() ? "?" : dims_key(e->second.tile.dims);
   }
+  /// The dims of the input reduction k folds over, when it is known (external or a region
+  /// value's, computed).
+  const std::vector<Dim>* reduction_input_dims(const Region& r, std::size_t k) {
+    const ir::Var* v = as_var(r.values[k].call->args.at(0));
+    if (!v) return nullptr;
+    if (auto it = r.index.find(v); it != r.index.end()) {
+      dims_scratch_ = value_dims(r, it->second);
+      return &dims_scratch_;
+    }
+    auto e = env_.find(v);
+    return e == env_.end() ? nullptr : &e->second.tile.dims;
+  }
+  /// `dims` with its last dimension 1: the shape of a row reduction's result.
+  static std::vector<Dim> column_of(std::vector<Dim> dims) {
+    if (!dims.empty()) dims.back() = Dim{"1", 1};
+    return dims;
+  }
   static std::string dims_key(const std::vector<Dim>& dims) {
     std::string key;
     for (const Dim& d : dims) key += d.text + ";";
@@ -219,7 +253,53 @@ class RegionLowering : protected LoweringBase<T> {
     std::vector<const ir::Var*> input_vars;
     SpecBinding binding;
     std::unordered_map<const ir::Var*, std::uint8_t> node_of;  // lookup only
+    std::vector<kernel::ViewKind> input_views;                 // per input, with input_vars
+    std::vector<Dim> grid, value_dims;  // the grid, and the shape of the Spec's value
   };
+
+  /// How an input tile of `dims` is read by the Spec of `b`: a reduction's input is the grid;
+  /// an elementwise operand is broadcast into the value's shape as runtime/interpreter.hpp's
+  /// broadcast_index does it (same rank, each dimension equal or 1): the value's shape itself
+  /// (Linear), a [.., 1] column (ColBroadcast) or a [1, .., cols] row (RowBroadcast). In
+  /// row-vector mode the value is the grid's [rows, 1] column, evaluated once per row.
+  kernel::ViewKind view_of(const Build& b, const ir::Call& c, const std::vector<Dim>& dims,
+                           bool reduction) const {
+    const std::vector<Dim>& to = reduction ? b.grid : b.value_dims;
+    auto text = [](const std::vector<Dim>& d) {
+      std::string s = "[";
+      for (std::size_t k = 0; k < d.size(); ++k) s += (k ? ", " : "") + d[k].text;
+      return s + "]";
+    };
+    auto why = [&]() {
+      return "reads tiles of different shapes (" + text(dims) + " and " + text(to) +
+             "); there is no implicit broadcast of these shapes (a second operand " +
+             "broadcasts as a [rows, 1] column or a [1, cols] row)";
+    };
+    if (dims.size() != to.size() || to.empty()) {
+      if (dims_key(dims) != dims_key(to)) fail_at(c, why());
+      return b.binding.row_vector && !reduction ? kernel::ViewKind::ColBroadcast
+                                                : kernel::ViewKind::Linear;
+    }
+    const std::size_t last = to.size() - 1;
+    bool equal = true, column = to[last].text != "1" && dims[last].text == "1",
+         row = !column && dims[last].text == to[last].text;
+    for (std::size_t k = 0; k < to.size(); ++k) {
+      if (dims[k].text != to[k].text) equal = false;
+      if (k < last && dims[k].text != to[k].text) column = false;
+      if (k < last && dims[k].text != "1") row = false;
+    }
+    bool all_ones_before = true;
+    for (std::size_t k = 0; k < last; ++k)
+      if (to[k].text != "1") all_ones_before = false;
+    if (all_ones_before) row = false;  // nothing broadcast down the rows: equal or refused
+    if (equal)
+      return b.binding.row_vector && !reduction ? kernel::ViewKind::ColBroadcast
+                                                : kernel::ViewKind::Linear;
+    if (reduction || b.binding.row_vector) fail_at(c, why());
+    if (column) return kernel::ViewKind::ColBroadcast;
+    if (row) return kernel::ViewKind::RowBroadcast;
+    fail_at(c, why());
+  }
 
   void emit_region_value(const Region& r, std::size_t k) {
     const ir::Call& c = *r.values[k].call;
@@ -230,27 +310,18 @@ class RegionLowering : protected LoweringBase<T> {
     if (!reds.empty()) {
       const ir::Var* in = as_var(r.values[reds.front()].call->args.at(0));
       grid = env_.at(in).tile.dims;  // materialized before k, or external
-      b.binding.row_vector = true;
+      // A grid-shaped value reads the reductions per row; a [rows, 1] one is a row vector.
+      b.binding.row_vector = dims_key(out_dims) != dims_key(grid);
     } else {
       grid = out_dims;
     }
     TileRef grid_tile{"", core::DataType::FP32, ir::MemorySpace::Vec, grid};
     b.binding.rows = tile_rows(grid_tile);
     b.binding.cols = tile_cols(grid_tile);
+    b.grid = grid;
+    b.value_dims = out_dims;
     const std::uint8_t root = node(b, r, k);
     if (r.is_reduction(k)) add_node(b, c, {kernel::Op::Mov, kernel::reduce_result(root), {}, {}});
-    // Inputs have the grid's shape (Linear) or are [rows, 1] columns (ColBroadcast): the IR has
-    // no other broadcast.
-    for (std::size_t i = 0; i < b.binding.inputs.size(); ++i) {
-      const TileRef& in = b.binding.inputs[i];
-      const bool column = b.f.views[i].kind == kernel::ViewKind::ColBroadcast;
-      if (tile_rows(in).text != b.binding.rows.text ||
-          tile_cols(in).text != (column ? "1" : b.binding.cols.text))
-        fail_at(c, "reads tiles of different shapes (" + tile_rows(in).text + " x " +
-                       tile_cols(in).text + " and " + b.binding.rows.text + " x " +
-                       (b.binding.row_vector ? std::string("1") : b.binding.cols.text) +
-                       "); there is no implicit broadcast");
-    }
     kernel::Spec spec;
     try {
       kernel::canonicalize(b.f);
@@ -293,12 +364,41 @@ class RegionLowering : protected LoweringBase<T> {
     const std::size_t arity = kernel::arity(op);
     if (c.args.size() != arity + (kernel::is_reduction(op) ? 1 : 0))
       fail_at(c, "has " + std::to_string(c.args.size()) + " operands");
+    if (!kernel::is_reduction(op) && arity == 2) check_broadcast(r, c);
     for (std::size_t s = 0; s < arity; ++s) n.slot(s) = operand(b, r, c, c.args[s]);
     if (kernel::is_reduction(op) && n.a.kind != kernel::OperandKind::Input)
       fail_at(c, "needs a tile operand");
     const std::uint8_t id = add_node(b, c, n);
     b.node_of[p.var] = id;
     return id;
+  }
+
+  /// The shape of tile operand `e` of a region op (a region value's or a tile's), if a tile.
+  std::optional<std::vector<Dim>> operand_dims(const Region& r, const ir::ExprRef& e) const {
+    const ir::Var* v = as_var(e);
+    if (!v) return std::nullopt;
+    if (auto it = r.index.find(v); it != r.index.end()) return value_dims(r, it->second);
+    auto x = env_.find(v);
+    if (x == env_.end() || x->second.kind != Value::Kind::Tile) return std::nullopt;
+    return x->second.tile.dims;
+  }
+  /// runtime/interpreter.hpp's rule for a binary elementwise op: the result has the first
+  /// operand's shape; a second tile operand has the same rank, each dimension equal or 1.
+  void check_broadcast(const Region& r, const ir::Call& c) const {
+    const auto a = operand_dims(r, c.args.at(0)), y = operand_dims(r, c.args.at(1));
+    if (!a || !y) return;
+    bool ok = a->size() == y->size();
+    for (std::size_t k = 0; ok && k < a->size(); ++k)
+      ok = (*y)[k].text == (*a)[k].text || (*y)[k].text == "1";
+    if (ok) return;
+    auto text = [](const std::vector<Dim>& d) {
+      std::string s = "[";
+      for (std::size_t k = 0; k < d.size(); ++k) s += (k ? ", " : "") + d[k].text;
+      return s + "]";
+    };
+    fail_at(c, "reads tiles of different shapes (" + text(*a) + " and " + text(*y) +
+                   "); there is no implicit broadcast of a second operand that is not equal or "
+                   "1 in each dimension of the first");
   }
 
   kernel::Operand operand(Build& b, const Region& r, const ir::Call& c, const ir::ExprRef& e) {
@@ -308,20 +408,20 @@ class RegionLowering : protected LoweringBase<T> {
         return r.is_reduction(*k) ? kernel::reduce_result(id) : kernel::reg(id);
       }
       if (ir::isa<ir::TileType>(*v->type)) {
-        for (std::size_t k = 0; k < b.input_vars.size(); ++k)
-          if (b.input_vars[k] == v) return kernel::input(static_cast<std::uint8_t>(k));
         const Value& x = lookup(*v);
         if (x.kind != Value::Kind::Tile) fail_at(c, "needs a tile operand");
+        const kernel::ViewKind view =
+            view_of(b, c, x.tile.dims, kernel::is_reduction(*spec_op(c.op->name)));
+        for (std::size_t k = 0; k < b.input_vars.size(); ++k)
+          if (b.input_vars[k] == v && b.input_views[k] == view)
+            return kernel::input(static_cast<std::uint8_t>(k));
         if (b.input_vars.size() >= kernel::kMaxInputs)
           fail_at(c,
                   "reads more than " + std::to_string(kernel::kMaxInputs) + " tiles in one Spec");
-        // In row-vector mode a [rows, 1] tile is read per row; reduction inputs are the grid.
-        const bool column = b.binding.row_vector && !kernel::is_reduction(*spec_op(c.op->name)) &&
-                            b.binding.cols.text != "1";
         b.input_vars.push_back(v);
+        b.input_views.push_back(view);
         b.binding.inputs.push_back(x.tile);
-        b.f.views.push_back(
-            kernel::View{column ? kernel::ViewKind::ColBroadcast : kernel::ViewKind::Linear, 0});
+        b.f.views.push_back(kernel::View{view, 0});
         return kernel::input(static_cast<std::uint8_t>(b.input_vars.size() - 1));
       }
     }
@@ -351,6 +451,7 @@ class RegionLowering : protected LoweringBase<T> {
   }
 
   std::vector<Pending> region_;
+  std::vector<Dim> dims_scratch_;
 };
 
 }  // namespace pypto::codegen::detail::kernel_codegen

@@ -153,6 +153,8 @@ struct NpuTarget {
   };
   static constexpr std::string_view expand_scalar = "TEXPANDS({d}, {a});";
   static constexpr std::string_view row_expand = "TROWEXPAND({d}, {a});";
+  /// A [1, cols] row copied down every row of {d}.
+  static constexpr std::string_view col_expand = "TCOLEXPAND({d}, {a});";
 
   static std::string float_literal(std::uint32_t bits) {
     return hex_float_literal(bits, "std::bit_cast<float>");
@@ -194,6 +196,13 @@ struct NpuTarget {
       return "const bool " + std::string(name) + " = " + arg + " != 0;\n";
     return "const " + type + " " + std::string(name) + " = static_cast<" + type + ">(" + arg +
            ");\n";
+  }
+
+  /// A kernel-local global-memory tensor (tensor.create) needs a workspace the NPU runtime
+  /// does not hand kernels yet: empty, which the lowering reports as a CodegenError.
+  static std::string tensor_create(const TensorRef&, const std::vector<std::string>&,
+                                   std::string_view) {
+    return "";
   }
 
   // ---- tiles ---------------------------------------------------------------------------

@@ -13,9 +13,10 @@
 //     operands use the tile-scalar form when the table has one and are expanded into a scratch
 //     tile otherwise, reduction vectors read on the full grid are expanded along the row.
 // With `row_vector` the output holds one value per row: the code is evaluated at column 0 only
-// (the row reductions' consumers). Inputs are read through Linear views, or ColBroadcast views
-// for [rows, 1] tiles (one value per row, read along the whole row); the operand kinds
-// this emitter does not print (GridIndex, MatmulResult, column reductions) raise
+// (the row reductions' consumers). Inputs are read through Linear views, ColBroadcast views
+// for [rows, 1] tiles (one value per row, read along the whole row) or RowBroadcast views for
+// [1, cols] tiles (one row, read down every row; T::col_expand in whole-tile style); the operand
+// kinds this emitter does not print (GridIndex, MatmulResult, column reductions) raise
 // SpecEmitError, which the caller reports with the kernel, op and position. O(instrs + output).
 #pragma once
 
@@ -55,7 +56,8 @@ inline std::string red_name(std::uint8_t r) { return "q" + std::to_string(r); }
 inline void check_views(const kernel::Spec& spec) {
   if (spec.matmul) throw SpecEmitError("a Spec with a matmul segment is not emitted");
   for (const kernel::View& v : spec.views)
-    if (v.kind != kernel::ViewKind::Linear && v.kind != kernel::ViewKind::ColBroadcast)
+    if (v.kind != kernel::ViewKind::Linear && v.kind != kernel::ViewKind::ColBroadcast &&
+        v.kind != kernel::ViewKind::RowBroadcast)
       throw SpecEmitError("view " + std::string(kernel::view_kind_name(v.kind)) +
                           " is not emitted");
   for (const kernel::Instr& in : spec.instrs)
@@ -80,6 +82,8 @@ std::string element_operand(const kernel::Spec& spec, const SpecBinding& b,
     case K::Input:
       if (spec.views.at(o.index).kind == kernel::ViewKind::ColBroadcast)
         return b.inputs.at(o.index).name + "[i]";
+      if (spec.views.at(o.index).kind == kernel::ViewKind::RowBroadcast)
+        return b.inputs.at(o.index).name + "[j]";
       return b.inputs.at(o.index).name + "[i * pk_cols + j]";
     case K::Const:
     case K::RuntimeScalar: return scalar_text<T>(spec, b, o);
@@ -230,6 +234,13 @@ class WholeTileEmitter {
     switch (o.kind) {
       case K::Reg: return reg_name(o.index);
       case K::Input: {
+        if (spec_.views.at(o.index).kind == kernel::ViewKind::RowBroadcast) {
+          if (b_.row_vector)
+            throw SpecEmitError("a row broadcast in a row-vector Spec is not emitted");
+          const std::string x = "x" + std::to_string(elem_used_++);
+          code += in + format_template(T::col_expand, x, b_.inputs.at(o.index).name) + "\n";
+          return x;
+        }
         const bool column = spec_.views.at(o.index).kind == kernel::ViewKind::ColBroadcast;
         if (column == b_.row_vector) return b_.inputs.at(o.index).name;
         if (!column)

@@ -106,6 +106,7 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   { T::scalar_instr_table[0] } -> std::convertible_to<std::string_view>;
   { T::expand_scalar } -> std::convertible_to<std::string_view>;
   { T::row_expand } -> std::convertible_to<std::string_view>;
+  { T::col_expand } -> std::convertible_to<std::string_view>;
   { T::float_literal(bits) } -> std::convertible_to<std::string>;
   // the runtime ABI
   { T::runtime_abi } -> std::convertible_to<const RuntimeAbi&>;
@@ -115,6 +116,7 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   { T::entry_close() } -> std::convertible_to<std::string>;
   { T::tensor_param(tensor, index) } -> std::convertible_to<std::string>;
   { T::scalar_param(text, dtype, index) } -> std::convertible_to<std::string>;
+  { T::tensor_create(tensor, exprs, text) } -> std::convertible_to<std::string>;
   { T::tile_decl(tile) } -> std::convertible_to<std::string>;
   { T::tile_load(tile, tensor, exprs) } -> std::convertible_to<std::string>;
   { T::tile_store(tile, tensor, exprs, flag) } -> std::convertible_to<std::string>;
