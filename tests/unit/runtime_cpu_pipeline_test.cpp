@@ -54,11 +54,11 @@ ir::ProgramRef lower(const ir::Program& p, std::string_view pipeline) {
 std::string entry_of(const ir::Program& p) {
   if (p.find("main")) return "main";
   std::string entry;
-  for (const auto& [name, fn] : p.functions)
-    if (fn->func_type == ir::FunctionType::Orchestration ||
-        fn->func_type == ir::FunctionType::Opaque) {
-      REQUIRE_MESSAGE(entry.empty(), "two entry candidates: " << entry << ", " << name);
-      entry = name;
+  for (const ir::NamedFunction& f : p.functions)
+    if (f.function->func_type == ir::FunctionType::Orchestration ||
+        f.function->func_type == ir::FunctionType::Opaque) {
+      REQUIRE_MESSAGE(entry.empty(), "two entry candidates: " << entry << ", " << f.name);
+      entry = f.name;
     }
   REQUIRE(!entry.empty());
   return entry;
@@ -127,7 +127,8 @@ std::string codegen_error(std::string_view file) {
   return {};
 }
 
-TEST_CASE("cpu pipeline: every program the CPU target expresses runs bit-identical to the reference") {
+TEST_CASE(
+    "cpu pipeline: every program the CPU target expresses runs bit-identical to the reference") {
   // loops with carries, Submit with deps, spmd blocks (block index), matmul, scalar params,
   // shape-distinct merges (symbols given extents), tensor ops converted to tile ops, ...
   for (std::string_view file :
@@ -150,8 +151,9 @@ TEST_CASE("cpu pipeline: dedup reduces the kernels launched to the code units co
     std::string_view file;
     std::size_t launched_without_dedup, code_units;
   };
-  for (const Case& c : {Case{"dedup_many_equal.pl", 5, 2}, Case{"dedup_twin_kernels.pl", 2, 1},
-                        Case{"dedup_shape_distinct.pl", 2, 1}, Case{"dedup_signed_zero.pl", 3, 2}}) {
+  for (const Case& c :
+       {Case{"dedup_many_equal.pl", 5, 2}, Case{"dedup_twin_kernels.pl", 2, 1},
+        Case{"dedup_shape_distinct.pl", 2, 1}, Case{"dedup_signed_zero.pl", 3, 2}}) {
     CAPTURE(c.file);
     const Outcome with = check_program(c.file);
     const Outcome without = check_program(c.file, kPipelineWithoutDedup);
