@@ -56,20 +56,11 @@ inline constexpr RuntimeAbi kNpuRuntimeAbi{
 };
 
 /// The CPU reference runtime uses the same vocabulary, under its own runtime name.
-inline constexpr RuntimeAbi kCpuRuntimeAbi{
-    .name = "pypto_cpu_reference",
-    .args_class = "CoreTaskArgs",
-    .add_input = "add_input",
-    .add_output = "add_output",
-    .add_inout = "add_inout",
-    .add_no_dep = "add_no_dep",
-    .add_scalar = "add_scalar",
-    .submit_aic = "rt_submit_aic_task",
-    .submit_aiv = "rt_submit_aiv_task",
-    .submit_mixed = "rt_submit_task",
-    .scope_macro = "PTO2_SCOPE",
-    .entry_function = "aicpu_orchestration_entry",
-    .aicpu_thread_num = 0,  // tasks run on the host thread
-};
+inline constexpr RuntimeAbi kCpuRuntimeAbi = [] {
+  RuntimeAbi abi = kNpuRuntimeAbi;
+  abi.name = "pypto_cpu_reference";
+  abi.aicpu_thread_num = 0;  // tasks run on the host thread
+  return abi;
+}();
 
 }  // namespace pypto::codegen
