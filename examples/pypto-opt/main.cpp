@@ -13,10 +13,10 @@
 // rejecting the program, a kernel the target cannot express, a compiler failure). Every failure
 // is reported on stderr, first line `pypto-opt: ...` or `FILE:line:column: ...`.
 //
-// With --target the passes default to the whole tensor pipeline (kTargetPipeline), the result is
-// printed, then target_driver.hpp generates code: `-o DIR` writes it into DIR, and `--run`
-// (cpu) compiles each code unit once, runs the program and checks it against the input program
-// interpreted with its scopes inline (a mismatch exits 1).
+// With --target the passes default to the whole tensor pipeline (transforms::kCodegenPipeline),
+// the result is printed, then target_driver.hpp generates code: `-o DIR` writes it into DIR, and
+// `--run` (cpu) compiles each code unit once, runs the program and checks it against the input
+// program interpreted with its scopes inline (a mismatch exits 1).
 #include <cstdlib>
 #include <exception>
 #include <fstream>
@@ -44,11 +44,6 @@ namespace {
 constexpr int kSuccess = 0;
 constexpr int kCheckFailed = 1;
 constexpr int kUsageError = 2;
-
-/// The passes --target runs when --passes is not given: the tensor pipeline up to tile form.
-constexpr const char* kTargetPipeline =
-    "convert-to-ssa,outline-incore-scopes,outline-cluster-scopes,deduplicate-outlined-kernels,"
-    "convert-tensor-to-tile-ops";
 
 constexpr const char* kUsage =
     "usage: pypto-opt [FILE|-] [options]\n"
@@ -171,7 +166,7 @@ Options parse_args(int argc, char** argv) {
   if (!o.target.target.empty()) {
     o.target.out_dir = o.output;
     o.output.reset();
-    if (o.passes.empty()) o.passes = kTargetPipeline;
+    if (o.passes.empty()) o.passes = std::string(pypto::transforms::kCodegenPipeline);
   }
   return o;
 }

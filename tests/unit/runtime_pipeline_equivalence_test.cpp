@@ -43,9 +43,7 @@ using rt::Value;
 
 namespace {
 
-constexpr std::string_view kPipeline =
-    "convert-to-ssa,outline-incore-scopes,outline-cluster-scopes,deduplicate-outlined-kernels,"
-    "convert-tensor-to-tile-ops";
+constexpr std::string_view kPipeline = tf::kCodegenPipeline;
 
 std::string read_program(std::string_view name) {
   const std::string path = std::string(PYPTO_TEST_PROGRAMS_DIR) + "/" + std::string(name);
@@ -179,12 +177,13 @@ std::map<std::string, ir::ProgramRef> check_case(const Case& c) {
   const ir::ProgramRef parsed = pypto::text::parse_program(read_program(c.file));
   REQUIRE(parsed->find(c.entry));
   std::map<std::string, ir::ProgramRef> st = stages(*parsed);
-  REQUIRE(st.size() == 5);
+  REQUIRE(st.size() == 6);
   const std::pair<std::string_view, std::string_view> order[] = {
       {"(a) convert-to-ssa", "convert-to-ssa"},
       {"(b) outlined", "outline-cluster-scopes"},
       {"(c) deduplicated", "deduplicate-outlined-kernels"},
       {"(d) tile ops", "convert-tensor-to-tile-ops"},
+      {"(e) mixed kernels expanded", "expand-mixed-kernels"},
   };
   for (std::int64_t scalar : c.int_scalars)
     for (std::uint64_t seed : {1u, 2u, 3u}) {
@@ -421,6 +420,10 @@ TEST_CASE("equivalence: the Group bundle has an AIC and an AIV member and is sha
   CHECK(kernels(dedup) == 2);
   CHECK(dedup.find("cube_b") == nullptr);
   CHECK(dedup.find("vec_b") == nullptr);
+  // Both members take the Group's five parameters: one argument list for the mixed task.
+  const ir::Program& expanded = *st.at("expand-mixed-kernels");
+  CHECK(expanded.find("cube_a")->params.size() == 5);
+  CHECK(expanded.find("vec_a")->params.size() == 5);
 }
 
 TEST_CASE("equivalence: outline_scalar_live_out.pl is refused by outlining, by design") {

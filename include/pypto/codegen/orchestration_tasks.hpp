@@ -311,7 +311,8 @@ class TaskResolver {
         fail(calls[m]->span, "the members of the Group '" + fn.name +
                                  "' take different arguments ('" + calls[0]->op->name + "' and '" +
                                  member->name +
-                                 "'); a mixed task passes one argument list to all its kernels");
+                                 "'); a mixed task passes one argument list to all its kernels "
+                                 "(run expand-mixed-kernels first)");
       }
       t.kernels.push_back(member->name);
       if (member->attrs.get<bool>("dual_aiv_dispatch").value_or(false)) t.dual_aiv = true;

@@ -20,6 +20,7 @@
 #include "pypto/transforms/convert_tensor_to_tile_ops.hpp"
 #include "pypto/transforms/convert_to_ssa.hpp"
 #include "pypto/transforms/deduplicate_outlined_kernels.hpp"
+#include "pypto/transforms/expand_mixed_kernels.hpp"
 #include "pypto/transforms/normalize_stmt_structure.hpp"
 #include "pypto/transforms/outline_cluster_scopes.hpp"
 #include "pypto/transforms/outline_incore_scopes.hpp"
@@ -118,7 +119,15 @@ inline PassRegistry standard_passes() {
       "kernels' tensor ops become tile loads, tile ops and tile stores; cache_policy "
       "becomes tile.load cache kwargs",
       [] { return ConvertTensorToTileOps(); });
+  registry.add("every Group member takes the Group's parameters: one argument list per mixed task",
+               ExpandMixedKernels);
   return registry;
 }
+
+/// The passes that take a program as written to what codegen<Target> accepts, in order (the
+/// `pypto-opt --target` default).
+inline constexpr std::string_view kCodegenPipeline =
+    "convert-to-ssa,outline-incore-scopes,outline-cluster-scopes,deduplicate-outlined-kernels,"
+    "convert-tensor-to-tile-ops,expand-mixed-kernels";
 
 }  // namespace pypto::transforms
