@@ -12,10 +12,23 @@
 // A tensor operand held in global memory (a parameter, an assemble/store result, ...) is loaded
 // once, whole, at its first converted use: `x_tile = tile.load(x, [0, ..], shape)`. A value a
 // converted op computed lives only in a tile; when a statement that is not converted reads it
-// (a return, a call, tensor.read/dim, ...) it is materialized just before that statement into a
-// fresh buffer — `y_buf = tensor.create(shape, dtype)`, `y_gm = tile.store(y_tile, [0, ..],
-// y_buf)` — and the statement reads `y_gm`. (Upstream instead adds an Out parameter and allocates
-// the buffer at the call site; this pass leaves signatures and every caller untouched.)
+// (a return, a call, tensor.read/dim, ...) it is materialized just before that statement:
+//   - a value the kernel returns (a Var of any ReturnStmt) is stored into a new trailing
+//     `pl.Out` parameter `<name>_out` of the stored value's tensor type —
+//     `y_gm = tile.store(y_tile, [0, ..], y_out)` — and the kernel returns `y_out` itself (seed
+//     002, 参数化显式返回: kernels return the parameters they write; ReturnParamsExplicit). The new
+//     parameters follow the existing ones in the order of the values' first return position.
+//     Every caller then passes them (see CallerRewriter below): before `r = self.k(...)` an
+//     Orchestration or Opaque function allocates `y_out = tensor.create(shape, dtype=...)` with
+//     the shape of the call's recorded result type (the caller's coordinates; a dimension using
+//     a variable the caller does not bind before the call is a KernelOutputCallError), and a
+//     Submit is left as it is — it omits trailing outputs and the runtime allocates them. A call
+//     from a Group / Spmd wrapper or another kernel, or one nested in an expression, is a
+//     KernelOutputCallError naming the caller, the kernel and line:column.
+//   - any other value (scratch the kernel reads as a tensor) is stored into a kernel-local
+//     buffer — `y_buf = tensor.create(shape, dtype)`, `y_gm = tile.store(y_tile, [0, ..], y_buf)`.
+// Either way the statement, and every later one, reads `y_gm`. A tensor.create the kernel
+// itself writes is kept as it is.
 // tensor.dim / tensor.create / tensor.read / tensor.write stay: they are global-memory accesses
 // a kernel may keep. Any other `tensor.*` op, and a convertible one nested in an expression or
 // inside a loop, if or scope, is a TensorToTileError naming the function, the op and line:column.
@@ -25,10 +38,13 @@
 // anywhere in the body (a load that already has one keeps it), and the attr is erased: after
 // this pass the loads are the only carriers (seed 002, "缓存策略声明变为参数索引").
 //
-// Orchestration, Group, Spmd, Graph and Opaque functions are not touched. A kernel with nothing
-// to convert and no cache_policy attr is returned as the same object, and so is the program when
-// no function changed: the pass is idempotent. Requires SSAForm and SplitIncoreOrch; keeps SSA
-// (every new Var is bound once). O(N) per kernel plus O(1) expected per lookup.
+// Orchestration, Group, Spmd, Graph and Opaque functions are not touched except where they call
+// a kernel that gained Out parameters. A kernel with nothing to convert and no cache_policy attr
+// is returned as the same object, and so is the program when no function changed: the pass is
+// idempotent (a kernel returning its parameter has nothing left to move). Requires SSAForm and
+// SplitIncoreOrch; keeps SSA (every new Var is bound once) and every other property. Parameter
+// order and names follow statement order and name hints only, never pointer values. O(N) per
+// function plus O(1) expected per lookup.
 #pragma once
 
 #include <algorithm>
@@ -51,6 +67,7 @@
 #include "pypto/ir/visit.hpp"
 #include "pypto/reflect/field.hpp"
 #include "pypto/text/call_types.hpp"
+#include "pypto/transforms/normalize_stmt_structure.hpp"
 #include "pypto/transforms/outline_properties.hpp"
 #include "pypto/transforms/pass.hpp"
 #include "pypto/transforms/property.hpp"
@@ -472,10 +489,10 @@ class KernelConverter {
   const ir::Function& f_;
   const ir::OpRegistry& ops_;
   std::vector<ir::StmtRef> out_;
-  VarMap<ir::VarRef> tile_;          // tensor Var -> the tile holding its data
-  VarMap<ir::VarRef> loaded_;        // global tensors loaded whole (their tile is a copy)
-  VarMap<ir::VarRef> materialized_;  // computed values stored back into a fresh buffer
-  Substitution subst_;               // computed value -> its materialized buffer
+  VarMap<ir::VarRef> tile_;              // tensor Var -> the tile holding its data
+  VarMap<ir::VarRef> loaded_;            // global tensors loaded whole (their tile is a copy)
+  VarMap<ir::VarRef> materialized_;      // computed values stored back into a fresh buffer
+  Substitution subst_;                   // computed value -> its materialized buffer
   VarMap<std::size_t> return_position_;  // returned Var -> its first return position
   struct Output {
     AddedOutput added;
@@ -485,7 +502,6 @@ class KernelConverter {
   std::vector<AddedOutput> added_;
   bool changed_ = false;
 };
-
 
 /// A kernel that gained trailing Out parameters: the converted function and what it gained.
 struct ChangedKernel {
@@ -513,8 +529,7 @@ class CallerRewriter {
       if (const ir::Call* c = changed_call(&n); c && !first) first = c;
     });
     if (!first) return fn;
-    if (f_.func_type != ir::FunctionType::Orchestration &&
-        f_.func_type != ir::FunctionType::Opaque)
+    if (f_.func_type != ir::FunctionType::Orchestration && f_.func_type != ir::FunctionType::Opaque)
       fail(*first, f_.body->span,
            "is inside " + std::string(ir::enum_name(f_.func_type)) + " function '" + f_.name +
                "', which cannot allocate the Out parameters the kernel gained for the values it "
@@ -604,19 +619,8 @@ class CallerRewriter {
     if (++depth_ > core::kMaxNesting)
       throw core::ValueError("convert-tensor-to-tile-ops: statements nested deeper than " +
                              std::to_string(core::kMaxNesting) + " levels are not supported");
-    ir::StmtRef rewritten = ir::visit_stmt(*s, [&](const auto& n) -> ir::StmtRef {
-      decltype(ir::copy_node(n)) copy;  // made at the first slot that changes
-      reflect::for_each_field(n, [&](auto field, const auto& value) {
-        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(value)>, ir::StmtRef>) {
-          if (!value) return;
-          ir::StmtRef done = slot(value);
-          if (done == value) return;
-          if (!copy) copy = ir::copy_node(n);
-          copy.get()->*decltype(field)::member = std::move(done);
-        }
-      });
-      return copy ? ir::StmtRef(copy) : s;
-    });
+    ir::StmtRef rewritten = ::pypto::transforms::detail::with_body_slots(
+        s, [&](const ir::StmtRef& body) { return slot(body); });
     --depth_;
     out.push_back(rewritten);
     return rewritten != s;
@@ -624,8 +628,7 @@ class CallerRewriter {
 
   /// `call` with an allocated buffer for each new Out parameter of its kernel; the allocations
   /// go to `out`.
-  ir::ExprRef with_outputs(const ir::Call& call, const ir::Stmt& s,
-                           std::vector<ir::StmtRef>& out) {
+  ir::ExprRef with_outputs(const ir::Call& call, const ir::Stmt& s, std::vector<ir::StmtRef>& out) {
     const ChangedKernel& k = changed_.find(call.op->name)->second;
     if (call.args.size() + k.outputs.size() != k.function->params.size())
       fail(call, s.span,
@@ -689,8 +692,9 @@ class CallerRewriter {
 
 }  // namespace detail::tensor_to_tile
 
-/// ConvertTensorToTileOps: kernels' tensor ops become tile loads, tile ops and tile stores, and
-/// the `cache_policy` attr becomes `cache=` kwargs on tile.load (see the top of this header).
+/// ConvertTensorToTileOps: kernels' tensor ops become tile loads, tile ops and tile stores, a
+/// computed value a kernel returns goes into a new trailing Out parameter its callers allocate,
+/// and the `cache_policy` attr becomes `cache=` kwargs on tile.load (see the top of this header).
 inline Pass ConvertTensorToTileOps(const ir::OpRegistry& ops = text::default_op_registry()) {
   return Pass("convert-tensor-to-tile-ops", {Property::SSAForm, Property::SplitIncoreOrch},
               /*produced=*/{}, /*invalidated=*/{}, [&ops](const ir::Program& program) {
