@@ -258,7 +258,8 @@ class After:
 
 TEST_CASE(
     "tensor to tile: a kernel called twice, once in a loop, gets a buffer allocated right "
-    "before each call; a Submit omits it (the runtime allocates it)") {
+    "before each call (and an output arg_direction); a Submit omits it (the runtime "
+    "allocates it)") {
   check_convert(R"(
 import pypto.language as pl
 @pl.program
@@ -270,7 +271,7 @@ class Before:
 
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, x: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
-        a = self.k(x)
+        a = self.k(x, attrs={"arg_directions": [pl.adir.input]})
         for i, (acc,) in pl.range(n, init_values=(a,)):
             b = self.k(acc)
             acc1 = pl.yield_(b)
@@ -292,7 +293,7 @@ class After:
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, x: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
         y_out = pl.tensor.create([64], dtype=pl.FP32)
-        a = self.k(x, y_out)
+        a = self.k(x, y_out, attrs={"arg_directions": [pl.adir.input, pl.adir.output]})
         for i, (acc,) in pl.range(n, init_values=(a,)):
             y_out2 = pl.tensor.create([64], dtype=pl.FP32)
             b = self.k(acc, y_out2)
