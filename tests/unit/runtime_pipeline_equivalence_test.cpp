@@ -227,6 +227,7 @@ const std::vector<Case>& cases() {
       {"scalar_params.pl", "main", {0, 3, 16}},
       {"tensor_ops_kernel.pl", "main"},
       {"tensor_ops_materialize.pl", "main"},
+      {"scope_result_read_after.pl", "main"},
       {"half_precision.pl", "main"},
   };
   return all;
@@ -332,6 +333,13 @@ TEST_CASE("equivalence: the programs cover what they claim after outlining") {
            .at("convert-tensor-to-tile-ops"));
   CHECK(has(materialize, "cache=pl.CachePolicy.BYPASS"));
   CHECK(has(materialize, "pl.tensor.create([16, 16], dtype=pl.FP32)"));
+  // a scope's computed result comes back through an Out parameter its caller allocates
+  const std::string read_after = pypto::text::print(
+      *stages(*pypto::text::parse_program(read_program("scope_result_read_after.pl")))
+           .at("convert-tensor-to-tile-ops"));
+  CHECK(has(read_after, "y_out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]"));
+  CHECK(has(read_after, "self.main_incore_0(x, b, y_out, z_out)"));
+  CHECK(has(read_after, "pl.submit(self.main_incore_1, z, y)"));
   const std::string shapes = outlined("dedup_shape_distinct.pl");
   CHECK(has(shapes, "pl.Tensor[[N, 64], pl.FP32]"));
   // convert-tensor-to-tile-ops rewrote the kernels with tensor ops, and only those (the pass
@@ -343,7 +351,8 @@ TEST_CASE("equivalence: the programs cover what they claim after outlining") {
         st.at("convert-tensor-to-tile-ops") != st.at("deduplicate-outlined-kernels");
     // natural_form.pl and nested_seq.pl have a tensor.add in a scope, too.
     CHECK(changed == (c.file == "tensor_ops_kernel.pl" || c.file == "tensor_ops_materialize.pl" ||
-                      c.file == "natural_form.pl" || c.file == "nested_seq.pl"));
+                      c.file == "natural_form.pl" || c.file == "nested_seq.pl" ||
+                      c.file == "scope_result_read_after.pl"));
   }
 }
 

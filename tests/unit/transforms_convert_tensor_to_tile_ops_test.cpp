@@ -113,8 +113,8 @@ class After:
 }
 
 TEST_CASE(
-    "tensor to tile: a computed value read as a tensor is stored into a fresh buffer; "
-    "orchestration is untouched") {
+    "tensor to tile: a returned computed value becomes a trailing Out parameter the caller "
+    "allocates; a computed value only read as a tensor gets a kernel-local buffer") {
   const ProgramRef before = parse(R"(
 import pypto.language as pl
 @pl.program
@@ -134,30 +134,291 @@ class Before:
 )");
   const ProgramRef after = run(before);
   INFO(pypto::text::print(*after));
-  CHECK(after->find("main") == before->find("main"));  // the same object
+  const ir::FunctionRef k = after->find("k");
+  REQUIRE(k->params.size() == 2);
+  CHECK(k->params[1]->name_hint == "z_out");
+  CHECK(k->param_directions[1] == ir::ParamDirection::Out);
   pypto::structural::assert_structural_equal(after, parse(R"(
 import pypto.language as pl
 @pl.program
 class After:
     @pl.function(type=pl.FunctionType.InCore)
-    def k(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+    def k(self, x: pl.Tensor[[64], pl.FP32], z_out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
         x_tile = pl.tile.load(x, [0], [64])
         y = pl.tile.add(x_tile, x_tile)
         z = pl.tile.mul(y, x_tile)
         y_buf = pl.tensor.create([64], dtype=pl.FP32)
         y_gm = pl.tile.store(y, [0], y_buf)
         v = pl.tensor.read(y_gm, [3])
-        z_buf = pl.tensor.create([64], dtype=pl.FP32)
-        z_gm = pl.tile.store(z, [0], z_buf)
-        return z_gm
+        z_gm = pl.tile.store(z, [0], z_out)
+        return z_out
 
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
         w = pl.add(x, x)
-        r = self.k(w)
+        z_out = pl.tensor.create([64], dtype=pl.FP32)
+        r = self.k(w, z_out)
         return r
 )"),
                                              /*enable_auto_mapping=*/true);
+  CHECK(run(after).get() == after.get());  // the kernel now returns its parameter: done
+}
+
+TEST_CASE(
+    "tensor to tile: two returned values get Out parameters in return order; a value read "
+    "before its return is stored into its parameter there") {
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 8], pl.FP32], s: pl.Scalar[pl.FP32]) -> tuple[pl.Tensor[[16, 8], pl.FP32], pl.Tensor[[16, 8], pl.FP32]]:
+        q = pl.mul(x, s)
+        p = pl.add(q, x)
+        v = pl.tensor.read(q, [1, 2])
+        return p, q
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 8], pl.FP32]) -> pl.Tensor[[16, 8], pl.FP32]:
+        r = self.k(x, 2.0)
+        a = r[0]
+        b = r[1]
+        return b
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 8], pl.FP32], s: pl.Scalar[pl.FP32], p_out: pl.Out[pl.Tensor[[16, 8], pl.FP32]], q_out: pl.Out[pl.Tensor[[16, 8], pl.FP32]]) -> tuple[pl.Tensor[[16, 8], pl.FP32], pl.Tensor[[16, 8], pl.FP32]]:
+        x_tile = pl.tile.load(x, [0, 0], [16, 8])
+        q = pl.tile.mul(x_tile, s)
+        p = pl.tile.add(q, x_tile)
+        q_gm = pl.tile.store(q, [0, 0], q_out)
+        v = pl.tensor.read(q_gm, [1, 2])
+        p_gm = pl.tile.store(p, [0, 0], p_out)
+        return p_out, q_out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 8], pl.FP32]) -> pl.Tensor[[16, 8], pl.FP32]:
+        p_out = pl.tensor.create([16, 8], dtype=pl.FP32)
+        q_out = pl.tensor.create([16, 8], dtype=pl.FP32)
+        r = self.k(x, 2.0, p_out, q_out)
+        a = r[0]
+        b = r[1]
+        return b
+)");
+}
+
+TEST_CASE(
+    "tensor to tile: a kernel-local scratch tensor.create is kept and its callers are "
+    "untouched") {
+  const ProgramRef before = parse(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        buf = pl.tensor.create([64], dtype=pl.FP32)
+        y = pl.add(x, x)
+        b1 = pl.tensor.assemble(buf, y, [0])
+        z = pl.tensor.slice(b1, [32], [32])
+        o1 = pl.tensor.assemble(o, z, [0])
+        return o1
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        r = self.k(x, o)
+        return r
+)");
+  const ProgramRef after = run(before);
+  INFO(pypto::text::print(*after));
+  CHECK(after->find("main") == before->find("main"));  // the same object
+  pypto::structural::assert_structural_equal(after, parse(R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        buf = pl.tensor.create([64], dtype=pl.FP32)
+        x_tile = pl.tile.load(x, [0], [64])
+        y = pl.tile.add(x_tile, x_tile)
+        b1 = pl.tile.store(y, [0], buf)
+        z = pl.tile.load(b1, [32], [32])
+        o1 = pl.tile.store(z, [0], o)
+        return o1
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        r = self.k(x, o)
+        return r
+)"),
+                                             /*enable_auto_mapping=*/true);
+}
+
+TEST_CASE(
+    "tensor to tile: a kernel called twice, once in a loop, gets a buffer allocated right "
+    "before each call (and an output arg_direction); a Submit omits it (the runtime "
+    "allocates it)") {
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        y = pl.exp(x)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
+        a = self.k(x, attrs={"arg_directions": [pl.adir.input]})
+        for i, (acc,) in pl.range(n, init_values=(a,)):
+            b = self.k(acc)
+            acc1 = pl.yield_(b)
+        s = pl.submit(self.k, acc1)
+        c = s[0]
+        return c
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64], pl.FP32], y_out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        x_tile = pl.tile.load(x, [0], [64])
+        y = pl.tile.exp(x_tile)
+        y_gm = pl.tile.store(y, [0], y_out)
+        return y_out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:
+        y_out = pl.tensor.create([64], dtype=pl.FP32)
+        a = self.k(x, y_out, attrs={"arg_directions": [pl.adir.input, pl.adir.output]})
+        for i, (acc,) in pl.range(n, init_values=(a,)):
+            y_out2 = pl.tensor.create([64], dtype=pl.FP32)
+            b = self.k(acc, y_out2)
+            acc1 = pl.yield_(b)
+        s = pl.submit(self.k, acc1)
+        c = s[0]
+        return c
+)");
+}
+
+TEST_CASE(
+    "tensor to tile: an Out parameter's shape at the call is the call's result type, in the "
+    "caller's symbols; a symbol the caller does not bind is a typed error at the call") {
+  check_convert(R"(
+import pypto.language as pl
+M = pl.dynamic("M")
+N = pl.dynamic("N")
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[M, 64], pl.FP32]) -> pl.Tensor[[M, 64], pl.FP32]:
+        y = pl.add(a, a)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, b: pl.Tensor[[N, 64], pl.FP32]) -> pl.Tensor[[N, 64], pl.FP32]:
+        r = pl._dump.call(self.k, b, type=pl.Tensor[[N, 64], pl.FP32])
+        return r
+)",
+                R"(
+import pypto.language as pl
+M = pl.dynamic("M")
+N = pl.dynamic("N")
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[M, 64], pl.FP32], y_out: pl.Out[pl.Tensor[[M, 64], pl.FP32]]) -> pl.Tensor[[M, 64], pl.FP32]:
+        a_tile = pl.tile.load(a, [0, 0], [M, 64])
+        y = pl.tile.add(a_tile, a_tile)
+        y_gm = pl.tile.store(y, [0, 0], y_out)
+        return y_out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, b: pl.Tensor[[N, 64], pl.FP32]) -> pl.Tensor[[N, 64], pl.FP32]:
+        y_out = pl.tensor.create([N, 64], dtype=pl.FP32)
+        r = pl._dump.call(self.k, b, y_out, type=pl.Tensor[[N, 64], pl.FP32])
+        return r
+)");
+
+  try {
+    run(parse(R"(
+import pypto.language as pl
+K = pl.dynamic("K")
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[K], pl.FP32]:
+        y = pl.tensor.full([K], dtype=pl.FP32, value=1.0)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[K], pl.FP32]:
+        r = self.k(a)
+        return r
+)"));
+    FAIL("no KernelOutputCallError");
+  } catch (const tf::KernelOutputCallError& e) {
+    CHECK(e.function() == "main");
+    CHECK(e.kernel() == "k");
+    CHECK(e.span().line == 13);
+    CHECK(e.span().column > 0);
+    const std::string message = e.what();
+    CHECK(message.find("13:" + std::to_string(e.span().column)) != std::string::npos);
+    CHECK(message.find("'K'") != std::string::npos);
+  }
+}
+
+TEST_CASE(
+    "tensor to tile: a call the pass cannot give the new Out parameter (from a Spmd wrapper, "
+    "nested in an expression) is a typed error naming the call") {
+  auto error_of = [](std::string_view text) {
+    try {
+      run(parse(text));
+    } catch (const tf::KernelOutputCallError& e) {
+      return e;
+    }
+    FAIL("no KernelOutputCallError");
+    return tf::KernelOutputCallError("", "", {}, "");
+  };
+  const tf::KernelOutputCallError spmd = error_of(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        y = pl.neg(x)
+        return y
+
+    @pl.function(type=pl.FunctionType.Spmd)
+    def w(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        r = self.k(x)
+        return r
+)");
+  CHECK(spmd.function() == "w");
+  CHECK(spmd.kernel() == "k");
+  CHECK(spmd.span().line == 12);
+  CHECK(std::string(spmd.what()).find("Spmd function 'w'") != std::string::npos);
+
+  const tf::KernelOutputCallError nested = error_of(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64], pl.FP32]) -> tuple[pl.Tensor[[64], pl.FP32], pl.Tensor[[64], pl.FP32]]:
+        y = pl.neg(x)
+        return y, x
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        r = self.k(x)[0]
+        return r
+)");
+  CHECK(nested.function() == "main");
+  CHECK(nested.span().line == 12);
+  CHECK(std::string(nested.what()).find("nested in an expression") != std::string::npos);
 }
 
 TEST_CASE(

@@ -12,10 +12,23 @@
 // A tensor operand held in global memory (a parameter, an assemble/store result, ...) is loaded
 // once, whole, at its first converted use: `x_tile = tile.load(x, [0, ..], shape)`. A value a
 // converted op computed lives only in a tile; when a statement that is not converted reads it
-// (a return, a call, tensor.read/dim, ...) it is materialized just before that statement into a
-// fresh buffer — `y_buf = tensor.create(shape, dtype)`, `y_gm = tile.store(y_tile, [0, ..],
-// y_buf)` — and the statement reads `y_gm`. (Upstream instead adds an Out parameter and allocates
-// the buffer at the call site; this pass leaves signatures and every caller untouched.)
+// (a return, a call, tensor.read/dim, ...) it is materialized just before that statement:
+//   - a value the kernel returns (a Var of any ReturnStmt) is stored into a new trailing
+//     `pl.Out` parameter `<name>_out` of the stored value's tensor type —
+//     `y_gm = tile.store(y_tile, [0, ..], y_out)` — and the kernel returns `y_out` itself (seed
+//     002, 参数化显式返回: kernels return the parameters they write; ReturnParamsExplicit). The new
+//     parameters follow the existing ones in the order of the values' first return position.
+//     Every caller then passes them (see CallerRewriter below): before `r = self.k(...)` an
+//     Orchestration or Opaque function allocates `y_out = tensor.create(shape, dtype=...)` with
+//     the shape of the call's recorded result type (the caller's coordinates; a dimension using
+//     a variable the caller does not bind before the call is a KernelOutputCallError), and a
+//     Submit is left as it is — it omits trailing outputs and the runtime allocates them. A call
+//     from a Group / Spmd wrapper or another kernel, or one nested in an expression, is a
+//     KernelOutputCallError naming the caller, the kernel and line:column.
+//   - any other value (scratch the kernel reads as a tensor) is stored into a kernel-local
+//     buffer — `y_buf = tensor.create(shape, dtype)`, `y_gm = tile.store(y_tile, [0, ..], y_buf)`.
+// Either way the statement, and every later one, reads `y_gm`. A tensor.create the kernel
+// itself writes is kept as it is.
 // tensor.dim / tensor.create / tensor.read / tensor.write stay: they are global-memory accesses
 // a kernel may keep. Any other `tensor.*` op, and a convertible one nested in an expression or
 // inside a loop, if or scope, is a TensorToTileError naming the function, the op and line:column.
@@ -25,31 +38,41 @@
 // anywhere in the body (a load that already has one keeps it), and the attr is erased: after
 // this pass the loads are the only carriers (seed 002, "缓存策略声明变为参数索引").
 //
-// Orchestration, Group, Spmd, Graph and Opaque functions are not touched. A kernel with nothing
-// to convert and no cache_policy attr is returned as the same object, and so is the program when
-// no function changed: the pass is idempotent. Requires SSAForm and SplitIncoreOrch; keeps SSA
-// (every new Var is bound once). O(N) per kernel plus O(1) expected per lookup.
+// Orchestration, Group, Spmd, Graph and Opaque functions are not touched except where they call
+// a kernel that gained Out parameters. A kernel with nothing to convert and no cache_policy attr
+// is returned as the same object, and so is the program when no function changed: the pass is
+// idempotent (a kernel returning its parameter has nothing left to move). Requires SSAForm and
+// SplitIncoreOrch; keeps SSA (every new Var is bound once) and every other property. Parameter
+// order and names follow statement order and name hints only, never pointer values. O(N) per
+// function plus O(1) expected per lookup.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "pypto/core/error.hpp"
+#include "pypto/core/limits.hpp"
 #include "pypto/detail/pointer_map.hpp"
 #include "pypto/ir.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/visit.hpp"
+#include "pypto/reflect/field.hpp"
 #include "pypto/text/call_types.hpp"
+#include "pypto/transforms/normalize_stmt_structure.hpp"
 #include "pypto/transforms/outline_properties.hpp"
 #include "pypto/transforms/pass.hpp"
 #include "pypto/transforms/property.hpp"
 #include "pypto/transforms/substitute.hpp"
+#include "pypto/transforms/use_def.hpp"
 
 namespace pypto::transforms {
 
@@ -70,6 +93,26 @@ class TensorToTileError : public core::ValueError {
 
  private:
   std::string function_, op_;
+  ir::Span span_;
+};
+
+/// A call of a kernel that gained Out parameters, which this pass cannot give them: names the
+/// calling function, the kernel and where the call is.
+class KernelOutputCallError : public core::ValueError {
+ public:
+  KernelOutputCallError(std::string function, std::string kernel, const ir::Span& span,
+                        const std::string& why)
+      : core::ValueError("convert-tensor-to-tile-ops: function '" + function + "': the call of '" +
+                         kernel + "' at " + span.to_string() + " " + why),
+        function_(std::move(function)),
+        kernel_(std::move(kernel)),
+        span_(span) {}
+  const std::string& function() const { return function_; }
+  const std::string& kernel() const { return kernel_; }
+  const ir::Span& span() const { return span_; }
+
+ private:
+  std::string function_, kernel_;
   ir::Span span_;
 };
 
@@ -126,14 +169,16 @@ inline std::map<std::size_t, ir::CachePolicy> cache_policies(const ir::Function&
   return out;
 }
 
-/// Adds `cache=policy` to every tile.load whose tensor argument is a parameter with a policy
-/// and that has no `cache` kwarg yet, anywhere in a statement tree; unchanged subtrees are kept.
-class CacheKwargRewriter : private ::pypto::transforms::detail::FieldRewriter<CacheKwargRewriter> {
-  friend class ::pypto::transforms::detail::FieldRewriter<CacheKwargRewriter>;
+/// Rebuilds a statement tree bottom-up, passing every rebuilt (or kept) expression and statement
+/// node through `hook`, which returns it or its replacement; unchanged subtrees are kept, and a
+/// node shared by several parents is rewritten once. Types, ops and variables are left as they
+/// are. The walk is generic over the field descriptors (substitute.hpp's FieldRewriter).
+class BottomUpRewriter : private ::pypto::transforms::detail::FieldRewriter<BottomUpRewriter> {
+  friend class ::pypto::transforms::detail::FieldRewriter<BottomUpRewriter>;
 
  public:
-  CacheKwargRewriter() = default;
-  void set(const ir::Var& param, ir::CachePolicy policy) { policy_.insert(&param, policy); }
+  using Hook = std::function<ir::NodeRef(const ir::NodeRef&)>;
+  explicit BottomUpRewriter(Hook hook) : hook_(std::move(hook)) {}
   ir::StmtRef stmt(const ir::StmtRef& s) { return rewrite(s); }
 
  private:
@@ -163,24 +208,62 @@ class CacheKwargRewriter : private ::pypto::transforms::detail::FieldRewriter<Ca
       auto copy = rebuilt(concrete);
       return copy ? ir::NodeRef(copy) : n;
     });
-    if (const auto* call = ir::as<ir::Call>(out.get())) out = with_cache(*call, out);
+    out = hook_(out);
     memo_.insert(n.get(), out);
     return out;
   }
-  ir::NodeRef with_cache(const ir::Call& call, const ir::NodeRef& n) {
-    if (ir::isa<ir::GlobalVar>(*call.op) || call.op->name != "tile.load" || call.args.empty() ||
-        call.kwargs.find("cache"))
-      return n;
-    const auto* param = ir::as<ir::Var>(call.args[0].get());
-    const ir::CachePolicy* policy = param ? policy_.find(param) : nullptr;
-    if (!policy) return n;
-    auto copy = ir::copy_node(call);
-    copy->kwargs = call.kwargs.with("cache", *policy);
-    return copy;
-  }
 
-  ::pypto::detail::PointerMap<ir::CachePolicy> policy_;  // looked up, never iterated
-  ::pypto::detail::PointerMap<ir::NodeRef> memo_;        // looked up, never iterated
+  Hook hook_;
+  ::pypto::detail::PointerMap<ir::NodeRef> memo_;  // looked up, never iterated
+};
+
+/// Adds `cache=policy` to every tile.load whose tensor argument is a parameter with a policy
+/// and that has no `cache` kwarg yet, anywhere in a statement tree.
+inline ir::StmtRef with_cache_kwargs(const ir::StmtRef& body, const ir::Function& f,
+                                     const std::map<std::size_t, ir::CachePolicy>& policies) {
+  ::pypto::detail::PointerMap<ir::CachePolicy> policy;  // looked up, never iterated
+  for (const auto& [index, p] : policies) policy.insert(f.params[index].get(), p);
+  return BottomUpRewriter([&](const ir::NodeRef& n) -> ir::NodeRef {
+           const auto* call = ir::as<ir::Call>(n.get());
+           if (!call || ir::isa<ir::GlobalVar>(*call->op) || call->op->name != "tile.load" ||
+               call->args.empty() || call->kwargs.find("cache"))
+             return n;
+           const auto* param = ir::as<ir::Var>(call->args[0].get());
+           const ir::CachePolicy* p = param ? policy.find(param) : nullptr;
+           if (!p) return n;
+           auto copy = ir::copy_node(*call);
+           copy->kwargs = call->kwargs.with("cache", *p);
+           return copy;
+         })
+      .stmt(body);
+}
+
+/// `body` with each value of a ReturnStmt that `to` maps (by Var identity) replaced.
+inline ir::StmtRef with_returned(const ir::StmtRef& body,
+                                 const ::pypto::detail::PointerMap<ir::VarRef>& to) {
+  return BottomUpRewriter([&](const ir::NodeRef& n) -> ir::NodeRef {
+           const auto* ret = ir::as<ir::ReturnStmt>(n.get());
+           if (!ret) return n;
+           std::vector<ir::ExprRef> values = ret->values;
+           bool changed = false;
+           for (ir::ExprRef& v : values)
+             if (const ir::VarRef* p = to.find(v.get())) {
+               v = *p;
+               changed = true;
+             }
+           if (!changed) return n;
+           auto copy = ir::copy_node(*ret);
+           copy->values = std::move(values);
+           return copy;
+         })
+      .stmt(body);
+}
+
+/// A trailing Out parameter a kernel gained: the returned value it holds, and the first return
+/// position that hands it back (its type at a call site is the call's result type there).
+struct AddedOutput {
+  ir::VarRef param;
+  std::size_t return_position = 0;
 };
 
 /// The conversion of one kernel's body.
@@ -192,6 +275,7 @@ class KernelConverter {
   ir::FunctionRef run(const ir::FunctionRef& fn) {
     const auto policies = cache_policies(f_);
     if (!f_.body) return fn;
+    find_returned_values();
     const auto* seq = ir::as<ir::SeqStmts>(f_.body.get());
     std::vector<ir::StmtRef> input = seq ? seq->stmts : std::vector<ir::StmtRef>{f_.body};
     for (const ir::StmtRef& s : input) statement(s);
@@ -207,15 +291,31 @@ class KernelConverter {
         body = ir::SeqStmts::make(std::move(out_), f_.body->span);
       }
     }
-    CacheKwargRewriter cache;
-    for (const auto& [index, policy] : policies) cache.set(*f_.params[index], policy);
-    body = cache.stmt(body);
+    if (!policies.empty()) body = with_cache_kwargs(body, f_, policies);
 
     auto copy = ir::copy_node(f_);
+    if (!outputs_.empty()) {
+      // The kernel returns the parameters it stores into (ReturnParamsExplicit), which follow
+      // the existing ones in the order of the values' first return position.
+      std::stable_sort(outputs_.begin(), outputs_.end(), [](const Output& a, const Output& b) {
+        return a.added.return_position < b.added.return_position;
+      });
+      ::pypto::detail::PointerMap<ir::VarRef> param_of_store;  // looked up, never iterated
+      for (const Output& o : outputs_) {
+        param_of_store.insert(o.stored.get(), o.added.param);
+        copy->params.push_back(o.added.param);
+        copy->param_directions.push_back(ir::ParamDirection::Out);
+        added_.push_back(o.added);
+      }
+      body = with_returned(body, param_of_store);
+    }
     copy->body = std::move(body);
     copy->attrs = f_.attrs.without("cache_policy");
     return copy;
   }
+
+  /// The Out parameters `run` appended, in parameter order.
+  const std::vector<AddedOutput>& added_outputs() const { return added_; }
 
  private:
   [[noreturn]] void fail(const ir::Call& c, const ir::Span& fallback, const std::string& why) {
@@ -268,16 +368,34 @@ class KernelConverter {
     if (!t)
       throw core::InternalError("convert-tensor-to-tile-ops: '" + v->name_hint +
                                 "' is computed into a tile but is not a tensor");
-    ir::Attrs kw;
-    kw = kw.with("dtype", t->dtype);
-    ir::VarRef buf =
-        ir::Var::make(v->name_hint + "_buf", ir::TensorType::make(t->dtype, t->shape), span);
-    emit(buf, ops_.make_call("tensor.create", {shape(*t)}, kw, {}, span), span);
+    const std::size_t* position = return_position_.find(*v);
+    ir::VarRef buf;
+    if (position) {  // returned: the caller allocates it and passes it as a new Out parameter
+      buf = ir::Var::make(v->name_hint + "_out", ir::TensorType::make(t->dtype, t->shape), span);
+    } else {  // scratch the kernel reads as a tensor: its own buffer
+      ir::Attrs kw;
+      kw = kw.with("dtype", t->dtype);
+      buf = ir::Var::make(v->name_hint + "_buf", ir::TensorType::make(t->dtype, t->shape), span);
+      emit(buf, ops_.make_call("tensor.create", {shape(*t)}, kw, {}, span), span);
+    }
     ir::VarRef stored =
         fresh(v->name_hint + "_gm", "tile.store", {*tile_.find(v.get()), zeros(*t), buf}, {}, span);
+    if (position) outputs_.push_back({{buf, *position}, stored});
     subst_.set(*v, stored);
     materialized_.set(*v, stored);
     changed_ = true;
+  }
+
+  /// Each Var a ReturnStmt of the body hands back, with the first position it is returned at
+  /// (return statements in pre-order, values in order).
+  void find_returned_values() {
+    ir::for_each_node(ir::NodeRef(f_.body), [&](const ir::Node& n) {
+      const auto* ret = ir::as<ir::ReturnStmt>(&n);
+      if (!ret) return;
+      for (std::size_t k = 0; k < ret->values.size(); ++k)
+        if (const auto* v = ir::as<ir::Var>(ret->values[k].get()); v && !return_position_.find(*v))
+          return_position_.set(*v, k);
+    });
   }
 
   void convert(const ir::AssignStmt& s, const ir::Call& c) {
@@ -371,32 +489,235 @@ class KernelConverter {
   const ir::Function& f_;
   const ir::OpRegistry& ops_;
   std::vector<ir::StmtRef> out_;
-  VarMap<ir::VarRef> tile_;          // tensor Var -> the tile holding its data
-  VarMap<ir::VarRef> loaded_;        // global tensors loaded whole (their tile is a copy)
-  VarMap<ir::VarRef> materialized_;  // computed values stored back into a fresh buffer
-  Substitution subst_;               // computed value -> its materialized buffer
+  VarMap<ir::VarRef> tile_;              // tensor Var -> the tile holding its data
+  VarMap<ir::VarRef> loaded_;            // global tensors loaded whole (their tile is a copy)
+  VarMap<ir::VarRef> materialized_;      // computed values stored back into a fresh buffer
+  Substitution subst_;                   // computed value -> its materialized buffer
+  VarMap<std::size_t> return_position_;  // returned Var -> its first return position
+  struct Output {
+    AddedOutput added;
+    ir::VarRef stored;  // the tile.store into the parameter, which returns read as the parameter
+  };
+  std::vector<Output> outputs_;  // in materialization order until `run` sorts them
+  std::vector<AddedOutput> added_;
   bool changed_ = false;
+};
+
+/// A kernel that gained trailing Out parameters: the converted function and what it gained.
+struct ChangedKernel {
+  ir::FunctionRef function;
+  std::vector<AddedOutput> outputs;
+};
+using ChangedKernels = std::map<std::string, ChangedKernel, std::less<>>;
+
+/// Gives every call of a changed kernel in one function the kernel's new Out parameters: right
+/// before a `v = self.k(...)` or `self.k(...)` statement, each output is allocated with
+/// `tensor.create(shape, dtype=...)` of the call's recorded result type (the caller's
+/// coordinates) and passed. A Submit is left as it is: it may omit trailing outputs, which the
+/// runtime allocates. Only Orchestration and Opaque functions allocate; a call elsewhere (a
+/// Group or Spmd wrapper, another kernel), nested in an expression, or whose output shape uses
+/// a variable not bound in the caller before the call is a KernelOutputCallError.
+class CallerRewriter {
+ public:
+  CallerRewriter(const ir::Function& f, const ChangedKernels& changed, const ir::OpRegistry& ops)
+      : f_(f), changed_(changed), ops_(ops) {}
+
+  ir::FunctionRef run(const ir::FunctionRef& fn) {
+    if (!f_.body) return fn;
+    const ir::Call* first = nullptr;
+    ir::for_each_node(ir::NodeRef(f_.body), [&](const ir::Node& n) {
+      if (const ir::Call* c = changed_call(&n); c && !first) first = c;
+    });
+    if (!first) return fn;
+    if (f_.func_type != ir::FunctionType::Orchestration && f_.func_type != ir::FunctionType::Opaque)
+      fail(*first, f_.body->span,
+           "is inside " + std::string(ir::enum_name(f_.func_type)) + " function '" + f_.name +
+               "', which cannot allocate the Out parameters the kernel gained for the values it "
+               "returns; only Orchestration and Opaque functions allocate them");
+    order_bindings();
+    ir::StmtRef body = slot(f_.body);
+    ir::for_each_node(ir::NodeRef(body), [&](const ir::Node& n) {
+      const ir::Call* c = changed_call(&n);
+      if (c && c->args.size() != changed_.find(c->op->name)->second.function->params.size())
+        fail(*c, body->span,
+             "is nested in an expression; only `v = self." + c->op->name + "(...)` and `self." +
+                 c->op->name + "(...)` statements can pass the kernel's new Out parameters");
+    });
+    auto copy = ir::copy_node(f_);
+    copy->body = std::move(body);
+    return copy;
+  }
+
+ private:
+  [[noreturn]] void fail(const ir::Call& c, const ir::Span& fallback, const std::string& why) {
+    throw KernelOutputCallError(f_.name, c.op->name, c.span.is_known() ? c.span : fallback, why);
+  }
+
+  /// `n` as a Call of a changed kernel, or null.
+  const ir::Call* changed_call(const ir::Node* n) const {
+    const auto* c = ir::as<ir::Call>(n);
+    return c && ir::isa<ir::GlobalVar>(*c->op) && changed_.find(c->op->name) != changed_.end()
+               ? c
+               : nullptr;
+  }
+
+  /// Numbers the statements and bindings of the body in program order (parameters and the
+  /// symbols their shapes bind come first), so a call can tell what is bound before it.
+  struct Order {
+    ::pypto::detail::PointerMap<std::size_t> at;  // Stmt or Var -> its number; never iterated
+    std::size_t next = 1;
+    void enter(const ir::Stmt& s) { at.insert(&s, next++); }
+    void leave(const ir::Stmt&) {}
+    void use(const ir::Var&, Access) {}
+    void def(const ir::Var& v, const ir::Stmt&) { at.insert(&v, next++); }
+  };
+  void order_bindings() {
+    for (const ir::VarRef& p : f_.params) {
+      order_.at.insert(p.get(), 0);
+      if (const auto* st = ir::as<ir::ShapedType>(p->type.get()))
+        for (const ir::ExprRef& d : st->shape)
+          if (const auto* sym = ir::as<ir::Var>(d.get())) order_.at.insert(sym, 0);
+    }
+    const CalleeDirections none = [](std::string_view) -> const CalleeInfo* { return nullptr; };
+    walk_uses_defs(*f_.body, order_, ops_, none);
+  }
+
+  ir::StmtRef slot(const ir::StmtRef& body) {
+    std::vector<ir::StmtRef> out;
+    if (const auto* seq = ir::as<ir::SeqStmts>(body.get())) {
+      bool changed = false;
+      for (const ir::StmtRef& s : seq->stmts) changed = statement(s, out) || changed;
+      if (!changed) return body;
+      auto copy = ir::copy_node(*seq);
+      copy->stmts = std::move(out);
+      return copy;
+    }
+    if (!statement(body, out)) return body;
+    return out.size() == 1 ? out.front() : ir::SeqStmts::make(std::move(out), body->span);
+  }
+
+  /// Appends `s`, rewritten, to `out` (after the allocations it needs); true when it changed.
+  bool statement(const ir::StmtRef& s, std::vector<ir::StmtRef>& out) {
+    if (ir::isa<ir::SeqStmts>(*s)) {
+      out.push_back(slot(s));
+      return out.back() != s;
+    }
+    if (const auto* a = ir::as<ir::AssignStmt>(s.get()))
+      if (const ir::Call* c = changed_call(a->value.get())) {
+        auto copy = ir::copy_node(*a);
+        copy->value = with_outputs(*c, *s, out);
+        out.push_back(copy);
+        return true;
+      }
+    if (const auto* e = ir::as<ir::EvalStmt>(s.get()))
+      if (const ir::Call* c = changed_call(e->expr.get())) {
+        auto copy = ir::copy_node(*e);
+        copy->expr = with_outputs(*c, *s, out);
+        out.push_back(copy);
+        return true;
+      }
+    if (++depth_ > core::kMaxNesting)
+      throw core::ValueError("convert-tensor-to-tile-ops: statements nested deeper than " +
+                             std::to_string(core::kMaxNesting) + " levels are not supported");
+    ir::StmtRef rewritten = ::pypto::transforms::detail::with_body_slots(
+        s, [&](const ir::StmtRef& body) { return slot(body); });
+    --depth_;
+    out.push_back(rewritten);
+    return rewritten != s;
+  }
+
+  /// `call` with an allocated buffer for each new Out parameter of its kernel; the allocations
+  /// go to `out`.
+  ir::ExprRef with_outputs(const ir::Call& call, const ir::Stmt& s, std::vector<ir::StmtRef>& out) {
+    const ChangedKernel& k = changed_.find(call.op->name)->second;
+    if (call.args.size() + k.outputs.size() != k.function->params.size())
+      fail(call, s.span,
+           "passes " + std::to_string(call.args.size()) + " arguments; the kernel had " +
+               std::to_string(k.function->params.size() - k.outputs.size()) + " parameters");
+    const std::size_t* when = order_.at.find(&s);
+    std::vector<ir::ExprRef> args = call.args;
+    for (const AddedOutput& o : k.outputs) {
+      const ir::TypeRef type = result_type(call, *k.function, o.return_position);
+      const auto* t = ir::as<ir::TensorType>(type.get());
+      if (!t)
+        fail(call, s.span,
+             "has no tensor result at position " + std::to_string(o.return_position) +
+                 " for the kernel's new Out parameter '" + o.param->name_hint + "'");
+      for (const ir::ExprRef& d : t->shape)
+        ir::for_each_node(ir::NodeRef(d), [&](const ir::Node& n) {
+          const auto* v = ir::as<ir::Var>(&n);
+          if (!v) return;
+          const std::size_t* bound = order_.at.find(v);
+          if (!bound || !when || *bound >= *when)
+            fail(call, s.span,
+                 "needs a buffer for the value the kernel returns at position " +
+                     std::to_string(o.return_position) + ", whose shape uses '" + v->name_hint +
+                     "', which is not bound in '" + f_.name +
+                     "' before the call (a symbol bound only inside the kernel?); write the "
+                     "value into a pl.Out parameter of the scope instead");
+        });
+      ir::Attrs kw;
+      kw = kw.with("dtype", t->dtype);
+      auto create =
+          ops_.make_call("tensor.create", {ir::MakeTuple::make(t->shape)}, kw, {}, call.span);
+      ir::VarRef buf = ir::Var::make(o.param->name_hint, create->type, call.span);
+      out.push_back(ir::AssignStmt::make(buf, create, s.span));
+      args.push_back(buf);
+    }
+    auto copy = ir::copy_node(call);
+    copy->args = std::move(args);
+    if (const ir::AttrValue* v = call.attrs.find("arg_directions"))
+      if (const auto* list = v->get_if<ir::AttrValueList>()) {
+        ir::AttrValueList dirs = *list;
+        for (std::size_t i = 0; i < k.outputs.size(); ++i)
+          dirs.push_back(ir::EnumValue::of(ir::ArgDirection::Output));
+        copy->attrs = call.attrs.with("arg_directions", std::move(dirs));
+      }
+    return copy;
+  }
+
+  /// The recorded type of result `k` of a call of `callee` (the caller's coordinates).
+  static ir::TypeRef result_type(const ir::Call& call, const ir::Function& callee, std::size_t k) {
+    if (callee.return_types.size() == 1) return call.type;
+    const auto* tuple = ir::as<ir::TupleType>(call.type.get());
+    return tuple && k < tuple->types.size() ? tuple->types[k] : ir::TypeRef();
+  }
+
+  const ir::Function& f_;
+  const ChangedKernels& changed_;
+  const ir::OpRegistry& ops_;
+  Order order_;
+  std::size_t depth_ = 0;
 };
 
 }  // namespace detail::tensor_to_tile
 
-/// ConvertTensorToTileOps: kernels' tensor ops become tile loads, tile ops and tile stores, and
-/// the `cache_policy` attr becomes `cache=` kwargs on tile.load (see the top of this header).
+/// ConvertTensorToTileOps: kernels' tensor ops become tile loads, tile ops and tile stores, a
+/// computed value a kernel returns goes into a new trailing Out parameter its callers allocate,
+/// and the `cache_policy` attr becomes `cache=` kwargs on tile.load (see the top of this header).
 inline Pass ConvertTensorToTileOps(const ir::OpRegistry& ops = text::default_op_registry()) {
   return Pass("convert-tensor-to-tile-ops", {Property::SSAForm, Property::SplitIncoreOrch},
               /*produced=*/{}, /*invalidated=*/{}, [&ops](const ir::Program& program) {
+                namespace t2t = detail::tensor_to_tile;
                 std::vector<ir::FunctionRef> functions;
+                t2t::ChangedKernels changed_kernels;
                 bool changed = false;
                 for (const auto& entry : program.functions) {
                   const ir::FunctionRef& fn = entry.function;
-                  ir::FunctionRef out =
-                      is_kernel_function(fn->func_type)
-                          ? detail::tensor_to_tile::KernelConverter(*fn, ops).run(fn)
-                          : fn;
+                  ir::FunctionRef out = fn;
+                  if (is_kernel_function(fn->func_type)) {
+                    t2t::KernelConverter converter(*fn, ops);
+                    out = converter.run(fn);
+                    if (!converter.added_outputs().empty())
+                      changed_kernels[fn->name] = {out, converter.added_outputs()};
+                  }
                   changed = changed || out != fn;
                   functions.push_back(std::move(out));
                 }
                 if (!changed) return ir::ProgramRef(&program);
+                if (!changed_kernels.empty())
+                  for (ir::FunctionRef& fn : functions)
+                    fn = t2t::CallerRewriter(*fn, changed_kernels, ops).run(fn);
                 return ir::Program::make(program.name, std::move(functions));
               });
 }

@@ -50,6 +50,25 @@ void for_each_body_slot(const ir::Stmt& s, Fn&& fn) {
   });
 }
 
+/// `s` with each body slot replaced by `fn(slot)` — copied at the first slot that changes — or
+/// `s` itself when none changes. The slots are read from the field descriptors, as above.
+template <class Fn>
+ir::StmtRef with_body_slots(const ir::StmtRef& s, Fn&& fn) {
+  return ir::visit_stmt(*s, [&](const auto& n) -> ir::StmtRef {
+    decltype(ir::copy_node(n)) copy;  // made at the first slot that changes
+    reflect::for_each_field(n, [&](auto field, const auto& value) {
+      if constexpr (std::is_same_v<std::remove_cvref_t<decltype(value)>, ir::StmtRef>) {
+        if (!value) return;
+        ir::StmtRef done = fn(value);
+        if (done == value) return;
+        if (!copy) copy = ir::copy_node(n);
+        copy.get()->*decltype(field)::member = std::move(done);
+      }
+    });
+    return copy ? ir::StmtRef(copy) : s;
+  });
+}
+
 class StmtStructureNormalizer {
  public:
   ir::FunctionRef function(const ir::FunctionRef& f) {
@@ -109,19 +128,7 @@ class StmtStructureNormalizer {
       throw core::ValueError("normalize-stmt-structure: statements nested deeper than " +
                              std::to_string(core::kMaxNesting) + " levels are not supported");
     ++depth_;
-    ir::StmtRef out = ir::visit_stmt(*s, [&](const auto& n) -> ir::StmtRef {
-      decltype(ir::copy_node(n)) copy;  // made at the first slot that changes
-      reflect::for_each_field(n, [&](auto field, const auto& value) {
-        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(value)>, ir::StmtRef>) {
-          if (!value) return;
-          ir::StmtRef normalized = slot(value);
-          if (normalized == value) return;
-          if (!copy) copy = ir::copy_node(n);
-          copy.get()->*decltype(field)::member = std::move(normalized);
-        }
-      });
-      return copy ? ir::StmtRef(copy) : s;
-    });
+    ir::StmtRef out = with_body_slots(s, [&](const ir::StmtRef& body) { return slot(body); });
     --depth_;
     memo_.insert(s.get(), out);
     return out;

@@ -745,28 +745,17 @@ class FunctionOutliner {
         copy->var = fresh(*a->var, "__store");
         return ir::StmtRef(copy);
       }
-      return ir::visit_stmt(*s, [&](const auto& n) -> ir::StmtRef {
-        decltype(ir::copy_node(n)) copy;
-        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(n)>, ir::SeqStmts>) {
-          for (std::size_t k = 0; k < n.stmts.size(); ++k) {
-            ir::StmtRef c = walk(n.stmts[k]);
-            if (c == n.stmts[k]) continue;
-            if (!copy) copy = ir::copy_node(n);
-            copy->stmts[k] = std::move(c);
-          }
-        } else {
-          reflect::for_each_field(n, [&](auto field, const auto& value) {
-            if constexpr (std::is_same_v<std::remove_cvref_t<decltype(value)>, ir::StmtRef>) {
-              if (!value) return;
-              ir::StmtRef c = walk(value);
-              if (c == value) return;
-              if (!copy) copy = ir::copy_node(n);
-              copy.get()->*decltype(field)::member = std::move(c);
-            }
-          });
+      if (const auto* seq = ir::as<ir::SeqStmts>(s.get())) {
+        decltype(ir::copy_node(*seq)) copy;
+        for (std::size_t k = 0; k < seq->stmts.size(); ++k) {
+          ir::StmtRef c = walk(seq->stmts[k]);
+          if (c == seq->stmts[k]) continue;
+          if (!copy) copy = ir::copy_node(*seq);
+          copy->stmts[k] = std::move(c);
         }
         return copy ? ir::StmtRef(copy) : s;
-      });
+      }
+      return detail::with_body_slots(s, walk);
     };
     return walk(body);
   }
