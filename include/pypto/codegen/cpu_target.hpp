@@ -287,14 +287,16 @@ struct CpuTarget {
     const bool binary = kernel::arity(op) == 2;
     return loop + "  const float x = pk::widen(" + a.name + "[i])" +
            (binary ? ", y = pk::widen(" + std::string(b) + "[i])" : "") +
-           ";\n  float r = 0.0f;\n  " + format_template(instr, "r", "x", "y") + "\n  " +
-           dst.name + "[i] = " + round_to_dtype(dst.dtype, "r") + ";\n}\n";
+           ";\n  float r = 0.0f;\n  " + format_template(instr, "r", "x", "y") + "\n  " + dst.name +
+           "[i] = " + round_to_dtype(dst.dtype, "r") + ";\n}\n";
   }
 
-  /// FP16 / BF16 elements and their conversions (kernel_abi.hpp's encoding). Casts to a half
-  /// dtype round once: a float's binary32 value (every FP16 / BF16 value is a float), an
-  /// integer's exact value (its magnitude rounded to odd in 24 bits first, exact in binary32,
-  /// which then rounds to the dtype's 11 or 8 bits as the exact value does).
+  /// FP16 / BF16 elements and their conversions (kernel_abi.hpp's encoding). A cast from a half
+  /// dtype reads the element as the interpreter does, as a value of its dtype (a NaN becomes
+  /// the dtype's quiet NaN of its sign). Casts to a half dtype round once: a float's binary32 value
+  /// (every FP16 / BF16 value is a float), an integer's exact value (its magnitude rounded to odd
+  /// in 24 bits first, exact in binary32, which then rounds to the dtype's 11 or 8 bits as the
+  /// exact value does).
   static constexpr std::string_view kHalfHelpers = R"(namespace pk {
 
 struct fp16 {
@@ -327,8 +329,8 @@ inline H add(H a, H b) { return round_to<H>(widen(a) + widen(b)); }
 template <class To, class From>
   requires(is_half<To> || is_half<From>)
 inline To cast(From a) {
-  if constexpr (is_half<From>) {
-    return cast<To>(widen(a));
+  if constexpr (is_half<From>) {  // read as a value of its dtype: a NaN is its quiet NaN
+    return cast<To>(widen(round_to<From>(widen(a))));
   } else if constexpr (std::is_floating_point_v<From>) {
     return round_to<To>(static_cast<float>(a));
   } else {
