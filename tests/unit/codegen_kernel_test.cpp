@@ -554,6 +554,18 @@ bool bit_identical_buffers(const rt::Value& a, const rt::Value& b) {
   return pypto::kernel::first_mismatch(a.buffer->f32, b.buffer->f32) < 0;
 }
 
+/// Runs function `fn` of `program` on `expected` with the interpreter (its outputs land there)
+/// and `kernel` on copies of the arguments taken before: the copies, with the kernel's outputs.
+std::vector<rt::Value> run_both(const ir::Program& program, std::string_view fn,
+                                const cg::KernelSource& ks, LoadedKernel& kernel,
+                                std::vector<rt::Value>& expected) {
+  std::vector<rt::Value> actual;
+  for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
+  rt::run(program, fn, expected);
+  kernel.call(ks, actual);
+  return actual;
+}
+
 }  // namespace
 
 TEST_CASE("codegen cpu: compiled kernels match the reference interpreter bit for bit") {
@@ -595,10 +607,7 @@ TEST_CASE("codegen cpu: compiled kernels match the reference interpreter bit for
     for (std::uint64_t seed = 0; seed < c.scalars.size(); ++seed) {
       CAPTURE(seed);
       std::vector<rt::Value> expected = seeded_args(fn, seed + 1, c.rows, c.scalars[seed]);
-      std::vector<rt::Value> actual;
-      for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
-      rt::run(*p, c.kernel, expected);
-      kernel.call(ks, actual);
+      const std::vector<rt::Value> actual = run_both(*p, c.kernel, ks, kernel, expected);
       for (std::size_t k = 0; k < expected.size(); ++k) {
         CAPTURE(k);
         if (expected[k].is_shaped()) CHECK(bit_identical_buffers(expected[k], actual[k]));
@@ -641,10 +650,8 @@ class Before:
   LoadedKernel kernel(ks.source, dir, "k");
   std::vector<rt::Value> expected =
       seeded_args(function(before, "k"), 7, 0, {rt::Value::scalar_float(0.25f)});
-  std::vector<rt::Value> actual;
-  for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
-  rt::run(*before, "k", expected);  // the tensor-level original
-  kernel.call(ks, actual);
+  // the tensor-level original interpreted
+  const std::vector<rt::Value> actual = run_both(*before, "k", ks, kernel, expected);
   CHECK(bit_identical_buffers(expected[3], actual[3]));
 }
 
@@ -664,10 +671,7 @@ TEST_CASE("codegen: rank-3 tiles run on the CPU; the NPU target refuses them") {
   ScratchDir dir;
   LoadedKernel kernel(ks.source, dir, "k");
   std::vector<rt::Value> expected = seeded_args(function(p, "k"), 11, 0, {});
-  std::vector<rt::Value> actual;
-  for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
-  rt::run(*p, "k", expected);
-  kernel.call(ks, actual);
+  const std::vector<rt::Value> actual = run_both(*p, "k", ks, kernel, expected);
   CHECK(bit_identical_buffers(expected[1], actual[1]));
 }
 
@@ -695,10 +699,7 @@ TEST_CASE("codegen: tensor.create is a zero-filled kernel-local tensor on the CP
   ScratchDir dir;
   LoadedKernel kernel(ks.source, dir, "k");
   std::vector<rt::Value> expected = seeded_args(function(p, "k"), 5, 0, {});
-  std::vector<rt::Value> actual;
-  for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
-  rt::run(*p, "k", expected);
-  kernel.call(ks, actual);
+  const std::vector<rt::Value> actual = run_both(*p, "k", ks, kernel, expected);
   CHECK(bit_identical_buffers(expected[1], actual[1]));
   CHECK(bit_identical_buffers(expected[2], actual[2]));
   // The NPU target has no kernel-local global memory: a CodegenError naming the op.
@@ -740,10 +741,7 @@ TEST_CASE("codegen cpu: [1, cols] and rank-1 [1] second operands broadcast bit f
   LoadedKernel kernel(ks.source, dir, "k");
   for (std::uint64_t seed : {3u, 4u}) {
     std::vector<rt::Value> expected = seeded_args(function(p, "k"), seed, 0, {});
-    std::vector<rt::Value> actual;
-    for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
-    rt::run(*p, "k", expected);
-    kernel.call(ks, actual);
+    const std::vector<rt::Value> actual = run_both(*p, "k", ks, kernel, expected);
     CHECK(bit_identical_buffers(expected[3], actual[3]));
     CHECK(bit_identical_buffers(expected[4], actual[4]));
   }
@@ -813,10 +811,7 @@ TEST_CASE("codegen cpu: FP16 and BF16 kernels match the interpreter bit for bit"
   for (std::uint64_t seed : {1u, 2u, 3u}) {
     CAPTURE(seed);
     std::vector<rt::Value> expected = seeded_args(fn, seed, 0, {});
-    std::vector<rt::Value> actual;
-    for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
-    rt::run(*p, "k", expected);
-    kernel.call(ks, actual);
+    const std::vector<rt::Value> actual = run_both(*p, "k", ks, kernel, expected);
     for (std::size_t k = 4; k < expected.size(); ++k) {
       CAPTURE(k);
       CHECK(bit_identical_buffers(expected[k], actual[k]));
@@ -904,10 +899,7 @@ TEST_CASE("codegen cpu: FP16 / BF16 edge values round like the interpreter, bit 
       expected[0].buffer->f32[j] = cg::half_to_float(pairs[j].a, format);
       expected[1].buffer->f32[j] = cg::half_to_float(pairs[j].b, format);
     }
-    std::vector<rt::Value> actual;
-    for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
-    rt::run(*p, "k", expected);
-    kernel.call(ks, actual);
+    const std::vector<rt::Value> actual = run_both(*p, "k", ks, kernel, expected);
     for (std::size_t k = 2; k < expected.size(); ++k) {
       CAPTURE(k);
       CHECK(exactly_equal(expected[k], actual[k]));

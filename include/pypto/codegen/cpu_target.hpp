@@ -245,7 +245,8 @@ struct CpuTarget {
   /// BF16 go through binary32 (half_op).
   static std::string tile_elementwise(kernel::Op op, const TileRef& dst, const TileRef& a,
                                       std::string_view b, bool b_scalar) {
-    if (!round_to_dtype(dst.dtype, "x").empty()) return half_op(op, dst, a, b);
+    if (dst.dtype == core::DataType::FP16 || dst.dtype == core::DataType::BF16)
+      return half_op(op, dst, a, b);
     const std::string fn = "pk::" + std::string(int_fn(op));
     std::string rhs;
     if (kernel::arity(op) == 2) rhs = ", " + std::string(b) + (b_scalar ? "" : "[i]");
