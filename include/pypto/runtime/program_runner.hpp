@@ -90,7 +90,7 @@ class ProgramRunner {
         const std::uint16_t x = codegen::float_to_half(b.f32[k], *format, true);
         if (std::bit_cast<std::uint32_t>(codegen::half_to_float(x, *format)) !=
             std::bit_cast<std::uint32_t>(b.f32[k]))
-          fail(fn, "a " + std::string(core::dtype_name(b.dtype)) + " tensor holds " +
+          fail(fn, "a tensor of dtype " + std::string(core::dtype_name(b.dtype)) + " holds " +
                        std::to_string(b.f32[k]) + ", which is not a value of its dtype");
         std::memcpy(&out[k * 2], &x, 2);
       }
