@@ -925,3 +925,27 @@ TEST_CASE("codegen cpu: FP16 / BF16 edge values round like the interpreter, bit 
     }
   }
 }
+
+TEST_CASE("codegen: emit_spec refuses FP16 / BF16 tiles (a Spec never rounds to them)") {
+  pypto::kernel::Spec spec;
+  spec.views = {pypto::kernel::View{pypto::kernel::ViewKind::Linear, 0}};
+  spec.instrs = {pypto::kernel::Instr{pypto::kernel::Op::Neg, 0, pypto::kernel::input(0), {}, {}}};
+  spec.num_regs = 1;
+  const std::vector<cg::Dim> dims = {{"4", 4}, {"8", 8}};
+  cg::SpecBinding b;
+  b.inputs = {cg::TileRef{"v0", pypto::core::DataType::FP32, ir::MemorySpace::Vec, dims}};
+  b.output = cg::TileRef{"v1", pypto::core::DataType::FP32, ir::MemorySpace::Vec, dims};
+  b.rows = dims[0];
+  b.cols = dims[1];
+  CHECK(cg::emit_spec<cg::CpuTarget>(spec, b, "").find("r0 = -v0[") != std::string::npos);
+  for (const auto dtype : {pypto::core::DataType::FP16, pypto::core::DataType::BF16}) {
+    cg::SpecBinding half_in = b, half_out = b;
+    half_in.inputs[0].dtype = dtype;
+    half_out.output.dtype = dtype;
+    for (const cg::SpecBinding* x : {&half_in, &half_out}) {
+      CHECK_THROWS_WITH_AS(cg::emit_spec<cg::CpuTarget>(spec, *x, ""),
+                           doctest::Contains("a Spec computes FP32 tiles only"), cg::SpecEmitError);
+      CHECK_THROWS_AS(cg::emit_spec<cg::NpuTarget>(spec, *x, ""), cg::SpecEmitError);
+    }
+  }
+}
