@@ -763,17 +763,19 @@ TEST_CASE("codegen cpu: [1, cols] and rank-1 [1] second operands broadcast bit f
 namespace {
 
 /// A kernel of every op the CPU target computes on FP16 / BF16 tiles: the elementwise ops, row
-/// reductions, casts FP32 <-> FP16 <-> BF16 both ways, an atomic-add store into an FP16 tensor.
+/// reductions, casts FP32 <-> FP16 <-> BF16 both ways and from INT32, an atomic-add store into an
+/// FP16 tensor.
 const std::string kHalfKernel = kernel_program(
     "k", "AIV",
     "a: pl.Tensor[[16, 64], pl.FP16], b: pl.Tensor[[16, 64], pl.FP16], f: pl.Tensor[[16, 64], "
     "pl.FP32], c: pl.Tensor[[16, 64], pl.BF16], o: pl.InOut[pl.Tensor[[16, 64], pl.FP16]], p: "
     "pl.Out[pl.Tensor[[16, 64], pl.BF16]], q: pl.Out[pl.Tensor[[16, 64], pl.FP32]], s: "
     "pl.Out[pl.Tensor[[16, 1], pl.FP16]], m: pl.Out[pl.Tensor[[16, 1], pl.BF16]], e: "
-    "pl.Out[pl.Tensor[[16, 64], pl.FP16]]",
+    "pl.Out[pl.Tensor[[16, 64], pl.FP16]], n: pl.Tensor[[16, 64], pl.INT32], nh: "
+    "pl.Out[pl.Tensor[[16, 64], pl.FP16]], nb: pl.Out[pl.Tensor[[16, 64], pl.BF16]]",
     "tuple[pl.Tensor[[16, 64], pl.FP16], pl.Tensor[[16, 64], pl.BF16], pl.Tensor[[16, 64], "
     "pl.FP32], pl.Tensor[[16, 1], pl.FP16], pl.Tensor[[16, 1], pl.BF16], pl.Tensor[[16, 64], "
-    "pl.FP16]]",
+    "pl.FP16], pl.Tensor[[16, 64], pl.FP16], pl.Tensor[[16, 64], pl.BF16]]",
     "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
     "        y = pl.tile.load(b, [0, 0], [16, 64])\n"
     "        z = pl.tile.div(pl.tile.sub(pl.tile.mul(pl.tile.add(x, y), x), y), y)\n"
@@ -790,7 +792,10 @@ const std::string kHalfKernel = kernel_program(
     "        m1 = pl.tile.store(pl.tile.row_max(u, u), [0, 0], m)\n"
     "        r = pl.tile.rsqrt(pl.tile.sqrt(pl.tile.exp(pl.tile.abs(g))))\n"
     "        e1 = pl.tile.store(r, [0, 0], e)\n"
-    "        return o1, p1, q1, s1, m1, e1\n");
+    "        ni = pl.tile.load(n, [0, 0], [16, 64])\n"
+    "        nh1 = pl.tile.store(pl.tile.cast(ni, target_type=pl.FP16), [0, 0], nh)\n"
+    "        nb1 = pl.tile.store(pl.tile.cast(ni, target_type=pl.BF16), [0, 0], nb)\n"
+    "        return o1, p1, q1, s1, m1, e1, nh1, nb1\n");
 
 /// Exact bit equality of every element (NaNs included).
 bool exactly_equal(const rt::Value& a, const rt::Value& b) { return rt::bit_identical(a, b); }
@@ -811,11 +816,17 @@ TEST_CASE("codegen cpu: FP16 and BF16 kernels match the interpreter bit for bit"
   for (std::uint64_t seed : {1u, 2u, 3u}) {
     CAPTURE(seed);
     std::vector<rt::Value> expected = seeded_args(fn, seed, 0, {});
+    // 2^24 + 2^16 + 1 is just over halfway between two BF16 values: rounded through binary32
+    // first (to 2^24 + 2^16, the halfway point) it would round to even, down, instead of up
+    expected[10].buffer->ints[0] = 16842753;
+    expected[10].buffer->ints[1] = -16842753;
     const std::vector<rt::Value> actual = run_both(*p, "k", ks, kernel, expected);
     for (std::size_t k = 4; k < expected.size(); ++k) {
       CAPTURE(k);
       CHECK(bit_identical_buffers(expected[k], actual[k]));
     }
+    CHECK(actual[12].buffer->f32[0] == 0x1.02p24f);
+    CHECK(actual[12].buffer->f32[1] == -0x1.02p24f);
   }
   // The NPU target computes halves natively, a contract it does not state: a CodegenError.
   const cg::CodegenError e = codegen_error<cg::NpuTarget>(kHalfKernel);
