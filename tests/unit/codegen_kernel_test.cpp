@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -451,13 +452,21 @@ class LoadedKernel {
   /// Calls the kernel on `args` (one per parameter), packed in the task-parameter order.
   void call(const cg::KernelSource& ks, std::vector<rt::Value>& args) {
     std::vector<cg::TensorArg> tensors(ks.tensors.size());
-    std::vector<std::vector<std::int32_t>> int32s(ks.tensors.size());  // INT32 tensor storage
+    std::vector<std::vector<std::int32_t>> int32s(ks.tensors.size());   // INT32 tensor storage
+    std::vector<std::vector<std::uint16_t>> halves(ks.tensors.size());  // FP16 / BF16 patterns
     std::vector<std::uint64_t> packed;
     for (std::size_t k = 0; k < ks.tensors.size(); ++k) {
       rt::Buffer& b = *args[ks.tensors[k].index].buffer;
       if (b.dtype == pypto::core::DataType::INT32) {
         int32s[k].assign(b.ints.begin(), b.ints.end());
         tensors[k].data = int32s[k].data();
+      } else if (const auto format = half_format(b.dtype)) {
+        for (float x : b.f32) {
+          halves[k].push_back(cg::float_to_half(x, *format, true));
+          REQUIRE(pypto::kernel::float_bits(cg::half_to_float(halves[k].back(), *format)) ==
+                  pypto::kernel::float_bits(x));  // a value of the dtype
+        }
+        tensors[k].data = halves[k].data();
       } else {
         REQUIRE(b.dtype == pypto::core::DataType::FP32);
         tensors[k].data = b.f32.data();
@@ -477,7 +486,16 @@ class LoadedKernel {
       rt::Buffer& b = *args[ks.tensors[k].index].buffer;
       if (b.dtype == pypto::core::DataType::INT32)
         b.ints.assign(int32s[k].begin(), int32s[k].end());
+      if (const auto format = half_format(b.dtype))
+        for (std::size_t j = 0; j < b.f32.size(); ++j)
+          b.f32[j] = cg::half_to_float(halves[k][j], *format);
     }
+  }
+
+  static std::optional<cg::HalfFormat> half_format(pypto::core::DataType t) {
+    if (t == pypto::core::DataType::FP16) return cg::HalfFormat::FP16;
+    if (t == pypto::core::DataType::BF16) return cg::HalfFormat::BF16;
+    return std::nullopt;
   }
 
  private:
@@ -485,9 +503,9 @@ class LoadedKernel {
   cg::KernelEntry entry_ = nullptr;
 };
 
-/// Seeded arguments for `fn`: FP32 tensors (symbolic dims = `rows`) with a few signed zeros,
-/// infinities and NaNs mixed in, INT32 tensors over the whole range, and the given scalars in
-/// parameter order.
+/// Seeded arguments for `fn`: FP32, FP16 and BF16 tensors (symbolic dims = `rows`) with a few
+/// signed zeros, infinities and NaNs mixed in, INT32 tensors over the whole range, and the given
+/// scalars in parameter order.
 std::vector<rt::Value> seeded_args(const ir::Function& fn, std::uint64_t seed, std::int64_t rows,
                                    const std::vector<rt::Value>& scalars) {
   pypto::test::SplitMix64 rng(seed);
@@ -514,6 +532,14 @@ std::vector<rt::Value> seeded_args(const ir::Function& fn, std::uint64_t seed, s
           : r == 1 ? std::numeric_limits<float>::infinity()
           : r == 2 ? std::numeric_limits<float>::quiet_NaN()
                    : static_cast<float>(rng.range(-4096, 4095)) / 1024.0f;
+      // FP16 / BF16: values of the dtype, some near its largest finite value (sums and
+      // products overflow) or subnormal
+      if (t.dtype == pypto::core::DataType::FP16 || t.dtype == pypto::core::DataType::BF16) {
+        const bool fp16 = t.dtype == pypto::core::DataType::FP16;
+        if (r == 3) x *= fp16 ? 16384.0f : 0x1p125f;
+        if (r == 4) x *= fp16 ? 0x1p-16f : 0x1p-128f;
+        x = rt::round_to_dtype(t.dtype, x);
+      }
     }
     args.push_back(std::move(v));
   }
@@ -526,6 +552,18 @@ std::vector<rt::Value> seeded_args(const ir::Function& fn, std::uint64_t seed, s
 bool bit_identical_buffers(const rt::Value& a, const rt::Value& b) {
   if (a.buffer->ints != b.buffer->ints) return false;
   return pypto::kernel::first_mismatch(a.buffer->f32, b.buffer->f32) < 0;
+}
+
+/// Runs function `fn` of `program` on `expected` with the interpreter (its outputs land there)
+/// and `kernel` on copies of the arguments taken before: the copies, with the kernel's outputs.
+std::vector<rt::Value> run_both(const ir::Program& program, std::string_view fn,
+                                const cg::KernelSource& ks, LoadedKernel& kernel,
+                                std::vector<rt::Value>& expected) {
+  std::vector<rt::Value> actual;
+  for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
+  rt::run(program, fn, expected);
+  kernel.call(ks, actual);
+  return actual;
 }
 
 }  // namespace
@@ -569,10 +607,7 @@ TEST_CASE("codegen cpu: compiled kernels match the reference interpreter bit for
     for (std::uint64_t seed = 0; seed < c.scalars.size(); ++seed) {
       CAPTURE(seed);
       std::vector<rt::Value> expected = seeded_args(fn, seed + 1, c.rows, c.scalars[seed]);
-      std::vector<rt::Value> actual;
-      for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
-      rt::run(*p, c.kernel, expected);
-      kernel.call(ks, actual);
+      const std::vector<rt::Value> actual = run_both(*p, c.kernel, ks, kernel, expected);
       for (std::size_t k = 0; k < expected.size(); ++k) {
         CAPTURE(k);
         if (expected[k].is_shaped()) CHECK(bit_identical_buffers(expected[k], actual[k]));
@@ -615,10 +650,8 @@ class Before:
   LoadedKernel kernel(ks.source, dir, "k");
   std::vector<rt::Value> expected =
       seeded_args(function(before, "k"), 7, 0, {rt::Value::scalar_float(0.25f)});
-  std::vector<rt::Value> actual;
-  for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
-  rt::run(*before, "k", expected);  // the tensor-level original
-  kernel.call(ks, actual);
+  // the tensor-level original interpreted
+  const std::vector<rt::Value> actual = run_both(*before, "k", ks, kernel, expected);
   CHECK(bit_identical_buffers(expected[3], actual[3]));
 }
 
@@ -638,10 +671,7 @@ TEST_CASE("codegen: rank-3 tiles run on the CPU; the NPU target refuses them") {
   ScratchDir dir;
   LoadedKernel kernel(ks.source, dir, "k");
   std::vector<rt::Value> expected = seeded_args(function(p, "k"), 11, 0, {});
-  std::vector<rt::Value> actual;
-  for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
-  rt::run(*p, "k", expected);
-  kernel.call(ks, actual);
+  const std::vector<rt::Value> actual = run_both(*p, "k", ks, kernel, expected);
   CHECK(bit_identical_buffers(expected[1], actual[1]));
 }
 
@@ -669,10 +699,7 @@ TEST_CASE("codegen: tensor.create is a zero-filled kernel-local tensor on the CP
   ScratchDir dir;
   LoadedKernel kernel(ks.source, dir, "k");
   std::vector<rt::Value> expected = seeded_args(function(p, "k"), 5, 0, {});
-  std::vector<rt::Value> actual;
-  for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
-  rt::run(*p, "k", expected);
-  kernel.call(ks, actual);
+  const std::vector<rt::Value> actual = run_both(*p, "k", ks, kernel, expected);
   CHECK(bit_identical_buffers(expected[1], actual[1]));
   CHECK(bit_identical_buffers(expected[2], actual[2]));
   // The NPU target has no kernel-local global memory: a CodegenError naming the op.
@@ -714,10 +741,7 @@ TEST_CASE("codegen cpu: [1, cols] and rank-1 [1] second operands broadcast bit f
   LoadedKernel kernel(ks.source, dir, "k");
   for (std::uint64_t seed : {3u, 4u}) {
     std::vector<rt::Value> expected = seeded_args(function(p, "k"), seed, 0, {});
-    std::vector<rt::Value> actual;
-    for (const rt::Value& v : expected) actual.push_back(v.deep_copy());
-    rt::run(*p, "k", expected);
-    kernel.call(ks, actual);
+    const std::vector<rt::Value> actual = run_both(*p, "k", ks, kernel, expected);
     CHECK(bit_identical_buffers(expected[3], actual[3]));
     CHECK(bit_identical_buffers(expected[4], actual[4]));
   }
@@ -732,4 +756,207 @@ TEST_CASE("codegen cpu: [1, cols] and rank-1 [1] second operands broadcast bit f
                      "        return o1\n"));
   CHECK(std::string(e.what()).find("op 'tile.sub' at 9:") != std::string::npos);
   CHECK(std::string(e.what()).find("[1, 1] and [16, 64]") != std::string::npos);
+}
+
+// ---- FP16 / BF16 on the CPU: 16-bit storage, every op in binary32 rounded to the dtype -------
+
+namespace {
+
+/// A kernel of every op the CPU target computes on FP16 / BF16 tiles: the elementwise ops, row
+/// reductions, casts FP32 <-> FP16 <-> BF16 both ways and from INT32, an atomic-add store into an
+/// FP16 tensor.
+const std::string kHalfKernel = kernel_program(
+    "k", "AIV",
+    "a: pl.Tensor[[16, 64], pl.FP16], b: pl.Tensor[[16, 64], pl.FP16], f: pl.Tensor[[16, 64], "
+    "pl.FP32], c: pl.Tensor[[16, 64], pl.BF16], o: pl.InOut[pl.Tensor[[16, 64], pl.FP16]], p: "
+    "pl.Out[pl.Tensor[[16, 64], pl.BF16]], q: pl.Out[pl.Tensor[[16, 64], pl.FP32]], s: "
+    "pl.Out[pl.Tensor[[16, 1], pl.FP16]], m: pl.Out[pl.Tensor[[16, 1], pl.BF16]], e: "
+    "pl.Out[pl.Tensor[[16, 64], pl.FP16]], n: pl.Tensor[[16, 64], pl.INT32], nh: "
+    "pl.Out[pl.Tensor[[16, 64], pl.FP16]], nb: pl.Out[pl.Tensor[[16, 64], pl.BF16]]",
+    "tuple[pl.Tensor[[16, 64], pl.FP16], pl.Tensor[[16, 64], pl.BF16], pl.Tensor[[16, 64], "
+    "pl.FP32], pl.Tensor[[16, 1], pl.FP16], pl.Tensor[[16, 1], pl.BF16], pl.Tensor[[16, 64], "
+    "pl.FP16], pl.Tensor[[16, 64], pl.FP16], pl.Tensor[[16, 64], pl.BF16]]",
+    "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+    "        y = pl.tile.load(b, [0, 0], [16, 64])\n"
+    "        z = pl.tile.div(pl.tile.sub(pl.tile.mul(pl.tile.add(x, y), x), y), y)\n"
+    "        w = pl.tile.max(pl.tile.min(z, x), pl.tile.neg(pl.tile.abs(y)))\n"
+    "        o1 = pl.tile.store(w, [0, 0], o, atomic=pl.AtomicType.Add)\n"
+    "        g = pl.tile.cast(pl.tile.load(f, [0, 0], [16, 64]), target_type=pl.FP16)\n"
+    "        u = pl.tile.load(c, [0, 0], [16, 64])\n"
+    "        v = pl.tile.add(pl.tile.mul(u, pl.tile.cast(g, target_type=pl.BF16)), u)\n"
+    "        p1 = pl.tile.store(v, [0, 0], p)\n"
+    "        vh = pl.tile.cast(pl.tile.cast(v, target_type=pl.FP16), target_type=pl.FP32)\n"
+    "        q1 = pl.tile.store(pl.tile.sub(pl.tile.cast(v, target_type=pl.FP32), vh), [0, 0], "
+    "q)\n"
+    "        s1 = pl.tile.store(pl.tile.row_sum(z, z), [0, 0], s)\n"
+    "        m1 = pl.tile.store(pl.tile.row_max(u, u), [0, 0], m)\n"
+    "        r = pl.tile.rsqrt(pl.tile.sqrt(pl.tile.exp(pl.tile.abs(g))))\n"
+    "        e1 = pl.tile.store(r, [0, 0], e)\n"
+    "        ni = pl.tile.load(n, [0, 0], [16, 64])\n"
+    "        nh1 = pl.tile.store(pl.tile.cast(ni, target_type=pl.FP16), [0, 0], nh)\n"
+    "        nb1 = pl.tile.store(pl.tile.cast(ni, target_type=pl.BF16), [0, 0], nb)\n"
+    "        return o1, p1, q1, s1, m1, e1, nh1, nb1\n");
+
+/// Exact bit equality of every element (NaNs included).
+bool exactly_equal(const rt::Value& a, const rt::Value& b) { return rt::bit_identical(a, b); }
+
+}  // namespace
+
+TEST_CASE("codegen cpu: FP16 and BF16 kernels match the interpreter bit for bit") {
+  const auto p = parse(kHalfKernel);
+  const ir::Function& fn = function(p, "k");
+  const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(fn);
+  // 16-bit storage, and no Spec: each op is its own loop, rounded to its dtype
+  CHECK(ks.source.find("pk::fp16* const t0d") != std::string::npos);
+  CHECK(ks.source.find("std::vector<pk::bf16>") != std::string::npos);
+  CHECK(ks.source.find("pk::round_to<pk::fp16>(r)") != std::string::npos);
+  CHECK(ks.source.find("pk::round_to<pk::bf16>(r)") != std::string::npos);
+  ScratchDir dir;
+  LoadedKernel kernel(ks.source, dir, "k");
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    CAPTURE(seed);
+    std::vector<rt::Value> expected = seeded_args(fn, seed, 0, {});
+    // 2^24 + 2^16 + 1 is just over halfway between two BF16 values: rounded through binary32
+    // first (to 2^24 + 2^16, the halfway point) it would round to even, down, instead of up
+    expected[10].buffer->ints[0] = 16842753;
+    expected[10].buffer->ints[1] = -16842753;
+    const std::vector<rt::Value> actual = run_both(*p, "k", ks, kernel, expected);
+    for (std::size_t k = 4; k < expected.size(); ++k) {
+      CAPTURE(k);
+      CHECK(bit_identical_buffers(expected[k], actual[k]));
+    }
+    CHECK(actual[12].buffer->f32[0] == 0x1.02p24f);
+    CHECK(actual[12].buffer->f32[1] == -0x1.02p24f);
+  }
+  // The NPU target computes halves natively, a contract it does not state: a CodegenError.
+  const cg::CodegenError e = codegen_error<cg::NpuTarget>(kHalfKernel);
+  CAPTURE(std::string(e.what()));
+  CHECK(std::string(e.what()).find("op 'tile.add' at 9:") != std::string::npos);
+  CHECK(std::string(e.what()).find("on FP16 tiles is not supported") != std::string::npos);
+}
+
+TEST_CASE("codegen cpu: FP16 / BF16 edge values round like the interpreter, bit for bit") {
+  // Per column j: a[j] op b[j] for op in +, *, and a[j] copied and cast to FP32 (FP16 kernel,
+  // then the same in BF16). Hand-picked bit patterns: signed zeros, subnormals, the largest
+  // finite value, sums that overflow (one exactly at the halfway point to 2^16), ties to even
+  // both ways, NaNs (quiet, signaling with a payload, negative) and inf - inf.
+  struct Pair {
+    std::uint16_t a, b;
+    std::uint16_t sum, product;  // expected FP16 results (0 = not checked by value)
+  };
+  const std::vector<Pair> fp16 = {
+      {0x0000, 0x8000, 0x0000, 0x8000},  // +0 + -0 = +0, +0 * -0 = -0
+      {0x8000, 0x8000, 0x8000, 0x0000},  // -0 + -0 = -0
+      {0x0001, 0x0001, 0x0002, 0x0000},  // smallest subnormals; 2^-48 underflows to +0
+      {0x03ff, 0x0001, 0x0400, 0x0000},  // largest subnormal + smallest: smallest normal
+      {0x0001, 0x3800, 0x3800, 0x0000},  // 2^-24 * 0.5 = 2^-25: tie between 0 and 2^-24 -> 0
+      {0x0003, 0x3800, 0x3800, 0x0002},  // 1.5 * 2^-24: tie -> 2 * 2^-24 (even)
+      {0x7bff, 0x7bff, 0x7c00, 0x7c00},  // 65504 + 65504 overflows to inf
+      {0x7bff, 0x4c00, 0x7c00, 0x7c00},  // 65504 + 16 = 65520: halfway to 2^16 -> inf (even)
+      {0x7bff, 0x4b00, 0x7bff, 0x7c00},  // 65504 + 14 rounds back to 65504
+      {0x3c00, 0x1000, 0x3c00, 0x1000},  // 1 + 2^-11: tie -> 1 (even)
+      {0x3c01, 0x1000, 0x3c02, 0x1001},  // (1 + 2^-10) + 2^-11: tie -> 1 + 2^-9 (even)
+      {0x7e00, 0x3c00, 0x7e00, 0x7e00},  // quiet NaN
+      {0x7c01, 0x0000, 0x7e00, 0x7e00},  // a signaling NaN with a payload: the quiet NaN
+      {0xfe00, 0x3c00, 0xfe00, 0xfe00},  // negative NaN keeps its sign
+      {0x7c00, 0xfc00, 0x0000, 0xfc00},  // inf - inf: NaN (compared with the interpreter)
+      {0x3555, 0x3555, 0x3955, 0x2f1c},  // 1/3-ish: inexact sum and product
+  };
+  const std::vector<Pair> bf16 = {
+      {0x0000, 0x8000, 0x0000, 0x8000}, {0x8000, 0x8000, 0x8000, 0x0000},
+      {0x0001, 0x0001, 0x0002, 0x0000},  // subnormals
+      {0x007f, 0x0001, 0x0080, 0x0000},  // largest subnormal + smallest: smallest normal
+      {0x0001, 0x3f00, 0x3f00, 0x0000},  // 2^-133 * 0.5: tie -> 0
+      {0x0003, 0x3f00, 0x3f00, 0x0002},  // tie -> even
+      {0x7f7f, 0x7f7f, 0x7f80, 0x7f80},  // largest finite + itself: inf
+      {0x7f7f, 0x7370, 0x7f7f, 0x7f80},  // + 1.875 * 2^103: under half an ulp, stays
+      {0x3f80, 0x3b80, 0x3f80, 0x3b80},  // 1 + 2^-8: tie -> 1 (even)
+      {0x3f81, 0x3b80, 0x3f82, 0x3b81},  // (1 + 2^-7) + 2^-8: tie -> 1 + 2^-6
+      {0x7fc0, 0x3f80, 0x7fc0, 0x7fc0},  // quiet NaN
+      {0x7f81, 0x0000, 0x7fc0, 0x7fc0},  // signaling NaN with a payload: the quiet NaN
+      {0xffc0, 0x3f80, 0xffc0, 0xffc0},  // negative NaN
+      {0x7f80, 0xff80, 0x0000, 0xff80},  // inf - inf: NaN
+      {0x3eab, 0x3eab, 0x3f2b, 0x3de4},  // inexact
+      {0x4049, 0x3f80, 0x4084, 0x4049},  // 3.140625 + 1 = 4.140625: tie -> 4.125 (even)
+  };
+  for (const bool is_fp16 : {true, false}) {
+    const std::string dt = is_fp16 ? "pl.FP16" : "pl.BF16";
+    const auto dtype = is_fp16 ? pypto::core::DataType::FP16 : pypto::core::DataType::BF16;
+    const auto format = is_fp16 ? cg::HalfFormat::FP16 : cg::HalfFormat::BF16;
+    const std::vector<Pair>& pairs = is_fp16 ? fp16 : bf16;
+    CAPTURE(dt);
+    const std::string t = "pl.Tensor[[1, 16], " + dt + "]";
+    const std::string program = kernel_program(
+        "k", "AIV",
+        "a: " + t + ", b: " + t + ", s: pl.Out[" + t + "], m: pl.Out[" + t + "], c: pl.Out[" + t +
+            "], w: pl.Out[pl.Tensor[[1, 16], pl.FP32]]",
+        "tuple[" + t + ", " + t + ", " + t + ", pl.Tensor[[1, 16], pl.FP32]]",
+        "        x = pl.tile.load(a, [0, 0], [1, 16])\n"
+        "        y = pl.tile.load(b, [0, 0], [1, 16])\n"
+        "        s1 = pl.tile.store(pl.tile.add(x, y), [0, 0], s)\n"
+        "        m1 = pl.tile.store(pl.tile.mul(x, y), [0, 0], m)\n"
+        "        c1 = pl.tile.store(x, [0, 0], c)\n"
+        "        w1 = pl.tile.store(pl.tile.cast(x, target_type=pl.FP32), [0, 0], w)\n"
+        "        return s1, m1, c1, w1\n");
+    const auto p = parse(program);
+    const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(function(p, "k"));
+    ScratchDir dir;
+    LoadedKernel kernel(ks.source, dir, "k");
+    std::vector<rt::Value> expected;
+    for (int k = 0; k < 5; ++k) expected.push_back(rt::Value::zeros(dtype, {1, 16}));
+    expected.push_back(rt::Value::zeros(pypto::core::DataType::FP32, {1, 16}));
+    REQUIRE(pairs.size() == 16);
+    for (std::size_t j = 0; j < pairs.size(); ++j) {
+      expected[0].buffer->f32[j] = cg::half_to_float(pairs[j].a, format);
+      expected[1].buffer->f32[j] = cg::half_to_float(pairs[j].b, format);
+    }
+    const std::vector<rt::Value> actual = run_both(*p, "k", ks, kernel, expected);
+    for (std::size_t k = 2; k < expected.size(); ++k) {
+      CAPTURE(k);
+      CHECK(exactly_equal(expected[k], actual[k]));
+    }
+    // The values themselves (both sides agree; these say what they agree on).
+    for (std::size_t j = 0; j < pairs.size(); ++j) {
+      CAPTURE(j);
+      const bool inf_minus_inf = j == 14 - (is_fp16 ? 0 : 1);
+      if (!inf_minus_inf)
+        CHECK(cg::float_to_half(actual[2].buffer->f32[j], format, true) == pairs[j].sum);
+      else
+        CHECK(actual[2].buffer->f32[j] != actual[2].buffer->f32[j]);  // NaN
+      CHECK(cg::float_to_half(actual[3].buffer->f32[j], format, true) == pairs[j].product);
+      // a copy keeps every pattern (a signaling NaN's payload too); a cast to FP32 reads the
+      // value of the dtype, so a NaN becomes the quiet NaN of its sign
+      CHECK(cg::float_to_half(actual[4].buffer->f32[j], format, true) == pairs[j].a);
+      const float a = cg::half_to_float(pairs[j].a, format);
+      if (a == a)
+        CHECK(pypto::kernel::float_bits(actual[5].buffer->f32[j]) == pypto::kernel::float_bits(a));
+      else
+        CHECK(pypto::kernel::float_bits(actual[5].buffer->f32[j]) ==
+              (pypto::kernel::float_bits(a) & 0x80000000u) + 0x7fc00000u);
+    }
+  }
+}
+
+TEST_CASE("codegen: emit_spec refuses FP16 / BF16 tiles (a Spec never rounds to them)") {
+  pypto::kernel::Spec spec;
+  spec.views = {pypto::kernel::View{pypto::kernel::ViewKind::Linear, 0}};
+  spec.instrs = {pypto::kernel::Instr{pypto::kernel::Op::Neg, 0, pypto::kernel::input(0), {}, {}}};
+  spec.num_regs = 1;
+  const std::vector<cg::Dim> dims = {{"4", 4}, {"8", 8}};
+  cg::SpecBinding b;
+  b.inputs = {cg::TileRef{"v0", pypto::core::DataType::FP32, ir::MemorySpace::Vec, dims}};
+  b.output = cg::TileRef{"v1", pypto::core::DataType::FP32, ir::MemorySpace::Vec, dims};
+  b.rows = dims[0];
+  b.cols = dims[1];
+  CHECK(cg::emit_spec<cg::CpuTarget>(spec, b, "").find("r0 = -v0[") != std::string::npos);
+  for (const auto dtype : {pypto::core::DataType::FP16, pypto::core::DataType::BF16}) {
+    cg::SpecBinding half_in = b, half_out = b;
+    half_in.inputs[0].dtype = dtype;
+    half_out.output.dtype = dtype;
+    for (const cg::SpecBinding* x : {&half_in, &half_out}) {
+      CHECK_THROWS_WITH_AS(cg::emit_spec<cg::CpuTarget>(spec, *x, ""),
+                           doctest::Contains("a Spec computes FP32 tiles only"), cg::SpecEmitError);
+      CHECK_THROWS_AS(cg::emit_spec<cg::NpuTarget>(spec, *x, ""), cg::SpecEmitError);
+    }
+  }
 }

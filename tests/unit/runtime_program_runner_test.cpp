@@ -1,10 +1,11 @@
 // Tests of runtime/program_runner.hpp: a whole program runs with its kernels executed by
 // compiled hand-written sources (kernel_abi.hpp convention) and gives bit-identical results and
 // argument buffers to the reference interpreter running the same program (loops, an if, a
-// Submit with a dependency; FP32 and INT32 tensors; INDEX and INT32 scalars).
+// Submit with a dependency; FP32, FP16 and INT32 tensors; INDEX and INT32 scalars).
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -116,6 +117,38 @@ extern "C" void pypto_kernel_entry(const std::uint64_t* args) {
 }
 )";
 
+constexpr std::string_view kHalfProgram = R"(
+import pypto.language as pl
+@pl.program
+class Halves:
+    @pl.function(type=pl.FunctionType.InCore)
+    def neg(self, x: pl.Tensor[[6], pl.FP16], o: pl.Out[pl.Tensor[[6], pl.FP16]]) -> pl.Tensor[[6], pl.FP16]:
+        t = pl.load(x, [0], [6])
+        pl.store(pl.neg(t), [0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[6], pl.FP16], o: pl.Out[pl.Tensor[[6], pl.FP16]]) -> pl.Tensor[[6], pl.FP16]:
+        r = self.neg(x, o)
+        return r
+)";
+
+// neg(x, o): o = -x on FP16 bit patterns (the sign bit flipped, which is the rounded negation of
+// every non-NaN value); it also scribbles on x, an IN tensor.
+constexpr const char* kNegHalf = R"(#include <pypto/codegen/kernel_abi.hpp>
+#include <cstdint>
+extern "C" void pypto_kernel_entry(const std::uint64_t* args) {
+  auto* x = reinterpret_cast<pypto::codegen::TensorArg*>(args[0]);
+  auto* o = reinterpret_cast<pypto::codegen::TensorArg*>(args[1]);
+  auto* xs = static_cast<std::uint16_t*>(x->data);
+  auto* os = static_cast<std::uint16_t*>(o->data);
+  for (std::int64_t j = 0; j < x->shape[0]; ++j) {
+    os[j] = static_cast<std::uint16_t>(xs[j] ^ 0x8000u);
+    xs[j] = 0;
+  }
+}
+)";
+
 std::vector<Value> deep_copy(const std::vector<Value>& v) {
   std::vector<Value> out;
   for (const auto& x : v) out.push_back(x.deep_copy());
@@ -138,6 +171,22 @@ std::vector<Value> loop_inputs(std::int64_t n) {
           Value::zeros(pypto::core::DataType::FP32, {256, 128})};
 }
 
+struct Ran {
+  std::vector<Value> results, args;
+};
+
+/// Runs `main` of `p` on copies of `inputs` with the interpreter and with `runner`: results and
+/// argument buffers must be bit-identical. The runner's side is returned.
+Ran run_both(const ir::Program& p, rt::ProgramRunner& runner, const std::vector<Value>& inputs) {
+  std::vector<Value> expected_args = deep_copy(inputs);
+  const std::vector<Value> expected = rt::run(p, "main", expected_args);
+  Ran got{{}, deep_copy(inputs)};
+  got.results = runner.run("main", got.args);
+  CHECK(all_identical(got.results, expected));
+  CHECK(all_identical(got.args, expected_args));
+  return got;
+}
+
 const cg::RuntimeDirection In = cg::RuntimeDirection::In;
 const cg::RuntimeDirection Out = cg::RuntimeDirection::Out;
 
@@ -157,17 +206,12 @@ TEST_CASE("program runner: an orchestration loop, if and submits on compiled ker
   for (std::int64_t n : {1, 5}) {  // both branches of the if
     CAPTURE(n);
     const std::vector<Value> inputs = loop_inputs(n);
-    std::vector<Value> expected_args = deep_copy(inputs);
-    const std::vector<Value> expected = rt::run(*p, "main", expected_args);
-    std::vector<Value> args = deep_copy(inputs);
     rt::ProgramRunner runner(*p, lib, {{"scale_rows", 0}, {"shift", 1}});
-    const std::vector<Value> results = runner.run("main", args);
+    const Ran got = run_both(*p, runner, inputs);
     CHECK(runner.kernel_calls() == (n < 2 ? 6u : 5u));
-    CHECK(all_identical(results, expected));
-    CHECK(all_identical(args, expected_args));
     // Spot value: row 0 of a is doubled, then shifted by 1.5 (twice when n < 2).
     const float a0 = inputs[0].buffer->f32[0];
-    CHECK(results[0].buffer->f32[0] == a0 * 2.0f + (n < 2 ? 3.0f : 1.5f));
+    CHECK(got.results[0].buffer->f32[0] == a0 * 2.0f + (n < 2 ? 3.0f : 1.5f));
   }
   // The results alias the caller's Out buffers, as with the interpreter.
   std::vector<Value> args = loop_inputs(5);
@@ -187,15 +231,36 @@ TEST_CASE("program runner: INT32 tensors and scalars; IN tensors are not written
                         {0, -1, 2147483647, -2147483648LL, 5, -7, 100, 1}),
       Value::scalar_int(3, pypto::core::DataType::INT32),
       Value::zeros(pypto::core::DataType::INT32, {8})};
-  std::vector<Value> expected_args = deep_copy(inputs);
-  const auto expected = rt::run(*p, "main", expected_args);
-  std::vector<Value> args = deep_copy(inputs);
   rt::ProgramRunner runner(*p, lib, {{"inc", 9}});
-  const auto results = runner.run("main", args);
-  CHECK(all_identical(results, expected));
-  CHECK(all_identical(args, expected_args));
+  const std::vector<Value> args = run_both(*p, runner, inputs).args;
   CHECK(args[2].buffer->ints[2] == -2147483646);  // wrapped like the interpreter
   CHECK(args[0].buffer->ints == inputs[0].buffer->ints);
+}
+
+TEST_CASE("program runner: FP16 tensors travel as 16-bit patterns; a non-FP16 value is refused") {
+  const ir::ProgramRef p = pypto::text::parse_program(kHalfProgram);
+  rt::TempDir dir;
+  rt::CompileCache cache(dir.path(), rt::find_compiler());
+  const auto lib =
+      rt::KernelLibrary::compile(cache, {{"neg", kNegHalf, rt::CodeOrigin::Generated, {}}},
+                                 {{2, "neg", cg::CoreType::AIV, {In, Out}}});
+  Value x = Value::zeros(pypto::core::DataType::FP16, {6});
+  x.buffer->f32 = {
+      1.5f,         -0.0f, 65504.0f, 0x1p-24f, -std::numeric_limits<float>::infinity(),
+      -0x1.ff8p-15f};  // one, zero, largest, smallest subnormal, inf, largest subnormal
+  const std::vector<Value> inputs{x, Value::zeros(pypto::core::DataType::FP16, {6})};
+  rt::ProgramRunner runner(*p, lib, {{"neg", 2}});
+  const std::vector<Value> args = run_both(*p, runner, inputs).args;
+  CHECK(args[1].buffer->f32[0] == -1.5f);
+  CHECK(args[1].buffer->f32[3] == -0x1p-24f);
+  CHECK(args[0].buffer->f32 == inputs[0].buffer->f32);  // IN: not written back
+  // 0.1 is no FP16 value: the runner refuses to round it on the way in
+  std::vector<Value> bad = deep_copy(inputs);
+  bad[0].buffer->f32[2] = 0.1f;
+  CHECK_THROWS_WITH_AS(
+      runner.run("main", bad),
+      doctest::Contains("a tensor of dtype FP16 holds 0.100000, which is not a value"),
+      rt::RuntimeError);
 }
 
 TEST_CASE("program runner: a kernel without a registration is a RuntimeError naming it") {

@@ -11,6 +11,10 @@
 // contracts within one statement, and no statement here holds two float ops).
 // Tiles are std::vectors (any rank, dims read at run time). The entry is kernel_abi.hpp's fixed
 // `pypto_kernel_entry`; nothing in the file depends on the kernel's name.
+// FP16 and BF16 are stored as 16-bit patterns (pk::fp16 / pk::bf16, kernel_abi.hpp's encoding)
+// in tensors and tiles alike, and computed as the interpreter computes them: each op widens its
+// operands to binary32 (exact), computes there with the FP32 instruction table and rounds its
+// result to the dtype, to nearest with ties to even (round_to_dtype), one loop per op.
 #pragma once
 
 #include <array>
@@ -28,7 +32,7 @@ namespace pypto::codegen {
 struct CpuTarget {
   static constexpr std::string_view name = "cpu";
   /// Changes whenever the emitted code for some input changes (part of compilation keys).
-  static constexpr std::string_view fingerprint = "pypto-cpu-kernel-v1";
+  static constexpr std::string_view fingerprint = "pypto-cpu-kernel-v2";
   static constexpr std::string_view file_extension = ".cpp";
   static constexpr std::string_view comment_prefix = "// ";
 
@@ -51,9 +55,21 @@ struct CpuTarget {
       default: return "";  // FP16, BF16, sub-byte and FP8 types: no host type
     }
   }
-  /// Tile elements: a std::vector<bool> has no data(), so BOOL tiles are not supported.
+  /// Tensor and tile elements: the scalar types, and the 16-bit storage of FP16 / BF16 (no
+  /// scalar type: scalar arithmetic in those dtypes is not lowered). A std::vector<bool> has no
+  /// data(), so BOOL tiles are not supported.
   static constexpr std::string_view element_type(core::DataType t) {
+    if (t == core::DataType::FP16) return "pk::fp16";
+    if (t == core::DataType::BF16) return "pk::bf16";
     return t == core::DataType::BOOL ? "" : scalar_type(t);
+  }
+  /// The binary32 value `x` rounded to float dtype `t` as an element of `t`: FP16 / BF16 to
+  /// nearest with ties to even, a NaN to the dtype's quiet NaN of its sign (interpreter.hpp's
+  /// round_to_dtype); "" for the dtypes this target does not compute.
+  static std::string round_to_dtype(core::DataType t, std::string_view x) {
+    if (t == core::DataType::FP32) return std::string(x);
+    if (t != core::DataType::FP16 && t != core::DataType::BF16) return "";
+    return "pk::round_to<" + std::string(element_type(t)) + ">(" + std::string(x) + ")";
   }
   static constexpr core::DataType accumulator_dtype = core::DataType::FP32;
   static constexpr std::size_t max_tile_rank = kKernelAbiMaxRank;
@@ -140,6 +156,7 @@ struct CpuTarget {
         "#include <type_traits>\n#include <vector>\n\n"
         "#define PK_FN inline\n";
     s += kScalarHelpers;
+    s += kHalfHelpers;
     s += kBoxHelpers;
     return s;
   }
@@ -224,9 +241,12 @@ struct CpuTarget {
            tile_rows(a).text + ", " + tile_cols(a).text + ", " + tile_cols(b).text + ");\n";
   }
   static std::string block_idx() { return "pk::block_idx"; }
-  /// One integer elementwise op over every element (pk:: wraps like the interpreter).
+  /// One elementwise op over every element: integers wrap (pk::, like the interpreter); FP16 /
+  /// BF16 go through binary32 (half_op).
   static std::string tile_elementwise(kernel::Op op, const TileRef& dst, const TileRef& a,
                                       std::string_view b, bool b_scalar) {
+    if (dst.dtype == core::DataType::FP16 || dst.dtype == core::DataType::BF16)
+      return half_op(op, dst, a, b);
     const std::string fn = "pk::" + std::string(int_fn(op));
     std::string rhs;
     if (kernel::arity(op) == 2) rhs = ", " + std::string(b) + (b_scalar ? "" : "[i]");
@@ -246,6 +266,91 @@ struct CpuTarget {
   }
 
  private:
+  /// An FP16 / BF16 op, as runtime/interpreter.hpp computes it: operands widened to binary32,
+  /// the FP32 instruction, the result rounded to the dtype. A row reduction folds each row left
+  /// to right from its first element; a sum's partial results are rounded, a max selects an
+  /// element (no rounding), and the row's result is stored exactly.
+  static std::string half_op(kernel::Op op, const TileRef& dst, const TileRef& a,
+                             std::string_view b) {
+    const std::string_view instr = instr_table[static_cast<std::size_t>(op)];
+    const std::string e(element_type(dst.dtype));
+    const std::string loop = "for (std::size_t i = 0; i < " + dst.name + ".size(); ++i) {\n";
+    if (kernel::is_reduction(op)) {
+      const bool sum = op == kernel::Op::RowSum || op == kernel::Op::ColSum;
+      return "{\n  const std::size_t pk_cols = static_cast<std::size_t>(" + tile_cols(a).text +
+             ");\n  " + loop + "    float acc = pk::widen(" + a.name +
+             "[i * pk_cols]);\n    for (std::size_t j = 1; j < pk_cols; ++j) {\n" +
+             "      const float x = pk::widen(" + a.name + "[i * pk_cols + j]);\n      " +
+             format_template(instr, "acc", "x") + "\n" +
+             (sum ? "      acc = pk::widen(" + round_to_dtype(dst.dtype, "acc") + ");\n" : "") +
+             "    }\n    " + dst.name + "[i] = pk::narrow<" + e + ">(acc);\n  }\n}\n";
+    }
+    const bool binary = kernel::arity(op) == 2;
+    return loop + "  const float x = pk::widen(" + a.name + "[i])" +
+           (binary ? ", y = pk::widen(" + std::string(b) + "[i])" : "") +
+           ";\n  float r = 0.0f;\n  " + format_template(instr, "r", "x", "y") + "\n  " + dst.name +
+           "[i] = " + round_to_dtype(dst.dtype, "r") + ";\n}\n";
+  }
+
+  /// FP16 / BF16 elements and their conversions (kernel_abi.hpp's encoding). A cast from a half
+  /// dtype reads the element as the interpreter does, as a value of its dtype (a NaN becomes
+  /// the dtype's quiet NaN of its sign). Casts to a half dtype round once: a float's binary32 value
+  /// (every FP16 / BF16 value is a float), an integer's exact value (its magnitude rounded to odd
+  /// in 24 bits first, exact in binary32, which then rounds to the dtype's 11 or 8 bits as the
+  /// exact value does).
+  static constexpr std::string_view kHalfHelpers = R"(namespace pk {
+
+struct fp16 {
+  std::uint16_t bits;
+};
+struct bf16 {
+  std::uint16_t bits;
+};
+template <class T>
+constexpr bool is_half = std::is_same_v<T, fp16> || std::is_same_v<T, bf16>;
+template <class H>
+constexpr pypto::codegen::HalfFormat format_of =
+    std::is_same_v<H, fp16> ? pypto::codegen::HalfFormat::FP16 : pypto::codegen::HalfFormat::BF16;
+
+/// The binary32 value of an element (exact).
+template <class H>
+  requires is_half<H>
+inline float widen(H x) { return pypto::codegen::half_to_float(x.bits, format_of<H>); }
+/// A binary32 result rounded to the dtype (the interpreter's round_to_dtype).
+template <class H>
+inline H round_to(float x) { return H{pypto::codegen::float_to_half(x, format_of<H>)}; }
+/// A binary32 value of the dtype, stored exactly (a NaN keeps its payload).
+template <class H>
+inline H narrow(float x) { return H{pypto::codegen::float_to_half(x, format_of<H>, true)}; }
+/// An atomic-add store's sum: in binary32, rounded.
+template <class H>
+  requires is_half<H>
+inline H add(H a, H b) { return round_to<H>(widen(a) + widen(b)); }
+
+template <class To, class From>
+  requires(is_half<To> || is_half<From>)
+inline To cast(From a) {
+  if constexpr (is_half<From>) {  // read as a value of its dtype: a NaN is its quiet NaN
+    return cast<To>(widen(round_to<From>(widen(a))));
+  } else if constexpr (std::is_floating_point_v<From>) {
+    return round_to<To>(static_cast<float>(a));
+  } else {
+    bool negative = false;
+    if constexpr (std::is_signed_v<From>) negative = a < 0;
+    const std::uint64_t m = negative ? std::uint64_t{0} - static_cast<std::uint64_t>(a)
+                                     : static_cast<std::uint64_t>(a);
+    std::uint64_t kept = m;
+    int shift = 0;
+    for (; kept >= (std::uint64_t{1} << 24); ++shift) kept = (kept >> 1) | (kept & 1);
+    const float f = std::ldexp(static_cast<float>(kept), shift);
+    return round_to<To>(negative ? -f : f);
+  }
+}
+
+}  // namespace pk
+
+)";
+
   /// Region copies (tile.load / tile.store, runtime/interpreter.hpp's for_box) and matmul
   /// (products in increasing k, summed from the first product: kernel/spec.hpp's Matmul).
   static constexpr std::string_view kBoxHelpers = R"(namespace pk {

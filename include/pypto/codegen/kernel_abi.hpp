@@ -9,9 +9,13 @@
 // (in parameter order), as the address of a TensorArg; then every scalar parameter, as its bits
 // (an integer sign- or zero-extended to 64 bits, a float's IEEE bits zero-extended). Tensor data
 // is contiguous row-major with the element type of the parameter's dtype; shapes are carried so
-// that a kernel with symbolic dims reads them at run time.
+// that a kernel with symbolic dims reads them at run time. FP16 and BF16 elements are their
+// 16-bit IEEE binary16 / bfloat16 patterns; half_to_float and float_to_half below are the one
+// definition of that encoding, for kernels and runtime alike (portable: no _Float16, no FP
+// environment, integer arithmetic only). O(1) each.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 namespace pypto::codegen {
@@ -23,6 +27,66 @@ struct TensorArg {
   std::int64_t rank;
   std::int64_t shape[kKernelAbiMaxRank];
 };
+
+/// The 16-bit float formats of tensor elements: IEEE binary16 and bfloat16 (binary32's top half).
+enum class HalfFormat : std::uint8_t { FP16, BF16 };
+
+/// The binary32 value of a 16-bit pattern: exact (every FP16 and BF16 value is a float); a NaN
+/// keeps its sign and payload (shifted into binary32's top payload bits).
+constexpr float half_to_float(std::uint16_t bits, HalfFormat format) {
+  if (format == HalfFormat::BF16) return std::bit_cast<float>(std::uint32_t{bits} << 16);
+  const std::uint32_t sign = std::uint32_t{bits & 0x8000u} << 16;
+  std::uint32_t exp = (bits >> 10) & 0x1fu, mant = bits & 0x3ffu;
+  if (exp == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
+  if (exp == 0) {
+    if (mant == 0) return std::bit_cast<float>(sign);
+    exp = 1;  // a subnormal: normalize mant * 2^-24
+    while ((mant & 0x400u) == 0) {
+      mant <<= 1;
+      --exp;
+    }
+    mant &= 0x3ffu;
+  }
+  return std::bit_cast<float>(sign | ((exp + 112u) << 23) | (mant << 13));
+}
+
+/// The 16-bit pattern nearest `x`, ties to even: overflow goes to infinity, tiny values to
+/// subnormals or a zero of their sign. A NaN becomes the format's quiet NaN of its sign (what
+/// runtime/interpreter.hpp's round_to_dtype makes), or with `keep_nan_payload` keeps its sign
+/// and the top bits of its payload (a payload that would vanish becomes the quiet NaN's), so
+/// that a NaN read from a 16-bit tensor is written back unchanged.
+constexpr std::uint16_t float_to_half(float x, HalfFormat format, bool keep_nan_payload = false) {
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(x);
+  const std::uint32_t a = u & 0x7fffffffu, sign = (u >> 16) & 0x8000u;
+  const bool bf16 = format == HalfFormat::BF16;
+  if (a > 0x7f800000u) {  // NaN
+    const std::uint32_t payload = keep_nan_payload ? (a & 0x7fffffu) >> (bf16 ? 16 : 13) : 0;
+    const std::uint32_t quiet = bf16 ? 0x7fc0u : 0x7e00u, inf = bf16 ? 0x7f80u : 0x7c00u;
+    return static_cast<std::uint16_t>(sign | (payload != 0 ? inf | payload : quiet));
+  }
+  std::uint32_t h = 0, rest = 0, half_ulp = 0;
+  if (bf16) {  // binary32's layout: drop 16 bits (a carry into the exponent is the next binade)
+    h = a >> 16;
+    rest = a & 0xffffu;
+    half_ulp = 0x8000u;
+  } else if (a >= 0x477ff000u) {  // at or past 65520, halfway from 65504 to 2^16: infinity
+    return static_cast<std::uint16_t>(sign | 0x7c00u);
+  } else if (a >= 0x38800000u) {  // normal: rebias the exponent, drop 13 bits
+    h = (a >> 13) - (112u << 10);
+    rest = a & 0x1fffu;
+    half_ulp = 0x1000u;
+  } else {  // subnormal (or zero): units of 2^-24, from the float's integer mantissa
+    const std::uint32_t e = a >> 23;  // at most 112: a shift of 14 or more
+    const std::uint32_t m = e == 0 ? a : (a & 0x7fffffu) | 0x800000u;
+    const std::uint32_t s = 126u - (e == 0 ? 1u : e);
+    if (s >= 32) return static_cast<std::uint16_t>(sign);  // under a quarter unit: zero
+    h = m >> s;
+    rest = m & ((1u << s) - 1u);
+    half_ulp = 1u << (s - 1);
+  }
+  if (rest > half_ulp || (rest == half_ulp && (h & 1u) != 0)) ++h;
+  return static_cast<std::uint16_t>(sign | h);
+}
 
 using KernelEntry = void (*)(const std::uint64_t* args);
 

@@ -7,7 +7,8 @@
 // floor division, strict FP32) becomes one named C++ local per op; loops, whiles and ifs become
 // C++ control flow over carry variables that each yield assigns (a tensor carry is the tensor
 // itself: stores write it in place); tile.load / tile.store / tile.full / tile.cast /
-// tile.matmul, integer elementwise tile ops and tensor.read / tensor.write / tensor.dim print
+// tile.matmul, integer and FP16 / BF16 elementwise and row-reduction tile ops (one op at a
+// time, each result rounded to its dtype) and tensor.read / tensor.write / tensor.dim print
 // through the traits. Each maximal run of FP32 elementwise and row-reduction tile ops is a
 // region lowered through the kernel expression IR (see "regions" below): one kernel::Spec per
 // materialized value, canonicalized and printed by spec_emitter.hpp. Nested tile calls
@@ -282,38 +283,60 @@ class Lowering : protected RegionLowering<T> {
       env_[&var] = scalar_value(scalar_call(c), scalar_dtype(var));
       return;
     }
-    if (spec_op(op)) return integer_elementwise(var, c, *spec_op(op));
+    if (spec_op(op)) return elementwise(var, c, *spec_op(op));
     fail_at(c, "is not supported by the kernel code generator");
   }
 
-  /// An elementwise op on integer tiles, one target instruction (the kernel expression IR is
-  /// FP32 only): add, sub, mul, max, min with a tile or scalar second operand; neg, abs.
-  void integer_elementwise(const ir::Var& var, const ir::Call& c, kernel::Op op) {
+  /// A tile op outside the kernel expression IR, one target instruction over every element:
+  /// on integer tiles add, sub, mul, max, min with a tile or scalar second operand, neg, abs
+  /// (the IR is FP32 only); on float tiles of a dtype the target computes by rounding binary32
+  /// results (T::round_to_dtype: FP16 / BF16 on the CPU), every region op, a second operand
+  /// being a tile of the same dtype (see fusible). A second tile has the first's shape.
+  void elementwise(const ir::Var& var, const ir::Call& c, kernel::Op op) {
     const auto* tt = ir::as<ir::TileType>(c.type.get());
-    const bool supported = op == kernel::Op::Add || op == kernel::Op::Sub ||
-                           op == kernel::Op::Mul || op == kernel::Op::Max ||
-                           op == kernel::Op::Min || op == kernel::Op::Neg || op == kernel::Op::Abs;
-    if (!tt || !core::is_int(tt->dtype) || !supported)
+    const bool integer = tt && core::is_int(tt->dtype);
+    const bool rounded =
+        tt && core::is_float(tt->dtype) && !T::round_to_dtype(tt->dtype, "x").empty();
+    const bool integer_op = op == kernel::Op::Add || op == kernel::Op::Sub ||
+                            op == kernel::Op::Mul || op == kernel::Op::Max ||
+                            op == kernel::Op::Min || op == kernel::Op::Neg || op == kernel::Op::Abs;
+    if (!(integer ? integer_op : rounded))
       fail_at(c, "on " + dtype_text(c) + " tiles is not supported");
     const TileRef a = tile_of(c, c.args.at(0)).tile;
+    if (a.dtype != tt->dtype) fail_at(c, "needs operands of one dtype");
+    std::vector<Dim> dims = a.dims;
     std::string b;
     bool b_scalar = false;
-    if (kernel::arity(op) == 2) {
+    if (kernel::is_reduction(op)) {
+      if (a.dims.size() != 2) fail_at(c, "needs a 2-D tile");
+      dims = {a.dims[0], Dim{"1", 1}};
+    } else if (kernel::arity(op) == 2) {
       const ir::ExprRef& rhs = c.args.at(1);
       if (ir::isa<ir::TileType>(*rhs->type)) {
         const TileRef& bt = tile_of(c, rhs).tile;
         if (bt.dtype != a.dtype) fail_at(c, "needs operands of one dtype");
+        if (!same_dims(bt.dims, a.dims))
+          fail_at(c, "reads " + std::string(core::dtype_name(a.dtype)) +
+                         " tiles of different shapes, which it does not broadcast");
         b = bt.name;
       } else {
+        if (!integer)
+          fail_at(c, "with a scalar operand on " + dtype_text(c) + " tiles is not supported");
         b = scalar(*rhs);
         b_scalar = true;
       }
     }
     Value out;
     out.kind = Value::Kind::Tile;
-    out.tile = declare_tile(c, tt->dtype, tt->memory_space, a.dims);
+    out.tile = declare_tile(c, tt->dtype, tt->memory_space, std::move(dims));
     line(T::tile_elementwise(op, out.tile, a, b, b_scalar));
     env_[&var] = std::move(out);
+  }
+  static bool same_dims(const std::vector<Dim>& x, const std::vector<Dim>& y) {
+    if (x.size() != y.size()) return false;
+    for (std::size_t k = 0; k < x.size(); ++k)
+      if (x[k].text != y[k].text) return false;
+    return true;
   }
 
   static core::DataType scalar_dtype(const ir::Var& v) {
@@ -324,6 +347,11 @@ class Lowering : protected RegionLowering<T> {
     return t ? std::string(core::dtype_name(t->dtype)) : "non-tile";
   }
 
+  /// FP32 tile ops only. FP16 / BF16 runs are refused here and lowered op by op (elementwise),
+  /// which keeps bit identity with the interpreter: a Spec computes in binary32 and its
+  /// canonicalization folds in binary32 (-(-x) is x, constant subexpressions fold), which would
+  /// skip the rounding to the dtype after every op (and its NaN canonicalization) that the
+  /// interpreter does; emit_spec refuses non-FP32 tiles for the same reason.
   bool fusible(const ir::Call& c) const {
     const auto op = spec_op(c.op->name);
     if (!op) return false;

@@ -57,6 +57,12 @@ struct NpuTarget {
     if (t == core::DataType::BOOL) return "";
     return scalar_type(t);
   }
+  /// FP32 only: the vector unit computes FP16 / BF16 natively, with its own rounding per
+  /// instruction rather than a binary32 result rounded to the dtype; until this target states
+  /// that contract, arithmetic on half tiles is a CodegenError (loads, stores and casts are not).
+  static std::string round_to_dtype(core::DataType t, std::string_view x) {
+    return t == core::DataType::FP32 ? std::string(x) : std::string();
+  }
   static constexpr core::DataType accumulator_dtype = core::DataType::FP32;
   static constexpr std::size_t max_tile_rank = 2;
   /// Spec registers are UB tiles: a Spec may hold at most this many at once.

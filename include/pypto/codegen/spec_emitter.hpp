@@ -17,7 +17,11 @@
 // for [rows, 1] tiles (one value per row, read along the whole row) or RowBroadcast views for
 // [1, cols] tiles (one row, read down every row; T::col_expand in whole-tile style); the operand
 // kinds this emitter does not print (GridIndex, MatmulResult, column reductions) raise
-// SpecEmitError, which the caller reports with the kernel, op and position. O(instrs + output).
+// SpecEmitError, which the caller reports with the kernel, op and position. Tiles are FP32: a
+// Spec computes in binary32 and is canonicalized in binary32, with no rounding to a narrower
+// dtype between instructions, so FP16 / BF16 tiles are refused (SpecEmitError) rather than
+// rounded per op; kernel_codegen.hpp lowers those op by op, each result rounded, which is what
+// keeps them bit-identical to the interpreter. O(instrs + output).
 #pragma once
 
 #include <algorithm>
@@ -277,6 +281,13 @@ template <TargetTraits T>
 std::string emit_spec(const kernel::Spec& spec, const SpecBinding& binding,
                       std::string_view indent) {
   detail::spec_emit::check_views(spec);
+  auto fp32 = [](const TileRef& t) {
+    if (t.dtype != core::DataType::FP32)
+      throw SpecEmitError("tile " + t.name + " is " + std::string(core::dtype_name(t.dtype)) +
+                          "; a Spec computes FP32 tiles only");
+  };
+  fp32(binding.output);
+  for (const TileRef& t : binding.inputs) fp32(t);
   if (spec.instrs.empty()) throw SpecEmitError("an empty Spec has no output");
   if (T::spec_style == SpecStyle::PerElement)
     return detail::spec_emit::emit_per_element<T>(spec, binding, indent);

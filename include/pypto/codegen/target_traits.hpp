@@ -3,7 +3,8 @@
 //
 // A target is a class of static constexpr data and static functions — no objects, no
 // registries: the target is picked at compile time, `codegen_kernel<NpuTarget>(fn)`. The traits
-// hold identity (name, fingerprint), types (storage type per dtype, the accumulator), register
+// hold identity (name, fingerprint), types (storage type per dtype, the rounding of a binary32
+// result to each float dtype the target computes, the accumulator), register
 // and memory limits, the instruction table of the kernel expression IR (one print template per
 // kernel::Op), per-op float semantics, the runtime ABI vocabulary and the printing of each tile
 // construct. Everything the two targets do differently lives in their traits; the lowering
@@ -91,6 +92,9 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   // types, limits, semantics
   { T::scalar_type(dtype) } -> std::convertible_to<std::string_view>;
   { T::element_type(dtype) } -> std::convertible_to<std::string_view>;
+  // a binary32 result `text` rounded to float dtype `dtype` (to nearest, ties to even) as an
+  // element of it; "" for a dtype the target does not compute that way (no arithmetic on it)
+  { T::round_to_dtype(dtype, text) } -> std::convertible_to<std::string>;
   { T::accumulator_dtype } -> std::convertible_to<core::DataType>;
   { T::max_tile_rank } -> std::convertible_to<std::size_t>;
   { T::max_spec_registers } -> std::convertible_to<std::size_t>;

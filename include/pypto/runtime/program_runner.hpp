@@ -8,8 +8,10 @@
 // mapping the caller gives, e.g. from codegen). Execution is sequential in program order, which
 // satisfies every Submit dependency. Arguments are marshalled per kernel_abi.hpp: FP32 tensors
 // by address; integer and BOOL tensors through a packed buffer of the dtype's width (BOOL: one
-// byte), copied back only into OUT / INOUT tensors of the signature (an IN tensor is never
-// written back); scalars as their bits. A kernel's results are the parameters it returns (its
+// byte), FP16 and BF16 tensors through a buffer of their 16-bit patterns (a host value that is
+// not one of the dtype's, which the interpreter never makes, is a RuntimeError), each copied
+// back only into OUT / INOUT tensors of the signature (an IN tensor is never written back);
+// scalars as their bits. A kernel's results are the parameters it returns (its
 // return lineage, transforms/return_lineage.hpp): a kernel that returns anything else cannot
 // run compiled and is a RuntimeError naming it, as is a kernel without a registration.
 // A kernel called with a block count (core_num) runs once per block, told its block index
@@ -62,17 +64,38 @@ class ProgramRunner {
     throw RuntimeError("program runner: kernel '" + fn.name + "': " + what);
   }
 
+  static std::optional<codegen::HalfFormat> half_format(core::DataType t) {
+    if (t == core::DataType::FP16) return codegen::HalfFormat::FP16;
+    if (t == core::DataType::BF16) return codegen::HalfFormat::BF16;
+    return std::nullopt;
+  }
+
   static std::size_t element_bytes(const ir::Function& fn, core::DataType t) {
     using core::DataType;
     if (t == DataType::FP32) return 4;
     if (t == DataType::BOOL) return 1;
+    if (half_format(t)) return 2;
     if (core::is_int(t) && core::bit_width(t) >= 8) return core::bit_width(t) / 8;
     fail(fn, "tensors of dtype " + std::string(core::dtype_name(t)) +
                  " cannot be passed to compiled code");
   }
 
-  /// Integer elements of `b` packed at their dtype's width (little or big endian: native).
-  static std::vector<unsigned char> pack(const Buffer& b, std::size_t width) {
+  /// Integer elements of `b` packed at their dtype's width (little or big endian: native);
+  /// FP16 / BF16 elements as their 16-bit patterns, exactly.
+  static std::vector<unsigned char> pack(const ir::Function& fn, const Buffer& b,
+                                         std::size_t width) {
+    if (const auto format = half_format(b.dtype)) {
+      std::vector<unsigned char> out(b.f32.size() * 2);
+      for (std::size_t k = 0; k < b.f32.size(); ++k) {
+        const std::uint16_t x = codegen::float_to_half(b.f32[k], *format, true);
+        if (std::bit_cast<std::uint32_t>(codegen::half_to_float(x, *format)) !=
+            std::bit_cast<std::uint32_t>(b.f32[k]))
+          fail(fn, "a tensor of dtype " + std::string(core::dtype_name(b.dtype)) + " holds " +
+                       std::to_string(b.f32[k]) + ", which is not a value of its dtype");
+        std::memcpy(&out[k * 2], &x, 2);
+      }
+      return out;
+    }
     std::vector<unsigned char> out(b.ints.size() * width);
     for (std::size_t k = 0; k < b.ints.size(); ++k) {
       const auto v = static_cast<std::uint64_t>(b.ints[k]);
@@ -96,6 +119,14 @@ class ProgramRunner {
 
   /// The packed elements back into `b`, sign- or zero-extended per its dtype.
   static void unpack(const std::vector<unsigned char>& in, std::size_t width, Buffer& b) {
+    if (const auto format = half_format(b.dtype)) {
+      for (std::size_t k = 0; k < b.f32.size(); ++k) {
+        std::uint16_t x;
+        std::memcpy(&x, &in[k * 2], 2);
+        b.f32[k] = codegen::half_to_float(x, *format);
+      }
+      return;
+    }
     const bool is_signed = core::is_signed_int(b.dtype);
     for (std::size_t k = 0; k < b.ints.size(); ++k) {
       std::int64_t v = 0;
@@ -143,7 +174,7 @@ class ProgramRunner {
       std::vector<unsigned char> bytes;
       std::size_t tensor_index;
     };
-    std::vector<Staged> staged;  // integer tensors, packed at their width
+    std::vector<Staged> staged;  // integer and 16-bit float tensors, packed at their width
     staged.reserve(args.size());
     for (const Value& v : args) {
       if (v.kind == ValueKind::Scalar) {
@@ -164,7 +195,7 @@ class ProgramRunner {
       if (b.dtype == core::DataType::FP32) {
         t.data = b.f32.data();
       } else {
-        staged.push_back({&b, width, pack(b, width), tensors.size()});
+        staged.push_back({&b, width, pack(fn, b, width), tensors.size()});
         t.data = staged.back().bytes.data();
       }
       tensors.push_back(t);

@@ -27,7 +27,8 @@ inline std::uint64_t next_random(std::uint64_t& state) {
 }
 
 /// Seeded inputs for `fn`'s parameters: FP32 values in [-2, 2) (multiples of 2^-20, so sums are
-/// exact often and inexact sometimes), integers in [-8, 8); integer scalars in [1, 4] (loop
+/// exact often and inexact sometimes), FP16 / BF16 tensors the same values rounded to the dtype,
+/// integers in [-8, 8); integer scalars in [1, 4] (loop
 /// bounds and dims stay small). A dim must be a constant, a scalar parameter or a shape symbol
 /// (given a multiple of 16 up to 64, one extent per symbol).
 inline std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t seed) {
@@ -77,9 +78,10 @@ inline std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t se
       }
     }
     Value v = Value::zeros(t->dtype, shape);
-    if (t->dtype == core::DataType::FP32) {
+    if (is_float_dtype(t->dtype)) {
       for (float& x : v.buffer->f32)
-        x = static_cast<float>(next_random(state) % (1u << 22)) / (1u << 20) - 2.0f;
+        x = round_to_dtype(t->dtype,
+                           static_cast<float>(next_random(state) % (1u << 22)) / (1u << 20) - 2.0f);
     } else if (core::is_int(t->dtype)) {
       for (std::int64_t& x : v.buffer->ints)
         x = static_cast<std::int64_t>(next_random(state) % 16) - 8;
