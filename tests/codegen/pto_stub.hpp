@@ -15,6 +15,13 @@
 
 using std::int64_t;
 
+// The core's pipe synchronization builtins (global, as the device compiler provides them).
+enum pipe_t { PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_FIX, PIPE_ALL };
+enum event_t { EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3 };
+__aicore__ void set_flag(pipe_t from, pipe_t to, event_t event);
+__aicore__ void wait_flag(pipe_t from, pipe_t to, event_t event);
+__aicore__ void pipe_barrier(pipe_t pipe);
+
 namespace pto {
 
 struct half {

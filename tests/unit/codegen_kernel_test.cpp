@@ -310,6 +310,42 @@ TEST_CASE("codegen: a loop carries a tile and a scalar through its yield") {
   CHECK(npu.find("    TMOV(v1, v3);\n") != std::string::npos);
 }
 
+TEST_CASE("codegen npu: each hand-over between pipes waits on a flag; loops drain the pipes") {
+  // load (MTE2) -> add (V) -> store (MTE3), then a loop whose body loads, adds and stores.
+  const std::string text = kernel_program("k", "InCore", kTwoIn, kRet, R"(
+        ta = pl.load(a, [0, 0], [16, 64])
+        tb = pl.load(b, [0, 0], [16, 64])
+        pl.store(pl.add(ta, tb), [0, 0], o)
+        for i in pl.range(2):
+            u = pl.load(o, [0, 0], [16, 64])
+            pl.store(pl.add(u, ta), [0, 0], o)
+        return o
+)");
+  const std::string npu = source_of<cg::NpuTarget>(text);
+  auto at = [&npu](std::string_view what, std::size_t from = 0) {
+    const std::size_t k = npu.find(what, from);
+    REQUIRE_MESSAGE(k != std::string::npos, "no '" << what << "' in\n" << npu);
+    return k;
+  };
+  const std::size_t second_load = at("TLOAD(", at("TLOAD(") + 1);
+  const std::size_t to_vector = at("set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n", second_load);
+  CHECK(npu.find("wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);\n", to_vector) < at("TADD("));
+  const std::size_t to_store = at("set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);", at("TADD("));
+  CHECK(to_store < at("TSTORE("));
+  // The two loads of the first block share one hand-over: none between them.
+  CHECK(npu.find("set_flag", at("TLOAD(")) == to_vector);
+  // Before the loop and at the end of its body (the next iteration reuses the tiles).
+  const std::size_t loop = at("for (");
+  CHECK(npu.rfind("pipe_barrier(PIPE_ALL);\n", loop) > at("TSTORE("));
+  CHECK(at("pipe_barrier(PIPE_ALL);\n", loop) > at("TSTORE(", loop));
+  // Inside the body (entered with drained pipes), its own load -> add waits on a flag.
+  CHECK(at("set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);", loop) < at("TADD(", loop));
+  // The CPU runs in order: nothing to synchronize.
+  const std::string cpu = source_of<cg::CpuTarget>(text);
+  CHECK(cpu.find("set_flag") == std::string::npos);
+  CHECK(cpu.find("pipe_barrier") == std::string::npos);
+}
+
 TEST_CASE("codegen: symbolic dims are read from the runtime shapes") {
   const auto p = kernels();
   const std::string npu = cg::codegen_kernel<cg::NpuTarget>(function(p, "symbolic")).source;

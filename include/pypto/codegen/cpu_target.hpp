@@ -241,6 +241,9 @@ struct CpuTarget {
            tile_rows(a).text + ", " + tile_cols(a).text + ", " + tile_cols(b).text + ");\n";
   }
   static std::string block_idx() { return "pk::block_idx"; }
+  /// One in-order thread: every instruction sees the effects of the ones before it.
+  static std::string pipe_sync(Pipe, Pipe) { return {}; }
+  static std::string pipe_barrier() { return {}; }
   /// One elementwise op over every element: integers wrap (pk::, like the interpreter); FP16 /
   /// BF16 go through binary32 (half_op).
   static std::string tile_elementwise(kernel::Op op, const TileRef& dst, const TileRef& a,

@@ -124,6 +124,7 @@ class Lowering : protected RegionLowering<T> {
   // `this->` at every use).
   using Layer::as_var;
   using Layer::body_;
+  using Layer::copy_pipe;
   using Layer::core_;
   using Layer::count_uses;
   using Layer::declare_tile;
@@ -140,6 +141,7 @@ class Lowering : protected RegionLowering<T> {
   using Layer::indent_lines;
   using Layer::int_list;
   using Layer::kIndent;
+  using Layer::last_pipe_;
   using Layer::line;
   using Layer::lookup;
   using Layer::new_scalar_name;
@@ -147,7 +149,9 @@ class Lowering : protected RegionLowering<T> {
   using Layer::next_local_tensor_;
   using Layer::next_scalar_;
   using Layer::next_tile_;
+  using Layer::on_pipe;
   using Layer::pad;
+  using Layer::pipe_boundary;
   using Layer::region_;
   using Layer::scalar;
   using Layer::scalar_call;
@@ -205,7 +209,10 @@ class Lowering : protected RegionLowering<T> {
                       "of the kernel-local tensor made by tensor.create at " + at +
                           " is not supported (a kernel returns through its tensor parameters)");
         }
-        if (depth_ > 1) line("return;\n");
+        if (depth_ > 1) {
+          drain_before_jump();
+          line("return;\n");
+        }
         return;
       }
       case K::BreakStmt:
@@ -214,11 +221,17 @@ class Lowering : protected RegionLowering<T> {
         if (!loop_carries_.empty() && loop_carries_.back())
           fail_stmt(s.kind() == K::BreakStmt ? "a break" : "a continue",
                     "in a loop with carries is not supported");
+        drain_before_jump();
         line(s.kind() == K::BreakStmt ? "break;\n" : "continue;\n");
         return;
       default:
         fail_stmt("a " + std::string(ir::kind_name(s.kind())), "is not supported in a kernel");
     }
+  }
+
+  /// A jump out of the region skips the barrier at its end: drain the pipes here.
+  void drain_before_jump() {
+    if (last_pipe_) this->emit(T::pipe_barrier());
   }
 
   void assign(const ir::AssignStmt& a) {
@@ -329,6 +342,7 @@ class Lowering : protected RegionLowering<T> {
     Value out;
     out.kind = Value::Kind::Tile;
     out.tile = declare_tile(c, tt->dtype, tt->memory_space, std::move(dims));
+    on_pipe(Pipe::Vector);
     line(T::tile_elementwise(op, out.tile, a, b, b_scalar));
     env_[&var] = std::move(out);
   }
@@ -375,6 +389,7 @@ class Lowering : protected RegionLowering<T> {
     Value v;
     v.kind = Value::Kind::Tile;
     v.tile = declare_tile(c, tt.dtype, tt.memory_space, std::move(dims));
+    on_pipe(Pipe::Mte2);
     line(T::tile_load(v.tile, src.tensor, offsets));
     env_[&var] = std::move(v);
   }
@@ -389,6 +404,7 @@ class Lowering : protected RegionLowering<T> {
     const auto atomic = c.kwargs.get<ir::AtomicType>("atomic");
     const bool add = atomic && *atomic == ir::AtomicType::Add;
     if (atomic && !add) fail_at(c, "with this atomic kind is not supported");
+    on_pipe(src.tile.space == ir::MemorySpace::Acc ? Pipe::Fix : Pipe::Mte3);
     line(T::tile_store(src.tile, dst.tensor, offsets, add));
     return dst;
   }
@@ -398,6 +414,7 @@ class Lowering : protected RegionLowering<T> {
     const Value& t = tensor_of(c, c.args.at(0));
     const std::string at = flat_index(c, t, c.args.at(1));
     const std::string v = scalar(*c.args.at(2));
+    on_pipe(Pipe::Scalar);
     line(t.tensor.data + "[" + at + "] = " + v + ";\n");
     return t;
   }
@@ -424,6 +441,7 @@ class Lowering : protected RegionLowering<T> {
     Value out;
     out.kind = Value::Kind::Tile;
     out.tile = declare_tile(c, tt.dtype, tt.memory_space, std::move(dims));
+    on_pipe(Pipe::Vector);
     line(T::tile_fill(out.tile, value));
     env_[&var] = std::move(out);
   }
@@ -475,6 +493,7 @@ class Lowering : protected RegionLowering<T> {
     Value out;
     out.kind = Value::Kind::Tile;
     out.tile = declare_tile(c, tt.dtype, tt.memory_space, s.dims);
+    on_pipe(Pipe::Vector);
     line(T::tile_cast(out.tile, s));
     env_[&var] = std::move(out);
   }
@@ -489,7 +508,11 @@ class Lowering : protected RegionLowering<T> {
     Value out;
     out.kind = Value::Kind::Tile;
     out.tile = declare_tile(c, tt.dtype, tt.memory_space, {a.dims[0], b.dims[1]});
+    // Operands outside the cube's buffers are moved there first (Mte1), then the cube runs.
+    const bool moves = a.space != ir::MemorySpace::Left || b.space != ir::MemorySpace::Right;
+    on_pipe(moves ? Pipe::Mte1 : Pipe::Cube);
     line(T::tile_matmul(out.tile, a, b));
+    last_pipe_ = Pipe::Cube;
     env_[&var] = std::move(out);
   }
 
@@ -511,6 +534,7 @@ class Lowering : protected RegionLowering<T> {
     Value out = src;
     out.tile.name = new_tile_name();
     line(T::tile_decl(out.tile));
+    on_pipe(copy_pipe(out.tile, src.tile));
     line(T::tile_copy(out.tile, src.tile));
     return out;
   }
@@ -548,7 +572,9 @@ class Lowering : protected RegionLowering<T> {
       for (std::size_t j = 0; j < k; ++j)
         if (targets[j].kind == Value::Kind::Tile && targets[j].tile.name == src.tile.name)
           fail_stmt("a yield", "that permutes tile carries is not supported");
-      if (src.tile.name != targets[k].tile.name) line(T::tile_copy(targets[k].tile, src.tile));
+      if (src.tile.name == targets[k].tile.name) continue;
+      on_pipe(copy_pipe(targets[k].tile, src.tile));
+      line(T::tile_copy(targets[k].tile, src.tile));
     }
   }
 
@@ -592,6 +618,7 @@ class Lowering : protected RegionLowering<T> {
     ++depth_;
     stmt(s);
     flush();
+    pipe_boundary();
     --depth_;
     if (loop) loop_carries_.pop_back();
     yield_targets_.pop_back();
@@ -610,6 +637,7 @@ class Lowering : protected RegionLowering<T> {
         !cstep ? "(" + step + " > 0 ? " + i + " < " + stop + " : " + i + " > " + stop + ")"
         : cstep->value > 0 ? i + " < " + stop
                            : i + " > " + stop;
+    pipe_boundary();
     line("for (" + type + " " + i + " = " + start + "; " + cond + "; " + i + " = pk::add(" + i +
          ", " + step + ")) {\n");
     env_[f.loop_var.get()] = scalar_value(i, scalar_dtype(*f.loop_var));
@@ -622,6 +650,7 @@ class Lowering : protected RegionLowering<T> {
     flush();
     stmt_ = &w;
     const std::vector<Value> carries = bind_carries(w);
+    pipe_boundary();
     line("for (;;) {\n");
     ++depth_;
     const std::string cond = scalar(*w.condition);
@@ -640,6 +669,7 @@ class Lowering : protected RegionLowering<T> {
     std::vector<Value> results;
     for (const auto& rv : s.return_vars) results.push_back(declare_carry(*rv->type, nullptr));
     const std::string cond = scalar(*s.condition);
+    pipe_boundary();
     line("if (" + cond + ") {\n");
     body(*s.then_body, results.empty() ? nullptr : &results, false, false);
     if (s.else_body) {

@@ -110,6 +110,33 @@ class LoweringBase {
   }
   void line(const std::string& text) { body_ += pad() + indent_lines(text); }
 
+  // ---- synchronization between pipes ---------------------------------------------------------
+
+  /// Before an instruction on pipe `p`: when the previous one ran on another pipe, the target's
+  /// hand-over (its output may be this one's input). Conservative and simple: every switch of
+  /// pipe waits, so no dependence analysis can miss one.
+  void on_pipe(Pipe p) {
+    if (last_pipe_ && *last_pipe_ != p) emit(T::pipe_sync(*last_pipe_, p));
+    last_pipe_ = p;
+  }
+  /// At a loop or if boundary: the pipes are drained, so neither the next iteration nor the code
+  /// after the construct overlaps what came before (tiles are reused across iterations).
+  void pipe_boundary() {
+    if (last_pipe_) emit(T::pipe_barrier());
+    last_pipe_.reset();
+  }
+  void emit(const std::string& text) {
+    if (!text.empty()) line(text);
+  }
+  /// The pipe of a move from `src` into `dst`: into the cube's operand buffers, out of its
+  /// accumulator, or on the vector unit.
+  static Pipe copy_pipe(const TileRef& dst, const TileRef& src) {
+    if (dst.space == ir::MemorySpace::Left || dst.space == ir::MemorySpace::Right)
+      return Pipe::Mte1;
+    if (src.space == ir::MemorySpace::Acc) return Pipe::Fix;
+    return Pipe::Vector;
+  }
+
   std::string_view scalar_type(core::DataType t, const ir::Span* span) const {
     const std::string_view s = T::scalar_type(t);
     if (s.empty())
@@ -334,6 +361,7 @@ class LoweringBase {
     if (op == "tensor.read") {
       const Value& t = tensor_of(c, c.args.at(0));
       const std::string at = flat_index(c, t, c.args.at(1));
+      on_pipe(Pipe::Scalar);
       return define(t.tensor.dtype, t.tensor.data + "[" + at + "]", &c.span);
     }
     fail_at(c, "is not supported by the kernel code generator");
@@ -362,6 +390,7 @@ class LoweringBase {
   std::unordered_map<const ir::Var*, std::size_t> uses_;  // lookup only
   const ir::Stmt* stmt_ = nullptr;
   std::string body_;
+  std::optional<Pipe> last_pipe_;  ///< the pipe of the last instruction emitted, if any
   int depth_ = 1;
   std::size_t next_scalar_ = 0, next_tile_ = 0, next_local_tensor_ = 0;
   CoreType core_ = CoreType::AIV;

@@ -39,6 +39,7 @@ class RegionLowering : protected LoweringBase<T> {
   // `this->` at every use).
   using Base::as_var;
   using Base::body_;
+  using Base::copy_pipe;
   using Base::core_;
   using Base::count_uses;
   using Base::declare_tile;
@@ -54,6 +55,7 @@ class RegionLowering : protected LoweringBase<T> {
   using Base::indent_lines;
   using Base::int_list;
   using Base::kIndent;
+  using Base::last_pipe_;
   using Base::line;
   using Base::lookup;
   using Base::new_scalar_name;
@@ -61,7 +63,9 @@ class RegionLowering : protected LoweringBase<T> {
   using Base::next_local_tensor_;
   using Base::next_scalar_;
   using Base::next_tile_;
+  using Base::on_pipe;
   using Base::pad;
+  using Base::pipe_boundary;
   using Base::scalar;
   using Base::scalar_call;
   using Base::scalar_type;
@@ -339,6 +343,7 @@ class RegionLowering : protected LoweringBase<T> {
     out.tile = declare_tile(c, core::DataType::FP32, tt.memory_space, std::move(out_dims));
     b.binding.output = out.tile;
     try {
+      on_pipe(Pipe::Vector);
       body_ += emit_spec<T>(spec, b.binding, pad());
     } catch (const SpecEmitError& e) {
       fail_at(c, std::string("cannot be emitted: ") + e.what());

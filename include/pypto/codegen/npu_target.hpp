@@ -26,7 +26,7 @@ namespace pypto::codegen {
 
 struct NpuTarget {
   static constexpr std::string_view name = "npu";
-  static constexpr std::string_view fingerprint = "pypto-npu-pto-a2a3-v1";
+  static constexpr std::string_view fingerprint = "pypto-npu-pto-a2a3-v2";
   static constexpr std::string_view file_extension = ".cpp";
   static constexpr std::string_view comment_prefix = "// ";
   static constexpr std::string_view arch = "a2a3";
@@ -266,9 +266,33 @@ struct NpuTarget {
     };
     const std::string l = operand(a, ir::MemorySpace::Left);
     const std::string r = operand(b, ir::MemorySpace::Right);
+    if (!s.empty()) s += pipe_sync(Pipe::Mte1, Pipe::Cube);
     return s + "TMATMUL(" + c.name + ", " + l + ", " + r + ");\n";
   }
   static std::string block_idx() { return "static_cast<std::int64_t>(get_block_idx())"; }
+
+  // ---- synchronization -------------------------------------------------------------------
+
+  static constexpr std::string_view pipe_name(Pipe p) {
+    switch (p) {
+      case Pipe::Scalar: return "PIPE_S";
+      case Pipe::Mte2: return "PIPE_MTE2";
+      case Pipe::Vector: return "PIPE_V";
+      case Pipe::Mte3: return "PIPE_MTE3";
+      case Pipe::Mte1: return "PIPE_MTE1";
+      case Pipe::Cube: return "PIPE_M";
+      case Pipe::Fix: return "PIPE_FIX";
+    }
+    return "PIPE_ALL";
+  }
+  /// One flag per hand-over, waited on at once: the lowering never keeps two pipes in flight,
+  /// so EVENT_ID0 is always free.
+  static std::string pipe_sync(Pipe from, Pipe to) {
+    const std::string args =
+        std::string(pipe_name(from)) + ", " + std::string(pipe_name(to)) + ", EVENT_ID0);\n";
+    return "set_flag(" + args + "wait_flag(" + args;
+  }
+  static std::string pipe_barrier() { return "pipe_barrier(PIPE_ALL);\n"; }
   /// One integer elementwise op: the tile-tile or tile-scalar instruction of the table.
   static std::string tile_elementwise(kernel::Op op, const TileRef& dst, const TileRef& a,
                                       std::string_view b, bool b_scalar) {

@@ -7,8 +7,9 @@
 // result to each float dtype the target computes, the accumulator), register
 // and memory limits, the instruction table of the kernel expression IR (one print template per
 // kernel::Op), per-op float semantics, the runtime ABI vocabulary and the printing of each tile
-// construct. Everything the two targets do differently lives in their traits; the lowering
-// (kernel_codegen.hpp) and the Spec emitter (spec_emitter.hpp) are one template each.
+// construct and the synchronization between execution pipes. Everything the two targets do
+// differently lives in their traits; the lowering (kernel_codegen.hpp) and the Spec emitter
+// (spec_emitter.hpp) are one template each.
 #pragma once
 
 #include <array>
@@ -33,6 +34,14 @@ namespace pypto::codegen {
 /// How a target runs a kernel Spec: one scalar statement per instruction inside loops over the
 /// grid (CPU), or one whole-tile instruction per Spec instruction (NPU vector core).
 enum class SpecStyle : std::uint8_t { PerElement, WholeTile };
+
+/// The execution unit a kernel instruction runs on. An NPU core runs its pipes concurrently, so
+/// an instruction that reads what another pipe wrote waits on a flag (pto-isa's set_flag /
+/// wait_flag); a target with one in-order unit (the CPU) needs nothing. Scalar is global-memory
+/// access by the scalar unit (tensor.read / tensor.write), Mte2 global → on-chip loads, Vector
+/// the vector unit, Mte3 vector → global stores, Mte1 on-chip moves into the cube's operand
+/// buffers, Cube the matrix unit, Fix stores out of the cube's accumulator.
+enum class Pipe : std::uint8_t { Scalar, Mte2, Vector, Mte3, Mte1, Cube, Fix };
 
 /// The float contract a target promises for the elementwise ops (exprspec.md 3.2, "semantics
 /// contract"): `strict` = IEEE binary32 round-to-nearest per op with no contraction into FMA,
@@ -132,6 +141,10 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
     T::tile_elementwise(kernel::Op::Add, tile, tile, text, flag)
     } -> std::convertible_to<std::string>;
   { T::block_idx() } -> std::convertible_to<std::string>;
+  // synchronization: before an instruction on pipe `to` that follows one on pipe `from`, and at
+  // control-flow boundaries (all pipes drained); "" when the target runs in order
+  { T::pipe_sync(Pipe::Mte2, Pipe::Vector) } -> std::convertible_to<std::string>;
+  { T::pipe_barrier() } -> std::convertible_to<std::string>;
 };
 
 // ---- helpers the traits share --------------------------------------------------------------

@@ -154,10 +154,14 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
   Tile<TileType::Vec, float, 1, 16> v0;
   TLOAD(v0, t0d, t0->shape, {s1}, {16});
   Tile<TileType::Vec, float, 1, 16> v1;
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   {
     Tile<TileType::Vec, float, 1, 16> r0;
     TDIVS(r0, v0, 0x3p0f);
     TMOV(v1, r0);
   }
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   TSTORE(t1d, t1->shape, {std::int64_t{0}}, {16}, v1);
 }

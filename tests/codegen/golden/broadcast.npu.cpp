@@ -151,6 +151,8 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
   Tile<TileType::Vec, float, 1, 32> v2;
   TLOAD(v2, t2d, t2->shape, {std::int64_t{0}, std::int64_t{0}}, {1, 32});
   Tile<TileType::Vec, float, 16, 32> v3;
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   {
     Tile<TileType::Vec, float, 16, 32> r0;
     Tile<TileType::Vec, float, 16, 1> q1;
@@ -177,5 +179,7 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
     TADD(r0, r0, x0);
     TMOV(v4, r0);
   }
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   TSTORE(t3d, t3->shape, {std::int64_t{0}, std::int64_t{0}}, {16, 32}, v4);
 }

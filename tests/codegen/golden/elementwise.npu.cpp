@@ -148,6 +148,8 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
   Tile<TileType::Vec, float, 16, 64> v1;
   TLOAD(v1, t1d, t1->shape, {std::int64_t{16}, std::int64_t{0}}, {16, 64});
   Tile<TileType::Vec, float, 16, 64> v2;
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   {
     Tile<TileType::Vec, float, 16, 64> r0;
     TADD(r0, v0, v1);
@@ -157,5 +159,7 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
     TEXP(r0, r0);
     TMOV(v2, r0);
   }
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   TSTORE(t2d, t2->shape, {std::int64_t{0}, std::int64_t{0}}, {16, 64}, v2);
 }

@@ -149,6 +149,8 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
   Tile<TileType::Vec, std::int32_t, 8, 16> v1;
   TLOAD(v1, t1d, t1->shape, {std::int64_t{0}, std::int64_t{0}}, {8, 16});
   Tile<TileType::Vec, std::int32_t, 8, 16> v2;
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   TADD(v2, v0, v1);
   Tile<TileType::Vec, std::int32_t, 8, 16> v3;
   TMUL(v3, v2, v1);
@@ -156,8 +158,12 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
   TNEG(v4, v0);
   Tile<TileType::Vec, std::int32_t, 8, 16> v5;
   TMAX(v5, v3, v4);
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   TSTORE(t2d, t2->shape, {std::int64_t{0}, std::int64_t{0}}, {8, 16}, v5);
   Tile<TileType::Vec, float, 8, 16> v6;
+  set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
+  wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
   TCVT(v6, v5, RoundMode::CAST_NONE);
   Tile<TileType::Vec, float, 8, 16> v7;
   {
@@ -165,5 +171,7 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
     TMULS(r0, v6, 0x1p-2f);
     TMOV(v7, r0);
   }
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   TSTORE(t3d, t3->shape, {std::int64_t{0}, std::int64_t{0}}, {8, 16}, v7);
 }

@@ -145,11 +145,14 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
   Tile<TileType::Vec, float, 16, 32> v1;
   TMOV(v1, v0);
   std::int64_t s0 = std::int64_t{0};
+  pipe_barrier(PIPE_ALL);
   for (std::int64_t s1 = std::int64_t{0}; s1 < std::int64_t{4}; s1 = pk::add(s1, std::int64_t{1})) {
     const std::int64_t s2 = pk::mul(s1, std::int64_t{16});
     Tile<TileType::Vec, float, 16, 32> v2;
     TLOAD(v2, t0d, t0->shape, {s2, std::int64_t{0}}, {16, 32});
     Tile<TileType::Vec, float, 16, 32> v3;
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     {
       Tile<TileType::Vec, float, 16, 32> r0;
       TADD(r0, v1, v2);
@@ -160,6 +163,7 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
     const std::int64_t s5 = s4;
     TMOV(v1, v3);
     s0 = s5;
+    pipe_barrier(PIPE_ALL);
   }
   TSTORE(t1d, t1->shape, {std::int64_t{0}, std::int64_t{0}}, {16, 32}, v1);
 }

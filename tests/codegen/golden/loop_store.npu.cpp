@@ -147,11 +147,16 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
     Tile<TileType::Vec, float, 16, 32> v0;
     TLOAD(v0, t0d, t0->shape, {s3, std::int64_t{0}}, {16, 32});
     Tile<TileType::Vec, float, 16, 32> v1;
+    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
     {
       Tile<TileType::Vec, float, 16, 32> r0;
       TNEG(r0, v0);
       TMOV(v1, r0);
     }
+    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
     TSTORE(t1d, t1->shape, {s1, std::int64_t{0}}, {16, 32}, v1);
+    pipe_barrier(PIPE_ALL);
   }
 }

@@ -147,6 +147,8 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
   Tile<TileType::Vec, float, 16, 32> v1;
   TLOAD(v1, t1d, t1->shape, {std::int64_t{0}, std::int64_t{0}}, {16, 32});
   Tile<TileType::Vec, float, 16, 1> v2;
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   {
     Tile<TileType::Vec, float, 16, 1> r0;
     Tile<TileType::Vec, float, 16, 1> q1;
@@ -170,5 +172,7 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
     TDIV(r0, v2, v3);
     TMOV(v4, r0);
   }
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   TSTORE(t2d, t2->shape, {std::int64_t{0}, std::int64_t{0}}, {16, 1}, v4);
 }

@@ -145,6 +145,8 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
   Tile<TileType::Vec, float, 16, 64> v0;
   TLOAD(v0, t0d, t0->shape, {std::int64_t{0}, std::int64_t{0}}, {16, 64});
   Tile<TileType::Vec, float, 16, 64> v1;
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   {
     Tile<TileType::Vec, float, 16, 64> r0;
     TMUL(r0, v0, v0);
@@ -169,12 +171,18 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
     TRSQRT(r0, r0);
     TMOV(v3, r0);
   }
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   TSTORE(t1d, t1->shape, {std::int64_t{0}, std::int64_t{0}}, {16, 1}, v3);
   Tile<TileType::Vec, float, 16, 1> v4;
+  set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
+  wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
   {
     Tile<TileType::Vec, float, 16, 1> r0;
     TNEG(r0, v2);
     TMOV(v4, r0);
   }
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   TSTORE(t2d, t2->shape, {std::int64_t{0}, std::int64_t{0}}, {16, 1}, v4);
 }

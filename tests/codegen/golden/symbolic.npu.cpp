@@ -145,11 +145,15 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
   TileDyn<TileType::Vec, float> v0(s1, 64);
   TLOAD(v0, t0d, t0->shape, {std::int64_t{0}, std::int64_t{0}}, {s1, 64});
   TileDyn<TileType::Vec, float> v1(s1, 64);
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   {
     TileDyn<TileType::Vec, float> r0(s1, 64);
     TADDS(r0, v0, 0x1p0f);
     TABS(r0, r0);
     TMOV(v1, r0);
   }
+  set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
+  wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
   TSTORE(t1d, t1->shape, {std::int64_t{0}, std::int64_t{0}}, {s1, 64}, v1);
 }

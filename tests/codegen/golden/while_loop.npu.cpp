@@ -145,7 +145,10 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
   TLOAD(v0, t0d, t0->shape, {std::int64_t{0}}, {16});
   std::int64_t s1 = std::int64_t{0};
   Tile<TileType::Vec, float, 1, 16> v1;
+  set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+  wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
   TMOV(v1, v0);
+  pipe_barrier(PIPE_ALL);
   for (;;) {
     const bool s2 = s1 < s0;
     if (!s2) break;
@@ -159,6 +162,7 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
     const std::int64_t s4 = s3;
     s1 = s4;
     TMOV(v1, v2);
+    pipe_barrier(PIPE_ALL);
   }
   TSTORE(t1d, t1->shape, {std::int64_t{0}}, {16}, v1);
 }
