@@ -16,7 +16,6 @@
 #include <fstream>
 #include <limits>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +32,7 @@
 #include "pypto/text/parser.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/pass_registry.hpp"
+#include "test_files.hpp"
 #include "test_rng.hpp"
 
 #ifndef PYPTO_TEST_CODEGEN_DIR
@@ -50,13 +50,7 @@ namespace {
 
 ir::ProgramRef parse(std::string_view text) { return pypto::text::parse_program(text); }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in, "cannot open " << path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using pypto_test::read_file;
 
 const std::string kCodegenDir = PYPTO_TEST_CODEGEN_DIR;
 

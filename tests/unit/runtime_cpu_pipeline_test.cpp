@@ -8,8 +8,6 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +22,7 @@
 #include "pypto/text/printer.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/pass_registry.hpp"
+#include "test_files.hpp"
 
 namespace ir = pypto::ir;
 namespace rt = pypto::runtime;
@@ -37,14 +36,7 @@ constexpr std::string_view kPipelineWithoutDedup =
     "convert-to-ssa,outline-incore-scopes,outline-cluster-scopes,convert-tensor-to-tile-ops,"
     "expand-mixed-kernels";
 
-std::string read_program(std::string_view name) {
-  const std::string path = std::string(PYPTO_TEST_PROGRAMS_DIR) + "/" + std::string(name);
-  std::ifstream in(path);
-  REQUIRE_MESSAGE(in, "cannot open " << path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using pypto_test::read_program;
 
 ir::ProgramRef lower(const ir::Program& p, std::string_view pipeline) {
   return tf::PassManager(tf::standard_passes().pipeline(pipeline), tf::PassManagerOptions{}).run(p);

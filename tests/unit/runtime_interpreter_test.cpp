@@ -8,10 +8,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,6 +21,7 @@
 #include "pypto/text/printer.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/pass_registry.hpp"
+#include "test_files.hpp"
 #include "test_rng.hpp"
 
 namespace ir = pypto::ir;
@@ -43,14 +42,7 @@ ir::ProgramRef transform(const ir::Program& p, std::string_view pipeline = kPipe
   return tf::PassManager(tf::standard_passes().pipeline(pipeline), std::move(options)).run(p);
 }
 
-std::string read_program(std::string_view name) {
-  const std::string path = std::string(PYPTO_TEST_PROGRAMS_DIR) + "/" + std::string(name);
-  std::ifstream in(path);
-  REQUIRE_MESSAGE(in, "cannot open " << path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using pypto_test::read_program;
 
 bool same_bits(float a, float b) {
   return pypto::kernel::float_bits(a) == pypto::kernel::float_bits(b);

@@ -12,10 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,6 +26,7 @@
 #include "pypto/text/printer.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/pass_registry.hpp"
+#include "test_files.hpp"
 #include "test_rng.hpp"
 
 // The directory is listed with POSIX <dirent.h>: on this branch's base, <filesystem> brought
@@ -45,14 +44,7 @@ namespace {
 
 constexpr std::string_view kPipeline = tf::kCodegenPipeline;
 
-std::string read_program(std::string_view name) {
-  const std::string path = std::string(PYPTO_TEST_PROGRAMS_DIR) + "/" + std::string(name);
-  std::ifstream in(path);
-  REQUIRE_MESSAGE(in, "cannot open " << path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using pypto_test::read_program;
 
 /// The program after each pass of kPipeline, by pass name (with verify_each unless told not to).
 std::map<std::string, ir::ProgramRef> stages(const ir::Program& p, bool verify = true) {

@@ -1,0 +1,30 @@
+// tests/unit/test_files.hpp — reading the data files tests compare against: the programs of
+// tests/programs/ and golden sources.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+namespace pypto_test {
+
+/// The bytes of the file at `path`; fails the test case when it cannot be opened.
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in, "cannot open " << path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+#ifdef PYPTO_TEST_PROGRAMS_DIR
+/// tests/programs/<name> (only the TUs tests/CMakeLists.txt gives the directory see this).
+inline std::string read_program(std::string_view name) {
+  return read_file(std::string(PYPTO_TEST_PROGRAMS_DIR) + "/" + std::string(name));
+}
+#endif
+
+}  // namespace pypto_test
