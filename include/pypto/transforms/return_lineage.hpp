@@ -48,6 +48,21 @@
 
 namespace pypto::transforms {
 
+namespace detail {
+
+/// The last statement of a region if it is a YieldStmt (looking into trailing sequences): the
+/// values an if arm or a loop body hands out.
+inline const ir::YieldStmt* final_yield(const ir::StmtRef& body) {
+  const ir::Stmt* s = body.get();
+  while (const auto* seq = ir::as<ir::SeqStmts>(s)) {
+    if (seq->stmts.empty()) return nullptr;
+    s = seq->stmts.back().get();
+  }
+  return ir::as<ir::YieldStmt>(s);
+}
+
+}  // namespace detail
+
 class ReturnLineage {
  public:
   using ParamIndex = std::optional<std::size_t>;
@@ -89,16 +104,6 @@ class ReturnLineage {
   }
 
  private:
-  /// The last statement of a region if it is a YieldStmt (looking into trailing sequences).
-  static const ir::YieldStmt* final_yield(const ir::StmtRef& body) {
-    const ir::Stmt* s = body.get();
-    while (const auto* seq = ir::as<ir::SeqStmts>(s)) {
-      if (seq->stmts.empty()) return nullptr;
-      s = seq->stmts.back().get();
-    }
-    return ir::as<ir::YieldStmt>(s);
-  }
-
   struct FunctionState {
     enum class Stage : std::uint8_t { NotStarted, Solving, Solved };
     /// A statement reached in execution order: entered, or (loops and ifs) left.
@@ -176,8 +181,8 @@ class ReturnLineage {
       } else if (const auto* w = ir::as<ir::WhileStmt>(&s)) {
         return loop(e.exit, w->iter_args, w->body, w->return_vars);
       } else if (const auto* i = ir::as<ir::IfStmt>(&s); i && e.exit) {
-        const ir::YieldStmt* then_y = final_yield(i->then_body);
-        const ir::YieldStmt* else_y = i->else_body ? final_yield(i->else_body) : nullptr;
+        const ir::YieldStmt* then_y = detail::final_yield(i->then_body);
+        const ir::YieldStmt* else_y = i->else_body ? detail::final_yield(i->else_body) : nullptr;
         for (std::size_t k = 0; k < i->return_vars.size(); ++k) {
           ParamIndex p;
           if (then_y && else_y && k < then_y->values.size() && k < else_y->values.size()) {
@@ -205,7 +210,7 @@ class ReturnLineage {
         return false;
       }
       bool refuted_one = false;
-      const ir::YieldStmt* y = final_yield(body);
+      const ir::YieldStmt* y = detail::final_yield(body);
       for (std::size_t k = 0; k < iter_args.size(); ++k) {
         const ParamIndex p = value_of(iter_args[k].get());
         if (!p) continue;

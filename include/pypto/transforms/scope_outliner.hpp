@@ -249,6 +249,232 @@ class LiveIn {
   ::pypto::detail::PointerMap<const ir::Call*> tuples_;  // tuple-typed results of calls
 };
 
+/// `s` with each statement directly inside it (a sequence's items, a compound statement's body
+/// slots) replaced by `fn(child)`; `s` itself when no child changed.
+template <class Fn>
+ir::StmtRef map_children(const ir::StmtRef& s, Fn&& fn) {
+  return ir::visit_stmt(*s, [&](const auto& n) -> ir::StmtRef {
+    decltype(ir::copy_node(n)) copy;
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(n)>, ir::SeqStmts>) {
+      for (std::size_t k = 0; k < n.stmts.size(); ++k) {
+        ir::StmtRef c = fn(n.stmts[k]);
+        if (c == n.stmts[k]) continue;
+        if (!copy) copy = ir::copy_node(n);
+        copy->stmts[k] = std::move(c);
+      }
+    } else {
+      reflect::for_each_field(n, [&](auto field, const auto& value) {
+        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(value)>, ir::StmtRef>) {
+          if (!value) return;
+          ir::StmtRef c = fn(value);
+          if (c == value) return;
+          if (!copy) copy = ir::copy_node(n);
+          copy.get()->*decltype(field)::member = std::move(c);
+        }
+      });
+    }
+    return copy ? ir::StmtRef(copy) : s;
+  });
+}
+
+/// The dead carry slots of a function and their removal. A slot is one result of an if (the
+/// values its arms yield for it) or one carry of a loop (its init, the value its body yields,
+/// its iter_arg and result). Live is the least set holding every variable read outside a slot
+/// and the inputs of every slot one of whose results is live (a loop's iter_arg is a result:
+/// the next iteration reads it). Seed 002 makes a scope's outputs its definitions used after
+/// the scope; a read by a dead slot — a phi convert-to-ssa made for a variable nothing reads
+/// afterwards — is no use, so the outliner first drops the dead slots that carry a value a
+/// target scope defines (and, transitively, the dead slots carrying those slots' results):
+/// otherwise the kernel would have to return that value. Other dead slots are kept as they
+/// are. Slots inside target scopes stay in the kernels and are not examined. O(N).
+class DeadCarries {
+ public:
+  DeadCarries(const ir::Stmt& body, const std::function<bool(const ir::Stmt&)>& is_target,
+              const ir::OpRegistry& ops, const CalleeDirections& callees)
+      : is_target_(is_target), ops_(ops), callees_(callees) {
+    walk_uses_defs(body, *this, ops, callees);
+    mark_live();
+    mark_dropped();
+  }
+
+  /// `body` without the dropped slots (an emptied yield goes with them).
+  ir::StmtRef prune(const ir::StmtRef& body) const {
+    if (dropped_.size() == 0) return body;
+    std::function<ir::StmtRef(const ir::StmtRef&)> walk = [&](const ir::StmtRef& s) {
+      ir::StmtRef r = map_children(s, walk);
+      const std::vector<char>* drop = dropped_.find(s.get());
+      return drop ? without_slots(r, *drop) : r;
+    };
+    return walk(body);
+  }
+
+  // the walk_uses_defs callbacks
+  void enter(const ir::Stmt& s) {
+    if (is_target_(s)) ++in_target_;
+    if (in_target_ > 0) return;
+    if (const auto* i = ir::as<ir::IfStmt>(&s)) {
+      const ir::YieldStmt* then_y = transforms::detail::final_yield(i->then_body);
+      const ir::YieldStmt* else_y =
+          i->else_body ? transforms::detail::final_yield(i->else_body) : nullptr;
+      for (std::size_t k = 0; k < i->return_vars.size(); ++k)
+        if (then_y && else_y && k < then_y->values.size() && k < else_y->values.size())
+          add_slot(s, k, {i->return_vars[k].get()}, {then_y->values[k], else_y->values[k]});
+    } else if (const auto* f = ir::as<ir::ForStmt>(&s)) {
+      loop_slots(s, f->iter_args, f->body, f->return_vars);
+    } else if (const auto* w = ir::as<ir::WhileStmt>(&s)) {
+      loop_slots(s, w->iter_args, w->body, w->return_vars);
+    }
+  }
+  void leave(const ir::Stmt& s) {
+    if (is_target_(s)) --in_target_;
+  }
+  void use(const ir::Var& v, Access) { ++count(v).all; }
+  void def(const ir::Var& v, const ir::Stmt&) {
+    if (in_target_ > 0) gone_.insert(&v, true);  // only the kernel has it after outlining
+  }
+
+ private:
+  struct Slot {
+    const ir::Stmt* owner;
+    std::size_t index;
+    std::vector<const ir::Var*> results;
+    std::vector<const ir::Var*> inputs;  // the variables the slot's values read
+    bool live = false, dropped = false;
+  };
+  struct Reads {
+    std::uint32_t all = 0, in_slots = 0;
+  };
+  /// Collects the variables one slot value reads, as walk_uses_defs reports them.
+  struct SlotReads {
+    DeadCarries& self;
+    std::vector<const ir::Var*>& inputs;
+    void enter(const ir::Stmt&) {}
+    void leave(const ir::Stmt&) {}
+    void def(const ir::Var&, const ir::Stmt&) {}
+    void use(const ir::Var& v, Access) {
+      ++self.count(v).in_slots;
+      inputs.push_back(&v);
+    }
+  };
+
+  Reads& count(const ir::Var& v) {
+    auto [r, fresh] = reads_.insert(&v, Reads{});
+    if (fresh) order_.push_back(&v);  // first-read order: no pointer order anywhere
+    return *r;
+  }
+
+  void add_slot(const ir::Stmt& owner, std::size_t k, std::vector<const ir::Var*> results,
+                const std::vector<ir::ExprRef>& values) {
+    Slot slot{&owner, k, std::move(results), {}};
+    SlotReads reads{*this, slot.inputs};
+    for (const auto& e : values) walk_uses_defs(*ir::YieldStmt::make({e}), reads, ops_, callees_);
+    for (const ir::Var* r : slot.results) result_slot_.insert(r, slots_.size());
+    slots_.push_back(std::move(slot));
+  }
+
+  void loop_slots(const ir::Stmt& s, const std::vector<ir::IterArgRef>& iter_args,
+                  const ir::StmtRef& body, const std::vector<ir::VarRef>& return_vars) {
+    const ir::YieldStmt* y = transforms::detail::final_yield(body);
+    for (std::size_t k = 0; k < iter_args.size() && k < return_vars.size(); ++k)
+      if (y && k < y->values.size())
+        add_slot(s, k, {iter_args[k].get(), return_vars[k].get()},
+                 {iter_args[k]->init_value, y->values[k]});
+  }
+
+  void mark_live() {
+    std::vector<const ir::Var*> work;
+    for (const ir::Var* v : order_)
+      if (reads_.find(v)->all > reads_.find(v)->in_slots) work.push_back(v);
+    while (!work.empty()) {
+      const ir::Var* v = work.back();
+      work.pop_back();
+      const std::size_t* k = result_slot_.find(v);
+      if (!k || slots_[*k].live) continue;
+      slots_[*k].live = true;
+      work.insert(work.end(), slots_[*k].inputs.begin(), slots_[*k].inputs.end());
+    }
+  }
+
+  /// Dead slots carrying a value gone after outlining, until none is left (nesting rounds).
+  void mark_dropped() {
+    for (bool again = true; again;) {
+      again = false;
+      for (Slot& slot : slots_) {
+        if (slot.live || slot.dropped ||
+            std::none_of(slot.inputs.begin(), slot.inputs.end(),
+                         [&](const ir::Var* v) { return gone_.find(v) != nullptr; }))
+          continue;
+        slot.dropped = again = true;
+        for (const ir::Var* r : slot.results) gone_.insert(r, true);
+        std::vector<char>& drop = *dropped_.insert(slot.owner, {}).first;
+        drop.resize(std::max(drop.size(), slot.index + 1), 0);
+        drop[slot.index] = 1;
+      }
+    }
+  }
+
+  template <class T>
+  static std::vector<T> kept(const std::vector<T>& all, const std::vector<char>& drop) {
+    std::vector<T> out;
+    for (std::size_t k = 0; k < all.size(); ++k)
+      if (k >= drop.size() || !drop[k]) out.push_back(all[k]);
+    return out;
+  }
+
+  /// A region whose final yield lost the dropped values (and is gone when none is left).
+  static ir::StmtRef without_yielded(const ir::StmtRef& body, const std::vector<char>& drop) {
+    if (!body) return body;
+    if (const auto* y = ir::as<ir::YieldStmt>(body.get())) {
+      std::vector<ir::ExprRef> values = kept(y->values, drop);
+      if (values.empty()) return ir::SeqStmts::make({}, y->span);
+      return ir::YieldStmt::make(std::move(values), y->span);
+    }
+    const auto* seq = ir::as<ir::SeqStmts>(body.get());
+    if (!seq || seq->stmts.empty()) return body;
+    auto copy = ir::copy_node(*seq);
+    ir::StmtRef last = without_yielded(seq->stmts.back(), drop);
+    const auto* empty = ir::as<ir::SeqStmts>(last.get());
+    if (empty && empty->stmts.empty() && ir::isa<ir::YieldStmt>(*seq->stmts.back()))
+      copy->stmts.pop_back();
+    else
+      copy->stmts.back() = std::move(last);
+    return copy;
+  }
+
+  static ir::StmtRef without_slots(const ir::StmtRef& s, const std::vector<char>& drop) {
+    if (const auto* i = ir::as<ir::IfStmt>(s.get())) {
+      auto copy = ir::copy_node(*i);
+      copy->return_vars = kept(i->return_vars, drop);
+      copy->then_body = without_yielded(i->then_body, drop);
+      copy->else_body = without_yielded(i->else_body, drop);
+      return copy;
+    }
+    return ir::visit_stmt(*s, [&](const auto& n) -> ir::StmtRef {
+      using N = std::remove_cvref_t<decltype(n)>;
+      if constexpr (std::is_same_v<N, ir::ForStmt> || std::is_same_v<N, ir::WhileStmt>) {
+        auto copy = ir::copy_node(n);
+        copy->iter_args = kept(n.iter_args, drop);
+        copy->return_vars = kept(n.return_vars, drop);
+        copy->body = without_yielded(n.body, drop);
+        return copy;
+      } else {
+        return s;
+      }
+    });
+  }
+
+  const std::function<bool(const ir::Stmt&)>& is_target_;
+  const ir::OpRegistry& ops_;
+  const CalleeDirections& callees_;
+  int in_target_ = 0;
+  std::vector<Slot> slots_;
+  std::vector<const ir::Var*> order_;
+  ::pypto::detail::PointerMap<Reads> reads_;
+  ::pypto::detail::PointerMap<std::size_t> result_slot_;  // a result -> its slot
+  ::pypto::detail::PointerMap<bool> gone_;  // defined in a target scope, or a dropped result
+  ::pypto::detail::PointerMap<std::vector<char>> dropped_;  // owner -> its dropped slots
+};
+
 /// Program-wide names: existing functions are reserved; outlined names remember their source.
 class Names {
  public:
@@ -285,20 +511,30 @@ class Names {
 /// Outlines the target scopes of one function.
 class FunctionOutliner {
  public:
-  FunctionOutliner(const OutlineTarget& target, const ir::OpRegistry& ops,
-                   const CalleeDirections& callees, Names& names,
+  FunctionOutliner(const OutlineTarget& target, const ir::Program& program,
+                   const ir::OpRegistry& ops, const CalleeDirections& callees, Names& names,
                    std::vector<ir::FunctionRef>& outlined)
-      : target_(target), ops_(ops), callees_(callees), names_(names), outlined_(outlined) {}
+      : target_(target),
+        program_(&program),
+        ops_(ops),
+        callees_(callees),
+        names_(names),
+        outlined_(outlined) {}
 
   ir::FunctionRef run(const ir::FunctionRef& f) {
     if (!f->body) return f;
     fn_ = f.get();
+    // A value only a dead phi reads is no live-out: such phis go first (DeadCarries).
+    const ir::StmtRef source =
+        contains_target(*f->body)
+            ? DeadCarries(*f->body, target_.is_target, ops_, callees_).prune(f->body)
+            : f->body;
     for (const auto& p : f->params) pos_.param(*p);
-    walk_uses_defs(*f->body, pos_, ops_, callees_);
+    walk_uses_defs(*source, pos_, ops_, callees_);
     const std::size_t before = outlined_.size();
     fold_dims_ = target_.fold_param_dims && f->func_type == ir::FunctionType::Opaque &&
-                 contains_target(*f->body);
-    ir::StmtRef body = slot(f->body);
+                 contains_target(*source);
+    ir::StmtRef body = slot(source);
     if (outlined_.size() == before && body == f->body) return f;
     auto copy = ir::copy_node(*f);
     copy->body = std::move(body);
@@ -621,6 +857,21 @@ class FunctionOutliner {
       info_ptr = &fresh_info;
     }
     ScopeInfo& info = *info_ptr;
+    // 4a. the parameters, and the body over them
+    Substitution inner;
+    std::vector<ir::Param> params;
+    std::vector<ir::VarRef> param_vars;
+    for (const Capture& c : info.captures) {
+      ir::VarRef p = ir::Var::make(c.source->name_hint, c.source->type, c.source->span);
+      ir::ParamDirection d = ir::ParamDirection::In;
+      if (c.written && is_tensor_like(*c.source->type))
+        d = c.read ? ir::ParamDirection::InOut : ir::ParamDirection::Out;
+      params.push_back({p, d});
+      param_vars.push_back(p);
+      inner.set(*c.source, p);
+    }
+    body = rebind_writes(body, info);
+    body = inner.stmt(body);
     // 3. outputs
     const std::uint32_t end = pos_.end(s);
     std::vector<Output> outputs;
@@ -633,9 +884,23 @@ class FunctionOutliner {
       }
       return outputs[*o];
     };
+    // A definition that is provably a parameter's buffer — an if or a loop joining writes
+    // through it — is returned as that parameter (seed 002, 参数化显式返回: return_lineage).
+    ir::FunctionRef probe;  // the body over the parameters, made when first needed
+    std::optional<ReturnLineage> lineage_of_probe;
+    auto lineage = [&](const ir::Var& v) -> std::optional<std::size_t> {
+      if (!ir::isa<ir::TensorType>(*v.type)) return std::nullopt;
+      if (!probe) {
+        probe = ir::Function::make("lineage_probe", params, {}, body);
+        lineage_of_probe.emplace(program_, ops_);
+      }
+      return lineage_of_probe->param_of(*probe, v);
+    };
     for (const auto& v : info.defs) {
       if (pos_.last_use(*v) <= end) continue;
-      if (const std::size_t* c = info.alias_of.find(v.get())) {
+      const std::size_t* alias = info.alias_of.find(v.get());
+      const std::optional<std::size_t> c = alias ? std::optional<std::size_t>(*alias) : lineage(*v);
+      if (c) {
         capture_output(*c).aliases.push_back(v);
         continue;
       }
@@ -651,21 +916,7 @@ class FunctionOutliner {
       std::stable_sort(outputs.begin(), outputs.end(),
                        [](const Output& a, const Output& b) { return *a.param < *b.param; });
 
-    // 4. the function
-    Substitution inner;
-    std::vector<ir::Param> params;
-    std::vector<ir::VarRef> param_vars;
-    for (const Capture& c : info.captures) {
-      ir::VarRef p = ir::Var::make(c.source->name_hint, c.source->type, c.source->span);
-      ir::ParamDirection d = ir::ParamDirection::In;
-      if (c.written && is_tensor_like(*c.source->type))
-        d = c.read ? ir::ParamDirection::InOut : ir::ParamDirection::Out;
-      params.push_back({p, d});
-      param_vars.push_back(p);
-      inner.set(*c.source, p);
-    }
-    body = rebind_writes(body, info);
-    body = inner.stmt(body);
+    // 4b. the function
     std::vector<ir::ExprRef> returns;
     std::vector<ir::TypeRef> return_types;
     for (const Output& o : outputs) {
@@ -745,17 +996,7 @@ class FunctionOutliner {
         copy->var = fresh(*a->var, "__store");
         return ir::StmtRef(copy);
       }
-      if (const auto* seq = ir::as<ir::SeqStmts>(s.get())) {
-        decltype(ir::copy_node(*seq)) copy;
-        for (std::size_t k = 0; k < seq->stmts.size(); ++k) {
-          ir::StmtRef c = walk(seq->stmts[k]);
-          if (c == seq->stmts[k]) continue;
-          if (!copy) copy = ir::copy_node(*seq);
-          copy->stmts[k] = std::move(c);
-        }
-        return copy ? ir::StmtRef(copy) : s;
-      }
-      return detail::with_body_slots(s, walk);
+      return map_children(s, walk);
     };
     return walk(body);
   }
@@ -868,6 +1109,7 @@ class FunctionOutliner {
   }
 
   const OutlineTarget& target_;
+  const ir::Program* program_;  // resolves the callees of return lineage
   const ir::OpRegistry& ops_;
   const CalleeDirections& callees_;
   Names& names_;
@@ -902,7 +1144,7 @@ inline ir::ProgramRef outline_scopes(const ir::Program& program, const OutlineTa
       functions.push_back(e.function);
       continue;
     }
-    detail::outline::FunctionOutliner fo(target, ops, callees, names, outlined);
+    detail::outline::FunctionOutliner fo(target, program, ops, callees, names, outlined);
     ir::FunctionRef f = fo.run(e.function);
     changed = changed || f != e.function;
     functions.push_back(std::move(f));
