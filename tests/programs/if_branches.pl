@@ -1,5 +1,7 @@
 # Ifs: an if on a scalar parameter in the orchestration picks one of two kernels (each branch
-# yields the written tensor), and an if with yields inside a kernel picks a tile.
+# yields the written tensor), and an if with yields inside a kernel picks a tile. The tile `t`
+# of both branches gets a phi in SSA form that nothing reads: it is no live-out, so the two
+# kernels return only `o`.
 import pypto.language as pl
 
 @pl.program

@@ -1,9 +1,8 @@
-# KNOWN PASS BUG (runtime_pipeline_equivalence_test.cpp checks the current behaviour): a scope
-# in a loop whose if stores into the loop-carried Out tensor in both branches. convert-to-ssa
-# joins the two stores in a phi; outline-incore-scopes returns that phi from the kernel as a
-# second value besides the parameter, which ReturnParamsExplicit rejects:
-# "return value 0 'acc__phi_v1' ... is the buffer of parameter 2 'acc' but not that parameter".
-# Without verification the outlined program still means the same.
+# A scope in a loop whose if stores into the loop-carried Out tensor in both branches.
+# convert-to-ssa joins the two stores in a phi; the phi is provably the buffer of parameter
+# `acc` (return_lineage), so the outlined kernel returns `acc` itself (ReturnParamsExplicit,
+# seed 002) and the loop yields the call's result. Checked bit-identical across the pipeline
+# in runtime_pipeline_equivalence_test.cpp.
 import pypto.language as pl
 
 @pl.program

@@ -221,6 +221,7 @@ const std::vector<Case>& cases() {
       {"tensor_ops_materialize.pl", "main"},
       {"scope_result_read_after.pl", "main"},
       {"half_precision.pl", "main"},
+      {"outline_if_store_phi.pl", "main", {1, 3}},
   };
   return all;
 }
@@ -247,14 +248,12 @@ const std::vector<std::pair<std::string_view, std::string_view>>& expected_outpu
   return all;
 }
 
-// Programs that are error inputs on purpose (each checked where its error is tested), and
-// programs a pass currently gets wrong (checked below, with the current behaviour).
+// Programs that are error inputs on purpose (each checked where its error is tested).
 constexpr std::string_view kErrorInputs[] = {
     "syntax_error.pl",             // text_parser_test.cpp
     "annotation_mismatch.pl",      // text_parser_test.cpp
     "branch_local_use.pl",         // transforms_convert_to_ssa_test.cpp
     "outline_scalar_live_out.pl",  // below: outlining refuses it
-    "outline_if_store_phi.pl",     // below: KNOWN PASS BUG, outlining breaks ReturnParamsExplicit
 };
 
 TEST_CASE("equivalence: at least 15 runnable programs; every file of tests/programs/ is known") {
@@ -442,21 +441,17 @@ TEST_CASE("equivalence: outline_scalar_live_out.pl is refused by outlining, by d
                                       "kernel cannot return a scalar"));
 }
 
-TEST_CASE("equivalence: KNOWN PASS BUG — outline_if_store_phi.pl, a phi of stores is returned") {
-  // A scope whose if stores into the loop-carried Out tensor in both branches. The outlined
-  // kernel returns the phi of the two stores besides the parameter, and the verifier of
-  // ReturnParamsExplicit stops the pipeline. This documents the current behaviour: when the
-  // outliner is fixed, this check fails and the program moves to cases().
-  const ir::ProgramRef parsed = pypto::text::parse_program(read_program("outline_if_store_phi.pl"));
-  CHECK_THROWS_WITH_AS(
-      stages(*parsed),
-      "after pass outline-incore-scopes: ReturnParamsExplicit failed: main_incore_0: return value "
-      "0 'acc__phi_v1' of the ReturnStmt at body.stmts[2] (14:13) is the buffer of parameter 2 "
-      "'acc' but not that parameter; a kernel returns the parameter it writes through (return "
-      "'acc' itself)",
-      tf::PassVerificationError);
+TEST_CASE("equivalence: a phi of writes through a parameter is returned as the parameter") {
+  // outline_if_store_phi.pl: a scope whose if stores into the loop-carried Out tensor in both
+  // branches. The kernel returns the parameter itself, not the phi of the two stores
+  // (ReturnParamsExplicit holds), and the caller's loop yields the call's result.
+  const auto st = check_case(case_of("outline_if_store_phi.pl"));
+  const ir::Program& outlined = *st.at("outline-incore-scopes");
+  const ir::Function& kernel = *outlined.find("main_incore_0");
+  REQUIRE(kernel.return_types.size() == 1);
+  CHECK(pypto::text::print(outlined).find("return acc\n") != std::string::npos);
   // The same with the store chain's phi from an if without else, and with the loop carry of a
-  // loop inside the scope: the minimal reproducers.
+  // loop inside the scope: each kernel returns `o` alone, and the program means the same.
   for (const char* body : {
            "            if n == 0:\n"
            "                o = pl.store(pl.add(t, t), [0], o)\n",
@@ -475,20 +470,30 @@ class P:
             t = pl.load(x, [0], [16])
             o = pl.store(t, [0], o)
 )") + body + "        return o\n";
-    CHECK_THROWS_WITH_AS(stages(*pypto::text::parse_program(text)),
-                         doctest::Contains("ReturnParamsExplicit failed: main_incore_0: return "
-                                           "value 0 'o__"),
-                         tf::PassVerificationError);
-  }
-  // Without verification every stage still means what the program means.
-  const auto st = stages(*parsed, false);
-  for (std::int64_t n : {0, 1, 3})
-    for (std::uint64_t seed : {1u, 2u}) {
+    const ir::ProgramRef parsed = pypto::text::parse_program(text);
+    const auto stage_programs = stages(*parsed);
+    const ir::Function& k = *stage_programs.at("outline-incore-scopes")->find("main_incore_0");
+    CHECK(k.return_types.size() == 1);
+    for (std::int64_t n : {0, 1, 3}) {
       CAPTURE(n);
-      CAPTURE(seed);
-      const auto inputs = seeded_args(*parsed->find("main"), seed, n, {});
+      const auto inputs = seeded_args(*parsed->find("main"), 1, n, {});
       const Outcome reference = run_on(*parsed, "main", inputs);
-      for (const auto& [pass, program] : st)
+      for (const auto& [pass, program] : stage_programs)
         check_same(reference, run_on(*program, "main", inputs), pass);
     }
+  }
+}
+
+TEST_CASE("equivalence: if_branches.pl's kernels return only the tensor they write") {
+  // Each arm's scope defines the tile `t`; convert-to-ssa joins it in a phi nothing reads.
+  // A read by that dead phi is no live-out: the kernels return `o` alone, no tile.
+  const auto st = check_case(case_of("if_branches.pl"));
+  const ir::Program& outlined = *st.at("outline-incore-scopes");
+  for (std::string_view name : {"main_incore_0", "main_incore_1"}) {
+    CAPTURE(name);
+    const ir::Function& k = *outlined.find(name);
+    REQUIRE(k.return_types.size() == 1);
+    CHECK(ir::isa<ir::TensorType>(*k.return_types[0]));
+  }
+  CHECK(pypto::text::print(outlined).find("t__phi") == std::string::npos);
 }

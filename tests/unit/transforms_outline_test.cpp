@@ -1061,3 +1061,202 @@ class P:
 )"),
                   tf::PassVerificationError);
 }
+
+// ---- live-outs through phis (seed 002: 参数化显式返回; outputs are values used afterwards) -------
+
+TEST_CASE("outline: an if joining writes through a capture returns the parameter, not the phi") {
+  // Both arms store into `o`: the phi `o2` is provably o's buffer (return_lineage), so the
+  // kernel returns `o` itself (ReturnParamsExplicit) and the caller's `o2` is the call result.
+  check_outline(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function
+    def main(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0], [16])
+            if n == 0:
+                o1 = pl.store(t, [0], o)
+                o2 = pl.yield_(o1)
+            else:
+                o3 = pl.store(pl.add(t, t), [0], o)
+                o2 = pl.yield_(o3)
+        return o2
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        o2 = self.main_incore_0(x, n, o)
+        return o2
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def main_incore_0(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.InOut[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        t = pl.load(x, [0], [16])
+        if n == 0:
+            o1 = pl.store(t, [0], o)
+            o2 = pl.yield_(o1)
+        else:
+            o3 = pl.store(pl.add(t, t), [0], o)
+            o2 = pl.yield_(o3)
+        return o
+)");
+}
+
+TEST_CASE("outline: a loop carrying writes through a capture returns the parameter, in order") {
+  // The loop's result `o2` is o's buffer (init o1, yield a store into the carry); the fresh
+  // `s` is no parameter's buffer and stays an SSA return, so the outputs keep their order.
+  // (`o` is InOut: the loop's init reads the post-write alias `o1`.)
+  check_outline(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function
+    def main(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0], [16])
+            o1 = pl.store(t, [0], o)
+            for i, (oi,) in pl.range(n, init_values=(o1,)):
+                oj = pl.store(t, [0], oi)
+                o2 = pl.yield_(oj)
+            s = pl.tensor.create([16], dtype=pl.FP32)
+            s1 = pl.store(t, [0], s)
+        r = pl.add(o2, s1)
+        return r
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        res = self.main_incore_0(x, o, n)
+        o2 = res[0]
+        s1 = res[1]
+        r = pl.add(o2, s1)
+        return r
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def main_incore_0(self, x: pl.Tensor[[16], pl.FP32], o: pl.InOut[pl.Tensor[[16], pl.FP32]], n: pl.Scalar[pl.INDEX]) -> tuple[pl.Tensor[[16], pl.FP32], pl.Tensor[[16], pl.FP32]]:
+        t = pl.load(x, [0], [16])
+        o1 = pl.store(t, [0], o)
+        for i, (oi,) in pl.range(n, init_values=(o1,)):
+            oj = pl.store(t, [0], oi)
+            o2 = pl.yield_(oj)
+        s = pl.tensor.create([16], dtype=pl.FP32)
+        s1 = pl.store(t, [0], s)
+        return o, s1
+)");
+}
+
+namespace {
+
+/// if_branches.pl's shape: each arm of an orchestration if holds a scope defining `t`, and
+/// convert-to-ssa joined `t` in a phi `t2`; `tail` is what follows the if.
+std::string branch_scopes(std::string_view t_type, std::string_view load, std::string_view tail) {
+  return std::string(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function
+    def main(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16], pl.FP32]], p: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        if n < 2:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = )") +
+         std::string(load) + R"(
+                o1 = pl.store(pl.load(x, [0], [16]), [0], o)
+            o2, t2 = pl._dump.yield_(o1, t, types=[pl.Tensor[[16], pl.FP32], )" +
+         std::string(t_type) + R"(])
+        else:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t3 = )" +
+         std::string(load) + R"(
+                o3 = pl.store(pl.load(x, [0], [16]), [0], o)
+            o2, t2 = pl._dump.yield_(o3, t3, types=[pl.Tensor[[16], pl.FP32], )" +
+         std::string(t_type) + R"(])
+)" + std::string(tail);
+}
+
+}  // namespace
+
+TEST_CASE("outline: a value only a dead phi reads is no live-out; the phi goes") {
+  // `t2` is never read: the kernels return `o` alone and the if keeps only live slots.
+  const std::string tail = "        return o2\n";
+  check_outline(branch_scopes("pl.Tile[[16], pl.FP32]", "pl.load(x, [0], [16])", tail), R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16], pl.FP32]], p: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        if n < 2:
+            o1 = self.main_incore_0(x, o)
+            o2, o_rv = pl._dump.yield_(o1, o1, types=[pl.Tensor[[16], pl.FP32], pl.Tensor[[16], pl.FP32]])
+        else:
+            o3 = self.main_incore_1(x, o)
+            o2, o_rv = pl._dump.yield_(o3, o3, types=[pl.Tensor[[16], pl.FP32], pl.Tensor[[16], pl.FP32]])
+        return o2
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def main_incore_0(self, x: pl.Tensor[[16], pl.FP32], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        t = pl.load(x, [0], [16])
+        o1 = pl.store(pl.load(x, [0], [16]), [0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def main_incore_1(self, x: pl.Tensor[[16], pl.FP32], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        t3 = pl.load(x, [0], [16])
+        o3 = pl.store(pl.load(x, [0], [16]), [0], o)
+        return o
+)");
+  // A device scalar only a dead phi reads is no live-out either (it used to be refused).
+  const ProgramRef scalars = run(branch_scopes("pl.Scalar[pl.FP32]", "pl.tensor.read(x, [0])", tail));
+  for (std::string_view k : {"main_incore_0", "main_incore_1"}) {
+    CAPTURE(k);
+    CHECK(fn(scalars, k).return_types.size() == 1);
+  }
+}
+
+TEST_CASE("outline: a value a live phi reads is still a live-out") {
+  // `t2` read after the if: the tile stays a kernel output, the device scalar is refused.
+  const std::string tile_tail = R"(        with pl.at(level=pl.Level.CORE_GROUP):
+            p1 = pl.store(t2, [0], p)
+        return p1
+)";
+  const ProgramRef tiles =
+      run(branch_scopes("pl.Tile[[16], pl.FP32]", "pl.load(x, [0], [16])", tile_tail));
+  for (std::string_view k : {"main_incore_0", "main_incore_1"}) {
+    CAPTURE(k);
+    CHECK(fn(tiles, k).return_types.size() == 2);
+  }
+  const std::string scalar_tail = R"(        q = pl.load(o2, [0], [16])
+        with pl.at(level=pl.Level.CORE_GROUP):
+            p1 = pl.store(pl.mul(q, t2), [0], p)
+        return p1
+)";
+  CHECK(outline_error(branch_scopes("pl.Scalar[pl.FP32]", "pl.tensor.read(x, [0])", scalar_tail))
+            .find("scalar 't' is computed inside the scope and used after it") !=
+        std::string::npos);
+}
+
+TEST_CASE("outline: dead phis of values made outside scopes are kept as they are") {
+  // Only a phi carrying a scope's value must go; a dead phi of caller values is no live-out.
+  ProgramRef after = run(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        if n < 2:
+            m = n + 1
+            with pl.at(level=pl.Level.CORE_GROUP):
+                o1 = pl.store(pl.load(x, [0], [16]), [0], o)
+            o2, m2 = pl._dump.yield_(o1, m, types=[pl.Tensor[[16], pl.FP32], pl.Scalar[pl.INDEX]])
+        else:
+            o2, m2 = pl._dump.yield_(o, n, types=[pl.Tensor[[16], pl.FP32], pl.Scalar[pl.INDEX]])
+        return o2
+)");
+  const std::string text = pypto::text::print(*after);
+  CHECK(text.find("m2") != std::string::npos);
+}
