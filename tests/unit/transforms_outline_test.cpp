@@ -1062,7 +1062,7 @@ class P:
                   tf::PassVerificationError);
 }
 
-// ---- live-outs through phis (seed 002: 参数化显式返回; outputs are values used afterwards) -------
+// ---- live-outs through phis (seed 002: 参数化显式返回, outputs are values used after) ----
 
 TEST_CASE("outline: an if joining writes through a capture returns the parameter, not the phi") {
   // Both arms store into `o`: the phi `o2` is provably o's buffer (return_lineage), so the
@@ -1211,7 +1211,8 @@ class After:
         return o
 )");
   // A device scalar only a dead phi reads is no live-out either (it used to be refused).
-  const ProgramRef scalars = run(branch_scopes("pl.Scalar[pl.FP32]", "pl.tensor.read(x, [0])", tail));
+  const ProgramRef scalars =
+      run(branch_scopes("pl.Scalar[pl.FP32]", "pl.tensor.read(x, [0])", tail));
   for (std::string_view k : {"main_incore_0", "main_incore_1"}) {
     CAPTURE(k);
     CHECK(fn(scalars, k).return_types.size() == 1);
