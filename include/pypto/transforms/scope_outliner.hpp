@@ -253,28 +253,16 @@ class LiveIn {
 /// slots) replaced by `fn(child)`; `s` itself when no child changed.
 template <class Fn>
 ir::StmtRef map_children(const ir::StmtRef& s, Fn&& fn) {
-  return ir::visit_stmt(*s, [&](const auto& n) -> ir::StmtRef {
-    decltype(ir::copy_node(n)) copy;
-    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(n)>, ir::SeqStmts>) {
-      for (std::size_t k = 0; k < n.stmts.size(); ++k) {
-        ir::StmtRef c = fn(n.stmts[k]);
-        if (c == n.stmts[k]) continue;
-        if (!copy) copy = ir::copy_node(n);
-        copy->stmts[k] = std::move(c);
-      }
-    } else {
-      reflect::for_each_field(n, [&](auto field, const auto& value) {
-        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(value)>, ir::StmtRef>) {
-          if (!value) return;
-          ir::StmtRef c = fn(value);
-          if (c == value) return;
-          if (!copy) copy = ir::copy_node(n);
-          copy.get()->*decltype(field)::member = std::move(c);
-        }
-      });
-    }
-    return copy ? ir::StmtRef(copy) : s;
-  });
+  const auto* seq = ir::as<ir::SeqStmts>(s.get());
+  if (!seq) return transforms::detail::with_body_slots(s, fn);
+  decltype(ir::copy_node(*seq)) copy;
+  for (std::size_t k = 0; k < seq->stmts.size(); ++k) {
+    ir::StmtRef c = fn(seq->stmts[k]);
+    if (c == seq->stmts[k]) continue;
+    if (!copy) copy = ir::copy_node(*seq);
+    copy->stmts[k] = std::move(c);
+  }
+  return copy ? ir::StmtRef(copy) : s;
 }
 
 /// The dead carry slots of a function and their removal. A slot is one result of an if (the
