@@ -1219,6 +1219,51 @@ class After:
   }
 }
 
+TEST_CASE("outline: a dead loop carry of a scope's tile goes, its init's scope too") {
+  // convert-to-ssa carries `t` through the loop (init from the first scope, yield from the
+  // second); nothing reads the carry, so neither kernel returns `t` and the loop carries `o`.
+  check_outline(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function
+    def main(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0], [16])
+            o = pl.store(t, [0], o)
+        for i in pl.range(n):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(x, [0], [16])
+                o = pl.store(pl.add(t, t), [0], o)
+        return o
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        o1 = self.main_incore_0(x, o)
+        for i, (oi,) in pl.range(n, init_values=(o1,)):
+            oj = self.main_incore_1(x, oi)
+            orv = pl.yield_(oj)
+        return orv
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def main_incore_0(self, x: pl.Tensor[[16], pl.FP32], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        t = pl.load(x, [0], [16])
+        o1 = pl.store(t, [0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def main_incore_1(self, x: pl.Tensor[[16], pl.FP32], oi: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        t = pl.load(x, [0], [16])
+        oj = pl.store(pl.add(t, t), [0], oi)
+        return oi
+)",
+                "convert-to-ssa,outline-incore-scopes");
+}
+
 TEST_CASE("outline: a value a live phi reads is still a live-out") {
   // `t2` read after the if: the tile stays a kernel output, the device scalar is refused.
   const std::string tile_tail = R"(        with pl.at(level=pl.Level.CORE_GROUP):

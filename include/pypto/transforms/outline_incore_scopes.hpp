@@ -3,7 +3,8 @@
 // Each InCoreScopeStmt of an Opaque, Orchestration or Graph function becomes a Function(InCore)
 // and a call (a Submit when the scope binds `as tid` or waits on `deps=`); InCore functions are
 // left alone. Inputs are the scope's live-in set in first-read order, outputs its definitions
-// used afterwards plus the captured tensors it writes (returned as their parameters), directions
+// used afterwards (a dead phi's read does not count) plus the captured tensors it writes
+// (returned as their parameters, as is any output provably such a buffer), directions
 // come from the op registry's declared effects, scalar live-outs the caller can compute are
 // hoisted, and renames of written tensors are threaded out of loops and ifs as real carries
 // (scope_outliner.hpp has the algorithm). An Opaque parent with at least one outlined scope is

@@ -8,8 +8,11 @@
 //      first-read order — each becoming a parameter whose direction comes from the accesses:
 //      Write-only slots give Out, any read (including through a post-write alias) InOut;
 //   3. outputs are the body's definitions used after the scope, plus every captured tensor the
-//      body writes (returned as the parameter itself: ReturnParamsExplicit); when every output
-//      resolves to a distinct parameter they are returned in parameter order;
+//      body writes (returned as the parameter itself: ReturnParamsExplicit, also for a
+//      definition provably that parameter's buffer, e.g. an if or loop joining writes through
+//      it: return_lineage.hpp); when every output resolves to a distinct parameter they are
+//      returned in parameter order. A read by a dead phi is no use: the dead phis carrying a
+//      scope's values are dropped first (DeadCarries);
 //   4. the scope becomes a Call (or, with `as tid` / deps, a Submit) of the new function, and
 //      later statements see the call's results (store-target renames, one flat map, so N scopes
 //      writing one tensor thread `out -> out_1 -> ...`);
