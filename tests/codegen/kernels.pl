@@ -157,6 +157,24 @@ class Kernels:
         o1 = pl.tile.store(pl.tile.div(x, 3.0), [0], o)
         return o1
 
+    # Ifs with results: a tile computed differently in each arm (the arms' yields fill one tile),
+    # and a store into the Out tensor in each arm (the if's result is that tensor).
+    @pl.function(type=pl.FunctionType.InCore)
+    def if_results(self, a: pl.Tensor[[16, 16], pl.FP32], k: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]], p: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        x = pl.tile.load(a, [0, 0], [16, 16])
+        if k < 2:
+            y = pl.yield_(pl.tile.mul(x, x))
+        else:
+            y = pl.yield_(pl.tile.abs(x))
+        o1 = pl.tile.store(y, [0, 0], o)
+        if k == 0:
+            p1 = pl.tile.store(x, [0, 0], p)
+            p2 = pl.yield_(p1)
+        else:
+            p3 = pl.tile.store(pl.tile.neg(x), [0, 0], p)
+            p2 = pl.yield_(p3)
+        return o1, p2
+
     # Row softmax with implicit broadcasts: [16, 1] reduction results (and a [16, 1] tile) read
     # along each row of a [16, 32] value, and a [1, 32] row read down every row.
     @pl.function(type=pl.FunctionType.AIV)

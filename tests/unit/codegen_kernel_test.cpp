@@ -627,6 +627,10 @@ TEST_CASE("codegen cpu: compiled kernels match the reference interpreter bit for
       {"matmul", 0, {{}, {}}},
       // both sides of the branch
       {"branch", 0, {{rt::Value::scalar_int(13)}, {rt::Value::scalar_int(6)}}},
+      // every arm of both ifs
+      {"if_results",
+       0,
+       {{rt::Value::scalar_int(0)}, {rt::Value::scalar_int(1)}, {rt::Value::scalar_int(5)}}},
       {"broadcast", 0, {{}, {}}},
   };
   for (const Case& c : cases) {

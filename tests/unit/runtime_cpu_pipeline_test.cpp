@@ -126,7 +126,10 @@ TEST_CASE(
   for (std::string_view file :
        {"loops_carries.pl", "submit_deps.pl", "spmd_blocks.pl", "matmul_tiles.pl",
         "scalar_params.pl", "dedup_signed_zero.pl", "dedup_shape_loop.pl", "tensor_ops_kernel.pl",
-        "tensor_ops_materialize.pl", "row_reduce_softmax.pl", "outline_seed_loop.pl"})
+        "tensor_ops_materialize.pl", "row_reduce_softmax.pl", "outline_seed_loop.pl",
+        // ifs inside kernels: one yielding a tile computed in each arm, one whose arms both
+        // store into the carried Out tensor (the if's result is that tensor)
+        "if_branches.pl", "outline_if_store_phi.pl"})
     check_program(file);
 }
 
@@ -197,14 +200,6 @@ TEST_CASE("cpu pipeline: what the CPU target cannot express yet is a CodegenErro
            Case{"outline_seed_basic.pl",
                 "codegen: main: 8:9: 'y' is computed by the op 'tensor.add', which belongs "
                 "inside a kernel"},
-           // an if inside a kernel that yields a tile or a tensor (the kernels of the
-           // orchestration-level if return only their tensor parameter: no dead-phi tile)
-           Case{"if_branches.pl",
-                "codegen: main_incore_2: at 21:13 an if yielding a tile or tensor is not "
-                "supported (target cpu)"},
-           Case{"outline_if_store_phi.pl",
-                "codegen: main_incore_0: at 15:17 an if yielding a tile or tensor is not "
-                "supported (target cpu)"},
            // its scope's result now comes back through an Out parameter the orchestration
            // allocates; what is left is the tensor.add outside any scope
            Case{"natural_form.pl",

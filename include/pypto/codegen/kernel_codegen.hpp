@@ -255,8 +255,10 @@ class Lowering : protected RegionLowering<T> {
 
   /// Nested tile calls (`pl.store(pl.mul(t, 2.0), ...)`) are lowered first, each bound to a
   /// fresh variable that stands for the call wherever it is an operand (as_var).
-  void hoist_args(const ir::Call& c, const ir::Stmt& s) {
-    for (const auto& arg : c.args) {
+  void hoist_args(const ir::Call& c, const ir::Stmt& s) { hoist_values(c.args, s); }
+  /// The tile calls among `values` (a call's arguments, a yield's values), hoisted.
+  void hoist_values(const std::vector<ir::ExprRef>& values, const ir::Stmt& s) {
+    for (const auto& arg : values) {
       const auto* inner = ir::as<ir::Call>(arg.get());
       if (!inner || !ir::isa<ir::ShapedType>(*inner->type) || ir::isa<ir::GlobalVar>(*inner->op))
         continue;
@@ -526,7 +528,18 @@ class Lowering : protected RegionLowering<T> {
       line(t + " " + name + " = " + (init ? scalar(*init) : t + "{}") + ";\n");
       return scalar_value(name, st->dtype);
     }
-    if (!init) fail_stmt("an if", "yielding a tile or tensor is not supported");
+    if (!init) {  // an if result: each arm's yield fills a tile, or names the tensor written
+      Value out;
+      if (ir::isa<ir::TensorType>(type)) {
+        out.kind = Value::Kind::Tensor;  // no name yet: the first yield binds it
+        return out;
+      }
+      const auto* tt = ir::as<ir::TileType>(&type);
+      if (!tt) fail_stmt("an if", "yielding this kind of value is not supported");
+      out.kind = Value::Kind::Tile;
+      out.tile = this->declare_tile_of(*tt, "an if result");
+      return out;
+    }
     const auto* v = ir::as<ir::Var>(init);
     if (!v) fail_stmt("a loop carry", "must be initialised from a variable");
     const Value& src = lookup(*v);
@@ -540,11 +553,12 @@ class Lowering : protected RegionLowering<T> {
   }
 
   void yield(const ir::YieldStmt& y) {
+    hoist_values(y.values, y);
     flush();
     stmt_ = &y;
     if (yield_targets_.empty() || !yield_targets_.back())
       fail_stmt("a yield", "outside a loop or if with results is not supported");
-    const std::vector<Value>& targets = *yield_targets_.back();
+    std::vector<Value>& targets = *yield_targets_.back();
     if (targets.size() != y.values.size()) fail_stmt("a yield", "does not match its results");
     // Scalars through temporaries when there are several: a yield may swap carries.
     std::vector<std::string> temps;
@@ -561,12 +575,17 @@ class Lowering : protected RegionLowering<T> {
         line(targets[k].expr + " = " + temps[k] + ";\n");
         continue;
       }
-      const auto* v = ir::as<ir::Var>(y.values[k].get());
+      const ir::Var* v = as_var(y.values[k]);
       if (!v) fail_stmt("a yield", "of a non-variable tile or tensor is not supported");
       const Value& src = lookup(*v);
       if (targets[k].kind == Value::Kind::Tensor) {
-        if (src.kind != Value::Kind::Tensor || src.tensor.name != targets[k].tensor.name)
-          fail_stmt("a yield", "of another tensor than the carried one is not supported");
+        if (src.kind != Value::Kind::Tensor)
+          fail_stmt("a yield", "of a tile where a tensor is expected is not supported");
+        if (targets[k].tensor.name.empty()) targets[k] = src;  // an if's first arm picks it
+        if (src.tensor.name != targets[k].tensor.name)
+          fail_stmt("a yield",
+                    "of another tensor than the carried one (or the other arm's) is not "
+                    "supported");
         continue;
       }
       for (std::size_t j = 0; j < k; ++j)
@@ -612,7 +631,7 @@ class Lowering : protected RegionLowering<T> {
       env_[loop.return_vars[k].get()] = carries[k];
   }
 
-  void body(const ir::Stmt& s, const std::vector<Value>* targets, bool loop, bool carries) {
+  void body(const ir::Stmt& s, std::vector<Value>* targets, bool loop, bool carries) {
     yield_targets_.push_back(targets);
     if (loop) loop_carries_.push_back(carries);
     ++depth_;
@@ -627,7 +646,7 @@ class Lowering : protected RegionLowering<T> {
   void for_stmt(const ir::ForStmt& f) {
     flush();
     stmt_ = &f;
-    const std::vector<Value> carries = bind_carries(f);
+    std::vector<Value> carries = bind_carries(f);
     const std::string start = scalar(*f.start), stop = scalar(*f.stop), step = scalar(*f.step);
     const auto* cstep = ir::as<ir::ConstInt>(f.step.get());
     if (cstep && cstep->value == 0) fail_stmt("a loop", "with step 0 is not supported");
@@ -649,7 +668,7 @@ class Lowering : protected RegionLowering<T> {
   void while_stmt(const ir::WhileStmt& w) {
     flush();
     stmt_ = &w;
-    const std::vector<Value> carries = bind_carries(w);
+    std::vector<Value> carries = bind_carries(w);
     pipe_boundary();
     line("for (;;) {\n");
     ++depth_;
@@ -677,10 +696,14 @@ class Lowering : protected RegionLowering<T> {
       body(*s.else_body, results.empty() ? nullptr : &results, false, false);
     }
     line("}\n");
-    for (std::size_t k = 0; k < results.size(); ++k) env_[s.return_vars[k].get()] = results[k];
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      if (results[k].kind == Value::Kind::Tensor && results[k].tensor.name.empty())
+        fail_stmt("an if", "with a tensor result no arm yields is not supported");
+      env_[s.return_vars[k].get()] = results[k];
+    }
   }
 
-  std::vector<const std::vector<Value>*> yield_targets_;
+  std::vector<std::vector<Value>*> yield_targets_;  // an if's tensor results are set by a yield
   std::vector<bool> loop_carries_;
 };
 

@@ -201,17 +201,35 @@ class LoweringBase {
   /// Declares a tile, checking the target's rank, dtype and memory space.
   TileRef declare_tile(const ir::Call& c, core::DataType dtype, std::optional<ir::MemorySpace> ms,
                        std::vector<Dim> dims) {
+    return declare_tile_or(dtype, ms, std::move(dims),
+                           [&](const std::string& why) { fail_at(c, why); });
+  }
+  /// A tile of a value's TileType (an if result: no op makes it, the arms' yields fill it).
+  TileRef declare_tile_of(const ir::TileType& type, std::string_view what) {
+    std::vector<Dim> dims;
+    for (const auto& x : type.shape) {
+      const auto* ci = ir::as<ir::ConstInt>(x.get());
+      dims.push_back(ci ? Dim{std::to_string(ci->value), ci->value}
+                        : Dim{scalar(*x), std::nullopt});
+    }
+    return declare_tile_or(type.dtype, type.memory_space, std::move(dims),
+                           [&](const std::string& why) { fail_stmt(std::string(what), why); });
+  }
+  /// Declares the tile, or calls `refuse(why)` (which throws) when the target cannot hold it.
+  template <class Refuse>
+  TileRef declare_tile_or(core::DataType dtype, std::optional<ir::MemorySpace> ms,
+                          std::vector<Dim> dims, Refuse&& refuse) {
     const ir::MemorySpace space = ms.value_or(T::default_memory(core_));
     const MemorySpaceInfo* info = T::memory_space(space);
     if (!info)
-      fail_at(c, "places a tile in memory space " + std::string(ir::enum_name(space)) +
-                     ", which the target does not have");
+      refuse("places a tile in memory space " + std::string(ir::enum_name(space)) +
+             ", which the target does not have");
     if (dims.size() > T::max_tile_rank)
-      fail_at(c, "makes a rank-" + std::to_string(dims.size()) + " tile; the target holds rank " +
-                     std::to_string(T::max_tile_rank) + " at most");
+      refuse("makes a rank-" + std::to_string(dims.size()) + " tile; the target holds rank " +
+             std::to_string(T::max_tile_rank) + " at most");
     if (T::element_type(dtype).empty())
-      fail_at(c, "makes a tile of dtype " + std::string(core::dtype_name(dtype)) +
-                     ", which the target does not store");
+      refuse("makes a tile of dtype " + std::string(core::dtype_name(dtype)) +
+             ", which the target does not store");
     TileRef t{new_tile_name(), dtype, space, std::move(dims)};
     const Dim r = tile_rows(t), cl = tile_cols(t);
     if (info->capacity_bytes && r.value && cl.value) {
@@ -219,9 +237,8 @@ class LoweringBase {
                                   static_cast<std::uint64_t>(*cl.value) *
                                   std::max<unsigned>(1, core::bit_width(dtype) / 8);
       if (bytes > info->capacity_bytes)
-        fail_at(c, "makes a tile of " + std::to_string(bytes) + " bytes, over the " +
-                       std::to_string(info->capacity_bytes) + " bytes of " +
-                       std::string(info->name));
+        refuse("makes a tile of " + std::to_string(bytes) + " bytes, over the " +
+               std::to_string(info->capacity_bytes) + " bytes of " + std::string(info->name));
     }
     line(T::tile_decl(t));
     return t;
