@@ -11,8 +11,10 @@
 #include <unordered_set>
 #include <vector>
 
+#include "pypto/detail/pod_stack.hpp"
 #include "pypto/ir.hpp"
 #include "pypto/structural.hpp"
+#include "pypto/structural/projection.hpp"
 #include "random_ir.hpp"
 
 namespace {
@@ -214,6 +216,73 @@ TEST_CASE("structural property: equal implies the same hash across all pairs of 
     // The batch holds coincidentally equal programs from different seeds, not only the copies.
     CHECK(equal_pairs >= known_equal_pairs + 10);
   }
+}
+
+namespace {
+
+/// The stream a hash walk of function `f` records (Hasher::record), or empty when the walk
+/// says its stream is not exact (or hands over to the projector).
+std::vector<std::uint32_t> walk_stream(const Function& f) {
+  pypto::detail::PodStack<std::uint32_t> stream;
+  pypto::structural::detail::Hasher hasher;
+  hasher.record(&stream);
+  try {
+    hasher.run(f, false);
+  } catch (const pypto::structural::detail::HandOver&) {
+    return {};
+  }
+  if (!hasher.stream_exact()) return {};
+  return std::vector<std::uint32_t>(stream.data(), stream.data() + stream.size());
+}
+
+}  // namespace
+
+TEST_CASE("structural property: equal hash-walk streams mean equal functions") {
+  // The dedup pass decides equality of kernels by their recorded streams; a stream that
+  // serialized less than the projection compares would merge different kernels.
+  const auto free = rir::FreeVars::make();
+  FailureBudget budget;
+  int exact = 0, mutants_compared = 0;
+  for (std::uint64_t seed = 0; seed < kMutationPrograms && !budget.exhausted(); ++seed) {
+    CAPTURE(seed);
+    const auto p = rir::generate_program(seed, free);
+    const auto& pf = static_cast<const Program&>(*p).functions;
+    // The same program built again (other Vars, the same sharing) records the same streams.
+    const auto again = rir::generate_program(seed, free);
+    const auto& af = static_cast<const Program&>(*again).functions;
+    for (std::size_t i = 0; i < pf.size(); ++i) {
+      const auto s = walk_stream(*pf[i].function);
+      if (s.empty()) continue;
+      ++exact;
+      if (walk_stream(*af[i].function) != s) {
+        budget.spend();
+        FAIL_CHECK("function " << pf[i].name << " of seed " << seed
+                               << " rebuilt records another stream");
+      }
+    }
+    // Every single semantic mutation changes the stream of the function it changes.
+    const auto sites = rir::mutation_sites(p);
+    for (std::size_t k = 1; k < rir::kMutationCount; ++k) {
+      if (sites[k] == 0) continue;
+      const auto kind = static_cast<rir::Mutation>(k);
+      const auto m = rir::mutate(p, kind, 0);
+      const auto& mf = static_cast<const Program&>(*m).functions;
+      for (std::size_t i = 0; i < pf.size() && i < mf.size(); ++i) {
+        const auto a = walk_stream(*pf[i].function), b = walk_stream(*mf[i].function);
+        if (a.empty() || b.empty()) continue;
+        const bool equal = structural_equal(pf[i].function, mf[i].function);
+        if (!equal) ++mutants_compared;
+        if (a == b && !equal) {
+          budget.spend();
+          FAIL_CHECK("seed " << seed << ", mutation " << rir::mutation_name(kind) << ", function "
+                             << pf[i].name << ": equal streams, unequal functions");
+        }
+      }
+    }
+  }
+  CHECK(exact > static_cast<int>(kMutationPrograms));
+  // Mutated functions with exact streams on both sides, each an unequal pair checked.
+  CHECK(mutants_compared > static_cast<int>(kMutationPrograms));
 }
 
 TEST_CASE("structural property: hashes are stable within a process") {

@@ -118,6 +118,7 @@ class OpRegistry {
     auto it = lower(def.name);
     if (it != ops_.end() && it->name == def.name)
       detail::fail("OpRegistry", "add", "op '" + def.name + "' is already registered");
+    op_nodes_.insert(op_nodes_.begin() + (it - ops_.begin()), Op::make(def.name));
     ops_.insert(it, std::move(def));
   }
 
@@ -143,8 +144,8 @@ class OpRegistry {
     const OpDef& def = at(name);
     check_call(def, args, kwargs);
     TypeRef type = def.type_rule(def.name, args, kwargs);
-    return Call::make(Op::make(def.name), std::move(args), std::move(type), std::move(kwargs),
-                      std::move(attrs), std::move(span));
+    return Call::make(op_nodes_[static_cast<std::size_t>(&def - ops_.data())], std::move(args),
+                      std::move(type), std::move(kwargs), std::move(attrs), std::move(span));
   }
 
   /// The effect of `call` on its argument `i`; Read for a callee that is not a registered op.
@@ -206,6 +207,9 @@ class OpRegistry {
   }
 
   std::vector<OpDef> ops_;  // sorted by name
+  /// The one Op node of each op (parallel to ops_), shared by every call make_call builds: one
+  /// node per op name keeps programs small and each op's record hot in the walks' caches.
+  std::vector<OpRef> op_nodes_;
 };
 
 // ---- type rules of the standard ops -------------------------------------------------------

@@ -678,11 +678,13 @@ class Contexts {
   }
 
   /// A Function opens its own context and numbers its parameters, then its signature symbols,
-  /// before anything of it is walked.
-  void reserve_signature(const ir::Function& fn) {
+  /// before anything of it is walked. Returns how many signature symbols it has.
+  std::size_t reserve_signature(const ir::Function& fn) {
     open();
     for (const auto& p : fn.params) define(p.get());
-    for (const auto& s : signature_symbols(fn)) define(s.get());
+    const std::vector<ir::VarRef> symbols = signature_symbols(fn);
+    for (const auto& s : symbols) define(s.get());
+    return symbols.size();
   }
 
   std::size_t bytes() const {
@@ -1065,6 +1067,8 @@ class Hasher {
   std::uint64_t run(const Node& root, bool auto_mapping) {
     auto_mapping_ = auto_mapping;
     census_ = Census{};
+    stream_exact_ = true;
+    ordinals_.clear();
     frames_.clear();
     children_.clear();
     values_.clear();
@@ -1094,6 +1098,7 @@ class Hasher {
   struct Census {
     std::uint64_t records = 0;
     std::uint64_t free_vars = 0;
+    std::uint64_t root_signature_symbols = 0;  ///< of the root, when it is a Function
     std::uint32_t kinds[ir::kNodeKindCount] = {};
   };
   const Census& census() const { return census_; }
@@ -1110,6 +1115,23 @@ class Hasher {
   };
   /// Observes the runs until reset with nullptr.
   void observe(Observer* o) { observer_ = o; }
+
+  /// Appends to `stream`, until reset with nullptr, a serialization of each run of a Function
+  /// root: the walk's decisions in walk order, each a token tagged by its first word — a walked
+  /// record (kRecordToken, its word count, its child count, its words: header, binding, scalars,
+  /// a kChildWord where a child goes), followed by its children's tokens; or a child resolved
+  /// at once (a dtype, a bound Var's number, a memo hit as the ordinal of the record it repeats,
+  /// a free Var's identity). Every token delimits itself, so equal streams parse into the same
+  /// walk: the records the projection would intern are the same, and the roots are structurally
+  /// equal, exactly (no hash involved). Equal roots with the same sharing give equal streams.
+  /// `stream_exact()` is false when the run met what the stream does not encode exactly (a
+  /// nested Function, a repeated use of a free-numbered or implicit binding): its stream must
+  /// not be compared.
+  void record(::pypto::detail::PodStack<std::uint32_t>* stream) { stream_ = stream; }
+  bool stream_exact() const { return stream_exact_; }
+  static constexpr std::uint32_t kRecordToken = 0xfffff000u, kDtypeToken = 0xfffff001u,
+                                 kBoundToken = 0xfffff002u, kMemoToken = 0xfffff003u,
+                                 kFreeToken = 0xfffff004u;
 
   /// Bytes held by the walk's tables.
   std::size_t bytes() const {
@@ -1144,6 +1166,7 @@ class Hasher {
       if (scalar_types_[dtype] == kUnset)
         scalar_types_[dtype] = leaf(kind, Tag::Node, dtype, false);
       values_.push_back(scalar_types_[dtype]);
+      token(kDtypeToken, dtype);
       return true;
     }
     if (ir::kinds::var.contains(kind)) {
@@ -1151,27 +1174,40 @@ class Hasher {
       if (const Binding* b = contexts_.current().bindings.find(n)) {
         if (b->use == Tag::Ref) {
           values_.push_back(leaf(NodeKind::Var, Tag::Ref, b->number, false));
+          token(kBoundToken, b->number);
           return true;
         }
         const std::uint64_t v = contexts_.use_value(*b);
         if (v == kUnset) return false;
         values_.push_back(v);
+        stream_exact_ = false;  // the stream would need the first use's ordinal
         return true;
       }
       if (pos == Position::ResourceBase || kind == NodeKind::WindowBuffer || auto_mapping_)
         return false;
       ++census_.free_vars;
-      values_.push_back(
-          leaf(NodeKind::Var, Tag::FreeIdentity, static_cast<const ir::Var&>(*n).uid, true));
+      const std::uint64_t uid = static_cast<const ir::Var&>(*n).uid;
+      values_.push_back(leaf(NodeKind::Var, Tag::FreeIdentity, uid, true));
+      if (stream_) {
+        token(kFreeToken, static_cast<std::uint32_t>(uid));
+        stream_->push_back(static_cast<std::uint32_t>(uid >> 32));
+      }
       return true;
     }
     if (n->use_count() > 1) {
       if (const std::uint64_t* m = contexts_.current().memo.find(n)) {
         values_.push_back(*m);
+        if (stream_) token(kMemoToken, *ordinals_.find(n));
         return true;
       }
     }
     return false;
+  }
+
+  void token(std::uint32_t tag, std::uint32_t value) {
+    if (!stream_) return;
+    stream_->push_back(tag);
+    stream_->push_back(value);
   }
 
   /// The projector's `push` and `enter` for one node: its children that resolve at once are
@@ -1194,10 +1230,22 @@ class Hasher {
     }
     if (depth > kMaxNesting) throw HandOver{};
     if (tag == Tag::Def) binding = contexts_.define(n).number;
-    if (kind == NodeKind::Function)
-      contexts_.reserve_signature(static_cast<const ir::Function&>(*n));
+    if (kind == NodeKind::Function) {
+      const std::size_t symbols = contexts_.reserve_signature(static_cast<const ir::Function&>(*n));
+      if (depth == 1)
+        census_.root_signature_symbols = symbols;
+      else
+        stream_exact_ = false;  // memo ordinals are per run, memo tables per Function
+    }
     const auto begin = static_cast<std::uint32_t>(children_.size());
-    ScalarSink sink{words_, children_, false};
+    std::size_t record_at = 0;
+    if (stream_) {
+      record_at = stream_->size();
+      stream_->push_back(kRecordToken);
+      stream_->push_back(0);  // word count, set below
+      stream_->push_back(0);  // child count, set below
+    }
+    ScalarSink sink{stream_ ? *stream_ : words_, children_, stream_ != nullptr};
     sink.put_word(header(kind, tag));
     if (tag != Tag::Node) sink.put_word(binding);
     if (tag == Tag::FreeNumbered) {
@@ -1210,6 +1258,10 @@ class Hasher {
       }
     }
     const auto end = static_cast<std::uint32_t>(children_.size());
+    if (stream_) {
+      (*stream_)[record_at + 1] = static_cast<std::uint32_t>(stream_->size() - record_at - 3);
+      (*stream_)[record_at + 2] = end - begin;
+    }
     std::uint32_t next = begin;
     while (next < end && immediate(children_[next].node, children_[next].pos)) ++next;
     if (next < end) {
@@ -1229,7 +1281,10 @@ class Hasher {
     values_.push_back(v);
     ++census_.records;
     ++census_.kinds[static_cast<std::size_t>(n->kind())];
-    if (tag == Tag::Node && n->use_count() > 1) contexts_.current().memo.insert(n, v);
+    if (tag == Tag::Node && n->use_count() > 1) {
+      contexts_.current().memo.insert(n, v);
+      if (stream_) *ordinals_.insert(n, 0).first = static_cast<std::uint32_t>(census_.records);
+    }
     if (tag == Tag::FreeNumbered || tag == Tag::Implicit)
       contexts_.use_value(*contexts_.current().bindings.find(n)) = v;
     if (n->kind() == NodeKind::Function) contexts_.close();
@@ -1244,6 +1299,9 @@ class Hasher {
   std::uint64_t scalar_types_[256];                 // per dtype code; kUnset until first use
   Census census_;
   Observer* observer_ = nullptr;
+  ::pypto::detail::PodStack<std::uint32_t>* stream_ = nullptr;
+  bool stream_exact_ = true;
+  ::pypto::detail::PointerMap<std::uint32_t> ordinals_;  // memoized node -> its record's ordinal
 };
 
 // ---- lockstep equality -----------------------------------------------------------------------

@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -44,6 +45,7 @@
 #include "pypto/core/error.hpp"
 #include "pypto/core/hash.hpp"
 #include "pypto/core/limits.hpp"
+#include "pypto/detail/pod_stack.hpp"
 #include "pypto/detail/pointer_map.hpp"
 #include "pypto/ir.hpp"
 #include "pypto/reflect/field.hpp"
@@ -202,6 +204,8 @@ struct IndexChildren {
 
 /// The pass's algorithm, one run per Program.
 class Deduplicator {
+  static constexpr std::size_t kNone = ~std::size_t{0};
+
  public:
   explicit Deduplicator(const DedupOptions& options) : options_(options) {}
 
@@ -233,6 +237,16 @@ class Deduplicator {
     std::vector<std::size_t> callers;  ///< functions referencing it, program order, unique
     std::vector<Site> sites;           ///< Calls / Submits of it, in caller then walk order
     std::size_t other_references = 0;  ///< references that are not a Call / Submit callee
+  };
+  /// A kernel's closure problem (empty: closed), structural hash and weight, from the index.
+  struct Inspection {
+    std::string problem;
+    std::uint64_t hash = 0;
+    std::uint64_t weight = 0;
+    std::uint64_t signature_symbols = 0;            ///< how many the hash walk numbered
+    std::size_t stream_begin = 0, stream_size = 0;  ///< its hash walk's stream in streams_, if kept
+    bool done = false;
+    std::size_t equivalence_class = kNone;  ///< see classify()
   };
   /// A unit: its public view, the program functions it stands for (bridge first), and whether
   /// it is admitted to the comparison.
@@ -356,7 +370,8 @@ class Deduplicator {
       if (!complete) return false;
       if (kernel) {
         Inspection& in = inspections_[i];
-        in.problem = closure_problem(*p.functions[i].function, in.hash, in.weight);
+        in.problem =
+            closure_problem(*p.functions[i].function, in.hash, in.weight, &in.signature_symbols);
         in.done = true;
         if (in.problem.empty()) classify(p, i);
       }
@@ -382,23 +397,38 @@ class Deduplicator {
     const ir::Function& f = *p.functions[i].function;
     if (f.requires_runtime_binding || !f.body) return false;
     Inspection& in = inspections_[i];
+    const std::size_t stream_at = streams_.size();
     {
       structural::detail::Borrowed<structural::detail::Hasher> hasher;
       ReferenceSpotter spot;
       struct Observing {  // the borrowed hasher outlives `spot`: unhook it on every exit
         structural::detail::Hasher* h;
-        ~Observing() { h->observe(nullptr); }
+        ~Observing() {
+          h->observe(nullptr);
+          h->record(nullptr);
+        }
       } observing{hasher.operator->()};
       hasher->observe(&spot);
+      hasher->record(&streams_);
       try {
         in.hash = hasher->run(f, false);
       } catch (const structural::detail::HandOver&) {
         spot.found = true;  // the projector reports it on the ordinary path
       }
       const auto& census = hasher->census();
-      if (spot.found || census.free_vars) return false;
+      if (spot.found || census.free_vars) {
+        streams_.resize(stream_at);
+        return false;
+      }
       in.problem = census_problem(f, census, in.weight);
+      in.signature_symbols = census.root_signature_symbols;
       program_weight_ += census.records;
+      if (hasher->stream_exact() && in.problem.empty()) {
+        in.stream_begin = stream_at;
+        in.stream_size = streams_.size() - stream_at;
+      } else {
+        streams_.resize(stream_at);
+      }
     }
     in.done = true;
     if (in.problem.empty()) classify(p, i);
@@ -517,8 +547,8 @@ class Deduplicator {
 
   /// Empty when `f` is closed; else why not (`unsupported: ...` for a projection refusal).
   /// Sets `h` to f's structural hash and adds its weight.
-  static std::string closure_problem(const ir::Function& f, std::uint64_t& h,
-                                     std::uint64_t& weight) {
+  static std::string closure_problem(const ir::Function& f, std::uint64_t& h, std::uint64_t& weight,
+                                     std::uint64_t* signature_symbols = nullptr) {
     using structural::detail::Hasher;
     if (f.requires_runtime_binding || !f.body)
       return "runtime binding (its code is bound at run time)";
@@ -535,6 +565,7 @@ class Deduplicator {
       }
       return "unsupported: the projection refused the function";
     }
+    if (signature_symbols) *signature_symbols = hasher->census().root_signature_symbols;
     return census_problem(f, hasher->census(), weight);
   }
 
@@ -626,16 +657,33 @@ class Deduplicator {
   /// earlier kernel's when equal, its own when it differs from every class of the hash, unknown
   /// (kNone) when the cap or the budget stopped the search. Equal kernels have equal hashes and
   /// equality is transitive, so two known classes are equal exactly when the kernels are.
+  ///
+  /// Kernels whose hash walks left exact streams (Hasher::record) compare by their streams; the
+  /// stream of a kernel is kept only while it represents its class (it is the last one written
+  /// when its class is decided). Streams that differ may still be equal kernels shared
+  /// differently: those take the lockstep walk.
   void classify(const ir::Program& p, std::size_t i) {
     Inspection& in = inspections_[i];
+    struct DropStream {  // unless `i` becomes a representative
+      Inspection& in;
+      ::pypto::detail::PodStack<std::uint32_t>& streams;
+      ~DropStream() {
+        if (in.equivalence_class != in_index && in.stream_size) {
+          streams.resize(in.stream_begin);
+          in.stream_size = 0;
+        }
+      }
+      std::size_t in_index;
+    } drop{in, streams_, i};
     auto& reps = class_buckets_[in.hash];
     const std::uint64_t budget = options_.budget_factor * std::max<std::uint64_t>(1, in.weight);
     std::uint64_t spent = 0;
     for (std::size_t c : reps) {
-      spent += in.weight + inspections_[c].weight;
+      const Inspection& rep = inspections_[c];
+      spent += in.weight + rep.weight;
       if (spent > budget) return;  // unknown: match() compares for itself
-      if (functions_equal(*p.functions[c].function, *p.functions[i].function, inspections_[c].hash,
-                          in.hash)) {
+      if (same_stream(rep, in) ||
+          functions_equal(*p.functions[c].function, *p.functions[i].function, rep.hash, in.hash)) {
         in.equivalence_class = c;
         return;
       }
@@ -643,6 +691,18 @@ class Deduplicator {
     if (reps.size() >= options_.bucket_capacity) return;  // unknown
     reps.push_back(i);
     in.equivalence_class = i;
+  }
+
+  bool same_stream(const Inspection& a, const Inspection& b) const {
+    return a.stream_size != 0 && a.stream_size == b.stream_size &&
+           std::memcmp(streams_.data() + a.stream_begin, streams_.data() + b.stream_begin,
+                       a.stream_size * sizeof(std::uint32_t)) == 0;
+  }
+
+  bool symbol_free(const Unit& u) const {
+    if (u.bundle) return false;
+    const Inspection& in = inspections_[u.members.front()];
+    return in.done && in.signature_symbols == 0;
   }
 
   const std::vector<ir::VarRef>& symbols_of(Unit& u, std::size_t k) {
@@ -657,6 +717,9 @@ class Deduplicator {
   /// signature symbol is the same variable; otherwise only an ordinary kernel whose every
   /// Call / Submit passes the call-shape proof against the canonical signature. Sets `why`.
   bool may_alias(Unit& canonical, Unit& alias, std::string& why, bool& out_of_budget) {
+    // Ordinary kernels whose hash walks met no signature symbol: nothing to compare (and their
+    // signatures, long out of cache here, are not read again).
+    if (symbol_free(canonical) && symbol_free(alias)) return true;
     bool same_symbols = true;
     for (std::size_t k = 0; k < alias.info.functions.size() && same_symbols; ++k) {
       const auto &a = symbols_of(alias, k), &c = symbols_of(canonical, k);
@@ -770,52 +833,40 @@ class Deduplicator {
       for (const auto& [s, e] : merged) options_.on_event(e);
     if (renames.empty()) return ir::ProgramRef(&p);
 
-    ReferenceRenamer renamer(renames);
+    // The dangling-reference check rides on the rewrite: the renamer reports every reference
+    // of what it returns, each must name a function that stays (untouched functions reference
+    // no removed one).
+    std::string dangling, dangling_in;
+    const std::string* rewriting = nullptr;
+    ReferenceRenamer renamer(renames, [&](const std::string& name, std::string_view) {
+      if (!dangling.empty()) return;
+      const std::size_t f = find_function(p, name);
+      if (f == kNone || removed[f]) {
+        dangling = name;
+        dangling_in = *rewriting;
+      }
+    });
     std::vector<ir::FunctionRef> out;
-    std::vector<std::size_t> touched;  // positions in `out` of the rewritten functions
     out.reserve(p.functions.size());
     for (std::size_t i = 0; i < p.functions.size(); ++i) {
       if (removed[i]) continue;
       bool refers = false;
       for (std::size_t c : fns_[i].callees) refers = refers || removed[c];
-      if (refers) touched.push_back(out.size());
+      rewriting = &p.functions[i].name;
       out.push_back(refers ? renamer.function(p.functions[i].function) : p.functions[i].function);
     }
-    ir::ProgramRef result = ir::Program::make(p.name, std::move(out));
-    check_references(*result, touched);
-    return result;
+    if (!dangling.empty())  // a bug here
+      throw core::InternalError("deduplicate-outlined-kernels: a reference of " + dangling_in +
+                                " dangles after the rewrite: '" + dangling + "'");
+    return ir::Program::make(p.name, std::move(out));
   }
 
-  /// Every reference of the rewritten functions `touched` of `p` names a function of `p` (the
-  /// others reference no removed function). A failure is a bug here.
-  void check_references(const ir::Program& p, const std::vector<std::size_t>& touched) {
-    for (std::size_t i : touched) {
-      std::string dangling;
-      const bool ok = walk_references(p, i, [&](const Reference& r) {
-        if (find_function(p, r.name) != kNone) return true;
-        dangling = r.name;
-        return false;
-      });
-      if (!ok)
-        throw core::InternalError("deduplicate-outlined-kernels: a reference of " +
-                                  p.functions[i].name + " dangles after the rewrite" +
-                                  (dangling.empty() ? std::string() : ": '" + dangling + "'"));
-    }
-  }
-
-  static constexpr std::size_t kNone = ~std::size_t{0};
   const DedupOptions& options_;
   std::vector<FnIndex> fns_;
-  /// A kernel's closure problem (empty: closed), structural hash and weight, from the index.
-  struct Inspection {
-    std::string problem;
-    std::uint64_t hash = 0;
-    std::uint64_t weight = 0;
-    bool done = false;
-    std::size_t equivalence_class = kNone;  ///< see classify()
-  };
   std::vector<Inspection> inspections_;
   std::unordered_map<std::uint64_t, std::vector<std::size_t>> class_buckets_;  // never iterated
+  /// The exact streams (Hasher::record) of the class representatives classify() keeps.
+  ::pypto::detail::PodStack<std::uint32_t> streams_;
   std::vector<const ir::Node*> stack_, children_;  // walk_references' scratch
   ::pypto::detail::PointerMap<char> seen_;
   std::uint64_t program_weight_ = 0;  ///< records the index walked: the proof's global budget

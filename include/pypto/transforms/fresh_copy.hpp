@@ -32,8 +32,8 @@ inline ir::FunctionRef fresh_copy(const ir::Function& f, std::string name) {
     subst.set(v, ir::Var::make(v.name_hint, v.type, v.span));
   });
   for (const ir::IterArg* ia : carries)
-    subst.set(*ia, ir::IterArg::make(ia->name_hint, ia->type, subst.expr(ia->init_value),
-                                     ia->span));
+    subst.set(*ia,
+              ir::IterArg::make(ia->name_hint, ia->type, subst.expr(ia->init_value), ia->span));
   auto out = ir::copy_node(f);
   out->name = std::move(name);
   for (auto& p : out->params) p = ir::VarRef(static_cast<const ir::Var*>(subst.current(p).get()));

@@ -10,10 +10,12 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 
 #include "pypto/core/error.hpp"
 #include "pypto/core/limits.hpp"
@@ -39,17 +41,21 @@ inline const std::string* peer_func_of(const ir::Call& c) {
 }  // namespace detail
 
 /// `ReferenceRenamer(renames).function(f)`: f with every callee and peer_func name found in
-/// `renames` replaced (a Var never holds a reference, so Vars are never rebuilt).
+/// `renames` replaced (a Var never holds a reference, so Vars are never rebuilt). When given
+/// `on_reference`, it is told every reference name of the result (renamed or kept), so a caller
+/// can check them without walking the result again.
 class ReferenceRenamer : private detail::FieldRewriter<ReferenceRenamer> {
   friend class detail::FieldRewriter<ReferenceRenamer>;
 
  public:
   using Renames = std::unordered_map<std::string, std::string>;  // looked up, never iterated
-  explicit ReferenceRenamer(const Renames& renames) : renames_(renames) {}
+  using OnReference = std::function<void(const std::string& name, std::string_view what)>;
+  explicit ReferenceRenamer(const Renames& renames, OnReference on_reference = nullptr)
+      : renames_(renames), on_reference_(std::move(on_reference)) {}
 
   ir::FunctionRef function(const ir::FunctionRef& f) {
-    ir::NodeRef out = node(ir::NodeRef(f));
-    return ir::FunctionRef(static_cast<const ir::Function*>(out.get()));
+    ir::NodeRef out = node(f.get());
+    return out ? ir::FunctionRef(static_cast<const ir::Function*>(out.get())) : f;
   }
 
  private:
@@ -57,23 +63,34 @@ class ReferenceRenamer : private detail::FieldRewriter<ReferenceRenamer> {
     auto it = renames_.find(name);
     return it == renames_.end() ? nullptr : &it->second;
   }
+  void report(const std::string& name, std::string_view what) const {
+    if (on_reference_) on_reference_(name, what);
+  }
 
+  /// Sets `out` when `in` changed (FieldRewriter's const hook: no handle copies).
   template <class T>
-  bool rewrite_handle(ir::Ref<const T>& ref) {
-    if (!ref) return false;
-    ir::NodeRef out = node(ir::NodeRef(ref));
-    if (out.get() == ref.get()) return false;
-    ref = ir::Ref<const T>(static_cast<const T*>(out.get()));
+  bool rewrite_handle(const ir::Ref<const T>& in, ir::Ref<const T>& out) {
+    if (!in) return false;
+    ir::NodeRef done = node(in.get());
+    if (!done) return false;
+    out = ir::Ref<const T>(static_cast<const T*>(done.get()));
     return true;
   }
 
-  ir::NodeRef node(const ir::NodeRef& n) {
-    if (ir::isa<ir::Var>(*n)) return n;
-    if (const auto* g = ir::as<ir::GlobalVar>(n.get())) {
+  /// `n` rewritten, or null when nothing in it changes (no handle is copied for the many
+  /// unchanged nodes).
+  ir::NodeRef node(const ir::Node* n) {
+    if (ir::isa<ir::Var>(*n)) return nullptr;
+    if (const auto* g = ir::as<ir::GlobalVar>(n)) {
       const std::string* to = renamed(g->name);
-      return to ? ir::NodeRef(ir::GlobalVar::make(*to)) : n;
+      report(to ? *to : g->name, "callee");
+      return to ? ir::NodeRef(ir::GlobalVar::make(*to)) : nullptr;
     }
-    if (const ir::NodeRef* done = memo_.find(n.get())) return *done;
+    // Only a node with several referents can be met again (the handle being walked is its
+    // parent's own field, not a copy).
+    const bool shared = n->use_count() > 1;
+    if (shared)
+      if (const ir::NodeRef* done = memo_.find(n)) return *done;
     if (++depth_ > core::kMaxNesting)
       throw core::ValueError("renaming references: IR nested deeper than " +
                              std::to_string(core::kMaxNesting) + " levels is not supported");
@@ -81,22 +98,26 @@ class ReferenceRenamer : private detail::FieldRewriter<ReferenceRenamer> {
       auto copy = rebuilt(concrete);
       using N = std::remove_cvref_t<decltype(concrete)>;
       if constexpr (std::is_same_v<N, ir::Call>) {
-        if (const std::string* peer = detail::peer_func_of(concrete))
-          if (const std::string* to = renamed(*peer)) {
+        if (const std::string* peer = detail::peer_func_of(concrete)) {
+          const std::string* to = renamed(*peer);
+          report(to ? *to : *peer, "peer_func");
+          if (to) {
             if (!copy) copy = ir::copy_node(concrete);
             for (auto& e : copy.get()->kwargs.entries)
               if (e.key == "peer_func") e.value = ir::AttrValue(*to);
           }
+        }
       }
-      return copy ? ir::NodeRef(copy) : n;
+      return copy ? ir::NodeRef(copy) : nullptr;
     });
     --depth_;
-    memo_.insert(n.get(), out);
+    if (shared) memo_.insert(n, out);
     return out;
   }
 
   const Renames& renames_;
-  ::pypto::detail::PointerMap<ir::NodeRef> memo_;  // looked up, never iterated
+  OnReference on_reference_;
+  ::pypto::detail::PointerMap<ir::NodeRef> memo_;  // null: unchanged; looked up, never iterated
   std::size_t depth_ = 0;
 };
 

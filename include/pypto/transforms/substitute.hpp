@@ -28,55 +28,94 @@ namespace pypto::transforms {
 
 namespace detail {
 
-/// In-place rewriting of field values, generic over the descriptors: every node handle goes
-/// through `Derived::rewrite_handle(Ref&)` (true when it changed), through lists, optionals,
-/// attribute values and nested reflected structs. `rebuilt(node)` is a copy of `node` with its
-/// non-Ignore fields rewritten, or null when none changed. Shared by Substitution and the
-/// dedup pass's reference renamer.
+/// Rewriting of field values, generic over the descriptors: every node handle goes through
+/// `Derived::rewrite_handle(Ref&)` (true when it changed), through lists, optionals, attribute
+/// values and nested reflected structs. `fields(in, out)` is true when something in `in` changed,
+/// and then `out` is `in` rewritten; a list or struct is copied only at its first change, so an
+/// unchanged one costs no allocation. `rebuilt(node)` is a copy of `node` with its non-Ignore
+/// fields rewritten, or null when none changed. Shared by Substitution, the dedup pass's reference
+/// renamer and the tile conversion's bottom-up rewriter.
 template <class Derived>
 class FieldRewriter {
  protected:
+  /// A handle: through `Derived::rewrite_handle(in, out)` when it has one (it sets `out` only on
+  /// a change), else through the in-place `rewrite_handle(ref)` on a copy.
   template <class T>
-  bool fields(ir::Ref<const T>& ref) {
-    return static_cast<Derived&>(*this).rewrite_handle(ref);
+  bool fields(const ir::Ref<const T>& in, ir::Ref<const T>& out) {
+    Derived& self = static_cast<Derived&>(*this);
+    if constexpr (requires { self.rewrite_handle(in, out); }) {
+      return self.rewrite_handle(in, out);
+    } else {
+      out = in;
+      return self.rewrite_handle(out);
+    }
   }
+  bool fields(const ir::AttrValue& in, ir::AttrValue& out) { return attr_value(in, out); }
   template <class T>
-  bool fields(std::vector<T>& list) {
+  bool fields(const std::vector<T>& in, std::vector<T>& out) {
     bool changed = false;
-    for (auto& item : list) changed = fields(item) || changed;
+    T item{};
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      if (!fields(in[i], item)) continue;
+      if (!changed) out = in;
+      changed = true;
+      out[i] = std::move(item);
+    }
     return changed;
   }
   template <class T>
-  bool fields(std::optional<T>& opt) {
-    return opt && fields(*opt);
+  bool fields(const std::optional<T>& in, std::optional<T>& out) {
+    if (!in) return false;
+    T value{};
+    if (!fields(*in, value)) return false;
+    out = std::move(value);
+    return true;
   }
-  bool fields(ir::Attrs& attrs) {
+  bool fields(const ir::Attrs& in, ir::Attrs& out) {
     bool changed = false;
-    for (auto& e : attrs.entries) changed = attr_value(e.value) || changed;
+    ir::AttrValue value;
+    for (std::size_t i = 0; i < in.entries.size(); ++i) {
+      if (!attr_value(in.entries[i].value, value)) continue;
+      if (!changed) out = in;
+      changed = true;
+      out.entries[i].value = std::move(value);
+    }
     return changed;
   }
   template <class T>
   requires reflect::Reflected<T>
-  bool fields(T& s) {
+  bool fields(const T& in, T& out) {
     bool changed = false;
-    reflect::for_each_field(s, [&](auto field, const auto&) {
+    reflect::for_each_field(in, [&](auto field, const auto& current) {
       using F = decltype(field);
-      if constexpr (F::kind != reflect::FieldKind::Ignore)
-        changed = fields(s.*F::member) || changed;
+      if constexpr (F::kind != reflect::FieldKind::Ignore) {
+        std::remove_cvref_t<decltype(current)> updated{};
+        if (fields(current, updated)) {
+          if (!changed) out = in;
+          changed = true;
+          out.*F::member = std::move(updated);
+        }
+      }
     });
     return changed;
   }
   template <class T>
-  bool fields(T&) {
+  bool fields(const T&, T&) {
     return false;  // scalars, strings, enums, spans
   }
 
-  bool attr_value(ir::AttrValue& v) {
-    if (auto* e = std::get_if<ir::ExprRef>(&v.value)) return fields(*e);
-    if (auto* l = std::get_if<ir::AttrValueList>(&v.value)) {
-      bool changed = false;
-      for (auto& item : *l) changed = attr_value(item) || changed;
-      return changed;
+  bool attr_value(const ir::AttrValue& in, ir::AttrValue& out) {
+    if (const auto* e = std::get_if<ir::ExprRef>(&in.value)) {
+      ir::ExprRef rewritten;
+      if (!fields(*e, rewritten)) return false;
+      out.value = std::move(rewritten);
+      return true;
+    }
+    if (const auto* l = std::get_if<ir::AttrValueList>(&in.value)) {
+      ir::AttrValueList rewritten;
+      if (!fields(*l, rewritten)) return false;
+      out.value = std::move(rewritten);
+      return true;
     }
     return false;
   }
@@ -87,8 +126,8 @@ class FieldRewriter {
     reflect::for_each_field(concrete, [&](auto field, const auto& current) {
       using F = decltype(field);
       if constexpr (F::kind != reflect::FieldKind::Ignore) {
-        auto updated = current;
-        if (fields(updated)) {
+        std::remove_cvref_t<decltype(current)> updated{};
+        if (fields(current, updated)) {
           if (!copy) copy = ir::copy_node(concrete);
           copy.get()->*F::member = std::move(updated);
         }
@@ -173,7 +212,12 @@ class Substitution : private detail::FieldRewriter<Substitution> {
   bool rewrite_handle(ir::Ref<const T>& ref) {
     return value(ref);
   }
-  bool value(ir::AttrValue& v) { return attr_value(v); }
+  bool value(ir::AttrValue& v) {
+    ir::AttrValue out;
+    if (!attr_value(v, out)) return false;
+    v = std::move(out);
+    return true;
+  }
 
   // Defined after the field helpers its generic lambda calls: clang 14 leaves member templates
   // declared later in the class uninstantiated there (-Wundefined-inline, undefined references).
