@@ -5,6 +5,7 @@
 // `structural.hash_stable_across_processes` (tests/hash_dump.cpp).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -235,7 +236,80 @@ std::vector<std::uint32_t> walk_stream(const Function& f) {
   return std::vector<std::uint32_t>(stream.data(), stream.data() + stream.size());
 }
 
+using Hasher = pypto::structural::detail::Hasher;
+
+/// Whether `s` is exactly one token tree (a record followed by one token per child, recursively):
+/// every token delimits itself, so a stream parses one way only.
+bool parses_as_one_tree(const std::vector<std::uint32_t>& s) {
+  std::size_t pos = 0;
+  std::vector<std::uint32_t> pending{1};  // tokens still owed, innermost record last
+  while (!pending.empty()) {
+    if (pending.back() == 0) {
+      pending.pop_back();
+      continue;
+    }
+    --pending.back();
+    if (pos >= s.size()) return false;
+    const std::uint32_t w = s[pos], kind = w >> 28;
+    std::uint32_t words = 0, children = 0, length = 1;
+    if (kind == Hasher::kLong) {
+      switch (w & 0xfu) {
+        case Hasher::kRecord:
+          if (pos + 2 >= s.size()) return false;
+          words = s[pos + 1];
+          children = s[pos + 2];
+          length = 3;
+          break;
+        case Hasher::kBound:
+        case Hasher::kMemo:
+        case Hasher::kDtype: length = 2; break;
+        case Hasher::kFree: length = 3; break;
+        default: return false;
+      }
+    } else if (kind == Hasher::kRecord) {
+      words = (w >> 14) & 0x3fffu;
+      children = w & 0x3fffu;
+    } else if (kind != Hasher::kBound && kind != Hasher::kMemo && kind != Hasher::kDtype) {
+      return false;
+    }
+    pos += length + words;
+    if (children) pending.push_back(children);
+  }
+  return pos == s.size();
+}
+
+/// A function of `n` statements `x_k = k + tail`, returning x_0.
+FunctionRef long_function(int n, std::int64_t tail) {
+  auto y = Var::make("y", ScalarType::make(DataType::INDEX));
+  std::vector<StmtRef> body;
+  VarRef first;
+  for (int k = 0; k < n; ++k) {
+    auto x = Var::make("x", ScalarType::make(DataType::INDEX));
+    if (!first) first = x;
+    body.push_back(AssignStmt::make(
+        x, Add::make(ConstInt::make(k, DataType::INDEX),
+                     k + 1 == n ? ExprRef(ConstInt::make(tail, DataType::INDEX)) : ExprRef(y))));
+  }
+  body.push_back(ReturnStmt::make({first}));
+  return Function::make("f", {{y}}, {ScalarType::make(DataType::INDEX)},
+                        SeqStmts::make(std::move(body)));
+}
+
 }  // namespace
+
+TEST_CASE("structural property: a record too long for the short token takes the long form") {
+  // A body of 20,000 statements: its SeqStmts record has more words and children than the
+  // short token holds (2^14 - 1).
+  const auto a = walk_stream(*long_function(20000, 7)), b = walk_stream(*long_function(20000, 7));
+  REQUIRE(!a.empty());
+  CHECK(parses_as_one_tree(a));
+  CHECK(std::count(a.begin(), a.end(), Hasher::kLong << 28 | Hasher::kRecord) >= 1);
+  CHECK(a == b);
+  const auto c = walk_stream(*long_function(20000, 8));  // the last statement differs
+  CHECK(parses_as_one_tree(c));
+  CHECK(a != c);
+  CHECK(walk_stream(*long_function(19999, 7)) != a);
+}
 
 TEST_CASE("structural property: equal hash-walk streams mean equal functions") {
   // The dedup pass decides equality of kernels by their recorded streams; a stream that
@@ -254,6 +328,7 @@ TEST_CASE("structural property: equal hash-walk streams mean equal functions") {
       const auto s = walk_stream(*pf[i].function);
       if (s.empty()) continue;
       ++exact;
+      CHECK(parses_as_one_tree(s));
       if (walk_stream(*af[i].function) != s) {
         budget.spend();
         FAIL_CHECK("function " << pf[i].name << " of seed " << seed

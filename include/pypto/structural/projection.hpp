@@ -1117,21 +1117,24 @@ class Hasher {
   void observe(Observer* o) { observer_ = o; }
 
   /// Appends to `stream`, until reset with nullptr, a serialization of each run of a Function
-  /// root: the walk's decisions in walk order, each a token tagged by its first word — a walked
-  /// record (kRecordToken, its word count, its child count, its words: header, binding, scalars,
-  /// a kChildWord where a child goes), followed by its children's tokens; or a child resolved
-  /// at once (a dtype, a bound Var's number, a memo hit as the ordinal of the record it repeats,
-  /// a free Var's identity). Every token delimits itself, so equal streams parse into the same
-  /// walk: the records the projection would intern are the same, and the roots are structurally
-  /// equal, exactly (no hash involved). Equal roots with the same sharing give equal streams.
-  /// `stream_exact()` is false when the run met what the stream does not encode exactly (a
-  /// nested Function, a repeated use of a free-numbered or implicit binding): its stream must
+  /// root: the walk's decisions in walk order, each a token whose first word tells its kind and
+  /// length — a walked record (its word and child counts, then its words: header, binding,
+  /// scalars, a kChildWord where a child goes), followed by its children's tokens; or a child
+  /// resolved at once (a dtype, a bound Var's number, a memo hit as the ordinal of the record it
+  /// repeats, a free Var's identity). Every token delimits itself, so equal streams parse into
+  /// the same walk: the records the projection would intern are the same, and the roots are
+  /// structurally equal, exactly (no hash involved). Equal roots with the same sharing give equal
+  /// streams. `stream_exact()` is false when the run met what the stream does not encode exactly
+  /// (a nested Function, a repeated use of a free-numbered or implicit binding): its stream must
   /// not be compared.
   void record(::pypto::detail::PodStack<std::uint32_t>* stream) { stream_ = stream; }
   bool stream_exact() const { return stream_exact_; }
-  static constexpr std::uint32_t kRecordToken = 0xfffff000u, kDtypeToken = 0xfffff001u,
-                                 kBoundToken = 0xfffff002u, kMemoToken = 0xfffff003u,
-                                 kFreeToken = 0xfffff004u;
+
+  /// A token's first word: a kind in the top four bits and, in the short form, its value in the
+  /// other 28 (a record's word count in bits 14-27 and child count in bits 0-13); the long form
+  /// (kind kLong, the token kind in the low bits) carries its values in the words after it.
+  enum TokenKind : std::uint32_t { kRecord = 1, kBound = 2, kMemo = 3, kDtype = 4, kFree = 5 };
+  static constexpr std::uint32_t kLong = 0xf;
 
   /// Bytes held by the walk's tables.
   std::size_t bytes() const {
@@ -1166,7 +1169,7 @@ class Hasher {
       if (scalar_types_[dtype] == kUnset)
         scalar_types_[dtype] = leaf(kind, Tag::Node, dtype, false);
       values_.push_back(scalar_types_[dtype]);
-      token(kDtypeToken, dtype);
+      token(kDtype, dtype);
       return true;
     }
     if (ir::kinds::var.contains(kind)) {
@@ -1174,7 +1177,7 @@ class Hasher {
       if (const Binding* b = contexts_.current().bindings.find(n)) {
         if (b->use == Tag::Ref) {
           values_.push_back(leaf(NodeKind::Var, Tag::Ref, b->number, false));
-          token(kBoundToken, b->number);
+          token(kBound, b->number);
           return true;
         }
         const std::uint64_t v = contexts_.use_value(*b);
@@ -1189,7 +1192,8 @@ class Hasher {
       const std::uint64_t uid = static_cast<const ir::Var&>(*n).uid;
       values_.push_back(leaf(NodeKind::Var, Tag::FreeIdentity, uid, true));
       if (stream_) {
-        token(kFreeToken, static_cast<std::uint32_t>(uid));
+        stream_->push_back(kLong << 28 | kFree);
+        stream_->push_back(static_cast<std::uint32_t>(uid));
         stream_->push_back(static_cast<std::uint32_t>(uid >> 32));
       }
       return true;
@@ -1197,17 +1201,21 @@ class Hasher {
     if (n->use_count() > 1) {
       if (const std::uint64_t* m = contexts_.current().memo.find(n)) {
         values_.push_back(*m);
-        if (stream_) token(kMemoToken, *ordinals_.find(n));
+        if (stream_) token(kMemo, *ordinals_.find(n));
         return true;
       }
     }
     return false;
   }
 
-  void token(std::uint32_t tag, std::uint32_t value) {
+  void token(TokenKind kind, std::uint32_t value) {
     if (!stream_) return;
-    stream_->push_back(tag);
-    stream_->push_back(value);
+    if (value < (1u << 28)) {
+      stream_->push_back(kind << 28 | value);
+    } else {
+      stream_->push_back(kLong << 28 | kind);
+      stream_->push_back(value);
+    }
   }
 
   /// The projector's `push` and `enter` for one node: its children that resolve at once are
@@ -1241,9 +1249,7 @@ class Hasher {
     std::size_t record_at = 0;
     if (stream_) {
       record_at = stream_->size();
-      stream_->push_back(kRecordToken);
-      stream_->push_back(0);  // word count, set below
-      stream_->push_back(0);  // child count, set below
+      stream_->push_back(0);  // the record token, set below
     }
     ScalarSink sink{stream_ ? *stream_ : words_, children_, stream_ != nullptr};
     sink.put_word(header(kind, tag));
@@ -1258,10 +1264,7 @@ class Hasher {
       }
     }
     const auto end = static_cast<std::uint32_t>(children_.size());
-    if (stream_) {
-      (*stream_)[record_at + 1] = static_cast<std::uint32_t>(stream_->size() - record_at - 3);
-      (*stream_)[record_at + 2] = end - begin;
-    }
+    if (stream_) record_token(record_at, end - begin);
     std::uint32_t next = begin;
     while (next < end && immediate(children_[next].node, children_[next].pos)) ++next;
     if (next < end) {
@@ -1270,6 +1273,22 @@ class Hasher {
     }
     children_.resize(begin);
     finish(n, sink.h, end - begin, tag);
+  }
+
+  /// Sets the token of the record whose words follow stream position `at`: the short form when
+  /// its counts fit, else the long form (its words move two places on).
+  void record_token(std::size_t at, std::uint32_t children) {
+    auto& st = *stream_;
+    const std::size_t words = st.size() - at - 1;
+    if (words < (1u << 14) && children < (1u << 14)) {
+      st[at] = kRecord << 28 | static_cast<std::uint32_t>(words) << 14 | children;
+      return;
+    }
+    st.resize(st.size() + 2);
+    std::memmove(st.data() + at + 3, st.data() + at + 1, words * sizeof(std::uint32_t));
+    st[at] = kLong << 28 | kRecord;
+    st[at + 1] = static_cast<std::uint32_t>(words);
+    st[at + 2] = children;
   }
 
   /// The projector's `exit`: the record's hash from its scalars and its children's values.

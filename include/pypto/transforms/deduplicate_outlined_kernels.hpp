@@ -38,13 +38,13 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "pypto/core/error.hpp"
 #include "pypto/core/hash.hpp"
 #include "pypto/core/limits.hpp"
+#include "pypto/detail/hash_buckets.hpp"
 #include "pypto/detail/pod_stack.hpp"
 #include "pypto/detail/pointer_map.hpp"
 #include "pypto/ir.hpp"
@@ -205,6 +205,7 @@ struct IndexChildren {
 /// The pass's algorithm, one run per Program.
 class Deduplicator {
   static constexpr std::size_t kNone = ~std::size_t{0};
+  static constexpr std::uint32_t kEndOfBucket = ::pypto::detail::HashBuckets::kEnd;
 
  public:
   explicit Deduplicator(const DedupOptions& options) : options_(options) {}
@@ -344,6 +345,7 @@ class Deduplicator {
     fns_.assign(p.functions.size(), FnIndex{});
     inspections_.assign(p.functions.size(), Inspection{});
     class_buckets_.clear();
+    class_buckets_.reserve(p.functions.size());
     std::vector<std::size_t> last_referrer(p.functions.size(), kNone);  // dedups callee lists
     program_weight_ = 0;
     for (std::size_t i = 0; i < p.functions.size(); ++i) {
@@ -675,10 +677,10 @@ class Deduplicator {
       }
       std::size_t in_index;
     } drop{in, streams_, i};
-    auto& reps = class_buckets_[in.hash];
+    auto& reps = class_buckets_.bucket(in.hash);
     const std::uint64_t budget = options_.budget_factor * std::max<std::uint64_t>(1, in.weight);
     std::uint64_t spent = 0;
-    for (std::size_t c : reps) {
+    for (std::uint32_t c = reps.head; c != kEndOfBucket; c = class_buckets_.next(c)) {
       const Inspection& rep = inspections_[c];
       spent += in.weight + rep.weight;
       if (spent > budget) return;  // unknown: match() compares for itself
@@ -688,8 +690,8 @@ class Deduplicator {
         return;
       }
     }
-    if (reps.size() >= options_.bucket_capacity) return;  // unknown
-    reps.push_back(i);
+    if (reps.size >= options_.bucket_capacity) return;  // unknown
+    class_buckets_.add(reps, static_cast<std::uint32_t>(i));
     in.equivalence_class = i;
   }
 
@@ -758,19 +760,19 @@ class Deduplicator {
   }
 
   void match(std::vector<Unit>& units, std::vector<std::size_t>& survivor_of) {
-    std::unordered_map<std::uint64_t, std::vector<std::size_t>> buckets;  // never iterated
+    ::pypto::detail::HashBuckets buckets;
     buckets.reserve(units.size());
     for (std::size_t u = 0; u < units.size(); ++u) {
       survivor_of[u] = u;
       if (!units[u].admitted) continue;
-      auto& reps = buckets[units[u].bucket];
+      auto& reps = buckets.bucket(units[u].bucket);
       const std::uint64_t budget =
           options_.budget_factor * std::max<std::uint64_t>(1, units[u].info.weight);
       std::uint64_t spent = 0;
       std::size_t compared = 0;
       bool exhausted = false, matched = false, refused_budget = false;
       std::string refused;  // why the first equal representative could not serve it
-      for (std::size_t r : reps) {
+      for (std::uint32_t r = reps.head; r != kEndOfBucket; r = buckets.next(r)) {
         const std::uint64_t cost = units[u].info.weight + units[r].info.weight;
         if (spent + cost > budget) {
           exhausted = true;
@@ -799,13 +801,13 @@ class Deduplicator {
       if (exhausted)
         report_skip(units[u].info.name, DedupSkip::BudgetExhausted,
                     "compared with " + std::to_string(compared) + " of " +
-                        std::to_string(reps.size()) + " representatives (budget " +
+                        std::to_string(reps.size) + " representatives (budget " +
                         std::to_string(budget) + ")");
-      if (reps.size() < options_.bucket_capacity)
-        reps.push_back(u);
+      if (reps.size < options_.bucket_capacity)
+        buckets.add(reps, static_cast<std::uint32_t>(u));
       else
         report_skip(units[u].info.name, DedupSkip::BucketFull,
-                    "its hash bucket already holds " + std::to_string(reps.size()) +
+                    "its hash bucket already holds " + std::to_string(reps.size) +
                         " representatives; it cannot become one");
     }
   }
@@ -864,7 +866,7 @@ class Deduplicator {
   const DedupOptions& options_;
   std::vector<FnIndex> fns_;
   std::vector<Inspection> inspections_;
-  std::unordered_map<std::uint64_t, std::vector<std::size_t>> class_buckets_;  // never iterated
+  ::pypto::detail::HashBuckets class_buckets_;  // kernels' classes by structural hash
   /// The exact streams (Hasher::record) of the class representatives classify() keeps.
   ::pypto::detail::PodStack<std::uint32_t> streams_;
   std::vector<const ir::Node*> stack_, children_;  // walk_references' scratch
