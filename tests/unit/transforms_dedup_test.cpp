@@ -26,6 +26,29 @@ TEST_CASE("dedup: two equal outlined kernels become one definition, both calls k
   CHECK(has_line(log, "merged step <- step_copy"));
 }
 
+TEST_CASE("dedup: a call in a loop-carried variable's initial value is re-pointed too") {
+  // The call sits inside the IterArg `s` (its init value), so the IterArg is rebuilt and its use
+  // in the body follows it; a rename that skipped variables left `step_copy` dangling.
+  constexpr std::string_view kMainLoop = R"(
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x0: pl.Tensor[[64], pl.FP32], o1: pl.Out[pl.Tensor[[64], pl.FP32]], o2: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        x1: pl.Tensor[[64], pl.FP32] = self.step(x0, o1)
+        for i, (s,) in pl.range(2, init_values=(self.CALLEE(x1, o2),)):
+            y: pl.Tensor[[64], pl.FP32] = pl.yield_(s)
+        return y
+)";
+  auto main_calling = [&](std::string_view callee) {
+    std::string text(kMainLoop);
+    text.replace(text.find("CALLEE"), 6, callee);
+    return text;
+  };
+  tf::DedupLog log;
+  ProgramRef after =
+      dedup(program(main_calling("step_copy") + kernel("step") + kernel("step_copy")), log);
+  check_equal(after, program(main_calling("step") + kernel("step")));
+  CHECK(has_line(log, "merged step <- step_copy"));
+}
+
 TEST_CASE("dedup: parameter names and local names do not matter (alpha-renaming)") {
   tf::DedupLog log;
   ProgramRef after =

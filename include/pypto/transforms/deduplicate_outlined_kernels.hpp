@@ -666,17 +666,15 @@ class Deduplicator {
   /// differently: those take the lockstep walk.
   void classify(const ir::Program& p, std::size_t i) {
     Inspection& in = inspections_[i];
-    struct DropStream {  // unless `i` becomes a representative
-      Inspection& in;
-      ::pypto::detail::PodStack<std::uint32_t>& streams;
-      ~DropStream() {
-        if (in.equivalence_class != in_index && in.stream_size) {
-          streams.resize(in.stream_begin);
-          in.stream_size = 0;
-        }
-      }
-      std::size_t in_index;
-    } drop{in, streams_, i};
+    find_class(p, i);
+    if (in.equivalence_class != i && in.stream_size) {  // not a representative: its stream goes
+      streams_.resize(in.stream_begin);
+      in.stream_size = 0;
+    }
+  }
+
+  void find_class(const ir::Program& p, std::size_t i) {
+    Inspection& in = inspections_[i];
     auto& reps = class_buckets_.bucket(in.hash);
     const std::uint64_t budget = options_.budget_factor * std::max<std::uint64_t>(1, in.weight);
     std::uint64_t spent = 0;

@@ -3,9 +3,10 @@
 // A function is referenced by name in two places: the GlobalVar callee of a Call / Submit and
 // the `peer_func` keyword of `system.import_peer_buffer` (an AIC / AIV member naming its peer).
 // ReferenceRenamer rewrites both through an old -> new name table, rebuilding only the nodes on a
-// path to a change (each shared node once, Vars keep their identity), so an unaffected function
-// comes back as the same object. DeduplicateOutlinedKernels uses it to re-point aliases at their
-// survivor and to normalize a Group bundle's member names. O(size of the function); recursion is
+// path to a change (each shared node once; a Var only when its type or initial value holds a
+// renamed reference, and then every use of it follows), so an unaffected function comes back as
+// the same object. DeduplicateOutlinedKernels uses it to re-point aliases at their survivor and
+// to normalize a Group bundle's member names. O(size of the function); recursion is
 // bounded by core::kMaxNesting, as in Substitution, whose field walk it shares.
 #pragma once
 
@@ -41,7 +42,8 @@ inline const std::string* peer_func_of(const ir::Call& c) {
 }  // namespace detail
 
 /// `ReferenceRenamer(renames).function(f)`: f with every callee and peer_func name found in
-/// `renames` replaced (a Var never holds a reference, so Vars are never rebuilt). When given
+/// `renames` replaced. A Var is rebuilt only when something in it changes (a loop-carried
+/// variable's initial value may be a call); its uses follow it through the memo. When given
 /// `on_reference`, it is told every reference name of the result (renamed or kept), so a caller
 /// can check them without walking the result again.
 class ReferenceRenamer : private detail::FieldRewriter<ReferenceRenamer> {
@@ -80,14 +82,14 @@ class ReferenceRenamer : private detail::FieldRewriter<ReferenceRenamer> {
   /// `n` rewritten, or null when nothing in it changes (no handle is copied for the many
   /// unchanged nodes).
   ir::NodeRef node(const ir::Node* n) {
-    if (ir::isa<ir::Var>(*n)) return nullptr;
     if (const auto* g = ir::as<ir::GlobalVar>(n)) {
       const std::string* to = renamed(g->name);
       report(to ? *to : g->name, "callee");
       return to ? ir::NodeRef(ir::GlobalVar::make(*to)) : nullptr;
     }
     // Only a node with several referents can be met again (the handle being walked is its
-    // parent's own field, not a copy).
+    // parent's own field, not a copy); a Var with uses is one of them, so its uses and its
+    // definition get the same rebuilt Var.
     const bool shared = n->use_count() > 1;
     if (shared)
       if (const ir::NodeRef* done = memo_.find(n)) return *done;
