@@ -7,10 +7,11 @@
 #   ./dev.sh test       setup, then configure + build + ctest with g++ (default), clang++ (clang)
 #                       and g++ with ASan + UBSan (debug)
 #   ./dev.sh sanitize   setup, then configure + build + ctest with ASan/UBSan (preset debug)
-#   ./dev.sh bench      setup, build the benchmarks (preset bench), run them, time compile_time_ir.cpp
+#   ./dev.sh bench      setup, build the benchmarks (preset bench), run them, then
+#                       benchmarks/compile_time.sh (every umbrella header, both modes)
 #   ./dev.sh fuzz [SEC] setup, build the libFuzzer parser target (preset fuzz, clang++) and run it
 #                       SEC seconds (default 300) from a scratch copy of tests/fuzz/corpus
-#   ./dev.sh format     clang-format -i every .hpp/.cpp under include tests examples benchmarks
+#   ./dev.sh format     clang-format -i every .hpp/.ipp/.cpp under include tests examples benchmarks
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -125,11 +126,7 @@ cmd_bench() {
   done
   ((found)) || log "no benchmarks/bm_*.cpp or bench_*.cpp yet"
   log "compile time"
-  if [[ -f benchmarks/compile_time_ir.cpp ]]; then
-    benchmarks/compile_time.sh
-  else
-    log "benchmarks/compile_time_ir.cpp does not exist yet; skipped"
-  fi
+  benchmarks/compile_time.sh
 }
 
 cmd_format() {
@@ -141,13 +138,13 @@ cmd_format() {
   fi
   local dirs=() d
   for d in include tests examples benchmarks; do [[ -d "$d" ]] && dirs+=("$d"); done
-  find "${dirs[@]}" -type f \( -name '*.hpp' -o -name '*.cpp' \) -print0 |
+  find "${dirs[@]}" -type f \( -name '*.hpp' -o -name '*.ipp' -o -name '*.cpp' \) -print0 |
     sort -z | xargs -0 --no-run-if-empty "$clang_format" -i
   log "format: done"
 }
 
 usage() {
-  sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+  sed -n '2,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 cmd_fuzz() {

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <pypto/ir.hpp>
 #include <pypto/structural.hpp>
+#include <pypto/structural/projection.hpp>
 
 namespace {
 

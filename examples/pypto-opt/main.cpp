@@ -29,6 +29,8 @@
 #include <pypto/text/parse_error.hpp>
 #include <pypto/text/parser.hpp>
 #include <pypto/text/printer.hpp>
+#include <pypto/transforms/deduplicate_outlined_kernels.hpp>
+#include <pypto/transforms/pass_instruments.hpp>
 #include <pypto/transforms/pass_manager.hpp>
 #include <pypto/transforms/pass_registry.hpp>
 #include <sstream>
@@ -256,10 +258,10 @@ int run(const Options& o) {
 
   tf::PassManagerOptions pm_options;
   pm_options.initial_properties = assumed_properties(o.assume);
-  pm_options.verify_each = o.verify_each;
-  pm_options.print_after_all = o.print_after_all ? &std::cerr : nullptr;
+  if (o.verify_each) pm_options.instruments.push_back(tf::verify_each_instrument(&ops));
+  if (o.print_after_all)
+    pm_options.instruments.push_back(tf::print_after_all_instrument(std::cerr, &ops));
   pm_options.timing = o.pass_timing;
-  pm_options.ops = &ops;
   tf::PassManager manager(std::move(passes), std::move(pm_options));
 
   const bool targeted = !o.target.target.empty();

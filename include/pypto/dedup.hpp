@@ -1,7 +1,8 @@
-// pypto/dedup.hpp — the entry a host compiler includes for kernel deduplication (seed 001): the
-// IR, the structural engine (equal, hash, first-mismatch diagnostics, binding verification),
-// the text parser and printer, the pass manager and DeduplicateOutlinedKernels with its
-// diagnostics sink. Self-sufficient; lighter than pypto.hpp (no kernel IR, no codegen).
+// pypto/dedup.hpp — the entry a host compiler includes for kernel deduplication: the IR, the
+// structural engine (equal, hash, first-mismatch diagnostics, binding verification), the text
+// parser and printer, the pass manager and DeduplicateOutlinedKernels with its diagnostics
+// sink. The other passes are one include each (transforms/<pass>.hpp); the registry of every
+// pass is transforms/pass_registry.hpp.
 #pragma once
 
 #include "pypto/ir.hpp"
@@ -10,4 +11,3 @@
 #include "pypto/text/printer.hpp"
 #include "pypto/transforms/deduplicate_outlined_kernels.hpp"
 #include "pypto/transforms/pass_manager.hpp"
-#include "pypto/transforms/pass_registry.hpp"

@@ -1,10 +1,12 @@
-// pypto/structural.hpp — structural comparison (seed 003): equal, hash, first-mismatch
-// diagnostics and binding verification, also reachable as pypto::ir::structural_equal & co.
+// pypto/structural.hpp — structural comparison: equal, hash, first-mismatch diagnostics and
+// binding verification, also reachable as pypto::ir::structural_equal & co. An umbrella of
+// contracts, for hosts; library headers include the component headers instead.
 #pragma once
 
 #include "pypto/structural/bindings.hpp"
 #include "pypto/structural/compare.hpp"
 #include "pypto/structural/errors.hpp"
+#include "pypto/structural/signature.hpp"
 
 namespace pypto::ir {
 using structural::assert_structural_equal;

@@ -28,8 +28,12 @@
 #include "pypto/codegen/npu_target.hpp"
 #include "pypto/codegen/spec_emitter.hpp"
 #include "pypto/codegen/target_traits.hpp"
+#include "pypto/ir/expr.hpp"
+#include "pypto/ir/type.hpp"
+#include "pypto/kernel/interpreter.hpp"
 #include "pypto/runtime/interpreter.hpp"
 #include "pypto/text/parser.hpp"
+#include "pypto/transforms/pass_instruments.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/pass_registry.hpp"
 #include "test_files.hpp"
@@ -669,7 +673,7 @@ class Before:
         return o1
 )");
   pypto::transforms::PassManagerOptions options;
-  options.verify_each = true;
+  options.instruments.push_back(pypto::transforms::verify_each_instrument());
   options.initial_properties = {pypto::transforms::Property::SSAForm,
                                 pypto::transforms::Property::SplitIncoreOrch};
   const auto after =

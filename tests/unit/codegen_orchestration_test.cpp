@@ -11,6 +11,7 @@
 
 #include "pypto/codegen/orchestration_codegen.hpp"
 #include "pypto/text/parser.hpp"
+#include "pypto/transforms/pass_instruments.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/pass_registry.hpp"
 
@@ -356,7 +357,7 @@ class Before:
         return out
 )");
   tf::PassManagerOptions options;
-  options.verify_each = true;
+  options.instruments.push_back(tf::verify_each_instrument());
   const auto after =
       tf::PassManager(tf::standard_passes().pipeline(
                           "convert-to-ssa,outline-incore-scopes,outline-cluster-scopes,"

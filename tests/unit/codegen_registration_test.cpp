@@ -11,6 +11,7 @@
 #include "pypto/codegen/kernel_registration.hpp"
 #include "pypto/codegen/orchestration_codegen.hpp"
 #include "pypto/text/parser.hpp"
+#include "pypto/transforms/pass_instruments.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/pass_registry.hpp"
 
@@ -387,7 +388,7 @@ class Seed:
 )");
   auto run = [&](std::string_view pipeline) {
     pypto::transforms::PassManagerOptions options;
-    options.verify_each = true;
+    options.instruments.push_back(pypto::transforms::verify_each_instrument());
     return pypto::transforms::PassManager(pypto::transforms::standard_passes().pipeline(pipeline),
                                           std::move(options))
         .run(*source);

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "pypto/dedup.hpp"
+#include "pypto/transforms/pass_instruments.hpp"
 
 namespace dedup_test {
 
@@ -34,7 +35,7 @@ inline ProgramRef parse(std::string_view text) { return pypto::text::parse_progr
 /// verify-each, starting from the pass's required properties.
 inline tf::PassManagerOptions verify_each_options() {
   tf::PassManagerOptions pm;
-  pm.verify_each = true;
+  pm.instruments.push_back(tf::verify_each_instrument());
   pm.initial_properties = {tf::Property::SSAForm, tf::Property::SplitIncoreOrch,
                            tf::Property::ClusterOutlined, tf::Property::NormalizedStmtStructure};
   return pm;

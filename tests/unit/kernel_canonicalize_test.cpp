@@ -12,7 +12,10 @@
 #include "kernel_random.hpp"
 #include "kernel_samples.hpp"
 #include "pypto/kernel/canonicalize.hpp"
+#include "pypto/kernel/cse.hpp"
+#include "pypto/kernel/dce.hpp"
 #include "pypto/kernel/interpreter.hpp"
+#include "pypto/kernel/regalloc.hpp"
 
 namespace k = pypto::kernel;
 namespace tk = pypto::test::kernel;

@@ -13,6 +13,10 @@
 #include "kernel_random.hpp"
 #include "kernel_samples.hpp"
 #include "pypto/kernel/canonicalize.hpp"
+#include "pypto/kernel/cse.hpp"
+#include "pypto/kernel/dce.hpp"
+#include "pypto/kernel/fold.hpp"
+#include "pypto/kernel/regalloc.hpp"
 #include "pypto/kernel/serialize.hpp"
 
 namespace k = pypto::kernel;

@@ -16,9 +16,11 @@
 #include <vector>
 
 #include "../../examples/pypto-opt/default_program.hpp"
+#include "pypto/kernel/spec.hpp"
 #include "pypto/runtime/interpreter.hpp"
 #include "pypto/text/parser.hpp"
 #include "pypto/text/printer.hpp"
+#include "pypto/transforms/pass_instruments.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/pass_registry.hpp"
 #include "test_files.hpp"
@@ -38,7 +40,7 @@ ir::ProgramRef parse(std::string_view text) { return pypto::text::parse_program(
 
 ir::ProgramRef transform(const ir::Program& p, std::string_view pipeline = kPipeline) {
   tf::PassManagerOptions options;
-  options.verify_each = true;
+  options.instruments.push_back(tf::verify_each_instrument());
   return tf::PassManager(tf::standard_passes().pipeline(pipeline), std::move(options)).run(p);
 }
 

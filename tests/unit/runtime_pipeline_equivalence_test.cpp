@@ -5,7 +5,7 @@
 //   (c) after deduplicate-outlined-kernels,
 //   (d) after convert-tensor-to-tile-ops,
 // and every stage gives results and Out / InOut argument buffers bit-identical to (a). The
-// passes run through one PassManager with verify_each, each stage's program taken after its
+// passes run through one PassManager with verify-each, each stage's program taken after its
 // pass. Dedup must reduce the number of kernels of the programs made for it and must not merge
 // kernels that differ in the sign of a zero.
 #include <doctest/doctest.h>
@@ -20,10 +20,12 @@
 #include <vector>
 
 #include "../../examples/pypto-opt/default_program.hpp"
+#include "pypto/kernel/spec.hpp"
 #include "pypto/runtime/interpreter.hpp"
 #include "pypto/structural/compare.hpp"
 #include "pypto/text/parser.hpp"
 #include "pypto/text/printer.hpp"
+#include "pypto/transforms/pass_instruments.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/pass_registry.hpp"
 #include "test_files.hpp"
@@ -46,14 +48,14 @@ constexpr std::string_view kPipeline = tf::kCodegenPipeline;
 
 using pypto_test::read_program;
 
-/// The program after each pass of kPipeline, by pass name (with verify_each unless told not to).
+/// The program after each pass of kPipeline, by pass name (with verify-each unless told not to).
 std::map<std::string, ir::ProgramRef> stages(const ir::Program& p, bool verify = true) {
   std::map<std::string, ir::ProgramRef> out;
   tf::PassManagerOptions options;
-  options.verify_each = verify;
-  options.after_pass = [&](const tf::Pass& pass, const ir::Program& q) {
+  if (verify) options.instruments.push_back(tf::verify_each_instrument());
+  options.instruments.push_back([&](const tf::Pass& pass, const ir::Program& q, tf::PropertySet) {
     out[std::string(pass.name())] = ir::ProgramRef(&q);
-  };
+  });
   tf::PassManager(tf::standard_passes().pipeline(kPipeline), std::move(options)).run(p);
   return out;
 }

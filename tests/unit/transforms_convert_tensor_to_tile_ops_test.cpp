@@ -13,6 +13,7 @@
 #include "pypto/text/parser.hpp"
 #include "pypto/text/printer.hpp"
 #include "pypto/transforms/convert_tensor_to_tile_ops.hpp"
+#include "pypto/transforms/pass_instruments.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/pass_registry.hpp"
 
@@ -27,7 +28,7 @@ ProgramRef parse(std::string_view text) { return pypto::text::parse_program(text
 /// Runs `pipeline` with verify-each on an outlined program in SSA form.
 ProgramRef run(const ProgramRef& before, std::string_view pipeline = "convert-tensor-to-tile-ops") {
   tf::PassManagerOptions options;
-  options.verify_each = true;
+  options.instruments.push_back(tf::verify_each_instrument());
   options.initial_properties = {tf::Property::SSAForm, tf::Property::SplitIncoreOrch};
   return tf::PassManager(tf::standard_passes().pipeline(pipeline), std::move(options)).run(*before);
 }
@@ -573,7 +574,7 @@ class P:
 
 TEST_CASE("tensor to tile: after outlining and dedup, the whole pipeline from a scope") {
   tf::PassManagerOptions options;
-  options.verify_each = true;
+  options.instruments.push_back(tf::verify_each_instrument());
   options.initial_properties = {tf::Property::SSAForm};
   const ProgramRef after =
       tf::PassManager(tf::standard_passes().pipeline(

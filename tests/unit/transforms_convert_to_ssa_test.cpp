@@ -16,8 +16,10 @@
 #include "pypto/text/printer.hpp"
 #include "pypto/text/round_trip.hpp"
 #include "pypto/transforms/convert_to_ssa.hpp"
+#include "pypto/transforms/pass_instruments.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/pass_registry.hpp"
+#include "pypto/transforms/property_verifiers.hpp"
 #include "pypto/transforms/ssa_form.hpp"
 
 using namespace pypto::test;  // NOLINT
@@ -42,7 +44,7 @@ ProgramRef parse(std::string_view text) { return pypto::text::parse_program(text
 
 ProgramRef convert(const ProgramRef& p) {
   tf::PassManagerOptions options;
-  options.verify_each = true;
+  options.instruments.push_back(tf::verify_each_instrument());
   return tf::PassManager(tf::standard_passes().pipeline("convert-to-ssa"), std::move(options))
       .run(*p);
 }
@@ -594,7 +596,7 @@ TEST_CASE("SSAForm verifier: a loop carrying values must end in a matching yield
         return x
 )"));
   tf::PassManagerOptions options;
-  options.verify_each = true;
+  options.instruments.push_back(tf::verify_each_instrument());
   tf::PassManager liar({tf::Pass("liar", {}, {Property::SSAForm}, {},
                                  [](const Program& p) -> ProgramRef { return ProgramRef(&p); })},
                        std::move(options));

@@ -597,7 +597,8 @@ TEST_CASE("dedup admission: a merged program passes verify-each and a second run
   o2.on_event = second.sink();
   std::vector<ProgramRef> outputs;
   tf::PassManagerOptions pm = verify_each_options();
-  pm.after_pass = [&](const tf::Pass&, const ir::Program& p) { outputs.emplace_back(&p); };
+  pm.instruments.push_back(
+      [&](const tf::Pass&, const ir::Program& p, tf::PropertySet) { outputs.emplace_back(&p); });
   ProgramRef twice = tf::PassManager({tf::DeduplicateOutlinedKernels(std::move(o1)),
                                       tf::DeduplicateOutlinedKernels(std::move(o2))},
                                      std::move(pm))

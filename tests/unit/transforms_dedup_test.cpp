@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dedup_test_support.hpp"
+#include "pypto/transforms/pass_registry.hpp"
 
 using namespace dedup_test;  // NOLINT: the shared runners, checks and program fragments
 

@@ -13,6 +13,7 @@
 #include "pypto/text/parser.hpp"
 #include "pypto/text/printer.hpp"
 #include "pypto/transforms/expand_mixed_kernels.hpp"
+#include "pypto/transforms/pass_instruments.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/pass_registry.hpp"
 
@@ -26,7 +27,7 @@ ProgramRef parse(std::string_view text) { return pypto::text::parse_program(text
 
 ProgramRef expand(const ProgramRef& before) {
   tf::PassManagerOptions options;
-  options.verify_each = true;
+  options.instruments.push_back(tf::verify_each_instrument());
   options.initial_properties = {tf::Property::SSAForm, tf::Property::SplitIncoreOrch,
                                 tf::Property::ClusterOutlined};
   return tf::PassManager(tf::standard_passes().pipeline("expand-mixed-kernels"), std::move(options))

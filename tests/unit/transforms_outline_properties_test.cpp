@@ -13,12 +13,14 @@
 #include <utility>
 #include <vector>
 
+#include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/program.hpp"
 #include "pypto/ir/stmt.hpp"
 #include "pypto/text/parser.hpp"
 #include "pypto/text/round_trip.hpp"
 #include "pypto/transforms/outline_properties.hpp"
 #include "pypto/transforms/pass.hpp"
+#include "pypto/transforms/pass_instruments.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/property.hpp"
 #include "pypto/transforms/property_verifiers.hpp"
@@ -704,7 +706,7 @@ TEST_CASE("outline properties: registered, and checked by verify_each at a pass 
     CHECK_FALSE(verifiers.check(p, *parse(kOutlined)));
   }
   tf::PassManagerOptions options;
-  options.verify_each = true;
+  options.instruments.push_back(tf::verify_each_instrument());
   tf::PassManager manager(
       {tf::Pass("liar", {}, {Property::SplitIncoreOrch}, {},
                 [](const ir::Program& p) -> ir::ProgramRef { return ir::ProgramRef(&p); })},

@@ -12,11 +12,14 @@
 #include <string_view>
 #include <utility>
 
+#include "pypto/ir/expr.hpp"
+#include "pypto/ir/stmt.hpp"
 #include "pypto/structural/compare.hpp"
 #include "pypto/text/parser.hpp"
 #include "pypto/text/printer.hpp"
 #include "pypto/transforms/outline_cluster_scopes.hpp"
 #include "pypto/transforms/outline_incore_scopes.hpp"
+#include "pypto/transforms/pass_instruments.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/pass_registry.hpp"
 
@@ -31,7 +34,7 @@ ProgramRef parse(std::string_view text) { return pypto::text::parse_program(text
 /// Runs `pipeline` with verify-each on an input that is already in SSA form.
 ProgramRef run(std::string_view before, std::string_view pipeline = "outline-incore-scopes") {
   tf::PassManagerOptions options;
-  options.verify_each = true;
+  options.instruments.push_back(tf::verify_each_instrument());
   options.initial_properties = {tf::Property::SSAForm};
   return tf::PassManager(tf::standard_passes().pipeline(pipeline), std::move(options))
       .run(*parse(before));
@@ -317,7 +320,7 @@ class Before:
         return c
 )";
   tf::PassManagerOptions options;
-  options.verify_each = true;
+  options.instruments.push_back(tf::verify_each_instrument());
   ProgramRef via_ssa =
       tf::PassManager(tf::standard_passes().pipeline("convert-to-ssa,outline-incore-scopes"),
                       options)

@@ -17,6 +17,7 @@
 #include "pypto/text/round_trip.hpp"
 #include "pypto/transforms/normalize_stmt_structure.hpp"
 #include "pypto/transforms/pass.hpp"
+#include "pypto/transforms/pass_instruments.hpp"
 #include "pypto/transforms/pass_manager.hpp"
 #include "pypto/transforms/pass_registry.hpp"
 #include "pypto/transforms/property.hpp"
@@ -36,7 +37,7 @@ void check_structural_equal(const ProgramRef& actual, const ProgramRef& expected
 
 ProgramRef run_passes(const ProgramRef& program, std::string_view pipeline) {
   tf::PassManagerOptions options;
-  options.verify_each = true;
+  options.instruments.push_back(tf::verify_each_instrument());
   return tf::PassManager(tf::standard_passes().pipeline(pipeline), std::move(options))
       .run(*program);
 }
@@ -180,7 +181,7 @@ TEST_CASE("pass manager: a pass whose required property does not hold is refused
 
 TEST_CASE("pass manager: verify_each catches a pass claiming a property it does not deliver") {
   tf::PassManagerOptions options;
-  options.verify_each = true;
+  options.instruments.push_back(tf::verify_each_instrument());
   tf::PassManager manager({identity_pass("liar", {}, {Property::NormalizedStmtStructure})},
                           std::move(options));
   try {
@@ -204,7 +205,7 @@ TEST_CASE("pass manager: verify_each runs verify_structural_bindings on every fu
       SeqStmts::make({AssignStmt::make(y, x), AssignStmt::make(y, x), ReturnStmt::make({y})});
   auto bad = Program::make("", {Function::make("f", {{x}}, {scalar(DataType::INDEX)}, body)});
   tf::PassManagerOptions options;
-  options.verify_each = true;
+  options.instruments.push_back(tf::verify_each_instrument());
   tf::PassManager manager(
       {tf::Pass("rebind", {}, {}, {}, [bad](const Program&) -> ProgramRef { return bad; })},
       std::move(options));
@@ -218,14 +219,15 @@ TEST_CASE("pass manager: verify_each runs verify_structural_bindings on every fu
   }
 }
 
-TEST_CASE("pass manager: print_after_all, the after_pass callback and timing") {
+TEST_CASE("pass manager: the print-after-all instrument, a host's instrument and timing") {
   std::ostringstream printed;
   std::vector<std::string> seen;
   tf::PassManagerOptions options;
-  options.print_after_all = &printed;
-  options.after_pass = [&](const tf::Pass& pass, const Program& p) {
-    seen.push_back(pass.name() + ":" + std::to_string(p.functions.size()));
-  };
+  options.instruments.push_back(tf::print_after_all_instrument(printed));
+  options.instruments.push_back([&](const tf::Pass& pass, const Program& p, PropertySet holding) {
+    seen.push_back(pass.name() + ":" + std::to_string(p.functions.size()) + ":" +
+                   holding.to_string());
+  });
   options.timing = true;
   tf::PassManager manager(tf::standard_passes().pipeline("normalize-stmt-structure, "
                                                          "normalize-stmt-structure"),
@@ -237,8 +239,8 @@ TEST_CASE("pass manager: print_after_all, the after_pass callback and timing") {
   CHECK(text.find(marker, marker.size()) != std::string::npos);  // once per pass
   CHECK(text.find("class Nested:") != std::string::npos);
   CHECK(text.find("pl._dump.seq") == std::string::npos);
-  CHECK(seen ==
-        std::vector<std::string>{"normalize-stmt-structure:1", "normalize-stmt-structure:1"});
+  CHECK(seen == std::vector<std::string>{"normalize-stmt-structure:1:{NormalizedStmtStructure}",
+                                         "normalize-stmt-structure:1:{NormalizedStmtStructure}"});
   REQUIRE(manager.timings().size() == 2);
   CHECK(manager.timings()[0].pass_name == "normalize-stmt-structure");
   const std::string report = manager.timing_report();

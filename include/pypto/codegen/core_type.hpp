@@ -1,18 +1,19 @@
 // pypto/codegen/core_type.hpp — which NPU core a kernel runs on.
 //
 // A kernel is an AIC (cube core) kernel when it uses a cube memory space or a matmul, else an
-// AIV (vector core) kernel (pypto.md section 6). A CPU target records the same core type so that
-// registrations are the same for both targets.
+// AIV (vector core) kernel. A CPU target records the same core type so that registrations are
+// the same for both targets. core_type_of visits each node of the body once: O(body).
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 
+#include "pypto/core/config.hpp"
 #include "pypto/ir/enums.hpp"
-#include "pypto/ir/expr.hpp"
-#include "pypto/ir/function.hpp"
-#include "pypto/ir/type.hpp"
-#include "pypto/ir/visit.hpp"
+
+namespace pypto::ir {
+struct Function;
+}  // namespace pypto::ir
 
 namespace pypto::codegen {
 
@@ -38,18 +39,10 @@ constexpr bool is_cube_memory(ir::MemorySpace m) {
 /// The core a kernel runs on. An AIC / AIV function says so itself; an InCore function is AIC
 /// when its body (any depth, types included) holds a tile in a cube memory space or a
 /// tile.matmul, else AIV. The walk visits each node once: O(body).
-inline CoreType core_type_of(const ir::Function& fn) {
-  if (fn.func_type == ir::FunctionType::AIC) return CoreType::AIC;
-  if (fn.func_type == ir::FunctionType::AIV || !fn.body) return CoreType::AIV;
-  bool cube = false;
-  ir::for_each_node(fn.body, [&cube](const ir::Node& n) {
-    if (cube) return;
-    if (const auto* t = ir::as<ir::TileType>(&n))
-      cube = t->memory_space && is_cube_memory(*t->memory_space);
-    else if (const auto* c = ir::as<ir::Call>(&n))
-      cube = c->op && c->op->name == "tile.matmul";
-  });
-  return cube ? CoreType::AIC : CoreType::AIV;
-}
+PYPTO_DECL CoreType core_type_of(const ir::Function& fn);
 
 }  // namespace pypto::codegen
+
+#ifndef PYPTO_SEPARATE_COMPILATION
+#include "pypto/codegen/core_type.ipp"
+#endif

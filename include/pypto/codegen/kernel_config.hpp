@@ -1,6 +1,6 @@
 // pypto/codegen/kernel_config.hpp — the text of kernel_config.py, the file through which the
-// `simpler` runtime finds the orchestration and kernels (pypto.md section 5, the format of
-// upstream's python/pypto/backend/pto_backend.py).
+// `simpler` runtime finds the orchestration and kernels, in the format upstream PyPTO's backend
+// writes.
 //
 // RUNTIME_CONFIG names the runtime; ORCHESTRATION names the orchestration source and its entry
 // function; KERNELS has one row per KernelRegistration, sorted by func_id, with its code unit's
@@ -10,7 +10,6 @@
 // Byte-deterministic; O(total signature length).
 #pragma once
 
-#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,68 +17,30 @@
 #include "pypto/codegen/core_type.hpp"
 #include "pypto/codegen/kernel_registration.hpp"
 #include "pypto/codegen/runtime_abi.hpp"
+#include "pypto/core/config.hpp"
 
 namespace pypto::codegen {
 
 /// The path of a code unit's source, relative to the output directory.
-inline std::string kernel_source_path(const std::string& code_name, CoreType core_type) {
-  return "kernels/" + std::string(core_type_name(core_type)) + "/" + code_name + ".cpp";
-}
+PYPTO_DECL std::string kernel_source_path(const std::string& code_name, CoreType core_type);
 
 /// The path of an orchestration function's source, relative to the output directory.
-inline std::string orchestration_source_path(std::string_view function) {
-  return "orchestration/" + std::string(function) + ".cpp";
-}
+PYPTO_DECL std::string orchestration_source_path(std::string_view function);
 
 /// `[_D.IN, _D.OUT, ...]`
-inline std::string signature_text(const std::vector<RuntimeDirection>& signature) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < signature.size(); ++i)
-    s += (i ? ", _D." : "_D.") + std::string(runtime_direction_name(signature[i]));
-  return s + "]";
-}
+PYPTO_DECL std::string signature_text(const std::vector<RuntimeDirection>& signature);
 
 /// kernel_config.py for `orchestration_function` and `registrations` (any order).
 /// `orchestration_signature` (the entry's tensor parameters in orch_args order; upstream's
 /// optional ORCHESTRATION "signature", which lets the runtime skip copying back IN tensors) is
 /// written when not empty.
-inline std::string kernel_config_text(
+PYPTO_DECL std::string kernel_config_text(
     const RuntimeAbi& abi, std::string_view orchestration_function,
     std::vector<KernelRegistration> registrations,
-    const std::vector<RuntimeDirection>& orchestration_signature = {}) {
-  std::sort(registrations.begin(), registrations.end(),
-            [](const KernelRegistration& a, const KernelRegistration& b) {
-              return a.func_id < b.func_id;
-            });
-  const bool any_signature =
-      !orchestration_signature.empty() ||
-      std::any_of(registrations.begin(), registrations.end(),
-                  [](const KernelRegistration& r) { return !r.signature.empty(); });
-  std::string s = "# Kernel and Orchestration Configuration\n\nfrom pathlib import Path\n\n";
-  if (any_signature) s += "from simpler.task_interface import ArgDirection as _D\n\n";
-  s += "_ROOT_DIR = Path(__file__).parent\n\n";
-  s += "RUNTIME_CONFIG = {\n";
-  s += "\t\"runtime\": \"" + std::string(abi.name) + "\",\n";
-  s += "\t\"aicpu_thread_num\": " + std::to_string(abi.aicpu_thread_num) + ",\n";
-  s += "}\n\n";
-  s += "ORCHESTRATION = {\n";
-  s += "\t\"source\": str(_ROOT_DIR / \"orchestration\" / \"" +
-       std::string(orchestration_function) + ".cpp\"),\n";
-  s += "\t\"function_name\": \"" + std::string(abi.entry_function) + "\",\n";
-  if (!orchestration_signature.empty())
-    s += "\t\"signature\": " + signature_text(orchestration_signature) + ",\n";
-  s += "}\n\n";
-  s += "KERNELS = [\n";
-  for (const KernelRegistration& r : registrations) {
-    const std::string ct(core_type_name(r.core_type));
-    s += "\t{\"func_id\": " + std::to_string(r.func_id) + ", \"name\": \"" + r.code_name +
-         "\", \"source\": str(_ROOT_DIR / \"kernels\" / \"" + ct + "\" / \"" + r.code_name +
-         ".cpp\"), \"core_type\": \"" + ct + "\"";
-    if (!r.signature.empty()) s += ", \"signature\": " + signature_text(r.signature);
-    s += "},\n";
-  }
-  s += "]\n";
-  return s;
-}
+    const std::vector<RuntimeDirection>& orchestration_signature = {});
 
 }  // namespace pypto::codegen
+
+#ifndef PYPTO_SEPARATE_COMPILATION
+#include "pypto/codegen/kernel_config.ipp"
+#endif

@@ -1,5 +1,5 @@
 // pypto/codegen/kernel_helpers.hpp — the scalar arithmetic helpers every generated kernel
-// defines, as source text (issue 8, "Kernel code").
+// defines, as source text.
 //
 // Generated scalar code must compute what runtime/interpreter.hpp computes, bit for bit:
 // integers wrap to their dtype's width (the operation runs on 64-bit unsigned values and the

@@ -1,7 +1,8 @@
-// pypto/codegen/kernel_lowering_base.hpp — the state and the scalar half of kernel lowering
-// (issue 8, "Kernel code"): values, names, diagnostics, tile declarations and scalar
-// expressions. kernel_region_lowering.hpp adds the tile-op regions on top, kernel_codegen.hpp
-// the statements; the three layers are one lowering, split only to keep each header readable.
+// pypto/codegen/kernel_lowering_base.hpp — the state and the scalar half of kernel lowering:
+// values, names, diagnostics, tile declarations and scalar expressions.
+// kernel_region_lowering.hpp adds the tile-op regions on top, kernel_codegen.ipp the
+// statements; the three layers are one lowering, split only to keep each file readable.
+// Implementation only (all `detail`): included by kernel_codegen.ipp, never by a contract.
 //
 // A Value is what the generated code holds for an IR variable: a scalar's C++ expression, a
 // tensor parameter's descriptor and data pointer, or a tile. Names are numbered in order of

@@ -1,7 +1,7 @@
 // pypto/codegen/kernel_region_lowering.hpp — the tile-op regions of kernel lowering: runs of
-// FP32 elementwise and row-reduction tile ops lowered through the kernel expression IR (issue
-// 8, "Kernel code"; seed 004). The middle layer of the lowering (kernel_lowering_base.hpp below,
-// kernel_codegen.hpp above).
+// FP32 elementwise and row-reduction tile ops lowered through the kernel expression IR. The
+// middle layer of the lowering (kernel_lowering_base.hpp below, kernel_codegen.ipp above).
+// Implementation only (all `detail`): included by kernel_codegen.ipp, never by a contract.
 //
 // Region ops are collected as the statements go by and lowered when a statement of another
 // kind (or the end of a body) flushes them, so side effects keep their program order. Each
@@ -86,7 +86,7 @@ class RegionLowering : protected LoweringBase<T> {
   // value is inlined into the Spec of each materialized value that reaches it. A value that
   // reaches row reductions runs on the reductions' grid: a [rows, 1] value in row-vector mode
   // (the elementwise code reads ReduceResult operands and [rows, 1] tiles once per row), a
-  // grid-shaped one per element, reading each reduction result along its row (seed 004's
+  // grid-shaped one per element, reading each reduction result along its row (the
   // norm/softmax fusion). A second operand broadcasts into the first's shape as
   // runtime/interpreter.hpp's broadcast_index does: a [.., 1] column through a ColBroadcast
   // view, a [1, cols] row through a RowBroadcast view. When the reductions reached from one

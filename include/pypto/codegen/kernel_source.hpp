@@ -1,11 +1,11 @@
 // pypto/codegen/kernel_source.hpp — what kernel code generation returns for one kernel: its
-// source text and how to call it (issue 8, "Kernel code").
+// source text and how to call it.
 //
 // The source holds nothing but the code: not the function's name, no addresses, no timestamps.
 // Two kernels with equal canonical code therefore have byte-identical sources, and the
-// orchestration code generator may compile one of them for both (seed 001, "Code and
-// registration identity"). The parameter lists are in the task-parameter order the entry
-// expects: every tensor parameter (in parameter order), then every scalar parameter.
+// orchestration code generator may compile one of them for both. The parameter lists are in the
+// task-parameter order the entry expects: every tensor parameter (in parameter order), then every
+// scalar parameter.
 #pragma once
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // pypto/codegen/orchestration_cpp.hpp — how orchestration code spells C++: scalar types,
-// literals, reserved names, and the floor-division helpers (pypto.md section 6).
+// literals, reserved names, and the floor-division helpers.
 //
 // Pure text functions with no IR state, so the spelling rules are in one place: a literal keeps
 // its exact value (an FP32 constant prints its shortest round-trip digits, INT64_MIN is written

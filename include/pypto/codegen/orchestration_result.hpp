@@ -1,5 +1,5 @@
 // pypto/codegen/orchestration_result.hpp — everything code generation hands to a runtime or
-// writes into an output directory (seed 001, "Code and registration identity").
+// writes into an output directory.
 //
 // The kernel registrations replace upstream's func_name_to_id / func_name_to_core_type /
 // func_name_to_signature maps: a runtime builds one callable per registration, and compiles

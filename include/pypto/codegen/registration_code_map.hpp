@@ -1,6 +1,5 @@
 // pypto/codegen/registration_code_map.hpp — which compiled code unit each kernel function uses:
-// the input that kernel code generation hands to registration assignment (seed 001, "Code and
-// registration identity").
+// the input that kernel code generation hands to registration assignment.
 //
 // A code unit is one generated source. Several kernel functions share one unit when their
 // generated sources are byte-identical, so a runtime compiles each unit once. KernelCodeMap maps
@@ -9,14 +8,14 @@
 // O(F log F) comparisons of (core type, source) keys.
 #pragma once
 
-#include <algorithm>
+#include <functional>
 #include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "pypto/codegen/codegen_error.hpp"
 #include "pypto/codegen/core_type.hpp"
+#include "pypto/core/config.hpp"
 
 namespace pypto::codegen {
 
@@ -47,20 +46,11 @@ struct KernelCodeUnits {
 
 /// Functions whose (core type, source) are equal share one unit, named after the first such
 /// function in name order (so the name does not depend on the input order). A function listed
-/// twice is an error: its code would be ambiguous.
-inline KernelCodeUnits share_identical_sources(std::vector<KernelText> kernels) {
-  std::sort(kernels.begin(), kernels.end(),
-            [](const KernelText& a, const KernelText& b) { return a.function < b.function; });
-  KernelCodeUnits out;
-  std::map<std::pair<CoreType, std::string>, std::string> unit_of;  // (core, source) -> code_name
-  for (auto& k : kernels) {
-    if (out.codes.contains(k.function))
-      throw CodegenError(k.function, "has two generated sources; a kernel has exactly one");
-    auto [it, fresh] = unit_of.try_emplace({k.core_type, k.source}, k.function);
-    if (fresh) out.sources.emplace(k.function, std::move(k.source));
-    out.codes.emplace(k.function, KernelCode{it->second, k.core_type});
-  }
-  return out;
-}
+/// twice is an error (CodegenError): its code would be ambiguous.
+PYPTO_DECL KernelCodeUnits share_identical_sources(std::vector<KernelText> kernels);
 
 }  // namespace pypto::codegen
+
+#ifndef PYPTO_SEPARATE_COMPILATION
+#include "pypto/codegen/registration_code_map.ipp"
+#endif

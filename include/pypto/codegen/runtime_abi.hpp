@@ -1,5 +1,5 @@
 // pypto/codegen/runtime_abi.hpp — the task-runtime vocabulary an orchestration code generator
-// prints: names only, as plain data held by each target's traits (pypto.md section 6).
+// prints: names only, as plain data held by each target's traits.
 //
 // The fields after `entry_function` have defaults (the `simpler` runtime's names as of the
 // reference snapshot), so a target states only what differs. Names churn upstream

@@ -1,15 +1,15 @@
 // pypto/codegen/target_traits.hpp — the concept every code generation target models, and the
-// plain values its print functions take (issue 8, "Targets"; exprspec.md section 3.2).
+// plain values its print functions take.
 //
 // A target is a class of static constexpr data and static functions — no objects, no
 // registries: the target is picked at compile time, `codegen_kernel<NpuTarget>(fn)`. The traits
 // hold identity (name, fingerprint), types (storage type per dtype, the rounding of a binary32
-// result to each float dtype the target computes, the accumulator), register
-// and memory limits, the instruction table of the kernel expression IR (one print template per
-// kernel::Op), per-op float semantics, the runtime ABI vocabulary and the printing of each tile
-// construct and the synchronization between execution pipes. Everything the two targets do
-// differently lives in their traits; the lowering (kernel_codegen.hpp) and the Spec emitter
-// (spec_emitter.hpp) are one template each.
+// result to each float dtype the target computes, the accumulator), register and memory limits,
+// the instruction table of the kernel expression IR (one print template per kernel::Op), per-op
+// float semantics, the runtime ABI vocabulary and the printing of each tile construct and of the
+// synchronization between execution pipes. Everything the two targets do differently lives in
+// their traits; the lowering (kernel_codegen.hpp) and the Spec emitter (spec_emitter.hpp) are
+// one template each. The helpers at the end are O(length of their output).
 #pragma once
 
 #include <array>
@@ -25,6 +25,7 @@
 
 #include "pypto/codegen/core_type.hpp"
 #include "pypto/codegen/runtime_abi.hpp"
+#include "pypto/core/config.hpp"
 #include "pypto/core/dtype.hpp"
 #include "pypto/ir/enums.hpp"
 #include "pypto/kernel/spec.hpp"
@@ -43,9 +44,9 @@ enum class SpecStyle : std::uint8_t { PerElement, WholeTile };
 /// buffers, Cube the matrix unit, Fix stores out of the cube's accumulator.
 enum class Pipe : std::uint8_t { Scalar, Mte2, Vector, Mte3, Mte1, Cube, Fix };
 
-/// The float contract a target promises for the elementwise ops (exprspec.md 3.2, "semantics
-/// contract"): `strict` = IEEE binary32 round-to-nearest per op with no contraction into FMA,
-/// max/min/compare/select exactly as kernel/interpreter.hpp's apply_op.
+/// The float contract a target promises for the elementwise ops: `strict` = IEEE binary32
+/// round-to-nearest per op with no contraction into FMA, max/min/compare/select exactly as
+/// kernel/interpreter.hpp's apply_op.
 ///
 /// Per op, `op_ulp[op]` bounds the error of kernel::Op `op` against the correctly rounded result
 /// in ULP (0: exact, or the host libm's result for transcendentals on the CPU target).
@@ -150,104 +151,28 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
 // ---- helpers the traits share --------------------------------------------------------------
 
 /// `tpl` with {d}, {a}, {b}, {c}, {t} replaced (an instruction-table template).
-inline std::string format_template(std::string_view tpl, std::string_view d, std::string_view a,
-                                   std::string_view b = {}, std::string_view c = {},
-                                   std::string_view t = {}) {
-  std::string out;
-  for (std::size_t i = 0; i < tpl.size(); ++i) {
-    if (tpl[i] == '{' && i + 2 < tpl.size() && tpl[i + 2] == '}') {
-      switch (tpl[i + 1]) {
-        case 'd':
-          out += d;
-          i += 2;
-          continue;
-        case 'a':
-          out += a;
-          i += 2;
-          continue;
-        case 'b':
-          out += b;
-          i += 2;
-          continue;
-        case 'c':
-          out += c;
-          i += 2;
-          continue;
-        case 't':
-          out += t;
-          i += 2;
-          continue;
-        default: break;
-      }
-    }
-    out += tpl[i];
-  }
-  return out;
-}
+PYPTO_DECL std::string format_template(std::string_view tpl, std::string_view d, std::string_view a,
+                                       std::string_view b = {}, std::string_view c = {},
+                                       std::string_view t = {});
 
 /// "{a, b, c}" of C++ expressions.
-inline std::string brace_list(const std::vector<std::string>& items) {
-  std::string out = "{";
-  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
-  return out + "}";
-}
+PYPTO_DECL std::string brace_list(const std::vector<std::string>& items);
 
 /// The rows of a tile viewed as a matrix: the product of every dim but the last ("1" for a
 /// rank-1 tile); its value when every dim is constant.
-inline Dim tile_rows(const TileRef& t) {
-  if (t.dims.size() <= 1) return {"1", 1};
-  if (t.dims.size() == 2) return t.dims[0];
-  Dim d{"", std::int64_t{1}};
-  for (std::size_t k = 0; k + 1 < t.dims.size(); ++k) {
-    d.text += (k ? " * " : "") + std::string("(") + t.dims[k].text + ")";
-    if (d.value && t.dims[k].value)
-      *d.value *= *t.dims[k].value;
-    else
-      d.value.reset();
-  }
-  if (d.value) d.text = std::to_string(*d.value);
-  return d;
-}
-inline Dim tile_cols(const TileRef& t) { return t.dims.empty() ? Dim{"1", 1} : t.dims.back(); }
+PYPTO_DECL Dim tile_rows(const TileRef& t);
+/// The columns of a tile viewed as a matrix: its last dim ("1" for a rank-0 tile).
+PYPTO_DECL Dim tile_cols(const TileRef& t);
 
 /// The number of elements of a tile as a C++ expression.
-inline std::string tile_size_text(const TileRef& t) {
-  const Dim r = tile_rows(t), c = tile_cols(t);
-  if (r.value && c.value) return std::to_string(*r.value * *c.value);
-  return "(" + r.text + ") * (" + c.text + ")";
-}
+PYPTO_DECL std::string tile_size_text(const TileRef& t);
 
 /// A float constant as an exact C++ literal: a hex float for finite values; `special` (a
 /// target's bit-cast spelling) for infinities and NaNs, whose payload must survive.
-inline std::string hex_float_literal(std::uint32_t bits, std::string_view special_prefix) {
-  const float f = kernel::bits_float(bits);
-  if (f != f || f - f != 0.0f) {  // NaN or infinity
-    constexpr char digits[] = "0123456789abcdef";
-    std::string hex = "0x";
-    for (int i = 7; i >= 0; --i) hex += digits[(bits >> (4 * i)) & 15];
-    return std::string(special_prefix) + "(" + hex + "u)";
-  }
-  // Exact: decompose into sign, integer mantissa and power of two (no locale, no printf).
-  const bool negative = (bits >> 31) != 0;
-  const std::uint32_t exp_bits = (bits >> 23) & 0xff;
-  std::uint32_t mant = bits & 0x7fffff;
-  if (exp_bits == 0 && mant == 0) return negative ? "-0.0f" : "0.0f";
-  int e = 0;
-  if (exp_bits == 0) {
-    e = -149;  // denormal: mant * 2^-149
-  } else {
-    mant |= 0x800000;
-    e = static_cast<int>(exp_bits) - 150;
-  }
-  while ((mant & 1) == 0) {
-    mant >>= 1;
-    ++e;
-  }
-  // mant * 2^e, written as a hex float: 0x<mant>p<e>f
-  constexpr char digits[] = "0123456789abcdef";
-  std::string hex;
-  for (std::uint32_t m = mant; m != 0; m >>= 4) hex.insert(hex.begin(), digits[m & 15]);
-  return std::string(negative ? "-" : "") + "0x" + hex + "p" + std::to_string(e) + "f";
-}
+PYPTO_DECL std::string hex_float_literal(std::uint32_t bits, std::string_view special_prefix);
 
 }  // namespace pypto::codegen
+
+#ifndef PYPTO_SEPARATE_COMPILATION
+#include "pypto/codegen/target_traits.ipp"
+#endif

@@ -1,20 +1,19 @@
 // pypto/kernel/spec.hpp — the kernel expression IR: a flat instruction list over input views,
-// a constant pool and a runtime-scalar pool (seed 004, "ExprSpec"; issue 7).
+// a constant pool and a runtime-scalar pool.
 //
 // A Spec is straight-line code for one fused elementwise/reduction kernel over a rows x cols
 // grid. Instruction i is `dst = op(a, b, c)`; the output is the last instruction's dst, which
 // must be elementwise. Operands carry an explicit kind, and an unused slot is OperandKind::None
-// (never "register 0": seed 004's pitfall 2). Registers hold either one element (elementwise
-// instructions) or one reduction vector (reduction instructions); a register number is used by
-// one class only, and a reduction register is written once. Reductions read no elementwise
-// register: they run first, over the whole grid, then the elementwise code runs per element.
-// Inputs are read through views, which are index maps (nothing is materialised). Constants are
-// FP32 bit patterns and are compared by bits (+0 and -0 differ, NaN payloads are kept).
-// An optional matmul segment (seed 004's MatmulSpec) computes C = op(A) x op(B) from two input
-// slots before any instruction runs; the code reads C(r, c) as the MatmulResult operand. Its
-// operand slots hold whole matrices, so the code never reads them as inputs.
-// Everything observable is plain data with defaulted equality; validate() lives in
-// validate.hpp, the semantics in interpreter.hpp.
+// (never "register 0"). Registers hold either one element (elementwise instructions) or one
+// reduction vector (reduction instructions); a register number is used by one class only, and a
+// reduction register is written once. Reductions read no elementwise register: they run first,
+// over the whole grid, then the elementwise code runs per element. Inputs are read through
+// views, which are index maps (nothing is materialised). Constants are FP32 bit patterns and are
+// compared by bits (+0 and -0 differ, NaN payloads are kept). An optional matmul segment
+// computes C = op(A) x op(B) from two input slots before any instruction runs; the code reads
+// C(r, c) as the MatmulResult operand. Its operand slots hold whole matrices, so the code never
+// reads them as inputs. Everything observable is plain data with defaulted equality; validate()
+// lives in validate.hpp, the semantics in interpreter.hpp.
 #pragma once
 
 #include <array>
@@ -28,7 +27,7 @@
 
 namespace pypto::kernel {
 
-// ---- limits (seed 004: EXPR_MAX_INPUTS / REGS / INSTRS / CONSTS) ------------------------------
+// ---- limits ----------------------------------------------------------------------------------
 
 inline constexpr std::size_t kMaxInputs = 16;
 inline constexpr std::size_t kMaxRegs = 32;
@@ -230,7 +229,7 @@ struct View {
   friend constexpr bool operator==(const View&, const View&) = default;
 };
 
-// ---- the matmul segment (seed 004: MatmulSpec) -----------------------------------------------
+// ---- the matmul segment ----------------------------------------------------------------------
 
 /// C = op(A) x op(B) over a grid of rows = batch*m by cols = n, computed before the code runs
 /// and read per element as OperandKind::MatmulResult. A and B are the buffers of input slots

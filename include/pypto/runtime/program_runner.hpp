@@ -1,27 +1,17 @@
 // pypto/runtime/program_runner.hpp — runs a whole program on host tensors with its kernels
-// executed by compiled code (issue 8, "CPU runtime": loops, ifs, calls and submits in program
-// order, dependencies honoured).
+// executed by compiled code (loops, ifs, calls and submits in program order, dependencies
+// honoured).
 //
 // The reference interpreter (interpreter.hpp) executes the orchestration: control flow, scalar
 // code, tensor ops on the host. Its call hook sends every Call / Submit of an InCore, AIC or AIV
 // function to the Kernel of that function's registration (kernel function name -> func_id, a
 // mapping the caller gives, e.g. from codegen). Execution is sequential in program order, which
-// satisfies every Submit dependency. Arguments are marshalled per kernel_abi.hpp: FP32 tensors
-// by address; integer and BOOL tensors through a packed buffer of the dtype's width (BOOL: one
-// byte), FP16 and BF16 tensors through a buffer of their 16-bit patterns (a host value that is
-// not one of the dtype's, which the interpreter never makes, is a RuntimeError), each copied
-// back only into OUT / INOUT tensors of the signature (an IN tensor is never written back);
-// scalars as their bits. A kernel's results are the parameters it returns (its
-// return lineage, transforms/return_lineage.hpp): a kernel that returns anything else cannot
-// run compiled and is a RuntimeError naming it, as is a kernel without a registration.
-// A kernel called with a block count (core_num) runs once per block, told its block index
-// through the kernel's set-block-index export (kernel_abi.hpp).
+// satisfies every Submit dependency. A kernel called with a block count (core_num) runs once per
+// block, told its block index through the kernel's set-block-index export (kernel_abi.hpp).
 #pragma once
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -30,12 +20,16 @@
 #include <vector>
 
 #include "pypto/codegen/kernel_abi.hpp"
+#include "pypto/core/config.hpp"
 #include "pypto/core/dtype.hpp"
-#include "pypto/ir/function.hpp"
-#include "pypto/ir/program.hpp"
 #include "pypto/runtime/interpreter.hpp"
 #include "pypto/runtime/kernel_library.hpp"
 #include "pypto/transforms/return_lineage.hpp"
+
+namespace pypto::ir {
+struct Function;
+struct Program;
+}  // namespace pypto::ir
 
 namespace pypto::runtime {
 
@@ -48,168 +42,34 @@ class ProgramRunner {
       : program_(program), library_(library), func_ids_(std::move(func_ids)), lineage_(&program) {}
 
   /// Runs `function` (usually the Orchestration function) on `args`, like runtime::run.
-  std::vector<Value> run(std::string_view function, std::vector<Value> args) {
-    RunOptions options;
-    options.call_hook = [this](const ir::Function& fn, std::vector<Value>& a, std::int64_t block) {
-      return std::optional<std::vector<Value>>(call_kernel(fn, a, block));
-    };
-    return runtime::run(program_, function, std::move(args), options);
-  }
+  /// Arguments are marshalled per kernel_abi.hpp: FP32 tensors by address; integer and BOOL
+  /// tensors through a packed buffer of the dtype's width (BOOL: one byte), FP16 and BF16
+  /// tensors through a buffer of their 16-bit patterns (a host value that is not one of the
+  /// dtype's, which the interpreter never makes, is a RuntimeError), each copied back only into
+  /// OUT / INOUT tensors of the signature (an IN tensor is never written back); scalars as their
+  /// bits. A kernel's results are the parameters it returns (its return lineage,
+  /// transforms/return_lineage.hpp): a kernel that returns anything else cannot run compiled
+  /// and is a RuntimeError naming it, as is a kernel without a registration.
+  PYPTO_DECL std::vector<Value> run(std::string_view function, std::vector<Value> args);
 
   /// Kernel launches so far (one per block of a multi-block call).
   std::size_t kernel_calls() const { return kernel_calls_; }
 
  private:
-  [[noreturn]] static void fail(const ir::Function& fn, const std::string& what) {
-    throw RuntimeError("program runner: kernel '" + fn.name + "': " + what);
-  }
-
-  static std::optional<codegen::HalfFormat> half_format(core::DataType t) {
-    if (t == core::DataType::FP16) return codegen::HalfFormat::FP16;
-    if (t == core::DataType::BF16) return codegen::HalfFormat::BF16;
-    return std::nullopt;
-  }
-
-  static std::size_t element_bytes(const ir::Function& fn, core::DataType t) {
-    using core::DataType;
-    if (t == DataType::FP32) return 4;
-    if (t == DataType::BOOL) return 1;
-    if (half_format(t)) return 2;
-    if (core::is_int(t) && core::bit_width(t) >= 8) return core::bit_width(t) / 8;
-    fail(fn, "tensors of dtype " + std::string(core::dtype_name(t)) +
-                 " cannot be passed to compiled code");
-  }
+  [[noreturn]] PYPTO_DECL static void fail(const ir::Function& fn, const std::string& what);
+  PYPTO_DECL static std::optional<codegen::HalfFormat> half_format(core::DataType t);
+  PYPTO_DECL static std::size_t element_bytes(const ir::Function& fn, core::DataType t);
 
   /// Integer elements of `b` packed at their dtype's width (little or big endian: native);
   /// FP16 / BF16 elements as their 16-bit patterns, exactly.
-  static std::vector<unsigned char> pack(const ir::Function& fn, const Buffer& b,
-                                         std::size_t width) {
-    if (const auto format = half_format(b.dtype)) {
-      std::vector<unsigned char> out(b.f32.size() * 2);
-      for (std::size_t k = 0; k < b.f32.size(); ++k) {
-        const std::uint16_t x = codegen::float_to_half(b.f32[k], *format, true);
-        if (std::bit_cast<std::uint32_t>(codegen::half_to_float(x, *format)) !=
-            std::bit_cast<std::uint32_t>(b.f32[k]))
-          fail(fn, "a tensor of dtype " + std::string(core::dtype_name(b.dtype)) + " holds " +
-                       std::to_string(b.f32[k]) + ", which is not a value of its dtype");
-        std::memcpy(&out[k * 2], &x, 2);
-      }
-      return out;
-    }
-    std::vector<unsigned char> out(b.ints.size() * width);
-    for (std::size_t k = 0; k < b.ints.size(); ++k) {
-      const auto v = static_cast<std::uint64_t>(b.ints[k]);
-      switch (width) {
-        case 1: out[k] = static_cast<std::uint8_t>(v); break;
-        case 2: {
-          const auto x = static_cast<std::uint16_t>(v);
-          std::memcpy(&out[k * 2], &x, 2);
-          break;
-        }
-        case 4: {
-          const auto x = static_cast<std::uint32_t>(v);
-          std::memcpy(&out[k * 4], &x, 4);
-          break;
-        }
-        default: std::memcpy(&out[k * 8], &v, 8); break;
-      }
-    }
-    return out;
-  }
+  PYPTO_DECL static std::vector<unsigned char> pack(const ir::Function& fn, const Buffer& b,
+                                                    std::size_t width);
 
   /// The packed elements back into `b`, sign- or zero-extended per its dtype.
-  static void unpack(const std::vector<unsigned char>& in, std::size_t width, Buffer& b) {
-    if (const auto format = half_format(b.dtype)) {
-      for (std::size_t k = 0; k < b.f32.size(); ++k) {
-        std::uint16_t x;
-        std::memcpy(&x, &in[k * 2], 2);
-        b.f32[k] = codegen::half_to_float(x, *format);
-      }
-      return;
-    }
-    const bool is_signed = core::is_signed_int(b.dtype);
-    for (std::size_t k = 0; k < b.ints.size(); ++k) {
-      std::int64_t v = 0;
-      switch (width) {
-        case 1: v = is_signed ? std::int64_t{static_cast<std::int8_t>(in[k])} : in[k]; break;
-        case 2: {
-          std::uint16_t x;
-          std::memcpy(&x, &in[k * 2], 2);
-          v = is_signed ? std::int64_t{static_cast<std::int16_t>(x)} : x;
-          break;
-        }
-        case 4: {
-          std::uint32_t x;
-          std::memcpy(&x, &in[k * 4], 4);
-          v = is_signed ? std::int64_t{static_cast<std::int32_t>(x)} : x;
-          break;
-        }
-        default: std::memcpy(&v, &in[k * 8], 8); break;
-      }
-      if (b.dtype == core::DataType::BOOL) v = v != 0 ? 1 : 0;
-      b.ints[k] = v;
-    }
-  }
+  PYPTO_DECL static void unpack(const std::vector<unsigned char>& in, std::size_t width, Buffer& b);
 
-  std::vector<Value> call_kernel(const ir::Function& fn, std::vector<Value>& args,
-                                 std::int64_t block_idx) {
-    auto id = func_ids_.find(fn.name);
-    if (id == func_ids_.end()) fail(fn, "has no kernel registration (no func_id for it)");
-    const Kernel* kernel = library_.find(id->second);
-    if (!kernel)
-      fail(fn, "its func_id " + std::to_string(id->second) + " is not in the kernel library");
-    const std::vector<transforms::ReturnLineage::ParamIndex> returned =
-        lineage_.returned_params(fn);
-    for (std::size_t k = 0; k < returned.size(); ++k)
-      if (!returned[k])
-        fail(fn, "result " + std::to_string(k) +
-                     " is not one of its parameters: compiled kernels return through parameters");
-
-    const auto& signature = kernel->registration().signature;
-    std::vector<codegen::TensorArg> tensors;
-    std::vector<std::uint64_t> scalars;
-    struct Staged {
-      Buffer* buffer;
-      std::size_t width;
-      std::vector<unsigned char> bytes;
-      std::size_t tensor_index;
-    };
-    std::vector<Staged> staged;  // integer and 16-bit float tensors, packed at their width
-    staged.reserve(args.size());
-    for (const Value& v : args) {
-      if (v.kind == ValueKind::Scalar) {
-        scalars.push_back(v.dtype == core::DataType::FP32
-                              ? std::uint64_t{std::bit_cast<std::uint32_t>(v.f)}
-                              : static_cast<std::uint64_t>(v.i));
-        continue;
-      }
-      if (!v.is_shaped()) fail(fn, "takes an argument that is neither a tensor nor a scalar");
-      Buffer& b = *v.buffer;
-      if (b.shape.size() > static_cast<std::size_t>(codegen::kKernelAbiMaxRank))
-        fail(fn, "a tensor of rank " + std::to_string(b.shape.size()) + " exceeds the ABI's " +
-                     std::to_string(codegen::kKernelAbiMaxRank));
-      codegen::TensorArg t{};
-      t.rank = static_cast<std::int64_t>(b.shape.size());
-      for (std::size_t d = 0; d < b.shape.size(); ++d) t.shape[d] = b.shape[d];
-      const std::size_t width = element_bytes(fn, b.dtype);
-      if (b.dtype == core::DataType::FP32) {
-        t.data = b.f32.data();
-      } else {
-        staged.push_back({&b, width, pack(fn, b, width), tensors.size()});
-        t.data = staged.back().bytes.data();
-      }
-      tensors.push_back(t);
-    }
-    (*kernel)(tensors, scalars, block_idx);
-    ++kernel_calls_;
-    for (Staged& s : staged)
-      if (s.tensor_index < signature.size() &&
-          signature[s.tensor_index] != codegen::RuntimeDirection::In)
-        unpack(s.bytes, s.width, *s.buffer);
-    std::vector<Value> results;
-    for (const auto& p : returned) results.push_back(args[*p]);
-    return results;
-  }
+  PYPTO_DECL std::vector<Value> call_kernel(const ir::Function& fn, std::vector<Value>& args,
+                                            std::int64_t block_idx);
 
   const ir::Program& program_;
   const KernelLibrary& library_;
@@ -219,3 +79,7 @@ class ProgramRunner {
 };
 
 }  // namespace pypto::runtime
+
+#ifndef PYPTO_SEPARATE_COMPILATION
+#include "pypto/runtime/program_runner.ipp"
+#endif

@@ -6,93 +6,29 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <string>
 #include <vector>
 
-#include "pypto/core/dtype.hpp"
-#include "pypto/ir/expr.hpp"
-#include "pypto/ir/function.hpp"
-#include "pypto/ir/type.hpp"
+#include "pypto/core/config.hpp"
 #include "pypto/runtime/interpreter.hpp"
+
+namespace pypto::ir {
+struct Function;
+}  // namespace pypto::ir
 
 namespace pypto::runtime {
 
 /// splitmix64: a fixed generator, so inputs are the same on every platform and library.
-inline std::uint64_t next_random(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+PYPTO_DECL std::uint64_t next_random(std::uint64_t& state);
 
 /// Seeded inputs for `fn`'s parameters: FP32 values in [-2, 2) (multiples of 2^-20, so sums are
 /// exact often and inexact sometimes), FP16 / BF16 tensors the same values rounded to the dtype,
 /// integers in [-8, 8); integer scalars in [1, 4] (loop
 /// bounds and dims stay small). A dim must be a constant, a scalar parameter or a shape symbol
 /// (given a multiple of 16 up to 64, one extent per symbol).
-inline std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t seed) {
-  std::uint64_t state = seed;
-  std::map<const ir::Var*, std::int64_t> scalars;
-  std::vector<Value> args(fn.params.size());
-  for (std::size_t k = 0; k < fn.params.size(); ++k) {  // scalars first: dims may name them
-    const ir::Var& p = *fn.params[k];
-    const auto* s = ir::as<ir::ScalarType>(p.type.get());
-    if (!s) continue;
-    if (s->dtype == core::DataType::FP32) {
-      args[k] = Value::scalar_float(static_cast<float>(next_random(state) % 4096) / 1024.0f - 2.0f);
-    } else if (core::is_int(s->dtype) || core::is_unsigned_int(s->dtype) ||
-               s->dtype == core::DataType::INDEX) {
-      const auto v = static_cast<std::int64_t>(1 + next_random(state) % 4);
-      args[k] = Value::scalar_int(v, s->dtype);
-      scalars[&p] = v;
-    } else if (s->dtype == core::DataType::BOOL) {
-      args[k] = Value::scalar_bool(next_random(state) % 2 == 1);
-    } else {
-      throw RuntimeError("seeded inputs: parameter '" + p.name_hint + "' of " + fn.name +
-                         " has dtype " + std::string(core::dtype_name(s->dtype)) +
-                         ", which --run cannot make");
-    }
-  }
-  for (std::size_t k = 0; k < fn.params.size(); ++k) {
-    const ir::Var& p = *fn.params[k];
-    const auto* t = ir::as<ir::TensorType>(p.type.get());
-    if (!t) {
-      if (!ir::isa<ir::ScalarType>(*p.type))
-        throw RuntimeError("seeded inputs: parameter '" + p.name_hint + "' of " + fn.name +
-                           " is neither a tensor nor a scalar");
-      continue;
-    }
-    std::vector<std::int64_t> shape;
-    for (const auto& dim : t->shape) {
-      if (const auto* c = ir::as<ir::ConstInt>(dim.get())) {
-        shape.push_back(c->value);
-      } else if (const auto* v = ir::as<ir::Var>(dim.get()); v && scalars.count(v)) {
-        shape.push_back(scalars[v]);
-      } else if (v) {  // a shape symbol: 16, 32, 48 or 64, the same wherever it occurs
-        const auto extent = static_cast<std::int64_t>(16 * (1 + next_random(state) % 4));
-        shape.push_back(scalars.emplace(v, extent).first->second);
-      } else {
-        throw RuntimeError("seeded inputs: a dim of parameter '" + p.name_hint + "' of " + fn.name +
-                           " is neither a constant nor a scalar parameter");
-      }
-    }
-    Value v = Value::zeros(t->dtype, shape);
-    if (is_float_dtype(t->dtype)) {
-      for (float& x : v.buffer->f32)
-        x = round_to_dtype(t->dtype,
-                           static_cast<float>(next_random(state) % (1u << 22)) / (1u << 20) - 2.0f);
-    } else if (core::is_int(t->dtype)) {
-      for (std::int64_t& x : v.buffer->ints)
-        x = static_cast<std::int64_t>(next_random(state) % 16) - 8;
-    } else {
-      throw RuntimeError("seeded inputs: tensor parameter '" + p.name_hint + "' of " + fn.name +
-                         " has dtype " + std::string(core::dtype_name(t->dtype)) +
-                         ", which --run cannot fill");
-    }
-    args[k] = std::move(v);
-  }
-  return args;
-}
+PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t seed);
 
 }  // namespace pypto::runtime
+
+#ifndef PYPTO_SEPARATE_COMPILATION
+#include "pypto/runtime/seeded_inputs.ipp"
+#endif

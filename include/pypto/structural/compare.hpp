@@ -1,13 +1,13 @@
 // pypto/structural/compare.hpp — structural_equal, structural_hash, assert_structural_equal.
 //
-// One exact semantics, no modes besides `enable_auto_mapping` (seed 003): two sides are equal
-// iff they project to the same record number in one arena; the hash is the root record's hash.
-// Equality first walks both sides in lockstep (projection.hpp), which settles the common equal
-// case without building records; when the walks diverge, the canonical projection decides.
-// `find_first_mismatch` re-projects both sides with tracing and descends from the roots along
-// the first differing child, then reports the first differing field path and both values.
-// Null handles: two nulls are equal, a null and a node are not. Unsupported IR (see
-// projection.hpp) throws StructuralComparisonUnsupported from every entry point — it is never
+// One exact semantics, no modes besides `enable_auto_mapping`: two sides are equal iff they
+// project to the same record number in one arena; the hash is the root record's hash. Equality
+// first walks both sides in lockstep, which settles the common equal case without building
+// records; when the walks diverge, the canonical projection decides. `find_first_mismatch`
+// descends from the roots along the first differing child and reports the first differing field
+// path and both values. Null handles: two nulls are equal, a null and a node are not. IR that
+// cannot be projected (opaque attribute payloads, duplicate attribute keys, cycles, nesting deeper
+// than kMaxNesting) throws StructuralComparisonUnsupported from every entry point — it is never
 // reported as "not equal". O(N) expected, O(N log N) worst case; O(N) memory.
 #pragma once
 
@@ -15,47 +15,24 @@
 #include <optional>
 #include <string>
 
+#include "pypto/core/config.hpp"
 #include "pypto/ir/node.hpp"
-#include "pypto/structural/projection.hpp"
+#include "pypto/structural/errors.hpp"
 
 namespace pypto::structural {
 
-/// True when `a` and `b` are structurally equal (seed 003's contract).
-inline bool structural_equal(const ir::Node& a, const ir::Node& b,
-                             bool enable_auto_mapping = false) {
-  using detail::Projector;
-  // Optimistic pass: both sides walked in lockstep, every decision and scalar compared on the
-  // spot. When the walks diverge (a difference, or sharing that differs between the sides), the
-  // canonical projection decides: both sides interned in one arena, equal iff same number.
-  if (detail::Borrowed<detail::Lockstep>()->run(a, b, enable_auto_mapping)) return true;
-  detail::Arena arena;
-  const std::uint64_t ra = Projector<>(&arena, enable_auto_mapping).project(a);
-  const std::uint64_t rb = Projector<>(&arena, enable_auto_mapping).project(b);
-  return ra == rb;
-}
-inline bool structural_equal(const ir::NodeRef& a, const ir::NodeRef& b,
-                             bool enable_auto_mapping = false) {
-  if (!a || !b) return !a && !b;
-  return structural_equal(*a, *b, enable_auto_mapping);
-}
+/// True when `a` and `b` are structurally equal.
+PYPTO_DECL bool structural_equal(const ir::Node& a, const ir::Node& b,
+                                 bool enable_auto_mapping = false);
+PYPTO_DECL bool structural_equal(const ir::NodeRef& a, const ir::NodeRef& b,
+                                 bool enable_auto_mapping = false);
 
 /// A fingerprint consistent with structural_equal under the same `enable_auto_mapping`:
 /// equal ⇒ same hash. Deterministic within and across processes for the same construction
 /// sequence (free variables hash by creation number). Not a persistent cache key, and a hash
 /// match is never proof of equality.
-inline std::uint64_t structural_hash(const ir::Node& x, bool enable_auto_mapping = false) {
-  try {
-    return detail::Borrowed<detail::Hasher>()->run(x, enable_auto_mapping);
-  } catch (const detail::HandOver&) {
-    // The projector reports the problem with its field path.
-    detail::Arena arena;
-    detail::Projector<>(&arena, enable_auto_mapping).project(x);
-    throw core::InternalError("structural_hash: the projector accepted what the hash refused");
-  }
-}
-inline std::uint64_t structural_hash(const ir::NodeRef& x, bool enable_auto_mapping = false) {
-  return x ? structural_hash(*x, enable_auto_mapping) : core::hash_string("<null>");
-}
+PYPTO_DECL std::uint64_t structural_hash(const ir::Node& x, bool enable_auto_mapping = false);
+PYPTO_DECL std::uint64_t structural_hash(const ir::NodeRef& x, bool enable_auto_mapping = false);
 
 /// Where and how two nodes first differ.
 struct StructuralMismatch {
@@ -65,156 +42,18 @@ struct StructuralMismatch {
   ir::NodeRef lhs_node, rhs_node;  ///< the nodes holding the difference (for printing)
 };
 
-namespace detail {
-
-/// A one-line description of a node from its reflected fields, e.g.
-/// `ConstInt(type=ScalarType(dtype=INDEX), value=32)`; Vars by name; nesting and length capped.
-inline std::string describe_node(const Node& n, int depth = 3) {
-  if (const auto* v = ir::as<ir::Var>(&n)) return concat("Var '", v->name_hint, "'");
-  std::string out(ir::kind_name(n.kind()));
-  if (depth == 0) return out + "(...)";
-  PathSink sink;
-  sink.describe = true;
-  encode_fields(n, sink);
-  out += '(';
-  bool first = true;
-  for (const auto& t : sink.tokens) {
-    if (t.text.rfind("length ", 0) == 0 || t.text == "present") continue;  // structure markers
-    if (!first) out += ", ";
-    first = false;
-    std::string name = t.path;
-    if (!name.empty() && name.front() == '.') name.erase(0, 1);
-    if (!name.empty()) out += name + "=";
-    out += t.is_child ? describe_node(*t.node, depth - 1) : t.text;
-    if (out.size() > 240) return out + ", ...)";
-  }
-  return out + ')';
-}
-
-class MismatchFinder {
- public:
-  using Tracer = Projector<true>;
-
-  MismatchFinder(const ir::Node& a, const ir::Node& b, bool auto_mapping)
-      : lhs_(&arena_, auto_mapping), rhs_(&arena_, auto_mapping) {
-    lhs_.project(a);
-    rhs_.project(b);
-  }
-
-  std::optional<StructuralMismatch> find() const {
-    std::uint32_t ea = lhs_.root_event(), eb = rhs_.root_event();
-    std::string path;
-    while (true) {
-      const auto& a = resolve(lhs_, ea);
-      const auto& b = resolve(rhs_, eb);
-      if (a.value == b.value) return std::nullopt;
-      if (a.node->kind() != b.node->kind())
-        return mismatch(path, "node kinds differ", describe_node(*a.node), describe_node(*b.node),
-                        a, b);
-      if (a.tag != b.tag || a.binding != b.binding)
-        return mismatch(path, "variables differ", describe_var(a), describe_var(b), a, b);
-      if (a.tag == Tag::Ref || a.tag == Tag::FreeIdentity)
-        return mismatch(path, "variables differ", describe_var(a), describe_var(b), a, b);
-      const auto ta = tokens(a), tb = tokens(b);
-      bool descended = false;
-      for (std::size_t i = 0; i < ta.size() && i < tb.size(); ++i) {
-        const auto& x = ta[i];
-        const auto& y = tb[i];
-        if (x.is_child && y.is_child && x.path == y.path) {
-          const std::uint32_t ca = child(lhs_, a, x.ordinal), cb = child(rhs_, b, y.ordinal);
-          if (lhs_.events()[ca].value == rhs_.events()[cb].value) continue;
-          path += x.path;
-          ea = ca;
-          eb = cb;
-          descended = true;
-          break;
-        }
-        if (x.is_child != y.is_child || x.path != y.path || x.text != y.text)
-          return mismatch(path + (x.path.size() <= y.path.size() ? x.path : y.path),
-                          "values differ", text_of(x), text_of(y), a, b);
-      }
-      if (!descended)
-        return mismatch(path, "fields differ", describe_node(*a.node), describe_node(*b.node), a,
-                        b);
-    }
-  }
-
- private:
-  using Event = Tracer::Event;
-
-  static const Event& resolve(const Tracer& t, std::uint32_t e) {
-    const Event* ev = &t.events()[e];
-    while (ev->alias != Tracer::kNoEvent) ev = &t.events()[ev->alias];
-    return *ev;
-  }
-  static std::uint32_t child(const Tracer& t, const Event& parent, std::uint32_t ordinal) {
-    return t.links()[parent.first_link + ordinal];
-  }
-  static std::vector<PathSink::Token> tokens(const Event& e) {
-    PathSink sink;
-    sink.describe = true;
-    if (e.tag == Tag::FreeNumbered) {
-      sink.segments.emplace_back(".type");
-      sink.child(nullptr, Position::Usual);
-    } else {
-      encode_fields(*e.node, sink);
-    }
-    return std::move(sink.tokens);
-  }
-  static std::string text_of(const PathSink::Token& t) {
-    return t.is_child ? describe_node(*t.node) : t.text;
-  }
-  static std::string describe_var(const Event& e) {
-    const auto& v = static_cast<const ir::Var&>(*e.node);
-    switch (e.tag) {
-      case Tag::Def: return "definition #" + std::to_string(e.binding) + " ('" + v.name_hint + "')";
-      case Tag::Ref:
-        return "use of binding #" + std::to_string(e.binding) + " ('" + v.name_hint + "')";
-      case Tag::FreeNumbered:
-        return "free variable #" + std::to_string(e.binding) + " ('" + v.name_hint + "')";
-      case Tag::FreeIdentity: return "free variable '" + v.name_hint + "'";
-      case Tag::Implicit:
-        return "implicit binding #" + std::to_string(e.binding) + " ('" + v.name_hint + "')";
-      default: return std::string(ir::kind_name(e.node->kind()));
-    }
-  }
-  static StructuralMismatch mismatch(std::string path, std::string reason, std::string lhs,
-                                     std::string rhs, const Event& a, const Event& b) {
-    if (!path.empty() && path.front() == '.') path.erase(0, 1);
-    return {std::move(path), std::move(reason),   std::move(lhs),
-            std::move(rhs),  ir::NodeRef(a.node), ir::NodeRef(b.node)};
-  }
-
-  Arena arena_;
-  Tracer lhs_, rhs_;
-};
-
-}  // namespace detail
-
 /// The first field path where `a` and `b` differ, or nullopt when they are equal.
-inline std::optional<StructuralMismatch> find_first_mismatch(const ir::NodeRef& a,
-                                                             const ir::NodeRef& b,
-                                                             bool enable_auto_mapping = false) {
-  if (!a || !b) {
-    if (!a && !b) return std::nullopt;
-    return StructuralMismatch{"",
-                              "one side is null",
-                              a ? detail::describe_node(*a) : "null",
-                              b ? detail::describe_node(*b) : "null",
-                              a,
-                              b};
-  }
-  return detail::MismatchFinder(*a, *b, enable_auto_mapping).find();
-}
+PYPTO_DECL std::optional<StructuralMismatch> find_first_mismatch(const ir::NodeRef& a,
+                                                                 const ir::NodeRef& b,
+                                                                 bool enable_auto_mapping = false);
 
 /// Throws core::ValueError naming the first differing field path and both sides unless `a`
 /// and `b` are structurally equal.
-inline void assert_structural_equal(const ir::NodeRef& a, const ir::NodeRef& b,
-                                    bool enable_auto_mapping = false) {
-  if (auto m = find_first_mismatch(a, b, enable_auto_mapping))
-    throw core::ValueError("structural mismatch at " +
-                           (m->field_path.empty() ? std::string("<root>") : m->field_path) + ": " +
-                           m->reason + "\n  lhs: " + m->lhs + "\n  rhs: " + m->rhs);
-}
+PYPTO_DECL void assert_structural_equal(const ir::NodeRef& a, const ir::NodeRef& b,
+                                        bool enable_auto_mapping = false);
 
 }  // namespace pypto::structural
+
+#ifndef PYPTO_SEPARATE_COMPILATION
+#include "pypto/structural/compare.ipp"
+#endif

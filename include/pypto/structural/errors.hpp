@@ -35,7 +35,7 @@ class StructuralComparisonUnsupported : public core::TypeError {
   std::string field_path_;
 };
 
-/// Deepest node/type nesting the projection accepts (seed 003); the library-wide limit.
+/// Deepest node/type nesting the projection accepts; the library-wide limit.
 using core::kMaxNesting;
 
 enum class BindingErrorKind : std::uint8_t {

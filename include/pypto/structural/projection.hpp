@@ -5,7 +5,7 @@
 // key) and the record numbers of its children. Ignore fields are skipped; Def fields bind Vars.
 // Records are interned by their full word sequence in an Arena, so two nodes project to the same
 // number iff they are structurally equal, and equality of two roots projected into one arena is a
-// comparison of numbers (seed 003). A record's hash combines its scalars with its children's
+// comparison of numbers. A record's hash combines its scalars with its children's
 // hashes (not their numbers), so separate calls agree.
 //
 // Three walks share the encoder, the binding rules and the walk order: the Projector interns
@@ -45,10 +45,21 @@
 #include <variant>
 #include <vector>
 
+#include "pypto/core/dtype.hpp"
+#include "pypto/core/error.hpp"
 #include "pypto/core/hash.hpp"
 #include "pypto/detail/pod_stack.hpp"
 #include "pypto/detail/pointer_map.hpp"
-#include "pypto/ir.hpp"
+#include "pypto/ir/attrs.hpp"
+#include "pypto/ir/enums.hpp"
+#include "pypto/ir/expr.hpp"
+#include "pypto/ir/function.hpp"
+#include "pypto/ir/node.hpp"
+#include "pypto/ir/program.hpp"
+#include "pypto/ir/stmt.hpp"
+#include "pypto/ir/type.hpp"
+#include "pypto/ir/var.hpp"
+#include "pypto/ir/visit.hpp"
 #include "pypto/reflect/walk.hpp"
 #include "pypto/structural/errors.hpp"
 #include "pypto/structural/signature.hpp"
@@ -91,7 +102,7 @@ constexpr std::uint64_t mix(std::uint64_t h, std::uint64_t w) {
 /// are equal; words hold child record numbers, so equal numbers mean equal structures.
 class Arena {
  public:
-  // The arena is the projection's largest table (seed 003 bounds its peak per node): its
+  // The arena is the projection's largest table (its peak per node is bounded): its
   // arrays grow by a quarter (amortised copying stays O(1) per record), and the hash table is
   // kept up to 3/4 full.
   Arena() {
@@ -218,7 +229,7 @@ class FieldEncoder {
       sink_.list(0);
       return;
     }
-    // Unique keys, sorted: the order of insertion is not structure (seed 003).
+    // Unique keys, sorted: the order of insertion is not structure.
     std::vector<const ir::AttrEntry*> sorted;
     sorted.reserve(attrs.size());
     for (const auto& e : attrs) sorted.push_back(&e);

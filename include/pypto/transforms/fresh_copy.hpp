@@ -12,33 +12,17 @@
 #pragma once
 
 #include <string>
-#include <utility>
-#include <vector>
 
-#include "pypto/ir.hpp"
-#include "pypto/transforms/ssa_form.hpp"
-#include "pypto/transforms/substitute.hpp"
+#include "pypto/core/config.hpp"
+#include "pypto/ir/function.hpp"
 
 namespace pypto::transforms {
 
-inline ir::FunctionRef fresh_copy(const ir::Function& f, std::string name) {
-  Substitution subst;
-  std::vector<const ir::IterArg*> carries;
-  detail::for_each_definition(f, [&](const ir::Var& v) {
-    if (const auto* ia = ir::as<ir::IterArg>(&v)) {
-      carries.push_back(ia);
-      return;
-    }
-    subst.set(v, ir::Var::make(v.name_hint, v.type, v.span));
-  });
-  for (const ir::IterArg* ia : carries)
-    subst.set(*ia,
-              ir::IterArg::make(ia->name_hint, ia->type, subst.expr(ia->init_value), ia->span));
-  auto out = ir::copy_node(f);
-  out->name = std::move(name);
-  for (auto& p : out->params) p = ir::VarRef(static_cast<const ir::Var*>(subst.current(p).get()));
-  if (f.body) out->body = subst.stmt(f.body);
-  return out;
-}
+/// `f` under `name`, every variable it defines replaced by a fresh one (see above).
+PYPTO_DECL ir::FunctionRef fresh_copy(const ir::Function& f, std::string name);
 
 }  // namespace pypto::transforms
+
+#ifndef PYPTO_SEPARATE_COMPILATION
+#include "pypto/transforms/fresh_copy.ipp"
+#endif

@@ -1,46 +1,28 @@
-// pypto/transforms/outline_incore_scopes.hpp — OutlineIncoreScopes (seed 002).
+// pypto/transforms/outline_incore_scopes.hpp — OutlineIncoreScopes.
 //
 // Each InCoreScopeStmt of an Opaque, Orchestration or Graph function becomes a Function(InCore)
 // and a call (a Submit when the scope binds `as tid` or waits on `deps=`); InCore functions are
-// left alone. Inputs are the scope's live-in set in first-read order, outputs its definitions
-// used afterwards (a dead phi's read does not count) plus the captured tensors it writes
-// (returned as their parameters, as is any output provably such a buffer), directions
-// come from the op registry's declared effects, scalar live-outs the caller can compute are
-// hoisted, and renames of written tensors are threaded out of loops and ifs as real carries
-// (scope_outliner.hpp has the algorithm). An Opaque parent with at least one outlined scope is
-// promoted to Orchestration after its `tensor.dim(param, k)` reads of declared dynamic symbols
-// are folded onto the symbols; Graph stays Graph. Requires SSAForm; produces SSAForm,
+// left alone. Inputs, outputs, directions, scalar hoisting and carries follow the outliner
+// (scope_outliner.hpp); a dead phi's read is no use. An Opaque parent with at least one outlined
+// scope is promoted to Orchestration after its `tensor.dim(param, k)` reads of declared dynamic
+// symbols are folded onto the symbols; Graph stays Graph. Requires SSAForm; produces SSAForm,
 // SplitIncoreOrch, AivSplitValid, NoScalarKernelReturn and ReturnParamsExplicit.
 // O(N log N) in the program size.
 #pragma once
 
-#include "pypto/ir.hpp"
-#include "pypto/ir/op_registry.hpp"
+#include "pypto/core/config.hpp"
 #include "pypto/text/call_types.hpp"
 #include "pypto/transforms/pass.hpp"
-#include "pypto/transforms/property.hpp"
 #include "pypto/transforms/scope_outliner.hpp"
 
 namespace pypto::transforms {
 
-inline Pass OutlineIncoreScopes(const ir::OpRegistry& ops = text::default_op_registry()) {
-  OutlineTarget target;
-  target.pass_name = "outline-incore-scopes";
-  target.is_target = [](const ir::Stmt& s) { return ir::isa<ir::InCoreScopeStmt>(s); };
-  target.function_type = ir::FunctionType::InCore;
-  target.kind = "incore";
-  target.promote_opaque = true;
-  target.fold_param_dims = true;
-  return Pass("outline-incore-scopes", {Property::SSAForm},
-              {Property::SSAForm, Property::SplitIncoreOrch, Property::AivSplitValid,
-               Property::NoScalarKernelReturn, Property::ReturnParamsExplicit},
-              {}, [target, &ops](const ir::Program& p) {
-                return outline_scopes(p, target, ops, [](const ir::Function& f) {
-                  return f.func_type == ir::FunctionType::Opaque ||
-                         f.func_type == ir::FunctionType::Orchestration ||
-                         f.func_type == ir::FunctionType::Graph;
-                });
-              });
-}
+/// OutlineIncoreScopes (`outline-incore-scopes`, see the top of this header); `ops` declares which
+/// arguments an op reads and writes. A scope that cannot be outlined is an OutlineError.
+PYPTO_DECL Pass OutlineIncoreScopes(const ir::OpRegistry& ops = text::default_op_registry());
 
 }  // namespace pypto::transforms
+
+#ifndef PYPTO_SEPARATE_COMPILATION
+#include "pypto/transforms/outline_incore_scopes.ipp"
+#endif

@@ -4,34 +4,22 @@
 // `initial_properties`, and after each pass removes what the pass invalidates and adds what it
 // produces. A pass whose required properties do not hold is refused before anything runs
 // (PassPreconditionError names the pass and the first missing property), so a bad pipeline
-// fails fast. Options, each off by default:
-//   verify_each      after each pass: verify_structural_bindings on every function with a body,
-//                    the print→parse round trip, and the verifier of every property believed to
-//                    hold and of the structural properties that must always hold
-//                    (PassVerificationError names the pass and the failed check);
-//   print_after_all  the program's text after each pass, to an ostream and/or a callback;
-//   timing           wall time of each pass (the transform only, not the verification).
-// Cost: the passes themselves, plus O(N log N) per pass for verify_each and printing.
+// fails fast. After each pass it calls the instruments in order (verify-each and
+// print-after-all are instruments: transforms/pass_instruments.hpp), so the manager itself needs
+// neither the text layer nor any verifier. `timing` records the wall time of each transform.
 #pragma once
 
 #include <chrono>
 #include <cstdio>
 #include <functional>
-#include <optional>
-#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "pypto/core/error.hpp"
-#include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/program.hpp"
-#include "pypto/structural/bindings.hpp"
-#include "pypto/text/printer.hpp"
-#include "pypto/text/round_trip.hpp"
 #include "pypto/transforms/pass.hpp"
 #include "pypto/transforms/property.hpp"
-#include "pypto/transforms/property_verifiers.hpp"
 
 namespace pypto::transforms {
 
@@ -52,34 +40,18 @@ class PassPreconditionError : public core::ValueError {
   Property missing_;
 };
 
-/// A check of verify_each failed after a pass.
-class PassVerificationError : public core::ValueError {
- public:
-  PassVerificationError(std::string pass_name, std::string check, const std::string& detail)
-      : core::ValueError("after pass " + pass_name + ": " + check + " failed: " + detail),
-        pass_name_(std::move(pass_name)),
-        check_(std::move(check)) {}
-  const std::string& pass_name() const { return pass_name_; }
-  /// `verify_structural_bindings`, `round trip` or the property's name.
-  const std::string& check() const { return check_; }
-
- private:
-  std::string pass_name_;
-  std::string check_;
-};
+/// Called after each pass with the pass, its output and the properties that hold after it. An
+/// instrument may throw to stop the run (the verify-each instrument throws
+/// PassVerificationError); see transforms/pass_instruments.hpp for the standard ones.
+using PassInstrument =
+    std::function<void(const Pass& pass, const ir::Program& output, PropertySet holding)>;
 
 struct PassManagerOptions {
-  bool verify_each = false;
-  /// Receives `# ----- after <pass> -----` and the program's text after each pass.
-  std::ostream* print_after_all = nullptr;
-  /// Called with each pass and its output program, after verification.
-  std::function<void(const Pass&, const ir::Program&)> after_pass;
+  /// Run after each pass, in this order.
+  std::vector<PassInstrument> instruments;
   bool timing = false;
   /// The properties the input program is known to have.
   PropertySet initial_properties;
-  PropertyVerifiers verifiers = standard_property_verifiers();
-  /// The ops for printing and the round trip; null means ir::standard_op_registry().
-  const ir::OpRegistry* ops = nullptr;
 };
 
 struct PassTiming {
@@ -106,7 +78,7 @@ class PassManager {
 
   /// Runs every pass in order on `program` and returns the result (the input when the list is
   /// empty). Throws PassPreconditionError before running anything if the list is ill-formed,
-  /// PassVerificationError when verify_each finds a problem, and whatever a pass throws.
+  /// and whatever a pass or an instrument throws.
   ir::ProgramRef run(const ir::Program& program) {
     check_pipeline();
     timings_.clear();
@@ -118,11 +90,8 @@ class PassManager {
       const auto stop = std::chrono::steady_clock::now();
       if (options_.timing) timings_.push_back({pass.name(), stop - start});
       properties_ = after(pass, properties_);
-      if (options_.verify_each) verify(pass, *current);
-      if (options_.print_after_all)
-        *options_.print_after_all << "# ----- after " << pass.name() << " -----\n"
-                                  << text::print(*current, print_options());
-      if (options_.after_pass) options_.after_pass(pass, *current);
+      for (const PassInstrument& instrument : options_.instruments)
+        instrument(pass, *current, properties_);
     }
     return current;
   }
@@ -152,33 +121,6 @@ class PassManager {
   }
   static PropertySet after(const Pass& pass, PropertySet holding) {
     return holding.without(pass.invalidated()).with(pass.produced());
-  }
-
-  text::PrintOptions print_options() const {
-    text::PrintOptions o;
-    o.ops = options_.ops;
-    return o;
-  }
-
-  void verify(const Pass& pass, const ir::Program& program) const {
-    for (const auto& [name, fn] : program.functions) {
-      if (!fn->body) continue;
-      try {
-        structural::verify_structural_bindings(*fn);
-      } catch (const core::Error& e) {
-        throw PassVerificationError(pass.name(), "verify_structural_bindings",
-                                    "function " + name + ": " + e.what());
-      }
-    }
-    try {
-      text::check_round_trip(program, print_options());
-    } catch (const core::Error& e) {
-      throw PassVerificationError(pass.name(), "round trip", e.what());
-    }
-    for (Property p : kAllProperties)
-      if (properties_.contains(p) || kStructuralProperties.contains(p))
-        if (auto violation = options_.verifiers.check(p, program))
-          throw PassVerificationError(pass.name(), std::string(property_name(p)), *violation);
   }
 
   static std::string format_ms(std::chrono::nanoseconds ns) {

@@ -16,14 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "pypto/core/config.hpp"
 #include "pypto/core/error.hpp"
-#include "pypto/transforms/convert_tensor_to_tile_ops.hpp"
-#include "pypto/transforms/convert_to_ssa.hpp"
-#include "pypto/transforms/deduplicate_outlined_kernels.hpp"
-#include "pypto/transforms/expand_mixed_kernels.hpp"
-#include "pypto/transforms/normalize_stmt_structure.hpp"
-#include "pypto/transforms/outline_cluster_scopes.hpp"
-#include "pypto/transforms/outline_incore_scopes.hpp"
 #include "pypto/transforms/pass.hpp"
 
 namespace pypto::transforms {
@@ -105,24 +99,7 @@ class PassRegistry {
 };
 
 /// The registry of every pass that exists.
-inline PassRegistry standard_passes() {
-  PassRegistry registry;
-  registry.add("natural form to SSA: versioned Vars, loop carries, if-results", ConvertToSSA);
-  registry.add("every body slot one SeqStmts, nested SeqStmts flattened", NormalizeStmtStructure);
-  registry.add("InCore scopes become InCore functions and calls (seed 002)",
-               [] { return OutlineIncoreScopes(); });
-  registry.add("cluster scopes become Group functions, standalone spmd scopes Spmd wrappers",
-               [] { return OutlineClusterScopes(); });
-  registry.add("equivalent outlined kernels and Group bundles share one definition (seed 001)",
-               [] { return DeduplicateOutlinedKernels(); });
-  registry.add(
-      "kernels' tensor ops become tile loads, tile ops and tile stores; cache_policy "
-      "becomes tile.load cache kwargs",
-      [] { return ConvertTensorToTileOps(); });
-  registry.add("every Group member takes the Group's parameters: one argument list per mixed task",
-               ExpandMixedKernels);
-  return registry;
-}
+PYPTO_DECL PassRegistry standard_passes();
 
 /// The passes that take a program as written to what codegen<Target> accepts, in order (the
 /// `pypto-opt --target` default).
@@ -131,3 +108,7 @@ inline constexpr std::string_view kCodegenPipeline =
     "convert-tensor-to-tile-ops,expand-mixed-kernels";
 
 }  // namespace pypto::transforms
+
+#ifndef PYPTO_SEPARATE_COMPILATION
+#include "pypto/transforms/pass_registry.ipp"
+#endif

@@ -17,11 +17,12 @@
 #include <string>
 #include <utility>
 
-#include "pypto/ir/program.hpp"
-#include "pypto/transforms/normalize_stmt_structure.hpp"
-#include "pypto/transforms/outline_properties.hpp"
+#include "pypto/core/config.hpp"
 #include "pypto/transforms/property.hpp"
-#include "pypto/transforms/ssa_form.hpp"
+
+namespace pypto::ir {
+struct Program;
+}  // namespace pypto::ir
 
 namespace pypto::transforms {
 
@@ -47,17 +48,12 @@ class PropertyVerifiers {
   std::array<Verifier, kAllProperties.size()> verifiers_;
 };
 
-inline PropertyVerifiers standard_property_verifiers() {
-  PropertyVerifiers verifiers;
-  verifiers.set(Property::SSAForm, find_ssa_violation);
-  verifiers.set(Property::NormalizedStmtStructure, find_unnormalized_stmt_structure);
-  verifiers.set(Property::SplitIncoreOrch, find_split_incore_orch_violation);
-  verifiers.set(Property::ClusterOutlined, find_cluster_outlined_violation);
-  verifiers.set(Property::NoScalarKernelReturn, find_no_scalar_kernel_return_violation);
-  verifiers.set(Property::ReturnParamsExplicit,
-                [](const ir::Program& p) { return find_return_params_explicit_violation(p); });
-  verifiers.set(Property::AivSplitValid, find_aiv_split_valid_violation);
-  return verifiers;
-}
+/// The verifiers that exist: SSAForm, NormalizedStmtStructure and the five outline properties
+/// (ReturnParamsExplicit with the default op registry).
+PYPTO_DECL PropertyVerifiers standard_property_verifiers();
 
 }  // namespace pypto::transforms
+
+#ifndef PYPTO_SEPARATE_COMPILATION
+#include "pypto/transforms/property_verifiers.ipp"
+#endif

@@ -3,10 +3,10 @@
 // A Substitution maps variables (by identity) to expressions. `expr(e)` / `stmt(s)` return e / s
 // with every mapped variable replaced, rebuilding only the nodes on a path to a replacement:
 // an unchanged subtree is returned as the same object, and a node shared by several parents is
-// rebuilt once (memoized), so sharing survives. The walk is generic over the field
-// descriptors (DESIGN.md: nothing else names a node's fields), including attribute values and
-// the nested view structs of a node. Types are left as they are: shape symbols are program-wide
-// names, not the values a pass renames. An IterArg whose initial value changes is re-made, and
+// rebuilt once (memoized), so sharing survives. The walk is generic over the field descriptors
+// (nothing else names a node's fields), including attribute values and the nested view structs
+// of a node. Types are left as they are: shape symbols are program-wide names, not the values a
+// pass renames. An IterArg whose initial value changes is re-made, and
 // its uses follow it. Each node is visited at most once per Substitution: O(N) for a whole
 // function, plus O(1) expected per lookup.
 #pragma once
@@ -18,10 +18,15 @@
 #include <utility>
 #include <vector>
 
+#include "pypto/core/config.hpp"
 #include "pypto/core/error.hpp"
-#include "pypto/core/limits.hpp"
 #include "pypto/detail/pointer_map.hpp"
-#include "pypto/ir.hpp"
+#include "pypto/ir/attrs.hpp"
+#include "pypto/ir/expr.hpp"
+#include "pypto/ir/node.hpp"
+#include "pypto/ir/stmt.hpp"
+#include "pypto/ir/type.hpp"
+#include "pypto/ir/var.hpp"
 #include "pypto/reflect/field.hpp"
 
 namespace pypto::transforms {
@@ -219,37 +224,8 @@ class Substitution : private detail::FieldRewriter<Substitution> {
     return true;
   }
 
-  // Defined after the field helpers its generic lambda calls: clang 14 leaves member templates
-  // declared later in the class uninstantiated there (-Wundefined-inline, undefined references).
-  ir::NodeRef node(const ir::NodeRef& n) {
-    if (ir::isa<ir::Type>(*n) || ir::isa<ir::Op>(*n)) return n;
-    if (const auto* v = ir::as<ir::Var>(n.get())) {
-      if (const ir::ExprRef* to = find(*v)) return *to;
-      const auto* ia = ir::as<ir::IterArg>(v);
-      if (!ia) return n;
-    }
-    if (const ir::NodeRef* done = memo_.find(n.get())) return *done;
-    if (++depth_ > core::kMaxNesting)
-      throw core::ValueError("substitution: IR nested deeper than " +
-                             std::to_string(core::kMaxNesting) + " levels is not supported");
-    ir::NodeRef out = ir::visit(*n, [&](const auto& concrete) -> ir::NodeRef {
-      using N = std::remove_cvref_t<decltype(concrete)>;
-      if constexpr (std::is_same_v<N, ir::IterArg>) {
-        ir::ExprRef init = rewrite(concrete.init_value);
-        if (init == concrete.init_value) return n;
-        ir::IterArgRef fresh =
-            ir::IterArg::make(concrete.name_hint, concrete.type, init, concrete.span);
-        *map_.insert(&concrete, nullptr).first = fresh;  // its uses follow it
-        return fresh;
-      } else {
-        auto copy = rebuilt(concrete);
-        return copy ? ir::NodeRef(copy) : n;
-      }
-    });
-    --depth_;
-    memo_.insert(n.get(), out);
-    return out;
-  }
+  /// `n` with every mapped variable replaced (memoized); types and ops are kept as they are.
+  PYPTO_DECL ir::NodeRef node(const ir::NodeRef& n);
 
   ::pypto::detail::PointerMap<ir::ExprRef> map_;  // looked up, never iterated; null = unmapped
   std::vector<std::pair<const ir::Var*, ir::ExprRef>> journal_;  // (variable, previous value)
@@ -258,3 +234,7 @@ class Substitution : private detail::FieldRewriter<Substitution> {
 };
 
 }  // namespace pypto::transforms
+
+#ifndef PYPTO_SEPARATE_COMPILATION
+#include "pypto/transforms/substitute.ipp"
+#endif

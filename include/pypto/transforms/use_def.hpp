@@ -4,13 +4,13 @@
 // order, `on.enter(stmt)`, then `on.use(var, access)` for each variable it reads and
 // `on.def(var, stmt)` for each it binds, then the same for its nested statements, then
 // `on.leave(stmt)`. The order is the order of evaluation, which is what flow-sensitive analyses
-// (live-in sets, seed 002) need: a leaf statement's reads come before its bindings (`c =
+// (live-in sets) need: a leaf statement's reads come before its bindings (`c =
 // pl.store(t, [0], c)` reads c, then rebinds it); a compound statement's fields are taken in
 // descriptor order, where a loop's binders precede its body and its results follow it; an
 // iter_arg's initial value is read just before the iter_arg is bound.
 //
 // `access` says how a read touches the variable's data, from the op registry's declared
-// effects (DESIGN.md: never op-name special cases): a direct argument of a registered op gets
+// effects (never op-name special cases): a direct argument of a registered op gets
 // the op's effect on that slot (Write: only written — not a read), a direct argument of a
 // program function called or submitted gets the callee's parameter direction (Out: Write,
 // InOut: ReadWrite), a Submit's deps and every other use are Read, and the bookkeeping attrs
@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -28,9 +29,16 @@
 
 #include "pypto/core/error.hpp"
 #include "pypto/core/limits.hpp"
-#include "pypto/ir.hpp"
+#include "pypto/ir/attrs.hpp"
+#include "pypto/ir/enums.hpp"
+#include "pypto/ir/expr.hpp"
+#include "pypto/ir/node.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/scope_attrs.hpp"
+#include "pypto/ir/stmt.hpp"
+#include "pypto/ir/type.hpp"
+#include "pypto/ir/var.hpp"
+#include "pypto/ir/visit.hpp"
 #include "pypto/reflect/field.hpp"
 
 namespace pypto::transforms {

@@ -1,0 +1,310 @@
+// pypto/codegen/cpu_target.ipp — the definitions of codegen/cpu_target.hpp.
+#pragma once
+
+#include "pypto/codegen/cpu_target.hpp"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pypto/codegen/kernel_abi.hpp"
+#include "pypto/codegen/kernel_helpers.hpp"
+#include "pypto/codegen/target_traits.hpp"
+#include "pypto/kernel/spec.hpp"
+
+// Semantics are strict IEEE binary32 and must equal runtime/interpreter.hpp bit for bit: every
+// kernel Spec instruction is one statement into a named float (no expression the compiler could
+// contract), reductions and matmul accumulate in the interpreter's order from the first element,
+// and the file turns contraction off itself (clang honours `#pragma STDC FP_CONTRACT OFF`, GCC
+// `#pragma GCC optimize("fp-contract=off")`); the runtime also compiles with -ffp-contract=off,
+// which matters for clang, whose -ffp-contract=fast ignores the pragma (its default, `on`, only
+// contracts within one statement, and no statement here holds two float ops).
+// Tiles are std::vectors (any rank, dims read at run time). The entry is kernel_abi.hpp's fixed
+// `pypto_kernel_entry`; nothing in the file depends on the kernel's name.
+// FP16 and BF16 are stored as 16-bit patterns (pk::fp16 / pk::bf16, kernel_abi.hpp's encoding)
+// in tensors and tiles alike, and computed as the interpreter computes them: each op widens its
+// operands to binary32 (exact), computes there with the FP32 instruction table and rounds its
+// result to the dtype, to nearest with ties to even (round_to_dtype), one loop per op.
+
+namespace pypto::codegen {
+
+namespace detail::cpu_target {
+
+/// FP16 / BF16 elements and their conversions (kernel_abi.hpp's encoding). A cast from a half
+/// dtype reads the element as the interpreter does, as a value of its dtype (a NaN becomes
+/// the dtype's quiet NaN of its sign). Casts to a half dtype round once: a float's binary32 value
+/// (every FP16 / BF16 value is a float), an integer's exact value (its magnitude rounded to odd
+/// in 24 bits first, exact in binary32, which then rounds to the dtype's 11 or 8 bits as the
+/// exact value does).
+inline constexpr std::string_view kHalfHelpers = R"(namespace pk {
+
+struct fp16 {
+  std::uint16_t bits;
+};
+struct bf16 {
+  std::uint16_t bits;
+};
+template <class T>
+constexpr bool is_half = std::is_same_v<T, fp16> || std::is_same_v<T, bf16>;
+template <class H>
+constexpr pypto::codegen::HalfFormat format_of =
+    std::is_same_v<H, fp16> ? pypto::codegen::HalfFormat::FP16 : pypto::codegen::HalfFormat::BF16;
+
+/// The binary32 value of an element (exact).
+template <class H>
+  requires is_half<H>
+inline float widen(H x) { return pypto::codegen::half_to_float(x.bits, format_of<H>); }
+/// A binary32 result rounded to the dtype (the interpreter's round_to_dtype).
+template <class H>
+inline H round_to(float x) { return H{pypto::codegen::float_to_half(x, format_of<H>)}; }
+/// A binary32 value of the dtype, stored exactly (a NaN keeps its payload).
+template <class H>
+inline H narrow(float x) { return H{pypto::codegen::float_to_half(x, format_of<H>, true)}; }
+/// An atomic-add store's sum: in binary32, rounded.
+template <class H>
+  requires is_half<H>
+inline H add(H a, H b) { return round_to<H>(widen(a) + widen(b)); }
+
+template <class To, class From>
+  requires(is_half<To> || is_half<From>)
+inline To cast(From a) {
+  if constexpr (is_half<From>) {  // read as a value of its dtype: a NaN is its quiet NaN
+    return cast<To>(widen(round_to<From>(widen(a))));
+  } else if constexpr (std::is_floating_point_v<From>) {
+    return round_to<To>(static_cast<float>(a));
+  } else {
+    bool negative = false;
+    if constexpr (std::is_signed_v<From>) negative = a < 0;
+    const std::uint64_t m = negative ? std::uint64_t{0} - static_cast<std::uint64_t>(a)
+                                     : static_cast<std::uint64_t>(a);
+    std::uint64_t kept = m;
+    int shift = 0;
+    for (; kept >= (std::uint64_t{1} << 24); ++shift) kept = (kept >> 1) | (kept & 1);
+    const float f = std::ldexp(static_cast<float>(kept), shift);
+    return round_to<To>(negative ? -f : f);
+  }
+}
+
+}  // namespace pk
+
+)";
+
+/// Region copies (tile.load / tile.store, runtime/interpreter.hpp's for_box) and matmul
+/// (products in increasing k, summed from the first product: kernel/spec.hpp's Matmul).
+inline constexpr std::string_view kBoxHelpers = R"(namespace pk {
+
+enum class Box { Load, Store, StoreAdd };
+
+template <class E>
+inline void copy_box(E* tile, E* gm, const std::int64_t* shape,
+                     std::initializer_list<std::int64_t> offsets,
+                     std::initializer_list<std::int64_t> extents, Box mode) {
+  const std::size_t rank = offsets.size();
+  const std::int64_t* off = offsets.begin();
+  const std::int64_t* ext = extents.begin();
+  std::int64_t n = 1;
+  for (std::size_t k = 0; k < rank; ++k) {
+    if (off[k] < 0 || ext[k] < 0 || off[k] > shape[k] || ext[k] > shape[k] - off[k]) std::abort();
+    n *= ext[k];
+  }
+  std::int64_t pos[pypto::codegen::kKernelAbiMaxRank] = {};
+  for (std::int64_t j = 0; j < n; ++j) {
+    std::int64_t at = 0;
+    for (std::size_t k = 0; k < rank; ++k) at = at * shape[k] + off[k] + pos[k];
+    if (mode == Box::Load) tile[j] = gm[at];
+    else if (mode == Box::Store) gm[at] = tile[j];
+    else gm[at] = add(gm[at], tile[j]);
+    for (std::size_t k = rank; k-- > 0;) {
+      if (++pos[k] < ext[k]) break;
+      pos[k] = 0;
+    }
+  }
+}
+
+inline void matmul(float* c, const float* a, const float* b, std::int64_t m, std::int64_t k,
+                   std::int64_t n) {
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (std::int64_t p = 0; p < k; ++p) {
+        const float product = a[i * k + p] * b[p * n + j];
+        acc = p == 0 ? product : acc + product;
+      }
+      c[i * n + j] = acc;
+    }
+  }
+}
+
+/// The block index of the running instance; a runtime that launches blocks sets it first.
+static std::int64_t block_idx = 0;
+
+}  // namespace pk
+
+extern "C" __attribute__((visibility("default"))) void pypto_kernel_set_block_idx(std::int64_t b) {
+  pk::block_idx = b;
+}
+
+)";
+
+}  // namespace detail::cpu_target
+
+PYPTO_DECL std::string CpuTarget::round_to_dtype(core::DataType t, std::string_view x) {
+  if (t == core::DataType::FP32) return std::string(x);
+  if (t != core::DataType::FP16 && t != core::DataType::BF16) return "";
+  return "pk::round_to<" + std::string(element_type(t)) + ">(" + std::string(x) + ")";
+}
+
+PYPTO_DECL std::string CpuTarget::float_literal(std::uint32_t bits) {
+  return hex_float_literal(bits, "std::bit_cast<float>");
+}
+
+PYPTO_DECL std::string CpuTarget::prologue(CoreType) {
+  std::string s =
+      "// Generated by pypto (target cpu). Strict IEEE binary32: no FP contraction.\n"
+      "#if defined(__clang__)\n"
+      "#pragma STDC FP_CONTRACT OFF\n"
+      "#elif defined(__GNUC__)\n"
+      "#pragma GCC optimize(\"fp-contract=off\")\n"
+      "#endif\n"
+      "#include <pypto/codegen/kernel_abi.hpp>\n\n"
+      "#include <algorithm>\n#include <bit>\n#include <cmath>\n#include <cstddef>\n"
+      "#include <cstdint>\n#include <cstdlib>\n#include <initializer_list>\n"
+      "#include <type_traits>\n#include <vector>\n\n"
+      "#define PK_FN inline\n";
+  s += kScalarHelpers;
+  s += detail::cpu_target::kHalfHelpers;
+  s += detail::cpu_target::kBoxHelpers;
+  return s;
+}
+
+PYPTO_DECL std::string CpuTarget::entry_open() {
+  return "extern \"C\" __attribute__((visibility(\"default\"))) void " +
+         std::string(kKernelEntrySymbol) + "(const std::uint64_t* args) {\n";
+}
+
+PYPTO_DECL std::string CpuTarget::entry_close() { return "}\n"; }
+
+PYPTO_DECL std::string CpuTarget::tensor_param(const TensorRef& t, std::size_t index) {
+  return "auto* const " + t.name + " = reinterpret_cast<pypto::codegen::TensorArg*>(args[" +
+         std::to_string(index) + "]);\n" + std::string(element_type(t.dtype)) + "* const " +
+         t.data + " = static_cast<" + std::string(element_type(t.dtype)) + "*>(" + t.name +
+         "->data);\n";
+}
+
+PYPTO_DECL std::string CpuTarget::scalar_param(std::string_view name, core::DataType t,
+                                               std::size_t index) {
+  const std::string arg = "args[" + std::to_string(index) + "]";
+  const std::string type(scalar_type(t));
+  if (t == core::DataType::FP32)
+    return "const float " + std::string(name) +
+           " = std::bit_cast<float>(static_cast<std::uint32_t>(" + arg + "));\n";
+  if (t == core::DataType::BOOL)
+    return "const bool " + std::string(name) + " = " + arg + " != 0;\n";
+  return "const " + type + " " + std::string(name) + " = static_cast<" + type + ">(" + arg + ");\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tensor_create(const TensorRef& t,
+                                                const std::vector<std::string>& dims,
+                                                std::string_view value) {
+  const std::string e(element_type(t.dtype));
+  std::string size, shape;
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    size += (k ? " * " : "") + std::string("static_cast<std::size_t>(") + dims[k] + ")";
+    shape += (k ? ", " : "") + std::string("static_cast<std::int64_t>(") + dims[k] + ")";
+  }
+  if (dims.empty()) size = "1";
+  std::string s =
+      "std::vector<" + e + "> " + t.name + "s(" + size + ", " + std::string(value) + ");\n";
+  s += "pypto::codegen::TensorArg " + t.name + "a{" + t.name + "s.data(), " +
+       std::to_string(dims.size()) + ", {" + shape + "}};\n";
+  s += "auto* const " + t.name + " = &" + t.name + "a;\n";
+  s += e + "* const " + t.data + " = " + t.name + "s.data();\n";
+  return s;
+}
+
+PYPTO_DECL std::string CpuTarget::tile_decl(const TileRef& t) {
+  return "std::vector<" + std::string(element_type(t.dtype)) + "> " + t.name +
+         "(static_cast<std::size_t>(" + tile_size_text(t) + "));\n";
+}
+
+PYPTO_DECL std::string CpuTarget::extents(const TileRef& t) {
+  std::vector<std::string> e;
+  for (const Dim& d : t.dims) e.push_back(d.text);
+  return brace_list(e);
+}
+
+PYPTO_DECL std::string CpuTarget::tile_load(const TileRef& t, const TensorRef& src,
+                                            const std::vector<std::string>& offsets) {
+  return "pk::copy_box(" + t.name + ".data(), " + src.data + ", " + src.name + "->shape, " +
+         brace_list(offsets) + ", " + extents(t) + ", pk::Box::Load);\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_store(const TileRef& t, const TensorRef& dst,
+                                             const std::vector<std::string>& offsets,
+                                             bool atomic_add) {
+  return "pk::copy_box(" + t.name + ".data(), " + dst.data + ", " + dst.name + "->shape, " +
+         brace_list(offsets) + ", " + extents(t) + ", " +
+         (atomic_add ? "pk::Box::StoreAdd" : "pk::Box::Store") + ");\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_fill(const TileRef& t, std::string_view value) {
+  return "std::fill(" + t.name + ".begin(), " + t.name + ".end(), " + std::string(value) + ");\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_cast(const TileRef& dst, const TileRef& src) {
+  return "for (std::size_t i = 0; i < " + src.name + ".size(); ++i) " + dst.name +
+         "[i] = pk::cast<" + std::string(element_type(dst.dtype)) + ">(" + src.name + "[i]);\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_copy(const TileRef& dst, const TileRef& src) {
+  return dst.name + " = " + src.name + ";\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_matmul(const TileRef& c, const TileRef& a,
+                                              const TileRef& b) {
+  return "pk::matmul(" + c.name + ".data(), " + a.name + ".data(), " + b.name + ".data(), " +
+         tile_rows(a).text + ", " + tile_cols(a).text + ", " + tile_cols(b).text + ");\n";
+}
+
+PYPTO_DECL std::string CpuTarget::block_idx() { return "pk::block_idx"; }
+
+PYPTO_DECL std::string CpuTarget::pipe_sync(Pipe, Pipe) { return {}; }
+
+PYPTO_DECL std::string CpuTarget::pipe_barrier() { return {}; }
+
+PYPTO_DECL std::string CpuTarget::tile_elementwise(kernel::Op op, const TileRef& dst,
+                                                   const TileRef& a, std::string_view b,
+                                                   bool b_scalar) {
+  if (dst.dtype == core::DataType::FP16 || dst.dtype == core::DataType::BF16)
+    return half_op(op, dst, a, b);
+  const std::string fn = "pk::" + std::string(int_fn(op));
+  std::string rhs;
+  if (kernel::arity(op) == 2) rhs = ", " + std::string(b) + (b_scalar ? "" : "[i]");
+  return "for (std::size_t i = 0; i < " + dst.name + ".size(); ++i) " + dst.name + "[i] = " + fn +
+         "(" + a.name + "[i]" + rhs + ");\n";
+}
+
+PYPTO_DECL std::string CpuTarget::half_op(kernel::Op op, const TileRef& dst, const TileRef& a,
+                                          std::string_view b) {
+  const std::string_view instr = instr_table[static_cast<std::size_t>(op)];
+  const std::string e(element_type(dst.dtype));
+  const std::string loop = "for (std::size_t i = 0; i < " + dst.name + ".size(); ++i) {\n";
+  if (kernel::is_reduction(op)) {
+    const bool sum = op == kernel::Op::RowSum || op == kernel::Op::ColSum;
+    return "{\n  const std::size_t pk_cols = static_cast<std::size_t>(" + tile_cols(a).text +
+           ");\n  " + loop + "    float acc = pk::widen(" + a.name +
+           "[i * pk_cols]);\n    for (std::size_t j = 1; j < pk_cols; ++j) {\n" +
+           "      const float x = pk::widen(" + a.name + "[i * pk_cols + j]);\n      " +
+           format_template(instr, "acc", "x") + "\n" +
+           (sum ? "      acc = pk::widen(" + round_to_dtype(dst.dtype, "acc") + ");\n" : "") +
+           "    }\n    " + dst.name + "[i] = pk::narrow<" + e + ">(acc);\n  }\n}\n";
+  }
+  const bool binary = kernel::arity(op) == 2;
+  return loop + "  const float x = pk::widen(" + a.name + "[i])" +
+         (binary ? ", y = pk::widen(" + std::string(b) + "[i])" : "") + ";\n  float r = 0.0f;\n  " +
+         format_template(instr, "r", "x", "y") + "\n  " + dst.name +
+         "[i] = " + round_to_dtype(dst.dtype, "r") + ";\n}\n";
+}
+
+}  // namespace pypto::codegen

@@ -1,0 +1,725 @@
+// pypto/codegen/kernel_codegen.ipp — the definitions of codegen/kernel_codegen.hpp.
+#pragma once
+
+#include "pypto/codegen/kernel_codegen.hpp"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pypto/codegen/codegen_error.hpp"
+#include "pypto/codegen/core_type.hpp"
+#include "pypto/codegen/cpu_target.hpp"
+#include "pypto/codegen/kernel_lowering_base.hpp"
+#include "pypto/codegen/kernel_region_lowering.hpp"
+#include "pypto/codegen/kernel_source.hpp"
+#include "pypto/codegen/npu_target.hpp"
+#include "pypto/codegen/target_traits.hpp"
+#include "pypto/ir/expr.hpp"
+#include "pypto/ir/function.hpp"
+#include "pypto/ir/stmt.hpp"
+#include "pypto/ir/type.hpp"
+
+// codegen_kernel<T>(fn) is one template for every target; T's traits print each construct.
+// Parameters are unpacked in the task-parameter order (tensors first, then scalars); symbolic
+// dims of tensor parameters are read from the runtime shapes. Scalar code (integer wrap, Python
+// floor division, strict FP32) becomes one named C++ local per op; loops, whiles and ifs become
+// C++ control flow over carry variables that each yield assigns (a tensor carry is the tensor
+// itself: stores write it in place); tile.load / tile.store / tile.full / tile.cast /
+// tile.matmul, integer and FP16 / BF16 elementwise and row-reduction tile ops (one op at a
+// time, each result rounded to its dtype) and tensor.read / tensor.write / tensor.dim print
+// through the traits. Each maximal run of FP32 elementwise and row-reduction tile ops is a
+// region lowered through the kernel expression IR (see "regions" below): one kernel::Spec per
+// materialized value, canonicalized and printed by spec_emitter.hpp. Nested tile calls
+// (`pl.store(pl.mul(t, 2.0), ...)`) are lowered first, as if bound to a variable.
+//
+// Every name is numbered in order of appearance (t<k> tensors, s<k> scalars, v<k> tiles) and the
+// source holds nothing else of the function, so alpha-equivalent kernels, and kernels whose
+// regions canonicalize alike, print byte-identical source. What the target cannot express —
+// an op, dtype, memory space or rank it lacks, a tile over its space's capacity, pre-SSA loop
+// carries, a broadcast the interpreter refuses (a second operand must be equal or 1 in each
+// dimension of the first), or one no Spec view reads — is a CodegenError naming the kernel,
+// the op and line:column, never partial output. O(body + region values x inlined DAG size).
+
+namespace pypto::codegen {
+
+namespace detail::kernel_codegen {
+
+/// The statement layer of the lowering: parameters, statements, control flow and the tile ops
+/// that are not region ops.
+template <TargetTraits T>
+class Lowering : protected RegionLowering<T> {
+ public:
+  explicit Lowering(const ir::Function& fn) : RegionLowering<T>(fn) {}
+
+  KernelSource run() {
+    KernelSource out;
+    out.function_name = fn_.name;
+    out.core_type = core_type_of(fn_);
+    core_ = out.core_type;
+    if (fn_.func_type != ir::FunctionType::InCore && fn_.func_type != ir::FunctionType::AIC &&
+        fn_.func_type != ir::FunctionType::AIV)
+      fail(&fn_.span, "", "is not a kernel (InCore, AIC or AIV function)");
+    if (!fn_.body) fail(&fn_.span, "", "has no body (runtime-bound)");
+    count_uses();
+    // Task-parameter order: tensors, then scalars.
+    std::string params;
+    for (std::size_t k = 0; k < fn_.params.size(); ++k) {
+      const ir::Var& p = *fn_.params[k];
+      if (const auto* tt = ir::as<ir::TensorType>(p.type.get())) {
+        const std::size_t slot = out.tensors.size();
+        out.tensors.push_back({k, fn_.param_directions[k], tt->dtype});
+        Value v;
+        v.kind = Value::Kind::Tensor;
+        v.tensor = TensorRef{"t" + std::to_string(slot), "t" + std::to_string(slot) + "d",
+                             tt->dtype, tt->rank()};
+        if (T::element_type(tt->dtype).empty())
+          fail(&fn_.span, "",
+               "parameter " + std::to_string(k) + " has dtype " +
+                   std::string(core::dtype_name(tt->dtype)) + ", which the target does not store");
+        params += std::string(kIndent) + indent_lines(T::tensor_param(v.tensor, slot));
+        env_[&p] = std::move(v);
+      }
+    }
+    for (std::size_t k = 0; k < fn_.params.size(); ++k) {
+      const ir::Var& p = *fn_.params[k];
+      if (const auto* st = ir::as<ir::ScalarType>(p.type.get())) {
+        const std::size_t slot = out.tensors.size() + out.scalars.size();
+        out.scalars.push_back({k, fn_.param_directions[k], st->dtype});
+        if (T::scalar_type(st->dtype).empty())
+          fail(&fn_.span, "",
+               "scalar parameter " + std::to_string(k) + " has dtype " +
+                   std::string(core::dtype_name(st->dtype)));
+        const std::string name = new_scalar_name();
+        params += std::string(kIndent) + T::scalar_param(name, st->dtype, slot);
+        env_[&p] = scalar_value(name, st->dtype);
+      } else if (!ir::isa<ir::TensorType>(*p.type)) {
+        fail(&fn_.span, "", "parameter " + std::to_string(k) + " is neither a tensor nor a scalar");
+      }
+    }
+    // Symbolic dims of tensor parameters: read from the runtime shapes.
+    for (std::size_t k = 0; k < fn_.params.size(); ++k) {
+      const auto* tt = ir::as<ir::TensorType>(fn_.params[k]->type.get());
+      if (!tt) continue;
+      const Value& tv = env_.at(fn_.params[k].get());
+      for (std::size_t d = 0; d < tt->shape.size(); ++d) {
+        const auto* sym = ir::as<ir::Var>(tt->shape[d].get());
+        if (!sym || env_.count(sym)) continue;
+        const std::string name = new_scalar_name();
+        params += std::string(kIndent) + "[[maybe_unused]] const std::int64_t " + name + " = " +
+                  tv.tensor.name + "->shape[" + std::to_string(d) + "];\n";
+        env_[sym] = scalar_value(name, core::DataType::INDEX);
+      }
+    }
+    body_ = params;
+    depth_ = 1;
+    stmt(*fn_.body);
+    flush();
+    out.source = T::prologue(out.core_type) + T::entry_open() + body_ + T::entry_close();
+    return out;
+  }
+
+ private:
+  using Layer = RegionLowering<T>;
+  // The dependent base's members, named once here (two-phase lookup would otherwise need
+  // `this->` at every use).
+  using Layer::as_var;
+  using Layer::body_;
+  using Layer::copy_pipe;
+  using Layer::core_;
+  using Layer::count_uses;
+  using Layer::declare_tile;
+  using Layer::define;
+  using Layer::depth_;
+  using Layer::dims_of;
+  using Layer::env_;
+  using Layer::fail;
+  using Layer::fail_at;
+  using Layer::fail_stmt;
+  using Layer::flat_index;
+  using Layer::flush;
+  using Layer::fn_;
+  using Layer::indent_lines;
+  using Layer::int_list;
+  using Layer::kIndent;
+  using Layer::last_pipe_;
+  using Layer::line;
+  using Layer::lookup;
+  using Layer::new_scalar_name;
+  using Layer::new_tile_name;
+  using Layer::next_local_tensor_;
+  using Layer::next_scalar_;
+  using Layer::next_tile_;
+  using Layer::on_pipe;
+  using Layer::pad;
+  using Layer::pipe_boundary;
+  using Layer::region_;
+  using Layer::scalar;
+  using Layer::scalar_call;
+  using Layer::scalar_type;
+  using Layer::scalar_value;
+  using Layer::stmt_;
+  using Layer::synthetic_;
+  using Layer::synthetic_vars_;
+  using Layer::tensor_of;
+  using Layer::tile_of;
+  using Layer::uses_;
+  using typename Layer::Pending;
+
+  // ---- statements ----------------------------------------------------------------------------
+
+  void stmt(const ir::Stmt& s) {
+    using K = ir::NodeKind;
+    stmt_ = &s;
+    switch (s.kind()) {
+      case K::SeqStmts:
+        for (const auto& c : static_cast<const ir::SeqStmts&>(s).stmts) stmt(*c);
+        return;
+      case K::AssignStmt: return assign(static_cast<const ir::AssignStmt&>(s));
+      case K::EvalStmt: {
+        const auto& e = static_cast<const ir::EvalStmt&>(s);
+        flush();
+        const auto* c = ir::as<ir::Call>(e.expr.get());
+        if (c && (c->op->name == "tile.store" || c->op->name == "tensor.write")) {
+          hoist_args(*c, s);
+          flush();
+          stmt_ = &s;
+          if (c->op->name == "tile.store")
+            store(*c);
+          else
+            write(*c);
+          return;
+        }
+        if (c) fail_at(*c, "is not supported by the kernel code generator");
+        fail_stmt("an expression statement", "is not supported");
+      }
+      case K::ForStmt: return for_stmt(static_cast<const ir::ForStmt&>(s));
+      case K::WhileStmt: return while_stmt(static_cast<const ir::WhileStmt&>(s));
+      case K::IfStmt: return if_stmt(static_cast<const ir::IfStmt&>(s));
+      case K::YieldStmt: return yield(static_cast<const ir::YieldStmt&>(s));
+      case K::ReturnStmt: {
+        flush();
+        for (const auto& v : static_cast<const ir::ReturnStmt&>(s).values) {
+          const auto* var = ir::as<ir::Var>(v.get());
+          if (!var || lookup(*var).kind != Value::Kind::Tensor)
+            fail_stmt("a return",
+                      "of a scalar or tile value is not supported (a kernel returns "
+                      "the tensors it wrote)");
+          if (const std::string& at = lookup(*var).created_at; !at.empty())
+            fail_stmt("a return",
+                      "of the kernel-local tensor made by tensor.create at " + at +
+                          " is not supported (a kernel returns through its tensor parameters)");
+        }
+        if (depth_ > 1) {
+          drain_before_jump();
+          line("return;\n");
+        }
+        return;
+      }
+      case K::BreakStmt:
+      case K::ContinueStmt:
+        flush();
+        if (!loop_carries_.empty() && loop_carries_.back())
+          fail_stmt(s.kind() == K::BreakStmt ? "a break" : "a continue",
+                    "in a loop with carries is not supported");
+        drain_before_jump();
+        line(s.kind() == K::BreakStmt ? "break;\n" : "continue;\n");
+        return;
+      default:
+        fail_stmt("a " + std::string(ir::kind_name(s.kind())), "is not supported in a kernel");
+    }
+  }
+
+  /// A jump out of the region skips the barrier at its end: drain the pipes here.
+  void drain_before_jump() {
+    if (last_pipe_) this->emit(T::pipe_barrier());
+  }
+
+  void assign(const ir::AssignStmt& a) {
+    const ir::Var& var = *a.var;
+    if (const auto* c = ir::as<ir::Call>(a.value.get())) {
+      hoist_args(*c, a);
+      assign_call(var, *c, a);
+      return;
+    }
+    flush();
+    stmt_ = &a;
+    if (const ir::Var* v = as_var(a.value)) {
+      env_[&var] = lookup(*v);  // an alias
+      return;
+    }
+    if (!ir::isa<ir::ScalarType>(*var.type))
+      fail_stmt("an assignment", "of a non-scalar value is not supported");
+    const std::string x = scalar(*a.value);
+    env_[&var] = scalar_value(x, scalar_dtype(var));
+  }
+
+  /// Nested tile calls (`pl.store(pl.mul(t, 2.0), ...)`) are lowered first, each bound to a
+  /// fresh variable that stands for the call wherever it is an operand (as_var).
+  void hoist_args(const ir::Call& c, const ir::Stmt& s) { hoist_values(c.args, s); }
+  /// The tile calls among `values` (a call's arguments, a yield's values), hoisted.
+  void hoist_values(const std::vector<ir::ExprRef>& values, const ir::Stmt& s) {
+    for (const auto& arg : values) {
+      const auto* inner = ir::as<ir::Call>(arg.get());
+      if (!inner || !ir::isa<ir::ShapedType>(*inner->type) || ir::isa<ir::GlobalVar>(*inner->op))
+        continue;
+      hoist_args(*inner, s);
+      ir::VarRef v = ir::Var::make("hoisted", inner->type);
+      uses_[v.get()] = 2;  // its definition and its one use
+      synthetic_[inner] = v.get();
+      assign_call(*v, *inner, s);
+      synthetic_vars_.push_back(std::move(v));
+    }
+  }
+
+  void assign_call(const ir::Var& var, const ir::Call& c, const ir::Stmt& s) {
+    if (fusible(c)) {
+      region_.push_back({&var, &c, &s});
+      return;
+    }
+    flush();
+    stmt_ = &s;
+    const std::string& op = c.op->name;
+    if (op == "tile.load") return load(var, c);
+    if (op == "tile.store") {
+      env_[&var] = store(c);
+      return;
+    }
+    if (op == "tile.full") return full(var, c);
+    if (op == "tensor.create") return create(var, c);
+    if (op == "tensor.write") {
+      env_[&var] = write(c);
+      return;
+    }
+    if (op == "tile.cast") return cast(var, c);
+    if (op == "tile.matmul") return matmul(var, c);
+    if (ir::isa<ir::GlobalVar>(*c.op))
+      fail_at(c, "calls another function, which a kernel cannot do");
+    if (ir::isa<ir::ScalarType>(*var.type)) {
+      env_[&var] = scalar_value(scalar_call(c), scalar_dtype(var));
+      return;
+    }
+    if (spec_op(op)) return elementwise(var, c, *spec_op(op));
+    fail_at(c, "is not supported by the kernel code generator");
+  }
+
+  /// A tile op outside the kernel expression IR, one target instruction over every element:
+  /// on integer tiles add, sub, mul, max, min with a tile or scalar second operand, neg, abs
+  /// (the IR is FP32 only); on float tiles of a dtype the target computes by rounding binary32
+  /// results (T::round_to_dtype: FP16 / BF16 on the CPU), every region op, a second operand
+  /// being a tile of the same dtype (see fusible). A second tile has the first's shape.
+  void elementwise(const ir::Var& var, const ir::Call& c, kernel::Op op) {
+    const auto* tt = ir::as<ir::TileType>(c.type.get());
+    const bool integer = tt && core::is_int(tt->dtype);
+    const bool rounded =
+        tt && core::is_float(tt->dtype) && !T::round_to_dtype(tt->dtype, "x").empty();
+    const bool integer_op = op == kernel::Op::Add || op == kernel::Op::Sub ||
+                            op == kernel::Op::Mul || op == kernel::Op::Max ||
+                            op == kernel::Op::Min || op == kernel::Op::Neg || op == kernel::Op::Abs;
+    if (!(integer ? integer_op : rounded))
+      fail_at(c, "on " + dtype_text(c) + " tiles is not supported");
+    const TileRef a = tile_of(c, c.args.at(0)).tile;
+    if (a.dtype != tt->dtype) fail_at(c, "needs operands of one dtype");
+    std::vector<Dim> dims = a.dims;
+    std::string b;
+    bool b_scalar = false;
+    if (kernel::is_reduction(op)) {
+      if (a.dims.size() != 2) fail_at(c, "needs a 2-D tile");
+      dims = {a.dims[0], Dim{"1", 1}};
+    } else if (kernel::arity(op) == 2) {
+      const ir::ExprRef& rhs = c.args.at(1);
+      if (ir::isa<ir::TileType>(*rhs->type)) {
+        const TileRef& bt = tile_of(c, rhs).tile;
+        if (bt.dtype != a.dtype) fail_at(c, "needs operands of one dtype");
+        if (!same_dims(bt.dims, a.dims))
+          fail_at(c, "reads " + std::string(core::dtype_name(a.dtype)) +
+                         " tiles of different shapes, which it does not broadcast");
+        b = bt.name;
+      } else {
+        if (!integer)
+          fail_at(c, "with a scalar operand on " + dtype_text(c) + " tiles is not supported");
+        b = scalar(*rhs);
+        b_scalar = true;
+      }
+    }
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt->dtype, tt->memory_space, std::move(dims));
+    on_pipe(Pipe::Vector);
+    line(T::tile_elementwise(op, out.tile, a, b, b_scalar));
+    env_[&var] = std::move(out);
+  }
+  static bool same_dims(const std::vector<Dim>& x, const std::vector<Dim>& y) {
+    if (x.size() != y.size()) return false;
+    for (std::size_t k = 0; k < x.size(); ++k)
+      if (x[k].text != y[k].text) return false;
+    return true;
+  }
+
+  static core::DataType scalar_dtype(const ir::Var& v) {
+    return static_cast<const ir::ScalarType&>(*v.type).dtype;
+  }
+  static std::string dtype_text(const ir::Call& c) {
+    const auto* t = ir::as<ir::ShapedType>(c.type.get());
+    return t ? std::string(core::dtype_name(t->dtype)) : "non-tile";
+  }
+
+  /// FP32 tile ops only. FP16 / BF16 runs are refused here and lowered op by op (elementwise),
+  /// which keeps bit identity with the interpreter: a Spec computes in binary32 and its
+  /// canonicalization folds in binary32 (-(-x) is x, constant subexpressions fold), which would
+  /// skip the rounding to the dtype after every op (and its NaN canonicalization) that the
+  /// interpreter does; emit_spec refuses non-FP32 tiles for the same reason.
+  bool fusible(const ir::Call& c) const {
+    const auto op = spec_op(c.op->name);
+    if (!op) return false;
+    const auto* t = ir::as<ir::TileType>(c.type.get());
+    if (!t || t->dtype != core::DataType::FP32) return false;
+    for (const auto& arg : c.args) {
+      const auto* at = ir::as<ir::ShapedType>(arg->type.get());
+      if (at && at->dtype != core::DataType::FP32) return false;
+    }
+    return true;
+  }
+
+  void load(const ir::Var& var, const ir::Call& c) {
+    if (c.args.size() != 3) fail_at(c, "with a valid_shape is not supported");
+    const Value& src = tensor_of(c, c.args[0]);
+    const std::vector<std::string> offsets = int_list(c, c.args[1]);
+    std::vector<Dim> dims = dims_of(c, c.args[2]);
+    if (offsets.size() != src.tensor.rank || dims.size() != src.tensor.rank)
+      fail_at(c, "offsets and shapes must have the tensor's rank");
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value v;
+    v.kind = Value::Kind::Tile;
+    v.tile = declare_tile(c, tt.dtype, tt.memory_space, std::move(dims));
+    on_pipe(Pipe::Mte2);
+    line(T::tile_load(v.tile, src.tensor, offsets));
+    env_[&var] = std::move(v);
+  }
+
+  Value store(const ir::Call& c) {
+    if (c.args.size() != 3) fail_at(c, "with explicit shapes is not supported");
+    const Value& src = tile_of(c, c.args[0]);
+    const std::vector<std::string> offsets = int_list(c, c.args[1]);
+    const Value& dst = tensor_of(c, c.args[2]);
+    if (offsets.size() != dst.tensor.rank || src.tile.dims.size() != dst.tensor.rank)
+      fail_at(c, "offsets and the tile must have the tensor's rank");
+    const auto atomic = c.kwargs.get<ir::AtomicType>("atomic");
+    const bool add = atomic && *atomic == ir::AtomicType::Add;
+    if (atomic && !add) fail_at(c, "with this atomic kind is not supported");
+    on_pipe(src.tile.space == ir::MemorySpace::Acc ? Pipe::Fix : Pipe::Mte3);
+    line(T::tile_store(src.tile, dst.tensor, offsets, add));
+    return dst;
+  }
+
+  /// tensor.write(t, indices, value): one element of global memory.
+  Value write(const ir::Call& c) {
+    const Value& t = tensor_of(c, c.args.at(0));
+    const std::string at = flat_index(c, t, c.args.at(1));
+    const std::string v = scalar(*c.args.at(2));
+    on_pipe(Pipe::Scalar);
+    line(t.tensor.data + "[" + at + "] = " + v + ";\n");
+    return t;
+  }
+
+  void full(const ir::Var& var, const ir::Call& c) {
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    std::vector<Dim> dims = dims_of(c, c.args.at(0));
+    std::string value;
+    const ir::AttrValue* v = c.kwargs.find("value");
+    const std::string type(scalar_type(tt.dtype, &c.span));
+    if (!v) {
+      value = type + "{}";
+    } else if (const auto* d = v->get_if<double>()) {
+      if (tt.dtype != core::DataType::FP32)
+        fail_at(c, "with a float value on a non-FP32 tile is not supported");
+      value = T::float_literal(kernel::float_bits(static_cast<float>(*d)));
+    } else if (const auto* i = v->get_if<std::int64_t>()) {
+      value = "pk::cast<" + type + ">(std::int64_t{" + std::to_string(*i) + "})";
+    } else if (const auto* e = v->get_if<ir::ExprRef>()) {
+      value = "pk::cast<" + type + ">(" + scalar(**e) + ")";
+    } else {
+      fail_at(c, "with a fill value of this kind is not supported");
+    }
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, std::move(dims));
+    on_pipe(Pipe::Vector);
+    line(T::tile_fill(out.tile, value));
+    env_[&var] = std::move(out);
+  }
+
+  /// tensor.create(shape, dtype): a fresh kernel-local tensor, zero-filled (or filled with
+  /// init_value) as runtime/interpreter.hpp's fill makes it, living for the enclosing block.
+  void create(const ir::Var& var, const ir::Call& c) {
+    const auto* tt = ir::as<ir::TensorType>(c.type.get());
+    if (!tt) fail_at(c, "needs a tensor result type");
+    if (T::element_type(tt->dtype).empty())
+      fail_at(c, "makes a tensor of dtype " + std::string(core::dtype_name(tt->dtype)) +
+                     ", which the target does not store");
+    const std::vector<std::string> dims = int_list(c, c.args.at(0));
+    if (dims.size() > T::max_tile_rank || dims.size() != tt->rank())
+      fail_at(c, "makes a tensor of an unsupported rank");
+    const std::string type(scalar_type(tt->dtype, &c.span));
+    std::string value = type + "{}";
+    if (const ir::AttrValue* v = c.kwargs.find("init_value")) {
+      if (const auto* d = v->get_if<double>()) {
+        if (tt->dtype != core::DataType::FP32)
+          fail_at(c, "with a float init_value on a non-FP32 tensor is not supported");
+        value = T::float_literal(kernel::float_bits(static_cast<float>(*d)));
+      } else if (const auto* i = v->get_if<std::int64_t>()) {
+        value = "pk::cast<" + type + ">(std::int64_t{" + std::to_string(*i) + "})";
+      } else {
+        fail_at(c, "with an init_value of this kind is not supported");
+      }
+    }
+    Value out;
+    out.kind = Value::Kind::Tensor;
+    const std::string name = "c" + std::to_string(next_local_tensor_++);
+    out.tensor = TensorRef{name, name + "d", tt->dtype, dims.size()};
+    out.created_at = c.span.is_known() ? c.span.to_string() : "an unknown position";
+    const std::string code = T::tensor_create(out.tensor, dims, value);
+    if (code.empty())
+      fail_at(c, "makes a kernel-local global-memory tensor, which the target cannot allocate");
+    line(code);
+    env_[&var] = std::move(out);
+  }
+
+  void cast(const ir::Var& var, const ir::Call& c) {
+    if (c.kwargs.contains("mode") || c.kwargs.contains("saturation_mode"))
+      fail_at(c, "with a rounding or saturation mode is not supported");
+    const Value& src = tile_of(c, c.args.at(0));
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    if (core::is_float(src.tile.dtype) && !core::is_float(tt.dtype))
+      fail_at(c, "from a float to an integer type is not supported (rounding mode)");
+    const TileRef s = src.tile;
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, s.dims);
+    on_pipe(Pipe::Vector);
+    line(T::tile_cast(out.tile, s));
+    env_[&var] = std::move(out);
+  }
+
+  void matmul(const ir::Var& var, const ir::Call& c) {
+    const TileRef a = tile_of(c, c.args.at(0)).tile, b = tile_of(c, c.args.at(1)).tile;
+    if (a.dtype != core::DataType::FP32 || b.dtype != core::DataType::FP32)
+      fail_at(c, "on " + std::string(core::dtype_name(a.dtype)) +
+                     " tiles is not supported (FP32 only)");
+    if (a.dims.size() != 2 || b.dims.size() != 2) fail_at(c, "needs 2-D tiles");
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, {a.dims[0], b.dims[1]});
+    // Operands outside the cube's buffers are moved there first (Mte1), then the cube runs.
+    const bool moves = a.space != ir::MemorySpace::Left || b.space != ir::MemorySpace::Right;
+    on_pipe(moves ? Pipe::Mte1 : Pipe::Cube);
+    line(T::tile_matmul(out.tile, a, b));
+    last_pipe_ = Pipe::Cube;
+    env_[&var] = std::move(out);
+  }
+
+  // ---- control flow ------------------------------------------------------------------------
+
+  /// Declares a carry (or if result) variable of `type` initialised from `init` (or default).
+  Value declare_carry(const ir::Type& type, const ir::Expr* init) {
+    if (const auto* st = ir::as<ir::ScalarType>(&type)) {
+      const std::string name = new_scalar_name();
+      const std::string t(scalar_type(st->dtype, stmt_ ? &stmt_->span : nullptr));
+      line(t + " " + name + " = " + (init ? scalar(*init) : t + "{}") + ";\n");
+      return scalar_value(name, st->dtype);
+    }
+    if (!init) {  // an if result: each arm's yield fills a tile, or names the tensor written
+      Value out;
+      if (ir::isa<ir::TensorType>(type)) {
+        out.kind = Value::Kind::Tensor;  // no name yet: the first yield binds it
+        return out;
+      }
+      const auto* tt = ir::as<ir::TileType>(&type);
+      if (!tt) fail_stmt("an if", "yielding this kind of value is not supported");
+      out.kind = Value::Kind::Tile;
+      out.tile = this->declare_tile_of(*tt, "an if result");
+      return out;
+    }
+    const auto* v = ir::as<ir::Var>(init);
+    if (!v) fail_stmt("a loop carry", "must be initialised from a variable");
+    const Value& src = lookup(*v);
+    if (src.kind == Value::Kind::Tensor) return src;  // written in place: no copy
+    Value out = src;
+    out.tile.name = new_tile_name();
+    line(T::tile_decl(out.tile));
+    on_pipe(copy_pipe(out.tile, src.tile));
+    line(T::tile_copy(out.tile, src.tile));
+    return out;
+  }
+
+  void yield(const ir::YieldStmt& y) {
+    hoist_values(y.values, y);
+    flush();
+    stmt_ = &y;
+    if (yield_targets_.empty() || !yield_targets_.back())
+      fail_stmt("a yield", "outside a loop or if with results is not supported");
+    std::vector<Value>& targets = *yield_targets_.back();
+    if (targets.size() != y.values.size()) fail_stmt("a yield", "does not match its results");
+    // Scalars through temporaries when there are several: a yield may swap carries.
+    std::vector<std::string> temps;
+    for (std::size_t k = 0; k < targets.size(); ++k) {
+      if (targets[k].kind != Value::Kind::Scalar) {
+        temps.emplace_back();
+        continue;
+      }
+      const std::string v = scalar(*y.values[k]);
+      temps.push_back(targets.size() == 1 ? v : define(targets[k].dtype, v, &y.span));
+    }
+    for (std::size_t k = 0; k < targets.size(); ++k) {
+      if (targets[k].kind == Value::Kind::Scalar) {
+        line(targets[k].expr + " = " + temps[k] + ";\n");
+        continue;
+      }
+      const ir::Var* v = as_var(y.values[k]);
+      if (!v) fail_stmt("a yield", "of a non-variable tile or tensor is not supported");
+      const Value& src = lookup(*v);
+      if (targets[k].kind == Value::Kind::Tensor) {
+        if (src.kind != Value::Kind::Tensor)
+          fail_stmt("a yield", "of a tile where a tensor is expected is not supported");
+        if (targets[k].tensor.name.empty()) targets[k] = src;  // an if's first arm picks it
+        if (src.tensor.name != targets[k].tensor.name)
+          fail_stmt("a yield",
+                    "of another tensor than the carried one (or the other arm's) is not "
+                    "supported");
+        continue;
+      }
+      for (std::size_t j = 0; j < k; ++j)
+        if (targets[j].kind == Value::Kind::Tile && targets[j].tile.name == src.tile.name)
+          fail_stmt("a yield", "that permutes tile carries is not supported");
+      if (src.tile.name == targets[k].tile.name) continue;
+      on_pipe(copy_pipe(targets[k].tile, src.tile));
+      line(T::tile_copy(targets[k].tile, src.tile));
+    }
+  }
+
+  /// True when `s` yields for the construct that owns it (not for a nested loop or if).
+  static bool has_own_yield(const ir::Stmt& s) {
+    if (ir::isa<ir::YieldStmt>(s)) return true;
+    if (const auto* q = ir::as<ir::SeqStmts>(&s)) {
+      for (const auto& c : q->stmts)
+        if (has_own_yield(*c)) return true;
+    }
+    return false;
+  }
+  /// Carries and if results are assigned by yields: a construct with results whose body does
+  /// not yield is in the pre-SSA natural form, which codegen does not lower.
+  void require_yield(const ir::Stmt* body, std::size_t results, std::string_view what) const {
+    if (results == 0) return;
+    if (!body || !has_own_yield(*body))
+      fail_stmt(std::string(what),
+                "with results but no yield is not supported (run convert-to-ssa first)");
+  }
+
+  template <class Loop>
+  std::vector<Value> bind_carries(const Loop& loop) {
+    require_yield(loop.body.get(), loop.iter_args.size(), "a loop");
+    std::vector<Value> carries;
+    for (const auto& ia : loop.iter_args) {
+      carries.push_back(declare_carry(*ia->type, ia->init_value.get()));
+      env_[ia.get()] = carries.back();
+    }
+    return carries;
+  }
+  template <class Loop>
+  void bind_results(const Loop& loop, const std::vector<Value>& carries) {
+    for (std::size_t k = 0; k < loop.return_vars.size(); ++k)
+      env_[loop.return_vars[k].get()] = carries[k];
+  }
+
+  void body(const ir::Stmt& s, std::vector<Value>* targets, bool loop, bool carries) {
+    yield_targets_.push_back(targets);
+    if (loop) loop_carries_.push_back(carries);
+    ++depth_;
+    stmt(s);
+    flush();
+    pipe_boundary();
+    --depth_;
+    if (loop) loop_carries_.pop_back();
+    yield_targets_.pop_back();
+  }
+
+  void for_stmt(const ir::ForStmt& f) {
+    flush();
+    stmt_ = &f;
+    std::vector<Value> carries = bind_carries(f);
+    const std::string start = scalar(*f.start), stop = scalar(*f.stop), step = scalar(*f.step);
+    const auto* cstep = ir::as<ir::ConstInt>(f.step.get());
+    if (cstep && cstep->value == 0) fail_stmt("a loop", "with step 0 is not supported");
+    const std::string i = new_scalar_name();
+    const std::string type(scalar_type(scalar_dtype(*f.loop_var), &f.span));
+    const std::string cond =
+        !cstep ? "(" + step + " > 0 ? " + i + " < " + stop + " : " + i + " > " + stop + ")"
+        : cstep->value > 0 ? i + " < " + stop
+                           : i + " > " + stop;
+    pipe_boundary();
+    line("for (" + type + " " + i + " = " + start + "; " + cond + "; " + i + " = pk::add(" + i +
+         ", " + step + ")) {\n");
+    env_[f.loop_var.get()] = scalar_value(i, scalar_dtype(*f.loop_var));
+    body(*f.body, carries.empty() ? nullptr : &carries, true, !carries.empty());
+    line("}\n");
+    bind_results(f, carries);
+  }
+
+  void while_stmt(const ir::WhileStmt& w) {
+    flush();
+    stmt_ = &w;
+    std::vector<Value> carries = bind_carries(w);
+    pipe_boundary();
+    line("for (;;) {\n");
+    ++depth_;
+    const std::string cond = scalar(*w.condition);
+    line("if (!" + cond + ") break;\n");
+    --depth_;
+    body(*w.body, carries.empty() ? nullptr : &carries, true, !carries.empty());
+    line("}\n");
+    bind_results(w, carries);
+  }
+
+  void if_stmt(const ir::IfStmt& s) {
+    flush();
+    stmt_ = &s;
+    require_yield(s.then_body.get(), s.return_vars.size(), "an if");
+    require_yield(s.else_body.get(), s.return_vars.size(), "an if");
+    std::vector<Value> results;
+    for (const auto& rv : s.return_vars) results.push_back(declare_carry(*rv->type, nullptr));
+    const std::string cond = scalar(*s.condition);
+    pipe_boundary();
+    line("if (" + cond + ") {\n");
+    body(*s.then_body, results.empty() ? nullptr : &results, false, false);
+    if (s.else_body) {
+      line("} else {\n");
+      body(*s.else_body, results.empty() ? nullptr : &results, false, false);
+    }
+    line("}\n");
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      if (results[k].kind == Value::Kind::Tensor && results[k].tensor.name.empty())
+        fail_stmt("an if", "with a tensor result no arm yields is not supported");
+      env_[s.return_vars[k].get()] = results[k];
+    }
+  }
+
+  std::vector<std::vector<Value>*> yield_targets_;  // an if's tensor results are set by a yield
+  std::vector<bool> loop_carries_;
+};
+
+}  // namespace detail::kernel_codegen
+
+template <TargetTraits T>
+KernelSource codegen_kernel(const ir::Function& fn) {
+  return detail::kernel_codegen::Lowering<T>(fn).run();
+}
+
+#ifdef PYPTO_SEPARATE_COMPILATION
+template KernelSource codegen_kernel<CpuTarget>(const ir::Function& fn);
+template KernelSource codegen_kernel<NpuTarget>(const ir::Function& fn);
+#endif
+
+}  // namespace pypto::codegen

@@ -1,0 +1,1218 @@
+// pypto/runtime/interpreter.ipp — the definitions of runtime/interpreter.hpp.
+#pragma once
+
+#include "pypto/runtime/interpreter.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "pypto/core/dtype.hpp"
+#include "pypto/core/error.hpp"
+#include "pypto/ir/expr.hpp"
+#include "pypto/ir/function.hpp"
+#include "pypto/ir/op_registry.hpp"
+#include "pypto/ir/program.hpp"
+#include "pypto/ir/stmt.hpp"
+#include "pypto/ir/type.hpp"
+#include "pypto/kernel/op_semantics.hpp"
+#include "pypto/kernel/spec.hpp"
+
+namespace pypto::runtime {
+
+PYPTO_DECL float round_to_dtype(core::DataType t, long double x) {
+  if (t != core::DataType::FP16 && t != core::DataType::BF16) return static_cast<float>(x);
+  if (std::isnan(x))
+    return std::copysign(std::numeric_limits<float>::quiet_NaN(), static_cast<float>(x));
+  const long double a = std::fabs(x);
+  if (a == 0.0L || std::isinf(a)) return static_cast<float>(x);
+  const bool half = t == core::DataType::FP16;
+  const int precision = half ? 11 : 8, min_exp = half ? -14 : -126, max_exp = half ? 15 : 127;
+  int e = 0;
+  std::frexp(a, &e);  // a in [2^(e-1), 2^e)
+  const long double quantum = std::ldexp(1.0L, std::max(e - 1, min_exp) - (precision - 1));
+  const long double r = std::nearbyint(a / quantum) * quantum;  // exact scaling; ties to even
+  if (r >= std::ldexp(1.0L, max_exp + 1))
+    return std::copysign(std::numeric_limits<float>::infinity(), static_cast<float>(x));
+  return static_cast<float>(std::copysign(r, x));
+}
+
+PYPTO_DECL bool bit_identical(const Value& a, const Value& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case ValueKind::None: return true;
+    case ValueKind::Scalar:
+      return a.dtype == b.dtype && a.i == b.i && kernel::float_bits(a.f) == kernel::float_bits(b.f);
+    case ValueKind::Tensor:
+    case ValueKind::Tile: {
+      const Buffer &x = *a.buffer, &y = *b.buffer;
+      if (x.dtype != y.dtype || x.shape != y.shape || x.ints != y.ints) return false;
+      if (x.f32.size() != y.f32.size()) return false;
+      for (std::size_t k = 0; k < x.f32.size(); ++k)
+        if (kernel::float_bits(x.f32[k]) != kernel::float_bits(y.f32[k])) return false;
+      return true;
+    }
+    case ValueKind::Tuple:
+      if (a.elements.size() != b.elements.size()) return false;
+      for (std::size_t k = 0; k < a.elements.size(); ++k)
+        if (!bit_identical(a.elements[k], b.elements[k])) return false;
+      return true;
+  }
+  return false;
+}
+
+namespace detail {
+
+using core::DataType;
+
+/// v wrapped to the width of integer dtype t (two's complement; unsigned keeps the low bits).
+inline std::int64_t wrap(std::uint64_t v, DataType t) {
+  if (t == DataType::BOOL) return v != 0 ? 1 : 0;
+  const unsigned bits = core::bit_width(t);
+  if (bits >= 64) return static_cast<std::int64_t>(v);
+  const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+  v &= mask;
+  if (core::is_unsigned_int(t)) return static_cast<std::int64_t>(v);
+  const std::uint64_t sign = std::uint64_t{1} << (bits - 1);
+  return static_cast<std::int64_t>((v ^ sign) - sign);
+}
+
+inline bool is_u64(DataType t) { return core::is_unsigned_int(t) && core::bit_width(t) >= 64; }
+
+inline float strict(float x) { return kernel::detail::strict(x); }
+
+/// The executing statement, for error messages.
+struct Where {
+  const ir::Stmt* stmt = nullptr;
+  std::string text() const {
+    if (!stmt || !stmt->span.is_known()) return "at <unknown location>";
+    return "at " + stmt->span.to_string();
+  }
+};
+
+class Interpreter {
+ public:
+  explicit Interpreter(const ir::Program& p, const RunOptions* options = nullptr)
+      : program_(p), options_(options) {}
+
+  std::vector<Value> call(const ir::Function& fn, std::vector<Value> args) {
+    if (depth_ >= kMaxCallDepth)
+      fail("the call depth exceeds " + std::to_string(kMaxCallDepth) + " (calling " + fn.name +
+           ")");
+    if (!fn.body)
+      fail("function '" + fn.name + "' is runtime-bound (no body): the interpreter cannot run it");
+    if (args.size() > fn.params.size())
+      fail("function '" + fn.name + "' takes " + std::to_string(fn.params.size()) +
+           " arguments, got " + std::to_string(args.size()));
+    if (options_ && options_->call_hook &&
+        (fn.func_type == ir::FunctionType::InCore || fn.func_type == ir::FunctionType::AIC ||
+         fn.func_type == ir::FunctionType::AIV)) {
+      for (std::size_t k = 0; k < fn.params.size(); ++k) {
+        const ir::Var& p = *fn.params[k];
+        if (k < args.size())
+          check_arg(fn, p, args[k]);
+        else
+          args.push_back(
+              allocate(*p.type, "omitted parameter '" + p.name_hint + "' of " + fn.name));
+      }
+      if (auto results = options_->call_hook(fn, args, block_idx_)) return std::move(*results);
+    }
+    Frame frame;
+    for (std::size_t k = 0; k < fn.params.size(); ++k) {
+      const ir::Var& p = *fn.params[k];
+      if (k < args.size()) {
+        check_arg(fn, p, args[k]);
+        frame.env[&p] = std::move(args[k]);
+      } else {
+        // An omitted trailing output is allocated by the runtime (Submit's prefix rule).
+        frame.env[&p] = allocate(*p.type, "omitted parameter '" + p.name_hint + "' of " + fn.name);
+      }
+    }
+    Frame* saved = frame_;
+    const Where saved_where = where_;
+    frame_ = &frame;
+    ++depth_;
+    struct Restore {
+      Interpreter& self;
+      Frame* f;
+      Where w;
+      ~Restore() {
+        self.frame_ = f;
+        self.where_ = w;
+        --self.depth_;
+      }
+    } restore{*this, saved, saved_where};
+    bind_shape_symbols(fn);
+    const Flow flow = exec(*fn.body);
+    if (flow != Flow::Return) {
+      if (!fn.return_types.empty())
+        fail("function '" + fn.name + "' ended without a return statement");
+      return {};
+    }
+    return std::move(frame.returned);
+  }
+
+ private:
+  enum class Flow : std::uint8_t { Normal, Break, Continue, Return };
+
+  struct Frame {
+    std::unordered_map<const ir::Var*, Value> env;             // lookup only: never iterated
+    std::unordered_map<const ir::Var*, const ir::Var*> alias;  // pre-SSA loop rebinders
+    std::optional<std::vector<Value>> yielded;
+    std::vector<Value> returned;
+  };
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw RuntimeError("interpreter: " + what + " " + where_.text());
+  }
+
+  // ---- values and types ---------------------------------------------------------------------
+
+  static std::string dtype_text(DataType t) { return std::string(core::dtype_name(t)); }
+
+  void check_dtype(DataType t, std::string_view what) const {
+    if (is_float_dtype(t) || t == DataType::BOOL || t == DataType::TASK_ID || core::is_int(t))
+      return;
+    fail(std::string(what) + " has dtype " + dtype_text(t) +
+         ", which the interpreter does not execute (FP32, FP16, BF16, integers and BOOL only)");
+  }
+
+  std::vector<std::int64_t> static_shape(const ir::ShapedType& t, std::string_view what) const {
+    std::vector<std::int64_t> shape;
+    for (const auto& d : t.shape) {
+      const auto* c = ir::as<ir::ConstInt>(d.get());
+      if (!c) fail(std::string(what) + " has a dynamic shape: cannot allocate it");
+      shape.push_back(c->value);
+    }
+    return shape;
+  }
+
+  Value allocate(const ir::Type& t, std::string_view what) const {
+    const auto* st = ir::as<ir::ShapedType>(&t);
+    if (!st) fail(std::string(what) + " is not a tensor: cannot allocate it");
+    check_dtype(st->dtype, what);
+    return Value::zeros(st->dtype, static_shape(*st, what), ir::isa<ir::TileType>(t));
+  }
+
+  void check_arg(const ir::Function& fn, const ir::Var& p, const Value& v) const {
+    const std::string what = "argument '" + p.name_hint + "' of " + fn.name;
+    if (const auto* st = ir::as<ir::ScalarType>(p.type.get())) {
+      if (v.kind != ValueKind::Scalar || v.dtype != st->dtype)
+        fail(what + " must be a Scalar[" + dtype_text(st->dtype) + "]");
+      return;
+    }
+    if (const auto* sh = ir::as<ir::ShapedType>(p.type.get())) {
+      if (!v.is_shaped() || v.dtype != sh->dtype || v.buffer->shape.size() != sh->rank())
+        fail(what + " must be a " + std::string(kind_name(sh->kind())) + " of dtype " +
+             dtype_text(sh->dtype) + " and rank " + std::to_string(sh->rank()));
+      for (std::size_t k = 0; k < sh->rank(); ++k)
+        if (const auto* c = ir::as<ir::ConstInt>(sh->shape[k].get()))
+          if (c->value != v.buffer->shape[k])
+            fail(what + " has dimension " + std::to_string(k) + " = " +
+                 std::to_string(v.buffer->shape[k]) + ", the parameter's type says " +
+                 std::to_string(c->value));
+    }
+  }
+
+  /// Binds each symbolic dimension of a tensor parameter (a Var such as `M` in
+  /// pl.Tensor[[M, 64], ...]) to the argument's extent, so the body can read it; a symbol that
+  /// two parameters give different extents is an error.
+  void bind_shape_symbols(const ir::Function& fn) {
+    for (const auto& p : fn.params) {
+      const auto* st = ir::as<ir::ShapedType>(p->type.get());
+      if (!st) continue;
+      const Value& arg = frame_->env.at(p.get());
+      for (std::size_t k = 0; k < st->rank(); ++k) {
+        const auto* sym = ir::as<ir::Var>(st->shape[k].get());
+        const auto* sym_type = sym ? ir::as<ir::ScalarType>(sym->type.get()) : nullptr;
+        if (!sym_type || !core::is_int(sym_type->dtype)) continue;
+        const std::int64_t extent = arg.buffer->shape[k];
+        auto it = frame_->env.find(sym);
+        if (it == frame_->env.end())
+          frame_->env[sym] = Value::scalar_int(extent, sym_type->dtype);
+        else if (it->second.i != extent)
+          fail("the shape symbol '" + sym->name_hint + "' of " + fn.name + " is " +
+               std::to_string(it->second.i) + " by an earlier parameter and " +
+               std::to_string(extent) + " by parameter '" + p->name_hint + "'");
+      }
+    }
+  }
+
+  /// The variable `v` stands for: an iter_arg when `v` rebinds it in a pre-SSA loop.
+  const ir::Var* resolve(const ir::Var& v) const {
+    auto a = frame_->alias.find(&v);
+    return a == frame_->alias.end() ? &v : a->second;
+  }
+  const Value& lookup(const ir::Var& v) const {
+    auto it = frame_->env.find(resolve(v));
+    if (it == frame_->env.end()) fail("variable '" + v.name_hint + "' is read before it is set");
+    return it->second;
+  }
+  void bind(const ir::Var& v, Value x) { frame_->env[resolve(v)] = std::move(x); }
+
+  std::int64_t as_int(const Value& v, std::string_view what) const {
+    if (v.kind != ValueKind::Scalar || !(core::is_int(v.dtype) || v.dtype == DataType::BOOL))
+      fail(std::string(what) + " must be an integer scalar");
+    return v.i;
+  }
+  bool as_bool(const Value& v, std::string_view what) const {
+    if (v.kind != ValueKind::Scalar || v.dtype != DataType::BOOL)
+      fail(std::string(what) + " must be a BOOL scalar");
+    return v.i != 0;
+  }
+  std::vector<std::int64_t> as_ints(const Value& v, std::string_view what) const {
+    if (v.kind != ValueKind::Tuple) fail(std::string(what) + " must be a list of integers");
+    std::vector<std::int64_t> out;
+    for (const auto& e : v.elements) out.push_back(as_int(e, what));
+    return out;
+  }
+  const Buffer& shaped(const Value& v, std::string_view what) const {
+    if (!v.is_shaped()) fail(std::string(what) + " must be a tensor or a tile");
+    return *v.buffer;
+  }
+
+  // ---- statements ---------------------------------------------------------------------------
+
+  Flow exec(const ir::Stmt& s) {
+    where_.stmt = &s;
+    using K = ir::NodeKind;
+    switch (s.kind()) {
+      case K::SeqStmts:
+        for (const auto& c : static_cast<const ir::SeqStmts&>(s).stmts) {
+          const Flow f = exec(*c);
+          if (f != Flow::Normal) return f;
+        }
+        return Flow::Normal;
+      case K::AssignStmt: {
+        const auto& a = static_cast<const ir::AssignStmt&>(s);
+        bind(*a.var, eval(*a.value));
+        return Flow::Normal;
+      }
+      case K::EvalStmt: eval(*static_cast<const ir::EvalStmt&>(s).expr); return Flow::Normal;
+      case K::ReturnStmt: {
+        std::vector<Value> out;
+        for (const auto& v : static_cast<const ir::ReturnStmt&>(s).values) out.push_back(eval(*v));
+        frame_->returned = std::move(out);
+        return Flow::Return;
+      }
+      case K::YieldStmt: {
+        std::vector<Value> out;
+        for (const auto& v : static_cast<const ir::YieldStmt&>(s).values) out.push_back(eval(*v));
+        frame_->yielded = std::move(out);
+        return Flow::Normal;
+      }
+      case K::BreakStmt: return Flow::Break;
+      case K::ContinueStmt: return Flow::Continue;
+      case K::ForStmt: return exec_for(static_cast<const ir::ForStmt&>(s));
+      case K::WhileStmt: return exec_while(static_cast<const ir::WhileStmt&>(s));
+      case K::IfStmt: return exec_if(static_cast<const ir::IfStmt&>(s));
+      case K::SpmdScopeStmt: {
+        const auto& sc = static_cast<const ir::SpmdScopeStmt&>(s);
+        const std::int64_t n = as_int(eval(*sc.core_num), "the Spmd core_num");
+        bind_task_id(sc);
+        return per_block(n, &block_idx_, [&] { return exec(*sc.body); });
+      }
+      case K::SplitAivScopeStmt: {
+        const auto& sc = static_cast<const ir::SplitAivScopeStmt&>(s);
+        return per_block(sc.count, &subblock_idx_, [&] {
+          bind(*sc.aiv_id, Value::scalar_int(subblock_idx_,
+                                             ir::as<ir::ScalarType>(sc.aiv_id->type.get())->dtype));
+          return exec(*sc.body);
+        });
+      }
+      case K::InCoreScopeStmt:
+      case K::ClusterScopeStmt:
+      case K::HierarchyScopeStmt:
+      case K::RuntimeScopeStmt: {
+        const auto& sc = static_cast<const ir::ScopeStmt&>(s);
+        bind_task_id(sc);
+        return exec(*sc.body);
+      }
+      default: fail("cannot execute a " + std::string(ir::kind_name(s.kind())));
+    }
+  }
+
+  void bind_task_id(const ir::ScopeStmt& sc) {
+    if (sc.task_id) bind(*sc.task_id, Value::scalar_int(next_task_id_++, DataType::TASK_ID));
+  }
+
+  /// Runs `body` once per index in [0, n) with *index set (block or sub-block index).
+  template <class F>
+  Flow per_block(std::int64_t n, std::int64_t* index, F&& body) {
+    if (n < 1) fail("a block count must be at least 1, got " + std::to_string(n));
+    const std::int64_t saved = *index;
+    Flow flow = Flow::Normal;
+    for (std::int64_t b = 0; b < n && flow == Flow::Normal; ++b) {
+      *index = b;
+      flow = body();
+    }
+    *index = saved;
+    return flow;
+  }
+
+  /// True when `s` yields for the construct that owns it (not for a nested loop or if).
+  static bool has_own_yield(const ir::Stmt& s) {
+    if (ir::isa<ir::YieldStmt>(s)) return true;
+    if (const auto* q = ir::as<ir::SeqStmts>(&s)) {
+      for (const auto& c : q->stmts)
+        if (has_own_yield(*c)) return true;
+      return false;
+    }
+    if (const auto* sc = ir::as<ir::ScopeStmt>(&s)) return has_own_yield(*sc->body);
+    return false;
+  }
+
+  /// Adds to `out` every Var assigned in `s` (at any depth) named like an iter_arg of `loop`.
+  template <class Loop>
+  static void collect_rebinders(const ir::Stmt& s, const Loop& loop,
+                                std::vector<std::pair<const ir::Var*, const ir::Var*>>& out) {
+    if (const auto* a = ir::as<ir::AssignStmt>(&s)) {
+      for (const auto& ia : loop.iter_args)
+        if (a->var->name_hint == ia->name_hint && a->var.get() != ia.get())
+          out.emplace_back(a->var.get(), ia.get());
+      return;
+    }
+    if (const auto* q = ir::as<ir::SeqStmts>(&s))
+      for (const auto& c : q->stmts) collect_rebinders(*c, loop, out);
+    if (const auto* sc = ir::as<ir::ScopeStmt>(&s)) collect_rebinders(*sc->body, loop, out);
+    if (const auto* f = ir::as<ir::ForStmt>(&s)) collect_rebinders(*f->body, loop, out);
+    if (const auto* w = ir::as<ir::WhileStmt>(&s)) collect_rebinders(*w->body, loop, out);
+    if (const auto* i = ir::as<ir::IfStmt>(&s)) {
+      collect_rebinders(*i->then_body, loop, out);
+      if (i->else_body) collect_rebinders(*i->else_body, loop, out);
+    }
+  }
+
+  /// A pre-SSA loop (iter_args, no yield: the natural form) carries by rebinding: a Var of the
+  /// body named like an iter_arg is that iter_arg (convert_to_ssa.hpp). While it runs, those
+  /// Vars alias their iter_arg; afterwards they hold the final value, as do the return vars.
+  template <class Loop>
+  std::vector<std::pair<const ir::Var*, const ir::Var*>> pre_ssa_aliases(const Loop& loop) {
+    std::vector<std::pair<const ir::Var*, const ir::Var*>> out;
+    if (loop.iter_args.empty() || has_own_yield(*loop.body)) return out;
+    collect_rebinders(*loop.body, loop, out);
+    for (const auto& [v, ia] : out) frame_->alias[v] = ia;
+    return out;
+  }
+  void end_aliases(const std::vector<std::pair<const ir::Var*, const ir::Var*>>& aliases) {
+    for (const auto& [v, ia] : aliases) frame_->alias.erase(v);
+    for (const auto& [v, ia] : aliases) {
+      auto it = frame_->env.find(ia);
+      if (it != frame_->env.end()) frame_->env[v] = it->second;
+    }
+  }
+
+  template <class Loop>
+  std::vector<Value> init_carries(const Loop& loop) {
+    std::vector<Value> carries;
+    for (const auto& ia : loop.iter_args) carries.push_back(eval(*ia->init_value));
+    return carries;
+  }
+
+  /// Binds the carries to the iter_args, runs the body, takes its yield as the next carries.
+  template <class Loop>
+  Flow run_body(const Loop& loop, std::vector<Value>& carries) {
+    for (std::size_t k = 0; k < carries.size(); ++k) bind(*loop.iter_args[k], carries[k]);
+    frame_->yielded.reset();
+    const Flow f = exec(*loop.body);
+    if (frame_->yielded && !loop.iter_args.empty()) {
+      if (frame_->yielded->size() != carries.size())
+        fail("a loop body yields " + std::to_string(frame_->yielded->size()) + " values for " +
+             std::to_string(carries.size()) + " iter_args");
+      carries = std::move(*frame_->yielded);
+    } else {
+      for (std::size_t k = 0; k < carries.size(); ++k) carries[k] = lookup(*loop.iter_args[k]);
+    }
+    frame_->yielded.reset();
+    return f;
+  }
+
+  template <class Loop>
+  void bind_results(const Loop& loop, std::vector<Value>& carries) {
+    for (std::size_t k = 0; k < loop.return_vars.size(); ++k)
+      bind(*loop.return_vars[k], std::move(carries[k]));
+  }
+
+  Flow exec_for(const ir::ForStmt& s) {
+    const std::int64_t start = as_int(eval(*s.start), "the loop start");
+    const std::int64_t stop = as_int(eval(*s.stop), "the loop stop");
+    const std::int64_t step = as_int(eval(*s.step), "the loop step");
+    if (step == 0) fail("a loop step must not be 0");
+    std::vector<Value> carries = init_carries(s);
+    const auto aliases = pre_ssa_aliases(s);
+    const DataType lt = ir::as<ir::ScalarType>(s.loop_var->type.get())->dtype;
+    for (std::int64_t i = start; step > 0 ? i < stop : i > stop;) {
+      bind(*s.loop_var, Value::scalar_int(i, lt));
+      const Flow f = run_body(s, carries);
+      where_.stmt = &s;
+      if (f == Flow::Return) return f;
+      if (f == Flow::Break) break;
+      if ((step > 0 && i > std::numeric_limits<std::int64_t>::max() - step) ||
+          (step < 0 && i < std::numeric_limits<std::int64_t>::min() - step))
+        break;
+      i += step;
+    }
+    end_aliases(aliases);
+    bind_results(s, carries);
+    return Flow::Normal;
+  }
+
+  Flow exec_while(const ir::WhileStmt& s) {
+    std::vector<Value> carries = init_carries(s);
+    const auto aliases = pre_ssa_aliases(s);
+    for (;;) {
+      for (std::size_t k = 0; k < carries.size(); ++k) bind(*s.iter_args[k], carries[k]);
+      where_.stmt = &s;
+      if (!as_bool(eval(*s.condition), "the while condition")) break;
+      const Flow f = run_body(s, carries);
+      if (f == Flow::Return) return f;
+      if (f == Flow::Break) break;
+    }
+    end_aliases(aliases);
+    bind_results(s, carries);
+    return Flow::Normal;
+  }
+
+  Flow exec_if(const ir::IfStmt& s) {
+    const bool c = as_bool(eval(*s.condition), "the if condition");
+    const ir::Stmt* branch = c ? s.then_body.get() : s.else_body.get();
+    if (!branch) return Flow::Normal;
+    frame_->yielded.reset();
+    const Flow f = exec(*branch);
+    where_.stmt = &s;
+    if (f != Flow::Normal) return f;
+    if (!s.return_vars.empty()) {
+      if (!frame_->yielded || frame_->yielded->size() != s.return_vars.size())
+        fail("the taken branch of an if does not yield its " +
+             std::to_string(s.return_vars.size()) + " values");
+      for (std::size_t k = 0; k < s.return_vars.size(); ++k)
+        bind(*s.return_vars[k], std::move((*frame_->yielded)[k]));
+    }
+    frame_->yielded.reset();
+    return Flow::Normal;
+  }
+
+  // ---- expressions --------------------------------------------------------------------------
+
+  Value eval(const ir::Expr& e) {
+    using K = ir::NodeKind;
+    switch (e.kind()) {
+      case K::Var:
+      case K::IterArg: return lookup(static_cast<const ir::Var&>(e));
+      case K::ConstInt: {
+        const auto& c = static_cast<const ir::ConstInt&>(e);
+        return Value::scalar_int(c.value, c.dtype());
+      }
+      case K::ConstFloat: {
+        const auto& c = static_cast<const ir::ConstFloat&>(e);
+        check_dtype(c.dtype(), "a constant");
+        if (!is_float_dtype(c.dtype())) fail("a float constant of dtype " + dtype_text(c.dtype()));
+        Value v = Value::scalar_float(0.0f, c.dtype());
+        v.f = round_to_dtype(c.dtype(), c.value);  // one rounding of the literal
+        return v;
+      }
+      case K::ConstBool: return Value::scalar_bool(static_cast<const ir::ConstBool&>(e).value);
+      case K::MakeTuple: {
+        std::vector<Value> out;
+        for (const auto& x : static_cast<const ir::MakeTuple&>(e).elements) out.push_back(eval(*x));
+        return Value::tuple(std::move(out));
+      }
+      case K::TupleGetItem: {
+        const auto& g = static_cast<const ir::TupleGetItem&>(e);
+        Value t = eval(*g.tuple);
+        if (t.kind != ValueKind::Tuple || g.index < 0 ||
+            static_cast<std::size_t>(g.index) >= t.elements.size())
+          fail("TupleGetItem " + std::to_string(g.index) + " of a value that has no such element");
+        return std::move(t.elements[static_cast<std::size_t>(g.index)]);
+      }
+      case K::Call: return eval_call(static_cast<const ir::Call&>(e));
+      case K::Submit: return eval_submit(static_cast<const ir::Submit&>(e));
+      case K::Cast: return eval_cast(static_cast<const ir::Cast&>(e));
+      default: break;
+    }
+    if (ir::kinds::binary.contains(e.kind())) {
+      const auto& b = static_cast<const ir::BinaryExpr&>(e);
+      return binary(e.kind(), eval(*b.left), eval(*b.right));
+    }
+    if (ir::kinds::unary.contains(e.kind()))
+      return unary(e.kind(), eval(*static_cast<const ir::UnaryExpr&>(e).operand));
+    fail("cannot evaluate a " + std::string(ir::kind_name(e.kind())));
+  }
+
+  // -- scalar arithmetic
+
+  Value binary(ir::NodeKind k, const Value& a, const Value& b) const {
+    using K = ir::NodeKind;
+    if (a.kind != ValueKind::Scalar || b.kind != ValueKind::Scalar || a.dtype != b.dtype)
+      fail(std::string(ir::kind_name(k)) + " needs two scalars of one dtype");
+    const DataType t = a.dtype;
+    if (is_float_dtype(t)) {  // in binary32, each result rounded to t
+      const float x = a.f, y = b.f;
+      switch (k) {
+        case K::Add: return Value::scalar_float(strict(x + y), t);
+        case K::Sub: return Value::scalar_float(strict(x - y), t);
+        case K::Mul: return Value::scalar_float(strict(x * y), t);
+        case K::FloatDiv: return Value::scalar_float(strict(x / y), t);
+        case K::FloorDiv: return Value::scalar_float(strict(std::floor(strict(x / y))), t);
+        case K::FloorMod: {
+          float r = strict(std::fmod(x, y));
+          if (r != 0.0f && ((r < 0.0f) != (y < 0.0f))) r = strict(r + y);
+          return Value::scalar_float(r, t);
+        }
+        case K::Min: return Value::scalar_float(kernel::detail::apply_min(x, y), t);
+        case K::Max: return Value::scalar_float(kernel::detail::apply_max(x, y), t);
+        case K::Pow: return Value::scalar_float(strict(std::pow(x, y)), t);
+        case K::Eq: return Value::scalar_bool(x == y);
+        case K::Ne: return Value::scalar_bool(x != y);
+        case K::Lt: return Value::scalar_bool(x < y);
+        case K::Le: return Value::scalar_bool(x <= y);
+        case K::Gt: return Value::scalar_bool(x > y);
+        case K::Ge: return Value::scalar_bool(x >= y);
+        default: break;
+      }
+      fail(std::string(ir::kind_name(k)) + " on " + dtype_text(t) + " scalars is not executable");
+    }
+    check_dtype(t, std::string(ir::kind_name(k)) + "'s operand");
+    if (t == DataType::TASK_ID && k != K::Eq && k != K::Ne)
+      fail(std::string(ir::kind_name(k)) + " on TASK_ID scalars is not executable");
+    const std::int64_t x = a.i, y = b.i;
+    const auto ux = static_cast<std::uint64_t>(x), uy = static_cast<std::uint64_t>(y);
+    const bool u64 = is_u64(t);
+    auto less = [&](std::int64_t p, std::int64_t q) {
+      return u64 ? static_cast<std::uint64_t>(p) < static_cast<std::uint64_t>(q) : p < q;
+    };
+    auto out = [&](std::uint64_t v) { return Value::scalar_int(wrap(v, t), t); };
+    switch (k) {
+      case K::Add: return out(ux + uy);
+      case K::Sub: return out(ux - uy);
+      case K::Mul: return out(ux * uy);
+      case K::FloorDiv:
+      case K::FloorMod: {
+        if (y == 0) fail(std::string(ir::kind_name(k)) + " by zero");
+        if (u64) return out(k == K::FloorDiv ? ux / uy : ux % uy);
+        if (y == -1)
+          return out(k == K::FloorDiv ? std::uint64_t{0} - ux : 0);  // no INT64_MIN/-1 UB
+        std::int64_t q = x / y, r = x % y;
+        if (r != 0 && ((r < 0) != (y < 0))) {
+          --q;
+          r += y;
+        }
+        return out(static_cast<std::uint64_t>(k == K::FloorDiv ? q : r));
+      }
+      case K::Min: return Value::scalar_int(less(y, x) ? y : x, t);
+      case K::Max: return Value::scalar_int(less(x, y) ? y : x, t);
+      case K::Pow: {
+        if (!u64 && y < 0) fail("Pow with a negative integer exponent");
+        std::uint64_t r = 1, base = ux;
+        for (std::uint64_t e = uy; e != 0; e >>= 1) {
+          if (e & 1) r *= base;
+          base *= base;
+        }
+        return out(r);
+      }
+      case K::Eq: return Value::scalar_bool(x == y);
+      case K::Ne: return Value::scalar_bool(x != y);
+      case K::Lt: return Value::scalar_bool(less(x, y));
+      case K::Le: return Value::scalar_bool(!less(y, x));
+      case K::Gt: return Value::scalar_bool(less(y, x));
+      case K::Ge: return Value::scalar_bool(!less(x, y));
+      case K::And: return Value::scalar_bool(x != 0 && y != 0);
+      case K::Or: return Value::scalar_bool(x != 0 || y != 0);
+      case K::Xor: return Value::scalar_bool((x != 0) != (y != 0));
+      case K::BitAnd: return out(ux & uy);
+      case K::BitOr: return out(ux | uy);
+      case K::BitXor: return out(ux ^ uy);
+      case K::BitShiftLeft:
+      case K::BitShiftRight: {
+        const unsigned bits = core::bit_width(t);
+        if (y < 0 || (!u64 && y >= static_cast<std::int64_t>(bits)) || (u64 && uy >= 64))
+          fail("a shift by " + std::to_string(y) + " is out of range for " + dtype_text(t));
+        if (k == K::BitShiftLeft) return out(ux << y);
+        return out(core::is_unsigned_int(t) ? ux >> y : static_cast<std::uint64_t>(x >> y));
+      }
+      default: break;
+    }
+    fail(std::string(ir::kind_name(k)) + " on " + dtype_text(t) + " scalars is not executable");
+  }
+
+  Value unary(ir::NodeKind k, const Value& a) const {
+    using K = ir::NodeKind;
+    if (a.kind != ValueKind::Scalar) fail(std::string(ir::kind_name(k)) + " needs a scalar");
+    if (is_float_dtype(a.dtype)) {
+      if (k == K::Neg) return Value::scalar_float(-a.f, a.dtype);
+      if (k == K::Abs) return Value::scalar_float(std::fabs(a.f), a.dtype);
+      fail(std::string(ir::kind_name(k)) + " on a " + dtype_text(a.dtype) +
+           " scalar is not executable");
+    }
+    check_dtype(a.dtype, std::string(ir::kind_name(k)) + "'s operand");
+    const auto u = static_cast<std::uint64_t>(a.i);
+    switch (k) {
+      case K::Neg: return Value::scalar_int(wrap(std::uint64_t{0} - u, a.dtype), a.dtype);
+      case K::Abs:
+        return Value::scalar_int(
+            a.i < 0 && !is_u64(a.dtype) ? wrap(std::uint64_t{0} - u, a.dtype) : a.i, a.dtype);
+      case K::Not: return Value::scalar_bool(a.i == 0);
+      case K::BitNot: return Value::scalar_int(wrap(~u, a.dtype), a.dtype);
+      default: break;
+    }
+    fail(std::string(ir::kind_name(k)) + " on " + dtype_text(a.dtype) + " is not executable");
+  }
+
+  /// Converts a scalar to `to` (C++ conversions; float to integer truncates and must fit).
+  Value convert(const Value& a, DataType to) const {
+    check_dtype(to, "a cast target");
+    if (is_float_dtype(to)) {
+      Value v = Value::scalar_float(0.0f, to);
+      if (is_float_dtype(a.dtype))
+        v.f = rounded(to, a.f);
+      else
+        v.f = round_to_dtype(to, is_u64(a.dtype)
+                                     ? static_cast<long double>(static_cast<std::uint64_t>(a.i))
+                                     : static_cast<long double>(a.i));
+      return v;
+    }
+    if (is_float_dtype(a.dtype)) {
+      if (to == DataType::BOOL) return Value::scalar_bool(a.f != 0.0f);
+      const float t = std::trunc(a.f);
+      if (!(t >= -9.2233720368547758e18f && t < 9.2233720368547758e18f))
+        fail("the float " + std::to_string(a.f) + " does not fit " + dtype_text(to));
+      const auto v = static_cast<std::int64_t>(t);
+      const std::int64_t w = wrap(static_cast<std::uint64_t>(v), to);
+      if (w != v) fail("the float " + std::to_string(a.f) + " does not fit " + dtype_text(to));
+      return Value::scalar_int(w, to);
+    }
+    if (to == DataType::BOOL) return Value::scalar_bool(a.i != 0);
+    return Value::scalar_int(wrap(static_cast<std::uint64_t>(a.i), to), to);
+  }
+
+  Value eval_cast(const ir::Cast& c) {
+    const Value a = eval(*c.operand);
+    if (a.kind != ValueKind::Scalar) fail("Cast needs a scalar");
+    check_dtype(a.dtype, "Cast's operand");
+    return convert(a, c.target());
+  }
+
+  // -- calls of program functions
+
+  /// The callee's results as one value: a lone result, or a tuple of several.
+  static Value pack(std::vector<Value> results) {
+    if (results.size() == 1) return std::move(results[0]);
+    if (results.empty()) return Value{};
+    return Value::tuple(std::move(results));
+  }
+
+  const ir::Function& callee(const ir::Op& op) const {
+    ir::FunctionRef fn = program_.find(op.name);
+    if (!fn) fail("call of '" + op.name + "', which is not a function of the program");
+    return *fn;
+  }
+
+  /// Runs `fn` once, or once per block when `core_num` is set; the results of the last block.
+  std::vector<Value> dispatch(const ir::Function& fn, std::vector<Value> args,
+                              std::optional<std::int64_t> core_num) {
+    if (!core_num) return call(fn, std::move(args));
+    std::vector<Value> results;
+    per_block(*core_num, &block_idx_, [&] {
+      results = call(fn, args);
+      return Flow::Normal;
+    });
+    return results;
+  }
+
+  std::optional<std::int64_t> core_num_attr(const ir::Attrs& attrs) {
+    const ir::AttrValue* v = attrs.find("core_num");
+    if (!v) return std::nullopt;
+    if (const auto* n = v->get_if<std::int64_t>()) return *n;
+    if (const auto* e = v->get_if<ir::ExprRef>()) return as_int(eval(**e), "the core_num attr");
+    fail("the core_num attr must be an integer");
+  }
+
+  /// The results of a task whose predicate is false: it does not run, so each result is the
+  /// parameter the callee returns, untouched (its argument, or a zero buffer the runtime
+  /// allocates for an omitted output). A callee that returns anything but its parameters has no
+  /// such result: an error.
+  std::vector<Value> skipped_task_results(const ir::Function& fn, std::vector<Value> args) {
+    const ir::Stmt* last = fn.body.get();
+    while (const auto* q = ir::as<ir::SeqStmts>(last)) {
+      if (q->stmts.empty()) break;
+      last = q->stmts.back().get();
+    }
+    std::vector<Value> results;
+    if (fn.return_types.empty()) return results;
+    const auto* ret = ir::as<ir::ReturnStmt>(last);
+    if (!ret) fail("a Submit whose predicate is false: " + fn.name + " does not end in a return");
+    for (const auto& v : ret->values) {
+      std::size_t k = 0;
+      while (k < fn.params.size() && v.get() != fn.params[k].get()) ++k;
+      if (k == fn.params.size())
+        fail("a Submit whose predicate is false: " + fn.name +
+             " returns a value that is not one of its parameters, so the skipped task has no "
+             "result");
+      if (k < args.size()) {
+        check_arg(fn, *fn.params[k], args[k]);
+        results.push_back(args[k]);
+      } else {
+        results.push_back(
+            allocate(*fn.params[k]->type,
+                     "omitted parameter '" + fn.params[k]->name_hint + "' of " + fn.name));
+      }
+    }
+    return results;
+  }
+
+  Value eval_submit(const ir::Submit& s) {
+    const ir::Function& fn = callee(*s.op);
+    for (const auto& d : s.deps) eval(*d);  // dependencies are satisfied: tasks run in order
+    const bool run = !s.predicate || as_bool(eval(*s.predicate), "the Submit predicate");
+    std::optional<std::int64_t> n;
+    if (s.core_num) n = as_int(eval(*s.core_num), "the Submit core_num");
+    std::vector<Value> args;
+    for (const auto& a : s.args) args.push_back(eval(*a));
+    std::vector<Value> results =
+        run ? dispatch(fn, std::move(args), n) : skipped_task_results(fn, std::move(args));
+    results.push_back(Value::scalar_int(next_task_id_++, DataType::TASK_ID));
+    return Value::tuple(std::move(results));
+  }
+
+  Value eval_call(const ir::Call& c) {
+    if (ir::isa<ir::GlobalVar>(*c.op)) {
+      const ir::Function& fn = callee(*c.op);
+      std::vector<Value> args;
+      for (const auto& a : c.args) args.push_back(eval(*a));
+      if (args.size() != fn.params.size())
+        fail("call of '" + fn.name + "' with " + std::to_string(args.size()) + " arguments for " +
+             std::to_string(fn.params.size()) + " parameters");
+      return pack(dispatch(fn, std::move(args), core_num_attr(c.attrs)));
+    }
+    std::vector<Value> args;
+    for (const auto& a : c.args) args.push_back(eval(*a));
+    return builtin(c, args);
+  }
+
+  // -- builtin ops
+
+  [[noreturn]] void unsupported(const ir::Call& c, std::string_view why) const {
+    fail("op '" + c.op->name + "' " + std::string(why));
+  }
+
+  Value builtin(const ir::Call& c, std::vector<Value>& args) {
+    const std::string& name = c.op->name;
+    auto need = [&](std::size_t lo, std::size_t hi) {
+      if (args.size() < lo || args.size() > hi)
+        unsupported(c, "got " + std::to_string(args.size()) + " arguments");
+    };
+    auto tile_or_tensor = [&](std::string_view suffix) {
+      return name == "tile." + std::string(suffix) || name == "tensor." + std::string(suffix);
+    };
+    const bool tile = name.rfind("tile.", 0) == 0;
+    if (name == "tile.load") {
+      need(3, 4);
+      const Buffer& src = shaped(args[0], "tile.load's tensor");
+      const auto off = as_ints(args[1], "offsets"), ext = as_ints(args[2], "shapes");
+      if (args.size() == 4)
+        return region_copy_out_valid(c, src, off, ext, as_ints(args[3], "valid_shape"), true);
+      return region_copy_out(c, src, off, ext, true);
+    }
+    if (name == "tensor.slice") {
+      need(3, 4);  // a copy: slices are read, never written through, by the programs we run
+      const Buffer& src = shaped(args[0], "tensor.slice's input");
+      const auto off = as_ints(args[2], "offset"), ext = as_ints(args[1], "shape");
+      if (args.size() == 4)
+        return region_copy_out_valid(c, src, off, ext, as_ints(args[3], "valid_shape"), false);
+      return region_copy_out(c, src, off, ext, false);
+    }
+    if (name == "tile.store" || name == "tensor.assemble") {
+      const auto atomic = c.kwargs.get<ir::AtomicType>("atomic");
+      const bool add = atomic && *atomic == ir::AtomicType::Add;
+      const bool store = name == "tile.store";
+      need(3, store ? 4 : 3);
+      if (args.size() == 4) unsupported(c, "with explicit shapes is not executable yet");
+      const Value& src = store ? args[0] : args[1];
+      const Value& dst = store ? args[2] : args[0];
+      region_copy_in(c, shaped(src, "the source"), *dst.buffer,
+                     as_ints(args[store ? 1 : 2], "offsets"), add);
+      return dst;
+    }
+    if (name == "tensor.read" || name == "tensor.write") {
+      const Buffer& b = shaped(args[0], "the tensor");
+      const std::size_t at = flat_index(c, b, as_ints(args[1], "indices"));
+      if (name == "tensor.read") {
+        if (is_float_dtype(b.dtype)) return Value::scalar_float(b.f32[at], b.dtype);
+        return Value::scalar_int(b.ints[at], b.dtype);
+      }
+      const Value& v = args[2];
+      if (v.kind != ValueKind::Scalar || v.dtype != b.dtype)
+        unsupported(c, "value has another dtype");
+      if (is_float_dtype(b.dtype))
+        args[0].buffer->f32[at] = v.f;
+      else
+        args[0].buffer->ints[at] = v.i;
+      return args[0];
+    }
+    if (name == "tensor.dim") {
+      const Buffer& b = shaped(args[0], "the tensor");
+      const auto rank = static_cast<std::int64_t>(b.shape.size());
+      std::int64_t axis = as_int(args[1], "the axis");
+      if (axis < 0) axis += rank;
+      if (axis < 0 || axis >= rank) unsupported(c, "axis out of range");
+      return Value::scalar_int(b.shape[static_cast<std::size_t>(axis)], DataType::INDEX);
+    }
+    // Synchronisation and prefetch hints: sequential execution already satisfies them.
+    if (name == "system.sync_set" || name == "system.sync_wait" || name == "system.set_ffts" ||
+        name == "prefetch.make_context" || name == "prefetch.async_prefetch" ||
+        name == "prefetch.session")
+      return Value{};
+    if (name == "prefetch.wait") return Value::scalar_bool(true);
+    if (name == "tile.get_block_idx") return Value::scalar_int(block_idx_, DataType::INDEX);
+    if (name == "tile.get_subblock_idx") return Value::scalar_int(subblock_idx_, DataType::INDEX);
+    if (name == "tensor.create" || name == "tile.full" || name == "tensor.full")
+      return fill(c, args, tile);
+    if (name == "tile.cast") return cast_elements(c, args);
+    if (name == "tile.row_sum" || name == "tile.row_max") return row_reduce(c, args);
+    if (name == "tile.matmul") return matmul(c, args);
+    static constexpr std::pair<std::string_view, kernel::Op> kBinary[] = {
+        {"add", kernel::Op::Add},     {"sub", kernel::Op::Sub},    {"mul", kernel::Op::Mul},
+        {"div", kernel::Op::Div},     {"max", kernel::Op::Max},    {"min", kernel::Op::Min},
+        {"maximum", kernel::Op::Max}, {"minimum", kernel::Op::Min}};
+    static constexpr std::pair<std::string_view, kernel::Op> kUnary[] = {
+        {"neg", kernel::Op::Neg},
+        {"abs", kernel::Op::Abs},
+        {"exp", kernel::Op::Exp},
+        {"sqrt", kernel::Op::Sqrt},
+        {"rsqrt", kernel::Op::Rsqrt}};
+    const bool known = ops_.find(name) != nullptr;  // tile.maximum is no alias of tile.max
+    for (const auto& [suffix, op] : kBinary)
+      if (known && tile_or_tensor(suffix)) {
+        need(2, 2);
+        return elementwise(c, op, args[0], &args[1]);
+      }
+    for (const auto& [suffix, op] : kUnary)
+      if (known && tile_or_tensor(suffix)) {
+        need(1, 1);
+        return elementwise(c, op, args[0], nullptr);
+      }
+    unsupported(c, "is not executable by the reference interpreter");
+  }
+
+  std::size_t flat_index(const ir::Call& c, const Buffer& b,
+                         const std::vector<std::int64_t>& idx) const {
+    if (idx.size() != b.shape.size()) unsupported(c, "indices do not match the rank");
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < idx.size(); ++k) {
+      if (idx[k] < 0 || idx[k] >= b.shape[k])
+        unsupported(c, "index " + std::to_string(idx[k]) + " is out of bounds on dimension " +
+                           std::to_string(k));
+      at = at * static_cast<std::size_t>(b.shape[k]) + static_cast<std::size_t>(idx[k]);
+    }
+    return at;
+  }
+
+  /// Checks that the box [off, off + ext) lies inside `shape`.
+  void check_box(const ir::Call& c, const std::vector<std::int64_t>& shape,
+                 const std::vector<std::int64_t>& off, const std::vector<std::int64_t>& ext) const {
+    if (off.size() != shape.size() || ext.size() != shape.size())
+      unsupported(c, "offsets/shapes of rank " + std::to_string(off.size()) + " for a rank " +
+                         std::to_string(shape.size()) + " tensor");
+    for (std::size_t k = 0; k < shape.size(); ++k)
+      if (off[k] < 0 || ext[k] < 0 || off[k] > shape[k] || ext[k] > shape[k] - off[k])
+        unsupported(c, "region [" + std::to_string(off[k]) + ", " +
+                           std::to_string(off[k] + ext[k]) + ") is out of bounds of dimension " +
+                           std::to_string(k) + " (" + std::to_string(shape[k]) + ")");
+  }
+
+  /// Visits the flat indices of a box, row-major: f(flat index in the big buffer, index in box).
+  template <class F>
+  static void for_box(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& off,
+                      const std::vector<std::int64_t>& ext, F&& f) {
+    std::size_t n = 1;
+    for (std::int64_t e : ext) n *= static_cast<std::size_t>(e);
+    std::vector<std::int64_t> pos(ext.size(), 0);
+    for (std::size_t j = 0; j < n; ++j) {
+      std::size_t at = 0;
+      for (std::size_t k = 0; k < shape.size(); ++k)
+        at = at * static_cast<std::size_t>(shape[k]) + static_cast<std::size_t>(off[k] + pos[k]);
+      f(at, j);
+      for (std::size_t k = ext.size(); k-- > 0;) {
+        if (++pos[k] < ext[k]) break;
+        pos[k] = 0;
+      }
+    }
+  }
+
+  Value region_copy_out(const ir::Call& c, const Buffer& src, const std::vector<std::int64_t>& off,
+                        const std::vector<std::int64_t>& ext, bool tile) const {
+    check_box(c, src.shape, off, ext);
+    Value out = Value::zeros(src.dtype, ext, tile);
+    Buffer& dst = *out.buffer;
+    for_box(src.shape, off, ext, [&](std::size_t at, std::size_t j) {
+      if (is_float_dtype(src.dtype))
+        dst.f32[j] = src.f32[at];
+      else
+        dst.ints[j] = src.ints[at];
+    });
+    return out;
+  }
+
+  /// A load with a valid_shape: a buffer of shape `ext` whose leading `valid` box is read from
+  /// `src` at `off` and whose other elements are zero (the padding of a partial edge tile). Only
+  /// the valid box must lie inside `src`; valid[k] <= ext[k].
+  Value region_copy_out_valid(const ir::Call& c, const Buffer& src,
+                              const std::vector<std::int64_t>& off,
+                              const std::vector<std::int64_t>& ext,
+                              const std::vector<std::int64_t>& valid, bool tile) const {
+    if (valid.size() != ext.size())
+      unsupported(c, "valid_shape of rank " + std::to_string(valid.size()) + " for a rank " +
+                         std::to_string(ext.size()) + " region");
+    for (std::size_t k = 0; k < ext.size(); ++k)
+      if (valid[k] < 0 || valid[k] > ext[k])
+        unsupported(c, "valid_shape[" + std::to_string(k) + "] = " + std::to_string(valid[k]) +
+                           " is outside [0, " + std::to_string(ext[k]) + "]");
+    check_box(c, src.shape, off, valid);
+    for (std::int64_t d : ext)
+      if (d < 0) unsupported(c, "negative dimension");
+    Value out = Value::zeros(src.dtype, ext, tile);
+    Buffer& dst = *out.buffer;
+    const std::vector<std::int64_t> origin(ext.size(), 0);
+    std::vector<std::size_t> into;  // flat index in dst of each element of the valid box
+    for_box(ext, origin, valid, [&](std::size_t at, std::size_t) { into.push_back(at); });
+    for_box(src.shape, off, valid, [&](std::size_t at, std::size_t j) {
+      if (is_float_dtype(src.dtype))
+        dst.f32[into[j]] = src.f32[at];
+      else
+        dst.ints[into[j]] = src.ints[at];
+    });
+    return out;
+  }
+
+  /// Writes `src` into `dst` at `off`; with `add` (an atomic add store) dst += src instead.
+  void region_copy_in(const ir::Call& c, const Buffer& src, Buffer& dst,
+                      const std::vector<std::int64_t>& off, bool add) const {
+    if (src.dtype != dst.dtype) unsupported(c, "source and destination dtypes differ");
+    check_box(c, dst.shape, off, src.shape);
+    for_box(dst.shape, off, src.shape, [&](std::size_t at, std::size_t j) {
+      if (is_float_dtype(src.dtype))
+        dst.f32[at] = add ? rounded(dst.dtype, strict(dst.f32[at] + src.f32[j])) : src.f32[j];
+      else
+        dst.ints[at] = add ? wrap(static_cast<std::uint64_t>(dst.ints[at]) +
+                                      static_cast<std::uint64_t>(src.ints[j]),
+                                  dst.dtype)
+                           : src.ints[j];
+    });
+  }
+
+  /// Broadcasting of a second operand into the first's shape (the result has the first
+  /// operand's type, as the registry's elementwise rule says): same rank, each dimension equal
+  /// or 1 (a [rows, 1] column broadcast along the row, a [1, cols] row down the columns). For
+  /// each element of `x` (row-major), the flat index of the element of `y` it pairs with.
+  std::vector<std::size_t> broadcast_index(const ir::Call& c, const std::vector<std::int64_t>& x,
+                                           const std::vector<std::int64_t>& y) const {
+    bool ok = x.size() == y.size();
+    for (std::size_t k = 0; ok && k < x.size(); ++k) ok = y[k] == x[k] || y[k] == 1;
+    if (!ok) {
+      auto text = [](const std::vector<std::int64_t>& s) {
+        std::string out = "[";
+        for (std::size_t k = 0; k < s.size(); ++k) out += (k ? ", " : "") + std::to_string(s[k]);
+        return out + "]";
+      };
+      unsupported(c, "cannot broadcast a second operand of shape " + text(y) +
+                         " to the first operand's shape " + text(x) +
+                         " (each dimension must be equal or 1)");
+    }
+    std::size_t n = 1;
+    for (std::int64_t d : x) n *= static_cast<std::size_t>(d);
+    std::vector<std::size_t> at(n);
+    std::vector<std::int64_t> pos(x.size(), 0);
+    for (std::size_t j = 0; j < n; ++j) {
+      std::size_t flat = 0;
+      for (std::size_t k = 0; k < x.size(); ++k)
+        flat = flat * static_cast<std::size_t>(y[k]) +
+               static_cast<std::size_t>(y[k] == 1 ? 0 : pos[k]);
+      at[j] = flat;
+      for (std::size_t k = x.size(); k-- > 0;) {
+        if (++pos[k] < x[k]) break;
+        pos[k] = 0;
+      }
+    }
+    return at;
+  }
+
+  Value elementwise(const ir::Call& c, kernel::Op op, const Value& a, const Value* b) const {
+    const Buffer& x = shaped(a, "the first operand");
+    check_dtype(x.dtype, c.op->name + "'s operand");
+    const Buffer* y = nullptr;
+    std::vector<std::size_t> at;  // the element of y paired with each element of x
+    if (b && b->is_shaped()) {
+      y = b->buffer.get();
+      if (y->dtype != x.dtype) unsupported(c, "operands of different dtypes are not executable");
+      if (y->shape != x.shape) at = broadcast_index(c, x.shape, y->shape);
+    } else if (b && (b->kind != ValueKind::Scalar || b->dtype != x.dtype)) {
+      unsupported(c, "second operand must be a tensor/tile or a scalar of the same dtype");
+    }
+    auto rhs_at = [&](std::size_t k) { return at.empty() ? k : at[k]; };
+    Value out = Value::zeros(x.dtype, x.shape, a.kind == ValueKind::Tile);
+    Buffer& z = *out.buffer;
+    const std::size_t n = x.size();
+    if (is_float_dtype(x.dtype)) {  // in binary32, each result rounded to the dtype
+      for (std::size_t k = 0; k < n; ++k) {
+        const float rhs = y ? y->f32[rhs_at(k)] : (b ? b->f : 0.0f);
+        z.f32[k] = rounded(x.dtype, kernel::detail::apply_op(op, x.f32[k], rhs, 0.0f));
+      }
+      return out;
+    }
+    ir::NodeKind kind{};
+    switch (op) {
+      case kernel::Op::Add: kind = ir::NodeKind::Add; break;
+      case kernel::Op::Sub: kind = ir::NodeKind::Sub; break;
+      case kernel::Op::Mul: kind = ir::NodeKind::Mul; break;
+      case kernel::Op::Max: kind = ir::NodeKind::Max; break;
+      case kernel::Op::Min: kind = ir::NodeKind::Min; break;
+      case kernel::Op::Neg: kind = ir::NodeKind::Neg; break;
+      case kernel::Op::Abs: kind = ir::NodeKind::Abs; break;
+      default: unsupported(c, "on " + dtype_text(x.dtype) + " elements is not executable");
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      const Value l = Value::scalar_int(x.ints[k], x.dtype);
+      const Value r = y ? Value::scalar_int(y->ints[rhs_at(k)], x.dtype) : (b ? *b : Value{});
+      z.ints[k] = (b ? binary(kind, l, r) : unary(kind, l)).i;
+    }
+    return out;
+  }
+
+  Value fill(const ir::Call& c, const std::vector<Value>& args, bool tile) {
+    const auto dtype = c.kwargs.get<DataType>("dtype");
+    if (!dtype) unsupported(c, "needs a dtype keyword");
+    check_dtype(*dtype, c.op->name);
+    std::vector<std::int64_t> shape = as_ints(args.at(0), "the shape");
+    for (std::int64_t d : shape)
+      if (d < 0) unsupported(c, "negative dimension");
+    Value out = Value::zeros(*dtype, std::move(shape), tile);
+    const ir::AttrValue* v = c.kwargs.find(c.op->name == "tensor.create" ? "init_value" : "value");
+    if (!v) return out;
+    Value scalar;
+    if (const auto* d = v->get_if<double>()) {
+      scalar = Value::scalar_float(0.0f, is_float_dtype(*dtype) ? *dtype : DataType::FP32);
+      scalar.f = round_to_dtype(scalar.dtype, *d);  // one rounding of the literal
+    } else if (const auto* i = v->get_if<std::int64_t>())
+      scalar = Value::scalar_int(*i, DataType::INT64);
+    else if (const auto* bl = v->get_if<bool>())
+      scalar = Value::scalar_bool(*bl);
+    else if (const auto* e = v->get_if<ir::ExprRef>())
+      scalar = eval(**e);
+    else
+      unsupported(c, "fill value of an unsupported kind");
+    scalar = convert(scalar, *dtype);
+    Buffer& b = *out.buffer;
+    if (is_float_dtype(*dtype))
+      b.f32.assign(b.size(), scalar.f);
+    else
+      b.ints.assign(b.size(), scalar.i);
+    return out;
+  }
+
+  Value cast_elements(const ir::Call& c, const std::vector<Value>& args) const {
+    const auto to = c.kwargs.get<DataType>("target_type");
+    if (!to) unsupported(c, "needs a target_type keyword");
+    if (c.kwargs.contains("mode") || c.kwargs.contains("saturation_mode"))
+      unsupported(c, "with a rounding or saturation mode is not executable yet");
+    const Buffer& x = shaped(args.at(0), "the tile");
+    check_dtype(x.dtype, "tile.cast's operand");
+    if (is_float_dtype(x.dtype) && !is_float_dtype(*to))
+      unsupported(c, "from " + dtype_text(x.dtype) +
+                         " to an integer type is not executable yet (rounding mode)");
+    Value out = Value::zeros(*to, x.shape, true);
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      const Value e = is_float_dtype(x.dtype) ? Value::scalar_float(x.f32[k], x.dtype)
+                                              : Value::scalar_int(x.ints[k], x.dtype);
+      const Value r = convert(e, *to);
+      if (is_float_dtype(*to))
+        out.buffer->f32[k] = r.f;
+      else
+        out.buffer->ints[k] = r.i;
+    }
+    return out;
+  }
+
+  /// [rows, cols] -> [rows, 1]: left to right from the first element (kernel/interpreter.hpp);
+  /// FP16 / BF16 partial sums are each rounded to the dtype.
+  Value row_reduce(const ir::Call& c, const std::vector<Value>& args) const {
+    const Buffer& x = shaped(args.at(0), "the tile");
+    if (!is_float_dtype(x.dtype) || x.shape.size() != 2 || x.shape[1] < 1)
+      unsupported(c, "needs a non-empty 2-D float tile");
+    const bool is_max = c.op->name == "tile.row_max";
+    const auto rows = static_cast<std::size_t>(x.shape[0]),
+               cols = static_cast<std::size_t>(x.shape[1]);
+    Value out = Value::zeros(x.dtype, {x.shape[0], 1}, true);
+    for (std::size_t r = 0; r < rows; ++r) {
+      float acc = x.f32[r * cols];
+      for (std::size_t k = 1; k < cols; ++k) {
+        const float v = x.f32[r * cols + k];
+        acc = is_max ? kernel::detail::apply_max(acc, v) : rounded(x.dtype, strict(acc + v));
+      }
+      out.buffer->f32[r] = acc;
+    }
+    return out;
+  }
+
+  /// [M, K] x [K, N] -> [M, N] FP32: products in increasing k, summed from the first product,
+  /// each rounded to binary32 (kernel/spec.hpp, Matmul). FP16 / BF16 operands accumulate in FP32
+  /// too (the registry's accumulator type); their products are exact in binary32.
+  Value matmul(const ir::Call& c, const std::vector<Value>& args) const {
+    const Buffer& a = shaped(args.at(0), "lhs");
+    const Buffer& b = shaped(args.at(1), "rhs");
+    if (!is_float_dtype(a.dtype) || a.dtype != b.dtype || a.shape.size() != 2 ||
+        b.shape.size() != 2 || a.shape[1] != b.shape[0] || a.shape[1] < 1)
+      unsupported(c, "needs float tiles of one dtype [M, K] x [K, N] with K >= 1");
+    const auto m = static_cast<std::size_t>(a.shape[0]), k = static_cast<std::size_t>(a.shape[1]),
+               n = static_cast<std::size_t>(b.shape[1]);
+    Value out = Value::zeros(DataType::FP32, {a.shape[0], b.shape[1]}, true);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        float acc = 0.0f;
+        for (std::size_t p = 0; p < k; ++p) {
+          const float product = strict(a.f32[i * k + p] * b.f32[p * n + j]);
+          acc = p == 0 ? product : strict(acc + product);
+        }
+        out.buffer->f32[i * n + j] = acc;
+      }
+    return out;
+  }
+
+  const ir::Program& program_;
+  const RunOptions* options_ = nullptr;
+  ir::OpRegistry ops_ = ir::standard_op_registry();
+  Frame* frame_ = nullptr;
+  Where where_;
+  std::size_t depth_ = 0;
+  std::int64_t block_idx_ = 0;
+  std::int64_t subblock_idx_ = 0;
+  std::int64_t next_task_id_ = 0;
+};
+
+}  // namespace detail
+
+PYPTO_DECL std::vector<Value> run(const ir::Program& program, std::string_view function,
+                                  std::vector<Value> args, const RunOptions& options) {
+  ir::FunctionRef fn = program.find(function);
+  if (!fn) throw RuntimeError("interpreter: no function '" + std::string(function) + "'");
+  if (args.size() != fn->params.size())
+    throw RuntimeError("interpreter: " + fn->name + " takes " + std::to_string(fn->params.size()) +
+                       " arguments, got " + std::to_string(args.size()));
+  return detail::Interpreter(program, &options).call(*fn, std::move(args));
+}
+
+PYPTO_DECL std::vector<Value> run(const ir::Program& program, std::string_view function,
+                                  std::vector<Value> args) {
+  return run(program, function, std::move(args), RunOptions{});
+}
+
+}  // namespace pypto::runtime

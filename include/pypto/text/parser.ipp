@@ -1,0 +1,1870 @@
+// pypto/text/parser.ipp — the definitions of text/parser.hpp.
+#pragma once
+
+#include "pypto/text/parser.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "pypto/core/dtype.hpp"
+#include "pypto/core/error.hpp"
+#include "pypto/core/identifier.hpp"
+#include "pypto/core/limits.hpp"
+#include "pypto/core/span.hpp"
+#include "pypto/ir/attrs.hpp"
+#include "pypto/ir/enums.hpp"
+#include "pypto/ir/expr.hpp"
+#include "pypto/ir/function.hpp"
+#include "pypto/ir/identical.hpp"
+#include "pypto/ir/node.hpp"
+#include "pypto/ir/op_registry.hpp"
+#include "pypto/ir/program.hpp"
+#include "pypto/ir/scope_attrs.hpp"
+#include "pypto/ir/stmt.hpp"
+#include "pypto/ir/type.hpp"
+#include "pypto/ir/var.hpp"
+#include "pypto/ir/visit.hpp"
+#include "pypto/text/call_types.hpp"
+#include "pypto/text/parse_error.hpp"
+#include "pypto/text/syntax.hpp"
+
+namespace pypto::text {
+
+namespace detail {
+
+using syntax::ExprKind;
+using syntax::StmtKind;
+using SExpr = syntax::Expr;
+using SStmt = syntax::Stmt;
+
+/// `pl.tile.load` for a Name/Attribute chain; empty for anything else.
+inline std::string dotted(const SExpr& e) {
+  if (e.kind == ExprKind::Name) return e.text;
+  if (e.kind != ExprKind::Attribute) return {};
+  std::string base = dotted(e.item(0));
+  return base.empty() ? std::string() : base + "." + e.text;
+}
+
+/// The text shown as the offending token of an expression.
+inline std::string token_of(const SExpr& e) {
+  switch (e.kind) {
+    case ExprKind::Name:
+    case ExprKind::Attribute: return dotted(e).empty() ? e.text : dotted(e);
+    case ExprKind::Call: return token_of(e.item(0)) + "(";
+    case ExprKind::Subscript: return token_of(e.item(0)) + "[";
+    case ExprKind::Tuple: return "(";
+    case ExprKind::List: return "[";
+    case ExprKind::Dict: return "{";
+    case ExprKind::String: return "\"" + e.text + "\"";
+    case ExprKind::True: return "True";
+    case ExprKind::False: return "False";
+    case ExprKind::None: return "None";
+    case ExprKind::Ellipsis: return "...";
+    case ExprKind::Unary: return e.parenthesized ? "(" : e.text == "not" ? "not" : e.text;
+    case ExprKind::Binary:
+    case ExprKind::Compare:
+    case ExprKind::BoolOp: return e.parenthesized ? "(" : token_of(e.item(0));
+    default: return e.text;
+  }
+}
+
+[[noreturn]] inline void fail_at(const SExpr& e, std::string expected) {
+  throw ParseError(e.pos, token_of(e), std::move(expected));
+}
+
+/// A keyword of a call, looked up by name.
+inline const SExpr* keyword(const SExpr& call, std::string_view name) {
+  for (const auto& k : call.keywords)
+    if (k.name == name) return k.value.get();
+  return nullptr;
+}
+
+/// Fails on a keyword of `call` outside `allowed`.
+inline void only_keywords(const SExpr& call, std::initializer_list<std::string_view> allowed,
+                          std::string_view what) {
+  for (const auto& k : call.keywords) {
+    bool ok = false;
+    for (auto a : allowed) ok = ok || k.name == a;
+    if (!ok) {
+      std::string list;
+      for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      throw ParseError(k.pos, k.name,
+                       std::string(what) + " takes " +
+                           (list.empty() ? std::string("no keywords") : "the keywords " + list));
+    }
+  }
+}
+
+inline void positional_count(const SExpr& call, std::size_t lo, std::size_t hi,
+                             std::string_view what) {
+  const std::size_t n = call.items.size() - 1;
+  if (n < lo || n > hi)
+    fail_at(call,
+            std::string(what) + " takes " +
+                (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
+                " positional argument" + (hi == 1 ? "" : "s") + ", got " + std::to_string(n));
+}
+
+/// True for `5`, `2.5`, `-5` written bare (a literal whose dtype the context may choose).
+inline bool is_bare_literal(const SExpr& e) {
+  if (e.kind == ExprKind::Int || e.kind == ExprKind::Float) return true;
+  return e.kind == ExprKind::Unary && e.text == "-" && !e.item(0).parenthesized &&
+         (e.item(0).kind == ExprKind::Int || e.item(0).kind == ExprKind::Float);
+}
+
+/// Runs `f` when it goes out of scope (undoes a push or a depth count on every exit path).
+template <class F>
+struct OnExit {
+  F f;
+  ~OnExit() { f(); }
+};
+template <class F>
+OnExit(F) -> OnExit<F>;
+
+/// Where the yields of a region bind their results: the names (and annotations) written on the
+/// left of `= pl.yield_(...)`, recorded by the first arm that writes them.
+struct RegionResults {
+  bool seen = false;
+  std::vector<std::string> names;
+  std::vector<const SExpr*> name_nodes;
+  std::vector<ir::TypeRef> annotations;   // null where not annotated
+  std::vector<ir::ExprRef> first_values;  // the first yield's values (their types are the default)
+  bool closed = false;  // this arm's `r = pl.yield_(...)` was seen: nothing may follow it
+};
+
+/// The names of one function (Python: one namespace per function).
+struct FunctionScope {
+  std::map<std::string, ir::VarRef, std::less<>> names;
+  std::map<std::string, ir::TypeRef, std::less<>> declared;  // `x: T` without a value
+  std::map<std::string, ir::VarRef, std::less<>> bases;      // implicit allocation bases
+  std::map<std::string, const syntax::Expr*, std::less<>>
+      windows;  // `x: pl._dump.WindowBuffer(...)`
+};
+
+class Builder {
+ public:
+  Builder(const ir::OpRegistry& ops, std::string file_name)
+      : ops_(ops),
+        file_(core::Ref<const core::SourceFile>(new core::SourceFile(std::move(file_name)))) {}
+
+  ir::ProgramRef program(const syntax::Module& module) {
+    std::string name;
+    std::vector<const SStmt*> defs;
+    for (const auto& s : module) {
+      switch (s->kind) {
+        case StmtKind::Import: check_import(*s); break;
+        case StmtKind::Assign: dynamic_symbol(*s); break;
+        case StmtKind::ClassDef: {
+          if (!name.empty()) throw ParseError(s->pos, "class", "one @pl.program class per text");
+          check_decorator(*s, "pl.program");
+          name = s->name;
+          for (const auto& m : s->body) {
+            if (m->kind == StmtKind::FunctionDef)
+              defs.push_back(m.get());
+            else if (!(m->kind == StmtKind::Pass || is_docstring(*m)))
+              throw ParseError(m->pos, first_token(*m),
+                               "a @pl.function method in the program class");
+          }
+          break;
+        }
+        case StmtKind::FunctionDef: defs.push_back(s.get()); break;
+        case StmtKind::Pass: break;
+        default:
+          if (is_docstring(*s)) break;
+          throw ParseError(s->pos, first_token(*s),
+                           "an import, a `N = pl.dynamic(\"N\")` symbol, a @pl.program class or a "
+                           "@pl.function");
+      }
+    }
+    in_class_ = !name.empty();
+    std::vector<Signature> sigs;
+    std::set<std::string> seen;
+    for (const SStmt* d : defs) {
+      if (!seen.insert(d->name).second)
+        throw ParseError(d->pos, d->name, "a function name not used before in this program");
+      sigs.push_back(signature(*d));
+      returns_[d->name] = sigs.back().returns;
+    }
+    std::vector<ir::FunctionRef> fns;
+    for (auto& sig : sigs) fns.push_back(function(sig));
+    return guard(module.empty() ? TextPos{} : module.front()->pos, "program", [&] {
+      return ir::Program::make(name.empty() ? "Program" : name, std::move(fns));
+    });
+  }
+
+ private:
+  struct Signature {
+    const SStmt* def = nullptr;
+    std::vector<ir::Param> params;
+    std::vector<ir::TypeRef> returns;
+    ir::FunctionType type = ir::FunctionType::Opaque;
+    ir::FunctionOptions options;
+    ir::Attrs extra_attrs;  // decorator keywords kept as function attrs (auto_scope)
+    FunctionScope scope;
+  };
+
+  // ---- errors ----
+
+  /// Runs `f`, turning a library error (an IR builder's check) into a ParseError at `pos`.
+  template <class F>
+  auto guard(TextPos pos, std::string_view token, F&& f) -> decltype(f()) {
+    try {
+      return f();
+    } catch (const ParseError&) {
+      throw;
+    } catch (const core::Error& e) {
+      throw ParseError(pos, std::string(token), e.what());
+    }
+  }
+  template <class F>
+  auto guard(const SExpr& at, F&& f) -> decltype(f()) {
+    return guard(at.pos, token_of(at), std::forward<F>(f));
+  }
+
+  static std::string first_token(const SStmt& s) {
+    if (s.target) return token_of(*s.target);
+    if (s.value) return token_of(*s.value);
+    return s.name;
+  }
+
+  core::Span span(TextPos p) const {
+    core::Span s;
+    s.file = file_;
+    s.line = s.end_line = p.line;
+    s.column = s.end_column = p.column;
+    return s;
+  }
+
+  static bool is_docstring(const SStmt& s) {
+    return s.kind == StmtKind::Expr && s.value->kind == ExprKind::String;
+  }
+
+  // ---- module level ----
+
+  void check_import(const SStmt& s) {
+    if ((s.text == "pypto.language" && s.name == "pl") ||
+        (s.text == "pypto.language.distributed" && s.name == "pld"))
+      return;
+    throw ParseError(s.pos, "import",
+                     "`import pypto.language as pl` or `import pypto.language.distributed as pld`");
+  }
+
+  static void check_decorator(const SStmt& s, std::string_view want) {
+    if (s.decorators.size() != 1 || dotted(*s.decorators[0]) != want)
+      throw ParseError(s.pos, s.name, "a class decorated with @" + std::string(want));
+  }
+
+  /// `N = pl.dynamic("N"[, pl.INT64])`: a program-level shape symbol.
+  void dynamic_symbol(const SStmt& s) {
+    const SExpr* v = s.value.get();
+    if (s.target->kind != ExprKind::Name || s.annotation || v->kind != ExprKind::Call ||
+        dotted(v->item(0)) != "pl.dynamic")
+      throw ParseError(s.pos, first_token(s), "a shape symbol `N = pl.dynamic(\"N\")`");
+    positional_count(*v, 1, 2, "pl.dynamic");
+    only_keywords(*v, {}, "pl.dynamic");
+    if (v->item(1).kind != ExprKind::String) fail_at(v->item(1), "the symbol's name as a string");
+    core::DataType dt = core::DataType::INDEX;
+    if (v->items.size() > 2) dt = dtype(v->item(2));
+    const std::string& name = s.target->text;
+    if (dynamic_.count(name)) fail_at(*s.target, "a shape symbol name not declared before");
+    dynamic_[name] = ir::Var::make(v->item(1).text, ir::ScalarType::make(dt), span(s.pos));
+  }
+
+  // ---- functions ----
+
+  Signature signature(const SStmt& def) {
+    Signature sig;
+    sig.def = &def;
+    decorator(def, sig);
+    scope_ = FunctionScope();
+    std::size_t first = 0;
+    if (in_class_) {
+      if (def.params.empty() || def.params[0].name != "self" || def.params[0].annotation)
+        throw ParseError(def.pos, def.name, "a method whose first parameter is `self`");
+      first = 1;
+    }
+    // Parameters are built on demand so an annotation may name a later parameter.
+    pending_params_.clear();
+    param_state_.assign(def.params.size(), 0);
+    param_vars_.assign(def.params.size(), nullptr);
+    param_dirs_.assign(def.params.size(), ir::ParamDirection::In);
+    for (std::size_t i = first; i < def.params.size(); ++i) {
+      const auto& p = def.params[i];
+      if (p.name == "self") throw ParseError(p.pos, p.name, "`self` only as the first parameter");
+      if (pending_params_.count(p.name))
+        throw ParseError(p.pos, p.name, "a parameter name not used before");
+      if (!p.annotation) throw ParseError(p.pos, p.name, "a type annotation on the parameter");
+      pending_params_[p.name] = i;
+    }
+    in_signature_ = true;
+    for (std::size_t i = first; i < def.params.size(); ++i) build_param(i);
+    for (std::size_t i = first; i < def.params.size(); ++i)
+      sig.params.push_back({param_vars_[i], param_dirs_[i]});
+    if (def.returns) sig.returns = return_types(*def.returns);
+    in_signature_ = false;
+    pending_params_.clear();
+    sig.scope = std::move(scope_);
+    return sig;
+  }
+
+  void build_param(std::size_t i) {
+    if (param_state_[i] == 2) return;
+    const auto& p = sig_def_params()[i];
+    if (param_state_[i] == 1)
+      throw ParseError(p.pos, p.name,
+                       "parameter annotations that do not refer to each other in a cycle");
+    param_state_[i] = 1;
+    const SExpr* ann = p.annotation.get();
+    const std::string head = ann->kind == ExprKind::Subscript ? dotted(ann->item(0)) : "";
+    if (head == "pl.Out" || head == "pl.InOut") {
+      param_dirs_[i] = head == "pl.Out" ? ir::ParamDirection::Out : ir::ParamDirection::InOut;
+      ann = &ann->item(1);
+    }
+    if (is_window(*ann)) {
+      param_vars_[i] = window(p.name, *ann, p.pos);
+    } else {
+      ir::TypeRef t = type(*ann);
+      if (param_dirs_[i] == ir::ParamDirection::InOut && ir::isa<ir::ScalarType>(t))
+        throw ParseError(p.pos, p.name, "a tensor or tile for an InOut parameter (a scalar is In)");
+      param_vars_[i] = ir::Var::make(p.name, std::move(t), span(p.pos));
+    }
+    scope_.names[p.name] = param_vars_[i];
+    param_state_[i] = 2;
+  }
+
+  const std::vector<syntax::Param>& sig_def_params() const { return current_def_->params; }
+
+  void decorator(const SStmt& def, Signature& sig) {
+    current_def_ = &def;
+    if (def.decorators.empty()) return;  // a plain `def` is an Opaque function
+    if (def.decorators.size() != 1)
+      throw ParseError(def.pos, def.name, "one @pl.function decorator");
+    const SExpr& d = *def.decorators[0];
+    if (dotted(d) == "pl.function") return;
+    if (d.kind != ExprKind::Call || dotted(d.item(0)) != "pl.function")
+      fail_at(d, "@pl.function or @pl.function(type=..., level=..., role=...)");
+    positional_count(d, 0, 0, "@pl.function");
+    only_keywords(d, {"type", "level", "role", "strict_ssa", "auto_scope"}, "@pl.function");
+    // strict_ssa only tells upstream's parser to reject rebinding; this parser reads both forms.
+    if (const SExpr* a = keyword(d, "auto_scope"))
+      sig.extra_attrs.entries.push_back({"auto_scope", bool_literal(*a)});
+    if (const SExpr* t = keyword(d, "type")) sig.type = enum_value<ir::FunctionType>(*t);
+    if (const SExpr* l = keyword(d, "level")) sig.options.with_level(enum_value<ir::Level>(*l));
+    if (const SExpr* r = keyword(d, "role")) sig.options.with_role(enum_value<ir::Role>(*r));
+  }
+
+  std::vector<ir::TypeRef> return_types(const SExpr& e) {
+    if (e.kind == ExprKind::None) return {};
+    if (e.kind == ExprKind::Subscript && dotted(e.item(0)) == "tuple") {
+      std::vector<ir::TypeRef> out;
+      const SExpr& idx = e.item(1);
+      if (idx.kind == ExprKind::Tuple && !idx.parenthesized)
+        for (const auto& t : idx.items) out.push_back(type(*t));
+      else
+        out.push_back(type(idx));
+      return out;
+    }
+    return {type(e)};
+  }
+
+  ir::FunctionRef function(Signature& sig) {
+    const SStmt& def = *sig.def;
+    current_def_ = &def;
+    scope_ = std::move(sig.scope);
+    ir::Attrs attrs;
+    std::size_t first = 0;
+    const auto& body = def.body;
+    while (first < body.size() && is_docstring(*body[first])) ++first;
+    if (first < body.size() && body[first]->kind == StmtKind::Expr &&
+        body[first]->value->kind == ExprKind::Call &&
+        dotted(body[first]->value->item(0)) == "pl.func_attr") {
+      attrs = func_attrs(*body[first]->value);
+      ++first;
+    }
+    for (auto& e : sig.extra_attrs.entries) attrs.entries.push_back(e);
+    ir::StmtRef body_stmt;
+    const bool declaration = body.size() == first + 1 && body[first]->kind == StmtKind::Expr &&
+                             body[first]->value->kind == ExprKind::Ellipsis;
+    if (declaration) {
+      sig.options.with_runtime_binding();
+    } else {
+      body_stmt = body_slot(body, def.pos, first);
+    }
+    sig.options.with_span(span(def.pos));
+    return guard(def.pos, def.name, [&] {
+      return ir::Function::make(def.name, sig.params, sig.returns, body_stmt, sig.type, attrs,
+                                sig.options);
+    });
+  }
+
+  ir::Attrs func_attrs(const SExpr& call) {
+    positional_count(call, 1, 1, "pl.func_attr");
+    only_keywords(call, {}, "pl.func_attr");
+    ir::Attrs attrs = attr_dict(call.item(1));
+    for (std::size_t i = 0; i < attrs.size(); ++i) {
+      const auto& e = attrs.entries[i];
+      const auto* mode = e.value.get_if<ir::EnumValue>();
+      if (e.key == "split" && mode && mode->get<ir::SplitMode>() == ir::SplitMode::None)
+        fail_at(call.item(1).item(2 * i + 1),
+                "a split mode other than NONE (no `split` key is the canonical no-split)");
+    }
+    return attrs;
+  }
+
+  // ---- types ----
+
+  core::DataType dtype(const SExpr& e) {
+    const std::string d = dotted(e);
+    if (d.starts_with("pl."))
+      if (auto t = core::parse_dtype(std::string_view(d).substr(3))) return *t;
+    fail_at(e, "a dtype such as pl.FP32 or pl.INDEX");
+  }
+
+  template <ir::IrEnum E>
+  E enum_value(const SExpr& e) {
+    const std::string d = dotted(e);
+    const std::string prefix = "pl." + std::string(ir::EnumTraits<E>::type_name) + ".";
+    if (d.starts_with(prefix))
+      if (auto v = ir::parse_enum<E>(std::string_view(d).substr(prefix.size()))) return *v;
+    std::string names;
+    for (const auto& [v, n] : ir::EnumTraits<E>::entries)
+      names += (names.empty() ? "" : ", ") + std::string(n);
+    fail_at(e, "a " + prefix + "<value> (" + names + ")");
+  }
+
+  ir::TypeRef type(const SExpr& e) {
+    if (++type_depth_ > core::kMaxNesting) fail_at(e, "types nested at most 512 deep");
+    const OnExit leave{[this] { --type_depth_; }};
+    if (e.kind == ExprKind::Subscript) return subscript_type(e);
+    const std::string d = dotted(e);
+    if (d.starts_with("pl."))
+      if (auto t = core::parse_dtype(std::string_view(d).substr(3)))
+        return ir::ScalarType::make(*t);
+    if (d == "pl._dump.Unknown") return ir::UnknownType::make();
+    if (d == "pl.MemRefType") return ir::MemRefType::make();
+    if (d == "pl.Ptr") return ir::PtrType::make();
+    if (d == "pl._dump.WindowBuffer") return ir::WindowBufferType::make();
+    if (d == "pld.CommCtx") return ir::CommCtxType::make();
+    if (d == "pl.PrefetchAsyncContext") return ir::PrefetchAsyncContextType::make();
+    if (d == "pl.AsyncEvent") return ir::AsyncEventType::make();
+    if (d == "pl.AsyncSession") return ir::AsyncSessionType::make();
+    fail_at(e, "a type: pl.Tensor[...], pl.Tile[...], pl.Scalar[...], pl.Tuple[...] or a dtype");
+  }
+
+  ir::TypeRef subscript_type(const SExpr& e) {
+    const std::string head = dotted(e.item(0));
+    const SExpr& idx = e.item(1);
+    std::vector<const SExpr*> parts;
+    if (idx.kind == ExprKind::Tuple && !idx.parenthesized)
+      for (const auto& p : idx.items) parts.push_back(p.get());
+    else
+      parts.push_back(&idx);
+    if (head == "pl.Scalar") {
+      if (parts.size() != 1) fail_at(idx, "one dtype: pl.Scalar[pl.INT64]");
+      return ir::ScalarType::make(dtype(*parts[0]));
+    }
+    if (head == "pl.Tuple" || head == "tuple") {
+      std::vector<ir::TypeRef> types;
+      if (!(parts.size() == 1 && parts[0]->kind == ExprKind::Tuple && parts[0]->items.empty()))
+        for (const SExpr* p : parts) types.push_back(type(*p));
+      return ir::TupleType::make(std::move(types));
+    }
+    if (head == "pl.Tensor" || head == "pl.Tile") {
+      const bool tile = head == "pl.Tile";
+      if (parts.size() < 2)
+        fail_at(idx, "a shape list and a dtype: " + head + "[[16, 16], pl.FP32]");
+      std::vector<ir::ExprRef> shape = dims(*parts[0]);
+      const core::DataType dt = dtype(*parts[1]);
+      std::optional<ir::TensorView> tview;
+      std::optional<ir::TileView> lview;
+      std::optional<ir::MemorySpace> space;
+      ir::MemRefRef memref;
+      for (std::size_t i = 2; i < parts.size(); ++i) {
+        const SExpr& p = *parts[i];
+        const std::string callee = p.kind == ExprKind::Call ? dotted(p.item(0)) : "";
+        const std::string d = dotted(p);
+        if (callee == "pl.MemRef" && !memref) {
+          memref = memref_expr(p);
+        } else if (!tile && callee == "pl.TensorView" && !tview) {
+          tview = tensor_view(p);
+        } else if (!tile && d.starts_with("pl.TensorLayout.") && !tview) {
+          tview = ir::TensorView{};
+          tview->layout = enum_value<ir::TensorLayout>(p);
+        } else if (!tile && d.starts_with("pl.") && !tview &&
+                   ir::parse_enum<ir::TensorLayout>(std::string_view(d).substr(3))) {
+          tview = ir::TensorView{};  // `pl.NZ`: upstream's layout shorthand
+          tview->layout = *ir::parse_enum<ir::TensorLayout>(std::string_view(d).substr(3));
+        } else if (tile && callee == "pl.TileView" && !lview) {
+          lview = tile_view(p);
+        } else if (tile && d.starts_with("pl.Mem.") && !space) {
+          space = enum_value<ir::MemorySpace>(p);
+        } else {
+          fail_at(p, tile ? "at most one each of pl.MemRef(...), a pl.Mem.<space> and "
+                            "pl.TileView(...) after the dtype"
+                          : "at most one each of pl.TensorView(...) (or a pl.TensorLayout) and "
+                            "pl.MemRef(...) after the dtype");
+        }
+      }
+      return guard(e, [&]() -> ir::TypeRef {
+        if (tile) return ir::TileType::make(dt, std::move(shape), space, lview, memref);
+        return ir::TensorType::make(dt, std::move(shape), tview, memref);
+      });
+    }
+    if (head == "pl.Out" || head == "pl.InOut")
+      fail_at(e, head + "[...] only on a function parameter");
+    fail_at(e, "a type: pl.Tensor[...], pl.Tile[...], pl.Scalar[...] or pl.Tuple[...]");
+  }
+
+  std::vector<ir::ExprRef> dims(const SExpr& list) {
+    if (list.kind != ExprKind::List && list.kind != ExprKind::Tuple)
+      fail_at(list, "a list of dimensions such as [16, N]");
+    std::vector<ir::ExprRef> out;
+    for (const auto& d : list.items) out.push_back(expr(*d));
+    return out;
+  }
+
+  ir::TensorView tensor_view(const SExpr& call) {
+    positional_count(call, 0, 0, "pl.TensorView");
+    only_keywords(call, {"valid_shape", "stride", "layout", "pad"}, "pl.TensorView");
+    ir::TensorView v;
+    if (const SExpr* k = keyword(call, "valid_shape")) v.valid_shape = dims(*k);
+    if (const SExpr* k = keyword(call, "stride")) v.stride = dims(*k);
+    if (const SExpr* k = keyword(call, "layout")) v.layout = enum_value<ir::TensorLayout>(*k);
+    if (const SExpr* k = keyword(call, "pad")) v.pad = enum_value<ir::PadValue>(*k);
+    return v;
+  }
+
+  ir::TileView tile_view(const SExpr& call) {
+    positional_count(call, 0, 0, "pl.TileView");
+    only_keywords(call,
+                  {"valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad",
+                   "compact"},
+                  "pl.TileView");
+    ir::TileView v;
+    if (const SExpr* k = keyword(call, "valid_shape")) v.valid_shape = dims(*k);
+    if (const SExpr* k = keyword(call, "stride")) v.stride = dims(*k);
+    if (const SExpr* k = keyword(call, "start_offset")) v.start_offset = expr(*k);
+    if (const SExpr* k = keyword(call, "blayout")) v.blayout = enum_value<ir::TileLayout>(*k);
+    if (const SExpr* k = keyword(call, "slayout")) v.slayout = enum_value<ir::TileLayout>(*k);
+    if (const SExpr* k = keyword(call, "fractal"))
+      v.fractal = static_cast<std::uint64_t>(non_negative_int(*k, "a fractal size in bytes"));
+    if (const SExpr* k = keyword(call, "pad")) v.pad = enum_value<ir::PadValue>(*k);
+    if (const SExpr* k = keyword(call, "compact")) v.compact = enum_value<ir::CompactMode>(*k);
+    return v;
+  }
+
+  std::int64_t int_literal(const SExpr& e, std::string_view what) {
+    if (e.kind == ExprKind::Int && e.int_value <= static_cast<std::uint64_t>(INT64_MAX))
+      return static_cast<std::int64_t>(e.int_value);
+    if (e.kind == ExprKind::Unary && e.text == "-" && e.item(0).kind == ExprKind::Int)
+      return static_cast<std::int64_t>(0 - e.item(0).int_value);
+    fail_at(e, std::string(what));
+  }
+
+  std::int64_t non_negative_int(const SExpr& e, std::string_view what) {
+    const std::int64_t v = int_literal(e, what);
+    if (v < 0) fail_at(e, std::string(what) + " (not negative)");
+    return v;
+  }
+
+  /// `pl.MemRef(base, offset, size[, pinned=True][, slots=N][, slot_index=e])`.
+  ir::MemRefRef memref_expr(const SExpr& call) {
+    positional_count(call, 3, 3, "pl.MemRef");
+    only_keywords(call, {"pinned", "slots", "slot_index"}, "pl.MemRef");
+    const SExpr& b = call.item(1);
+    ir::VarRef base;
+    if (b.kind == ExprKind::String) {
+      base = implicit_base(b);
+    } else if (b.kind == ExprKind::Name) {
+      ir::ExprRef r = expr(b);
+      base = ir::as<ir::Var>(r);
+      if (!base) fail_at(b, "a variable as the allocation base");
+    } else {
+      fail_at(b, "an allocation base: a variable or a quoted name");
+    }
+    ir::ExprRef offset = expr(call.item(2));
+    const auto size = static_cast<std::uint64_t>(non_negative_int(call.item(3), "a size in bytes"));
+    bool pinned = false;
+    std::int64_t slots = 1;
+    ir::ExprRef slot_index;
+    if (const SExpr* k = keyword(call, "pinned")) pinned = bool_literal(*k);
+    if (const SExpr* k = keyword(call, "slots")) slots = int_literal(*k, "a slot count");
+    if (const SExpr* k = keyword(call, "slot_index")) slot_index = expr(*k);
+    return guard(call,
+                 [&] { return ir::MemRef::make(base, offset, size, pinned, slots, slot_index); });
+  }
+
+  /// A quoted base: the parameter of that name, else the function's implicit binding.
+  ir::VarRef implicit_base(const SExpr& s) {
+    if (in_signature_) {
+      if (auto it = pending_params_.find(s.text); it != pending_params_.end()) {
+        build_param(it->second);
+        return param_vars_[it->second];
+      }
+    } else if (auto it = scope_.names.find(s.text); it != scope_.names.end()) {
+      for (const auto& p : current_params())
+        if (p == it->second) return it->second;
+    }
+    auto [it, fresh] = scope_.bases.try_emplace(s.text);
+    if (fresh) it->second = ir::Var::make(s.text, ir::PtrType::make(), span(s.pos));
+    return it->second;
+  }
+
+  std::vector<ir::VarRef> current_params() const {
+    std::vector<ir::VarRef> out;
+    for (const auto& p : current_def_->params)
+      if (auto it = scope_.names.find(p.name); it != scope_.names.end()) out.push_back(it->second);
+    return out;
+  }
+
+  bool bool_literal(const SExpr& e) {
+    if (e.kind == ExprKind::True) return true;
+    if (e.kind == ExprKind::False) return false;
+    fail_at(e, "True or False");
+  }
+
+  // ---- window buffers ----
+
+  static bool is_window(const SExpr& ann) {
+    return ann.kind == ExprKind::Call && dotted(ann.item(0)) == "pl._dump.WindowBuffer";
+  }
+
+  /// `name: pl._dump.WindowBuffer(size[, base=b][, load_from_host=True][, store_to_host=True])`:
+  /// a WindowBuffer binding (a variable with storage fields of its own).
+  ir::VarRef window(const std::string& name, const SExpr& call, TextPos pos) {
+    positional_count(call, 1, 1, "pl._dump.WindowBuffer");
+    only_keywords(call, {"base", "load_from_host", "store_to_host"}, "pl._dump.WindowBuffer");
+    ir::ExprRef size = expr(call.item(1));
+    ir::VarRef base;
+    if (const SExpr* k = keyword(call, "base")) {
+      base = ir::as<ir::Var>(expr(*k));
+      if (!base) fail_at(*k, "a variable as the window's backing buffer");
+    }
+    bool load = false, store = false;
+    if (const SExpr* k = keyword(call, "load_from_host")) load = bool_literal(*k);
+    if (const SExpr* k = keyword(call, "store_to_host")) store = bool_literal(*k);
+    return guard(call, [&]() -> ir::VarRef {
+      return ir::WindowBuffer::make(name, size, base, load, store, span(pos));
+    });
+  }
+
+  // ---- annotations against inferred types ----
+
+  static bool same_expr(const ir::ExprRef& a, const ir::ExprRef& b) { return ir::identical(a, b); }
+
+  /// The annotation `ann` completed from the value type `inferred`: kind, dtype and shape must
+  /// agree; views and memory spaces the annotation omits come from `inferred`.
+  ir::TypeRef reconcile(const ir::TypeRef& ann, const ir::TypeRef& inferred, const SExpr& at) {
+    if (!inferred || ir::isa<ir::UnknownType>(inferred) || ann == inferred) return ann;
+    auto mismatch = [&](const std::string& what) {
+      fail_at(at, "an annotation that agrees with the value's type (" + what + ")");
+    };
+    if (ann->kind() != inferred->kind())
+      mismatch(std::string("annotated ") + std::string(ir::kind_name(ann->kind())) +
+               ", the value is a " + std::string(ir::kind_name(inferred->kind())));
+    if (const auto* a = ir::as<ir::ScalarType>(ann.get())) {
+      const auto& b = static_cast<const ir::ScalarType&>(*inferred);
+      if (a->dtype != b.dtype)
+        mismatch("annotated " + std::string(core::dtype_name(a->dtype)) + ", the value is " +
+                 std::string(core::dtype_name(b.dtype)));
+      return ann;
+    }
+    if (const auto* a = ir::as<ir::TupleType>(ann.get())) {
+      const auto& b = static_cast<const ir::TupleType&>(*inferred);
+      if (a->types.size() != b.types.size())
+        mismatch("annotated " + std::to_string(a->types.size()) + " elements, the value has " +
+                 std::to_string(b.types.size()));
+      std::vector<ir::TypeRef> out;
+      bool changed = false;
+      for (std::size_t i = 0; i < a->types.size(); ++i) {
+        out.push_back(reconcile(a->types[i], b.types[i], at));
+        changed = changed || out.back() != a->types[i];
+      }
+      return changed ? ir::TupleType::make(std::move(out)) : ann;
+    }
+    if (const auto* a = ir::as<ir::ShapedType>(ann.get())) {
+      const auto& b = static_cast<const ir::ShapedType&>(*inferred);
+      if (a->dtype != b.dtype)
+        mismatch("annotated " + std::string(core::dtype_name(a->dtype)) + ", the value is " +
+                 std::string(core::dtype_name(b.dtype)));
+      if (a->rank() != b.rank())
+        mismatch("annotated rank " + std::to_string(a->rank()) + ", the value has rank " +
+                 std::to_string(b.rank()));
+      for (std::size_t i = 0; i < a->rank(); ++i)
+        if (!same_expr(a->shape[i], b.shape[i]))
+          mismatch("dimension " + std::to_string(i) + " differs");
+      if (const auto* ta = ir::as<ir::TensorType>(ann.get())) {
+        const auto& tb = static_cast<const ir::TensorType&>(*inferred);
+        if (ta->tensor_view || !tb.tensor_view) return ann;
+        return ir::TensorType::make(ta->dtype, ta->shape, tb.tensor_view, ta->memref);
+      }
+      const auto& la = static_cast<const ir::TileType&>(*ann);
+      const auto& lb = static_cast<const ir::TileType&>(*inferred);
+      if ((la.tile_view || !lb.tile_view) && (la.memory_space || !lb.memory_space)) return ann;
+      return ir::TileType::make(la.dtype, la.shape,
+                                la.memory_space ? la.memory_space : lb.memory_space,
+                                la.tile_view ? la.tile_view : lb.tile_view, la.memref);
+    }
+    return ann;
+  }
+
+  // ---- names ----
+
+  /// A new binding of `name`: a type declared earlier (`x: T`) is taken as written (the printer
+  /// declares exactly the types the text would not imply), else `fallback`.
+  ir::TypeRef take_declared(const std::string& name, ir::TypeRef fallback, const SExpr&) {
+    auto it = scope_.declared.find(name);
+    if (it == scope_.declared.end()) return fallback;
+    ir::TypeRef t = it->second;
+    scope_.declared.erase(it);
+    return t;
+  }
+
+  ir::ExprRef name_ref(const SExpr& e) {
+    const std::string& n = e.text;
+    if (in_signature_) {
+      if (auto it = pending_params_.find(n); it != pending_params_.end()) {
+        build_param(it->second);
+        return param_vars_[it->second];
+      }
+    }
+    if (auto it = scope_.names.find(n); it != scope_.names.end()) return it->second;
+    if (auto it = dynamic_.find(n); it != dynamic_.end()) return it->second;
+    constexpr std::string_view kFree = "__FREE_VAR";
+    if (n.size() > kFree.size() && n.ends_with(kFree)) {
+      auto [it, fresh] = free_.try_emplace(n);
+      if (fresh) {
+        const std::string hint = n.substr(0, n.size() - kFree.size());
+        if (auto w = scope_.windows.find(n); w != scope_.windows.end()) {
+          it->second = window(hint, *w->second, e.pos);
+        } else {
+          ir::TypeRef t = ir::ScalarType::make(core::DataType::INDEX);
+          if (auto d = scope_.declared.find(n); d != scope_.declared.end()) t = d->second;
+          it->second = ir::Var::make(hint, t, span(e.pos));
+        }
+      }
+      return it->second;
+    }
+    fail_at(e,
+            "a defined name (a parameter, an earlier assignment or loop variable, or a shape "
+            "symbol declared with `" +
+                n + " = pl.dynamic(\"" + n + "\")`)");
+  }
+
+  // ---- expressions ----
+
+  ir::ExprRef expr(const SExpr& e) {
+    switch (e.kind) {
+      case ExprKind::Name: return name_ref(e);
+      case ExprKind::Int:
+        if (e.int_value > static_cast<std::uint64_t>(INT64_MAX))
+          fail_at(e, "an integer literal up to 9223372036854775807 (or its negation)");
+        return ir::ConstInt::make(static_cast<std::int64_t>(e.int_value), core::DataType::INDEX,
+                                  span(e.pos));
+      case ExprKind::Float:
+        return ir::ConstFloat::make(e.float_value, core::DataType::FP32, span(e.pos));
+      case ExprKind::True: return ir::ConstBool::make(true, span(e.pos));
+      case ExprKind::False: return ir::ConstBool::make(false, span(e.pos));
+      case ExprKind::List:
+      case ExprKind::Tuple: {
+        std::vector<ir::ExprRef> items;
+        for (const auto& i : e.items) items.push_back(expr(*i));
+        return ir::MakeTuple::make(std::move(items), span(e.pos));
+      }
+      case ExprKind::Unary: return unary(e);
+      case ExprKind::Binary:
+      case ExprKind::Compare:
+      case ExprKind::BoolOp: return binary(e);
+      case ExprKind::Subscript: {
+        ir::ExprRef t = expr(e.item(0));
+        const std::int64_t index = non_negative_int(e.item(1), "a constant tuple index");
+        return guard(e, [&] { return ir::TupleGetItem::make(t, index, span(e.pos)); });
+      }
+      case ExprKind::Call: return call(e);
+      case ExprKind::Attribute:
+        fail_at(e, "a value (" + dotted(e) + " is not a value; calls need parentheses)");
+      default: fail_at(e, "an expression");
+    }
+  }
+
+  ir::ExprRef unary(const SExpr& e) {
+    const SExpr& x = e.item(0);
+    if (e.text == "-" && !x.parenthesized && x.kind == ExprKind::Int)
+      return ir::ConstInt::make(static_cast<std::int64_t>(0 - x.int_value), core::DataType::INDEX,
+                                span(e.pos));
+    if (e.text == "-" && !x.parenthesized && x.kind == ExprKind::Float)
+      return ir::ConstFloat::make(-x.float_value, core::DataType::FP32, span(e.pos));
+    ir::ExprRef v = expr(x);
+    if (e.text == "+") return v;
+    return guard(e, [&]() -> ir::ExprRef {
+      if (e.text == "-") return ir::Neg::make(v, span(e.pos));
+      if (e.text == "~") return ir::BitNot::make(v, span(e.pos));
+      return ir::Not::make(v, span(e.pos));
+    });
+  }
+
+  /// A bare literal `lit` re-typed to `dt` (an integer literal to any numeric dtype, a float
+  /// literal to a float dtype); null when it cannot take that dtype.
+  static ir::ExprRef retype_literal(const ir::ExprRef& lit, core::DataType dt) {
+    if (const auto* c = ir::as<ir::ConstInt>(lit.get())) {
+      if (core::is_int(dt)) return ir::ConstInt::make(c->value, dt, c->span);
+      if (core::is_float(dt))
+        return ir::ConstFloat::make(static_cast<double>(c->value), dt, c->span);
+    }
+    if (const auto* c = ir::as<ir::ConstFloat>(lit.get()); c && core::is_float(dt))
+      return ir::ConstFloat::make(c->value, dt, c->span);
+    return nullptr;
+  }
+
+  static std::optional<core::DataType> scalar_dtype(const ir::ExprRef& e) {
+    if (const auto* s = ir::as<ir::ScalarType>(e->type.get())) return s->dtype;
+    return std::nullopt;
+  }
+
+  /// Two scalar operands of different dtypes where one is written as a bare literal: the
+  /// literal takes the other's dtype (`n + 1` with n INT64 adds an INT64 one).
+  static void unify_literal(ir::ExprRef& l, ir::ExprRef& r, const SExpr& ln, const SExpr& rn) {
+    const auto ld = scalar_dtype(l), rd = scalar_dtype(r);
+    if (!ld || !rd || *ld == *rd) return;
+    if (is_bare_literal(rn) && !is_bare_literal(ln)) {
+      if (auto x = retype_literal(r, *ld)) r = x;
+    } else if (is_bare_literal(ln) && !is_bare_literal(rn)) {
+      if (auto x = retype_literal(l, *rd)) l = x;
+    }
+  }
+
+  /// `l op r` for a Python operator spelling; `^` on booleans is the logical Xor (as upstream).
+  static ir::ExprRef scalar_binary(const std::string& op, const ir::ExprRef& l,
+                                   const ir::ExprRef& r, const core::Span& sp) {
+    if (op == "+") return ir::Add::make(l, r, sp);
+    if (op == "-") return ir::Sub::make(l, r, sp);
+    if (op == "*") return ir::Mul::make(l, r, sp);
+    if (op == "//") return ir::FloorDiv::make(l, r, sp);
+    if (op == "%") return ir::FloorMod::make(l, r, sp);
+    if (op == "/") return ir::FloatDiv::make(l, r, sp);
+    if (op == "**") return ir::Pow::make(l, r, sp);
+    if (op == "==") return ir::Eq::make(l, r, sp);
+    if (op == "!=") return ir::Ne::make(l, r, sp);
+    if (op == "<") return ir::Lt::make(l, r, sp);
+    if (op == "<=") return ir::Le::make(l, r, sp);
+    if (op == ">") return ir::Gt::make(l, r, sp);
+    if (op == ">=") return ir::Ge::make(l, r, sp);
+    if (op == "and") return ir::And::make(l, r, sp);
+    if (op == "or") return ir::Or::make(l, r, sp);
+    if (op == "&") return ir::BitAnd::make(l, r, sp);
+    if (op == "|") return ir::BitOr::make(l, r, sp);
+    if (op == "^" && scalar_dtype(l) == core::DataType::BOOL) return ir::Xor::make(l, r, sp);
+    if (op == "^") return ir::BitXor::make(l, r, sp);
+    if (op == "<<") return ir::BitShiftLeft::make(l, r, sp);
+    if (op == ">>") return ir::BitShiftRight::make(l, r, sp);
+    throw core::ValueError("the operator '" + op + "' has no scalar meaning in the pl DSL");
+  }
+
+  ir::ExprRef binary(const SExpr& e) {
+    if (e.kind == ExprKind::Compare && e.chained)
+      fail_at(e.item(0), "a single comparison (parenthesise each one: (a < b) and (b < c))");
+    ir::ExprRef l = expr(e.item(0));
+    ir::ExprRef r = expr(e.item(1));
+    unify_literal(l, r, e.item(0), e.item(1));
+    return guard(e, [&] { return scalar_binary(e.text, l, r, span(e.pos)); });
+  }
+
+  // -- calls --
+
+  std::vector<ir::ExprRef> positional(const SExpr& call, std::size_t from = 1) {
+    std::vector<ir::ExprRef> out;
+    for (std::size_t i = from; i < call.items.size(); ++i) out.push_back(expr(call.item(i)));
+    return out;
+  }
+
+  /// The keywords of `call` except `skip` as op kwargs; `attrs=` goes to `attrs`.
+  ir::Attrs kwargs_of(const SExpr& call, ir::Attrs& attrs,
+                      std::initializer_list<std::string_view> skip = {}) {
+    ir::Attrs kw;
+    for (const auto& k : call.keywords) {
+      bool skipped = false;
+      for (auto s : skip) skipped = skipped || k.name == s;
+      if (skipped) continue;
+      if (k.name == "attrs")
+        attrs = attr_dict(*k.value);
+      else
+        kw.entries.push_back({k.name, attr_value(*k.value)});
+    }
+    return kw;
+  }
+
+  /// The callee written as an expression: `self.f` (a program function) or `pl.tile.load`.
+  ir::OpRef callee_ref(const SExpr& c) {
+    const std::string d = dotted(c);
+    return guard(c, [&]() -> ir::OpRef {
+      if (d.starts_with("self.") && in_class_) return ir::GlobalVar::make(d.substr(5));
+      if (!in_class_ && c.kind == ExprKind::Name && returns_.count(d))
+        return ir::GlobalVar::make(d);
+      if (d.starts_with("pl.") || d.starts_with("pld.")) return ir::Op::make(op_name(d));
+      fail_at(c, "a callee: self.<function> or pl.<op>");
+    });
+  }
+
+  /// `pl.tile.and_` → `tile.and`; `pld.x.y` keeps its prefix.
+  static std::string op_name(const std::string& d) {
+    std::string n = d.starts_with("pl.") ? d.substr(3) : d;
+    const std::size_t dot = n.rfind('.');
+    const std::string leaf = n.substr(dot == std::string::npos ? 0 : dot + 1);
+    if (leaf.ends_with('_') &&
+        core::is_python_keyword(std::string_view(leaf).substr(0, leaf.size() - 1)))
+      n.pop_back();
+    return n;
+  }
+
+  ir::ExprRef call(const SExpr& e) {
+    const SExpr& callee = e.item(0);
+    const std::string d = dotted(callee);
+    const core::Span sp = span(e.pos);
+    if (d == "abs") {
+      positional_count(e, 1, 1, "abs");
+      ir::ExprRef x = expr(e.item(1));
+      return guard(e, [&] { return ir::Abs::make(x, sp); });
+    }
+    if (d == "pl.const") return constant(e);
+    if (d == "pl._dump.float64") {
+      positional_count(e, 1, 1, "pl._dump.float64");
+      return ir::ConstFloat::make(float_bits(e.item(1)), core::DataType::FP32, sp);
+    }
+    if (d == "pl.MemRef") return memref_expr(e);
+    if (d == "pl.submit" || d == "pl._dump.submit") return submit(e, d == "pl._dump.submit");
+    if (d == "pl._dump.call") return dump_call(e);
+    if (d == "min" || d == "max") {
+      positional_count(e, 2, 2, d);
+      only_keywords(e, {}, d);
+      std::vector<ir::ExprRef> args = positional(e);
+      unify_literal(args[0], args[1], e.item(1), e.item(2));
+      return guard(e, [&]() -> ir::ExprRef {
+        if (d == "min") return ir::Min::make(args[0], args[1], sp);
+        return ir::Max::make(args[0], args[1], sp);
+      });
+    }
+    if (d == "pl.min" || d == "pl.max" || d == "pl._dump.logical_xor") {
+      std::vector<ir::ExprRef> args = positional(e);
+      if (args.size() == 2 && scalar_dtype(args[0]) && scalar_dtype(args[1])) {
+        only_keywords(e, {}, d);
+        unify_literal(args[0], args[1], e.item(1), e.item(2));
+        return guard(e, [&]() -> ir::ExprRef {
+          if (d == "pl.min") return ir::Min::make(args[0], args[1], sp);
+          if (d == "pl.max") return ir::Max::make(args[0], args[1], sp);
+          return ir::Xor::make(args[0], args[1], sp);
+        });
+      }
+      if (d == "pl._dump.logical_xor") fail_at(e, "two scalar operands");
+    }
+    if (d == "pl.cast") {
+      std::vector<ir::ExprRef> args;
+      if (e.items.size() >= 2) args.push_back(expr(e.item(1)));
+      if (e.items.size() == 3 && e.keywords.empty() && !args.empty() && scalar_dtype(args[0])) {
+        const core::DataType to = dtype(e.item(2));
+        return guard(e, [&] { return ir::Cast::make(args[0], to, sp); });
+      }
+    }
+    for (std::string_view stmt_only :
+         {"pl.yield_", "pl._dump.yield_", "pl.cond", "pl.func_attr", "pl.range", "pl.parallel",
+          "pl.unroll", "pl.pipeline", "pl.while_", "pl.split_aiv", "pl.at", "pl.cluster", "pl.spmd",
+          "pl.scope", "pl.dynamic"})
+      if (d == stmt_only) fail_at(e, d + " only where the DSL places it, not inside an expression");
+    if (d.starts_with("self.") || (!in_class_ && returns_.count(d))) {
+      ir::OpRef op = callee_ref(callee);
+      std::vector<ir::ExprRef> args = positional(e);
+      ir::Attrs attrs;
+      ir::Attrs kw = kwargs_of(e, attrs);
+      if (!returns_.count(op->name)) fail_at(callee, "a function of this program");
+      ir::TypeRef t = guard(e, [&] { return derived_call_type(ops_, returns_, *op, args, kw); });
+      return guard(e, [&] { return ir::Call::make(op, args, t, kw, attrs, sp); });
+    }
+    if (!(d.starts_with("pl.") || d.starts_with("pld.")))
+      fail_at(callee, "a callee: self.<function>, pl.<op> or a builtin such as abs");
+    std::vector<ir::ExprRef> args = positional(e);
+    ir::Attrs attrs;
+    ir::Attrs kw = kwargs_of(e, attrs);
+    const std::string name = resolve_op(callee, op_name(d), args);
+    return guard(e, [&] { return ops_.make_call(name, args, kw, attrs, sp); });
+  }
+
+  /// A registered op name for `pl.<name>`: the name itself, else the short form resolved by
+  /// the first shaped operand (`tile.` for a Tile, `tensor.` for a Tensor).
+  std::string resolve_op(const SExpr& at, const std::string& name,
+                         const std::vector<ir::ExprRef>& args) {
+    if (ops_.find(name)) return name;
+    if (name.find('.') == std::string::npos) {
+      std::string first, second;
+      for (const auto& a : args) {
+        if (ir::isa<ir::TileType>(a->type)) {
+          first = "tile.";
+          break;
+        }
+        if (ir::isa<ir::TensorType>(a->type)) {
+          first = "tensor.";
+          break;
+        }
+      }
+      for (std::string prefix : {first, std::string("tensor."), std::string("tile.")})
+        if (!prefix.empty() && ops_.find(prefix + name)) return prefix + name;
+    }
+    fail_at(at, "a registered op ('" + name + "' is not one)");
+  }
+
+  double float_bits(const SExpr& s) {
+    if (s.kind != ExprKind::String || s.text.size() != 16)
+      fail_at(s, "the 16 hex digits of a float64 bit pattern");
+    std::uint64_t bits = 0;
+    const char* end = s.text.data() + s.text.size();
+    if (auto [p, ec] = std::from_chars(s.text.data(), end, bits, 16); ec != std::errc() || p != end)
+      fail_at(s, "the 16 hex digits of a float64 bit pattern");
+    return std::bit_cast<double>(bits);
+  }
+
+  /// `pl.const(value, dtype)`: a literal of an explicit dtype.
+  ir::ExprRef constant(const SExpr& e) {
+    positional_count(e, 2, 2, "pl.const");
+    only_keywords(e, {}, "pl.const");
+    const SExpr& v = e.item(1);
+    const core::DataType dt = dtype(e.item(2));
+    const core::Span sp = span(e.pos);
+    return guard(e, [&]() -> ir::ExprRef {
+      if (v.kind == ExprKind::True || v.kind == ExprKind::False) {
+        if (dt != core::DataType::BOOL) fail_at(v, "True/False only with pl.BOOL");
+        return ir::ConstBool::make(v.kind == ExprKind::True, sp);
+      }
+      const bool is_float = v.kind == ExprKind::Float ||
+                            (v.kind == ExprKind::Unary && v.item(0).kind == ExprKind::Float) ||
+                            (v.kind == ExprKind::Call && dotted(v.item(0)) == "pl._dump.float64");
+      if (is_float || core::is_float(dt)) {
+        double x = 0;
+        if (v.kind == ExprKind::Call) {
+          positional_count(v, 1, 1, "pl._dump.float64");
+          x = float_bits(v.item(1));
+        } else if (v.kind == ExprKind::Float) {
+          x = v.float_value;
+        } else if (v.kind == ExprKind::Unary && v.text == "-" &&
+                   v.item(0).kind == ExprKind::Float) {
+          x = -v.item(0).float_value;
+        } else {
+          x = static_cast<double>(int_literal(v, "a number"));
+        }
+        return ir::ConstFloat::make(x, dt, sp);
+      }
+      return ir::ConstInt::make(int_literal(v, "an integer literal"), dt, sp);
+    });
+  }
+
+  /// `pl._dump.call(callee, args..., kwargs..., attrs={...}, type=T)`: a call whose recorded
+  /// result type is written out.
+  ir::ExprRef dump_call(const SExpr& e) {
+    if (e.items.size() < 2) fail_at(e, "a callee as the first argument of pl._dump.call");
+    const SExpr* t = keyword(e, "type");
+    if (!t) fail_at(e, "a type= keyword on pl._dump.call");
+    ir::OpRef op = callee_ref(e.item(1));
+    std::vector<ir::ExprRef> args = positional(e, 2);
+    ir::Attrs attrs;
+    ir::Attrs kw = kwargs_of(e, attrs, {"type"});
+    ir::TypeRef ty = type(*t);
+    return guard(e, [&] { return ir::Call::make(op, args, ty, kw, attrs, span(e.pos)); });
+  }
+
+  ir::ExprRef submit(const SExpr& e, bool dump) {
+    if (e.items.size() < 2) fail_at(e, "the launched function as the first argument");
+    ir::OpRef op = callee_ref(e.item(1));
+    std::vector<ir::ExprRef> args = positional(e, 2);
+    ir::SubmitLaunch launch;
+    if (const SExpr* k = keyword(e, "deps")) {
+      if (k->kind != ExprKind::List) fail_at(*k, "a list of task ids");
+      for (const auto& d : k->items) launch.deps.push_back(expr(*d));
+    }
+    if (const SExpr* k = keyword(e, "core_num")) launch.core_num = expr(*k);
+    if (const SExpr* k = keyword(e, "sync_start")) launch.sync_start = bool_literal(*k);
+    if (const SExpr* k = keyword(e, "allow_early_resolve"))
+      launch.allow_early_resolve = bool_literal(*k);
+    if (const SExpr* k = keyword(e, "predicate")) launch.predicate = expr(*k);
+    ir::Attrs attrs;
+    ir::Attrs kw = kwargs_of(
+        e, attrs, {"deps", "core_num", "sync_start", "allow_early_resolve", "predicate", "type"});
+    ir::TypeRef ty;
+    if (dump) {
+      const SExpr* t = keyword(e, "type");
+      if (!t) fail_at(e, "a type= keyword on pl._dump.submit");
+      ty = type(*t);
+    } else {
+      if (!ir::isa<ir::GlobalVar>(op) || !returns_.count(op->name))
+        fail_at(e.item(1), "a function of this program to launch");
+      ty = derived_submit_type(returns_, *op);
+    }
+    return guard(e, [&] { return ir::Submit::make(op, args, ty, launch, kw, attrs, span(e.pos)); });
+  }
+
+  // ---- attribute values ----
+
+  ir::AttrValue attr_value(const SExpr& e) {
+    if (++type_depth_ > core::kMaxNesting) fail_at(e, "attribute values nested at most 512 deep");
+    const OnExit leave{[this] { --type_depth_; }};
+    switch (e.kind) {
+      case ExprKind::True: return true;
+      case ExprKind::False: return false;
+      case ExprKind::Int: return int_literal(e, "an integer up to 9223372036854775807");
+      case ExprKind::Float: return e.float_value;
+      case ExprKind::String: return e.text;
+      case ExprKind::List: {
+        ir::AttrValueList items;
+        for (const auto& i : e.items) items.push_back(attr_value(*i));
+        return items;
+      }
+      case ExprKind::Unary:
+        if (e.text == "-" && !e.item(0).parenthesized) {
+          if (e.item(0).kind == ExprKind::Int) return int_literal(e, "an integer literal");
+          if (e.item(0).kind == ExprKind::Float) return -e.item(0).float_value;
+        }
+        break;
+      case ExprKind::Attribute: {
+        const std::string d = dotted(e);
+        if (d.starts_with("pl.")) {
+          if (auto t = core::parse_dtype(std::string_view(d).substr(3))) return *t;
+          const std::size_t dot = d.rfind('.');
+          if (dot > 3)
+            if (auto v = ir::parse_enum_value(std::string_view(d).substr(3, dot - 3),
+                                              std::string_view(d).substr(dot + 1)))
+              return *v;
+        }
+        break;
+      }
+      case ExprKind::Call: {
+        const std::string d = dotted(e.item(0));
+        if (d == "pl._dump.float64") {
+          positional_count(e, 1, 1, d);
+          return float_bits(e.item(1));
+        }
+        if (d == "pl._dump.opaque") {
+          positional_count(e, 1, 1, d);
+          if (e.item(1).kind != ExprKind::String) fail_at(e.item(1), "the payload's type name");
+          return ir::OpaquePayload{e.item(1).text, nullptr};
+        }
+        break;
+      }
+      default: break;
+    }
+    ir::ExprRef x = expr(e);
+    return guard(e, [&] { return ir::AttrValue(x); });
+  }
+
+  ir::Attrs attr_dict(const SExpr& e) {
+    if (e.kind != ExprKind::Dict) fail_at(e, "a dict of attributes {\"key\": value, ...}");
+    ir::Attrs attrs;
+    for (std::size_t i = 0; i + 1 < e.items.size(); i += 2) {
+      const SExpr& k = e.item(i);
+      if (k.kind != ExprKind::String) fail_at(k, "a string key");
+      for (const auto& prev : attrs.entries)
+        if (prev.key == k.text) fail_at(k, "a key not given before in this dict");
+      attrs.entries.push_back({k.text, attr_value(e.item(i + 1))});
+    }
+    return attrs;
+  }
+
+  // ---- statements ----
+
+  /// The statements of `body` from `first` on, as one SeqStmts.
+  ir::StmtRef block(const std::vector<syntax::StmtPtr>& body, std::size_t first, TextPos pos) {
+    std::vector<ir::StmtRef> out;
+    for (std::size_t i = first; i < body.size(); ++i) statement(*body[i], out);
+    return ir::SeqStmts::make(std::move(out), span(pos));
+  }
+
+  /// A body slot: a block, or the one statement of a `with pl._dump.stmt():` block.
+  ir::StmtRef body_slot(const std::vector<syntax::StmtPtr>& body, TextPos pos,
+                        std::size_t first = 0) {
+    if (body.size() == first + 1 && body[first]->kind == StmtKind::With &&
+        body[first]->value->kind == ExprKind::Call &&
+        dotted(body[first]->value->item(0)) == "pl._dump.stmt") {
+      const SStmt& w = *body[first];
+      std::vector<ir::StmtRef> out;
+      for (const auto& s : w.body) statement(*s, out);
+      if (out.size() != 1)
+        throw ParseError(w.pos, "with", "exactly one statement in a pl._dump.stmt() block");
+      return out[0];
+    }
+    return block(body, first, pos);
+  }
+
+  /// `s` with the comment lines written before it (printing writes them back).
+  static ir::StmtRef with_comments(const ir::StmtRef& s, const std::vector<std::string>& comments) {
+    return ir::visit_stmt(*s, [&](const auto& n) -> ir::StmtRef {
+      auto c = ir::copy_node(n);
+      c->leading_comments = comments;
+      return c;
+    });
+  }
+
+  void statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    current_stmt_ = s.pos;
+    if (!regions_.empty() && regions_.back()->closed)
+      throw ParseError(
+          s.pos, first_token(s),
+          "the end of the region: `r = pl.yield_(...)` is the region's last statement");
+    const std::size_t before = out.size();
+    statement_inner(s, out);
+    if (out.size() > before && !s.comments.empty())
+      out[before] = with_comments(out[before], s.comments);
+  }
+
+  void statement_inner(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const core::Span sp = span(s.pos);
+    switch (s.kind) {
+      case StmtKind::Pass: return;
+      case StmtKind::Break: out.push_back(ir::BreakStmt::make(sp)); return;
+      case StmtKind::Continue: out.push_back(ir::ContinueStmt::make(sp)); return;
+      case StmtKind::Return: {
+        std::vector<ir::ExprRef> values;
+        if (s.value) {
+          if (s.value->kind == ExprKind::Tuple)  // `return a, b` and `return (a, b)` alike
+            for (const auto& v : s.value->items) values.push_back(expr(*v));
+          else
+            values.push_back(expr(*s.value));
+        }
+        out.push_back(ir::ReturnStmt::make(std::move(values), sp));
+        return;
+      }
+      case StmtKind::Expr: return expression_statement(s, out);
+      case StmtKind::Assign: return assignment(s, out);
+      case StmtKind::Declare: {
+        if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name to declare");
+        if (is_window(*s.annotation))
+          scope_.windows[s.target->text] = s.annotation.get();
+        else
+          scope_.declared[s.target->text] = type(*s.annotation);
+        return;
+      }
+      case StmtKind::AugAssign: {
+        if (s.target->kind != ExprKind::Name)
+          fail_at(*s.target, "a name on the left of " + s.text + "=");
+        ir::ExprRef l = expr(*s.target);
+        ir::ExprRef r = expr(*s.value);
+        unify_literal(l, r, *s.target, *s.value);
+        ir::ExprRef v = guard(*s.value, [&] { return scalar_binary(s.text, l, r, sp); });
+        bind_assignment(*s.target, nullptr, v, out, sp);
+        return;
+      }
+      case StmtKind::If: return if_statement(s, out);
+      case StmtKind::For: return for_statement(s, out);
+      case StmtKind::While: {
+        ir::ExprRef cond = expr(*s.value);
+        ir::StmtRef body = body_slot(s.body, s.pos);
+        out.push_back(guard(*s.value, [&] { return ir::WhileStmt::make({}, cond, body, {}, sp); }));
+        return;
+      }
+      case StmtKind::With: return with_statement(s, out);
+      case StmtKind::FunctionDef:
+      case StmtKind::ClassDef:
+        throw ParseError(s.pos, s.name,
+                         "a statement (nested functions and classes are not supported)");
+      case StmtKind::Import:
+        throw ParseError(s.pos, "import", "imports only at the top of the text");
+    }
+  }
+
+  void expression_statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const SExpr& v = *s.value;
+    if (v.kind == ExprKind::String) return;  // a docstring
+    const std::string d = v.kind == ExprKind::Call ? dotted(v.item(0)) : "";
+    if (d == "pl.yield_" || d == "pl._dump.yield_") return yield(s, nullptr, out);
+    if (d == "pl.func_attr")
+      fail_at(v, "pl.func_attr only as the first statement of a function body");
+    if (d == "pl.cond") fail_at(v, "pl.cond only as the first statement of a pl.while_ loop");
+    if (d == "pl.set_cache_policy") return cache_policy_marker(v);
+    ir::ExprRef e = expr(v);
+    out.push_back(ir::EvalStmt::make(e, span(s.pos)));
+  }
+
+  void assignment(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const SExpr& v = *s.value;
+    const std::string d = v.kind == ExprKind::Call ? dotted(v.item(0)) : "";
+    if (d == "pl.yield_" || d == "pl._dump.yield_") return yield(s, s.target.get(), out);
+    ir::ExprRef value = expr(v);
+    // `x: pl.INT64 = 0`: a bare literal takes the annotated scalar dtype.
+    if (s.annotation && is_bare_literal(v))
+      if (const auto* st = ir::as<ir::ScalarType>(type(*s.annotation).get()))
+        if (auto x = retype_literal(value, st->dtype)) value = x;
+    bind_assignment(*s.target, s.annotation.get(), value, out, span(s.pos));
+  }
+
+  /// `x[: T] = value` (rebinding an existing `x` to a value of the same type keeps its
+  /// variable: the natural form, where one variable is assigned several times) or `a, b = value` (a
+  /// tuple unpacked element by element).
+  void bind_assignment(const SExpr& target, const SExpr* annotation, const ir::ExprRef& value,
+                       std::vector<ir::StmtRef>& out, const core::Span& sp) {
+    if (target.kind == ExprKind::Tuple) {
+      if (annotation) fail_at(*annotation, "no annotation on a tuple assignment");
+      const auto* tt = ir::as<ir::TupleType>(value->type.get());
+      if (!tt || tt->types.size() != target.items.size())
+        fail_at(target, "as many names as the value has tuple elements");
+      ir::VarRef whole = ir::Var::make("tuple_tmp", value->type, sp);
+      out.push_back(ir::AssignStmt::make(whole, value, sp));
+      for (std::size_t i = 0; i < target.items.size(); ++i) {
+        const SExpr& n = target.item(i);
+        if (n.kind != ExprKind::Name) fail_at(n, "a name");
+        bind_assignment(n, nullptr, ir::TupleGetItem::make(whole, static_cast<std::int64_t>(i), sp),
+                        out, sp);
+      }
+      return;
+    }
+    if (target.kind != ExprKind::Name) fail_at(target, "a name on the left of '='");
+    const std::string& name = target.text;
+    if (name == "self" || name == "pl" || name == "pld")
+      fail_at(target, "a name other than " + name);
+    if (annotation && is_window(*annotation)) {
+      ir::VarRef w = window(name, *annotation, target.pos);
+      reconcile(w->type, value->type, *annotation);
+      scope_.names[name] = w;
+      out.push_back(guard(target, [&] { return ir::AssignStmt::make(w, value, sp); }));
+      return;
+    }
+    ir::TypeRef t = value->type;
+    if (annotation) t = reconcile(type(*annotation), value->type, *annotation);
+    t = take_declared(name, t, target);
+    ir::VarRef var;
+    if (auto it = scope_.names.find(name); it != scope_.names.end() &&
+                                           it->second->kind() == ir::NodeKind::Var &&
+                                           ir::identical(it->second->type, t))
+      var = it->second;
+    else
+      var = ir::Var::make(name, t, span(target.pos));
+    scope_.names[name] = var;
+    out.push_back(guard(target, [&] { return ir::AssignStmt::make(var, value, sp); }));
+  }
+
+  // -- yields and region results --
+
+  /// `[targets =] pl.yield_(v, ...)` or `pl._dump.yield_(v, ..., types=[...])`.
+  void yield(const SStmt& s, const SExpr* target, std::vector<ir::StmtRef>& out) {
+    const SExpr& call = *s.value;
+    const bool dump = dotted(call.item(0)) == "pl._dump.yield_";
+    only_keywords(call,
+                  dump ? std::initializer_list<std::string_view>{"types"}
+                       : std::initializer_list<std::string_view>{},
+                  dump ? "pl._dump.yield_" : "pl.yield_");
+    std::vector<ir::ExprRef> values = positional(call);
+    std::vector<ir::TypeRef> types(values.size());
+    if (dump) {
+      const SExpr* k = keyword(call, "types");
+      if (!k || k->kind != ExprKind::List || k->items.size() != values.size())
+        fail_at(call, "types=[...] with one type per yielded value");
+      for (std::size_t i = 0; i < values.size(); ++i) types[i] = type(*k->items[i]);
+    }
+    if (s.annotation) {
+      if (values.size() != 1) fail_at(*s.annotation, "an annotation only on a single result");
+      types[0] = type(*s.annotation);
+    }
+    out.push_back(ir::YieldStmt::make(values, span(s.pos)));
+    if (!target) return;
+    if (regions_.empty())
+      fail_at(*target, "a yield with results only inside a for loop or an if with else");
+    RegionResults& r = *regions_.back();
+    std::vector<const SExpr*> names;
+    if (target->kind == ExprKind::Tuple)
+      for (const auto& n : target->items) names.push_back(n.get());
+    else
+      names.push_back(target);
+    if (names.size() != values.size()) fail_at(*target, "one name per yielded value");
+    r.closed = true;
+    for (const SExpr* n : names)
+      if (n->kind != ExprKind::Name) fail_at(*n, "a name for the region result");
+    if (!r.seen) {
+      r.seen = true;
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        r.names.push_back(names[i]->text);
+        r.name_nodes.push_back(names[i]);
+      }
+      r.annotations = types;
+      r.first_values = values;
+      return;
+    }
+    if (r.names.size() != names.size())
+      fail_at(*target, std::to_string(r.names.size()) + " results, as the other branch yields");
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (names[i]->text != r.names[i])
+        fail_at(*names[i], "the result name '" + r.names[i] + "' as in the other branch");
+      if (!r.annotations[i]) r.annotations[i] = types[i];
+    }
+  }
+
+  /// The region's result variables, typed by annotation reconciled with `inferred[i]`.
+  std::vector<ir::VarRef> result_vars(const RegionResults& r,
+                                      const std::vector<ir::TypeRef>& inferred) {
+    std::vector<ir::VarRef> vars;
+    for (std::size_t i = 0; i < r.names.size(); ++i) {
+      ir::TypeRef t = i < inferred.size() ? inferred[i] : nullptr;
+      if (r.annotations[i]) t = reconcile(r.annotations[i], t, *r.name_nodes[i]);
+      if (!t) fail_at(*r.name_nodes[i], "a type for the result (annotate it)");
+      t = take_declared(r.names[i], t, *r.name_nodes[i]);
+      vars.push_back(ir::Var::make(r.names[i], t, span(r.name_nodes[i]->pos)));
+    }
+    for (std::size_t i = 0; i < vars.size(); ++i) scope_.names[r.names[i]] = vars[i];
+    return vars;
+  }
+
+  /// Builds `body` as a region whose yields bind results into `r`.
+  ir::StmtRef region(const std::vector<syntax::StmtPtr>& body, TextPos pos, RegionResults& r,
+                     std::size_t first = 0) {
+    r.closed = false;  // each arm ends with its own yield
+    regions_.push_back(&r);
+    const OnExit pop{[this] { regions_.pop_back(); }};
+    return body_slot(body, pos, first);
+  }
+
+  void if_statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    ir::ExprRef cond = expr(*s.value);
+    RegionResults r;
+    ir::StmtRef then_body = region(s.body, s.pos, r);
+    ir::StmtRef else_body;
+    if (!s.orelse.empty()) else_body = region(s.orelse, s.orelse.front()->pos, r);
+    std::vector<ir::TypeRef> inferred;
+    for (const auto& v : r.first_values) inferred.push_back(v->type);
+    std::vector<ir::VarRef> rvs = result_vars(r, inferred);
+    out.push_back(guard(
+        *s.value, [&] { return ir::IfStmt::make(cond, then_body, else_body, rvs, span(s.pos)); }));
+  }
+
+  void with_statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const SExpr& c = *s.value;
+    const std::string d = c.kind == ExprKind::Call ? dotted(c.item(0)) : "";
+    const core::Span sp = span(s.pos);
+    if (d == "pl._dump.seq") {
+      positional_count(c, 0, 0, d);
+      only_keywords(c, {}, d);
+      out.push_back(block(s.body, 0, s.pos));
+      return;
+    }
+    if (d == "pl._dump.stmt") fail_at(c, "pl._dump.stmt() only as the whole body of a block");
+    // Every scope: its header is read first (its expressions are in the outer scope), then the
+    // body, then the node is built.
+    struct Header {
+      std::string name_hint;
+      ir::Attrs attrs;
+    };
+    auto header = [&](std::size_t positional, std::initializer_list<std::string_view> keywords) {
+      positional_count(c, positional, positional, d);
+      only_keywords(c, keywords, d);
+      return Header{name_hint_of(c), attrs_of(c)};
+    };
+    auto finish = [&](auto make) {
+      ir::StmtRef body = body_slot(s.body, s.pos);
+      out.push_back(guard(c, [&]() -> ir::StmtRef { return make(std::move(body)); }));
+    };
+    const bool task = d == "pl.at" || d == "pl.incore" || d == "pl.cluster";
+    if (s.target && !(task && (d != "pl.at" || is_core_group(c))))
+      fail_at(*s.target, "':' (only a CORE_GROUP pl.at or pl.cluster scope binds a task id)");
+    // A task scope: `as tid` binds its task id after the body (the body cannot see it).
+    auto finish_task = [&](auto make) {
+      std::vector<ir::AttrValueList> policies(1);
+      cache_policy_sinks_.push_back(&policies.back());
+      const OnExit pop{[this] { cache_policy_sinks_.pop_back(); }};
+      ir::StmtRef body = body_slot(s.body, s.pos);
+      ir::StmtRef scope = guard(c, [&]() -> ir::StmtRef {
+        auto made = make(std::move(body), std::move(policies.back()));  // the concrete scope
+        if (!s.target) return made;
+        if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name for the task id");
+        ir::VarRef tid = ir::Var::make(
+            s.target->text,
+            take_declared(s.target->text, ir::ScalarType::make(core::DataType::TASK_ID), *s.target),
+            span(s.target->pos));
+        scope_.names[s.target->text] = tid;
+        return ir::ScopeStmt::with_task_id(*made, tid);
+      });
+      out.push_back(std::move(scope));
+    };
+    if (d == "pl.at" || d == "pl.incore") {  // pl.incore(): upstream's earlier CORE_GROUP form
+      const bool core_group = d == "pl.incore" || is_core_group(c);
+      const Header h =
+          !core_group ? header(0, {"level", "role", "name_hint", "attrs"})
+          : d == "pl.at"
+              ? header(0, {"level", "name_hint", "optimizations", "attrs", "deps", "no_dep_args",
+                           "dumps"})
+              : header(0, {"name_hint", "optimizations", "attrs", "deps", "no_dep_args", "dumps"});
+      if (core_group) {
+        ir::SplitMode split = ir::SplitMode::None;
+        ir::Attrs attrs = task_attrs(c, h.attrs);
+        if (const SExpr* ok = keyword(c, "optimizations")) split = optimizations(*ok, attrs);
+        return finish_task([&](ir::StmtRef body, ir::AttrValueList policies) {
+          if (!policies.empty())
+            attrs = attrs.with(std::string(ir::scope_attr::kCachePolicyVars), std::move(policies));
+          return ir::InCoreScopeStmt::make(body, h.name_hint, split, attrs, sp);
+        });
+      }
+      const ir::Level level = enum_value<ir::Level>(*keyword(c, "level"));
+      std::optional<ir::Role> role;
+      if (const SExpr* rk = keyword(c, "role")) role = enum_value<ir::Role>(*rk);
+      return finish([&](ir::StmtRef body) {
+        return ir::HierarchyScopeStmt::make(body, level, role, h.name_hint, h.attrs, sp);
+      });
+    }
+    if (d == "pl.cluster") {
+      const Header h = header(0, {"name_hint", "attrs", "deps", "no_dep_args", "dumps"});
+      ir::Attrs attrs = task_attrs(c, h.attrs);
+      return finish_task([&](ir::StmtRef body, ir::AttrValueList policies) {
+        if (!policies.empty())
+          attrs = attrs.with(std::string(ir::scope_attr::kCachePolicyVars), std::move(policies));
+        return ir::ClusterScopeStmt::make(body, h.name_hint, attrs, sp);
+      });
+    }
+    if (d == "pl.spmd") {
+      const Header h = header(1, {"sync_start", "name_hint", "attrs"});
+      ir::ExprRef n = expr(c.item(1));
+      const bool sync = bool_keyword(c, "sync_start");
+      return finish([&](ir::StmtRef body) {
+        return ir::SpmdScopeStmt::make(body, n, sync, h.name_hint, h.attrs, sp);
+      });
+    }
+    if (d == "pl.scope" || d == "pl.manual_scope") {  // manual_scope(): upstream's MANUAL form
+      const Header h = d == "pl.scope" ? header(0, {"mode", "name_hint", "attrs"})
+                                       : header(0, {"name_hint", "attrs"});
+      const SExpr* mk = keyword(c, "mode");
+      const bool manual =
+          d == "pl.manual_scope" || (mk && enum_value<ir::ScopeMode>(*mk) == ir::ScopeMode::MANUAL);
+      return finish([&](ir::StmtRef body) {
+        return ir::RuntimeScopeStmt::make(body, manual, h.name_hint, h.attrs, sp);
+      });
+    }
+    fail_at(c, "a scope: pl.at(...), pl.cluster(), pl.spmd(n), pl.scope()");
+  }
+
+  // -- keywords shared by the scope forms --
+
+  std::string name_hint_of(const SExpr& call) {
+    const SExpr* k = keyword(call, "name_hint");
+    if (!k) return {};
+    if (k->kind != ExprKind::String) fail_at(*k, "a string name hint");
+    return k->text;
+  }
+
+  ir::Attrs attrs_of(const SExpr& call) {
+    const SExpr* k = keyword(call, "attrs");
+    return k ? attr_dict(*k) : ir::Attrs{};
+  }
+
+  bool bool_keyword(const SExpr& call, std::string_view name) {
+    const SExpr* k = keyword(call, name);
+    return k && bool_literal(*k);
+  }
+
+  /// True for `pl.at(level=pl.Level.CORE_GROUP, ...)` (the InCore scope form).
+  bool is_core_group(const SExpr& call) {
+    const SExpr* lk = keyword(call, "level");
+    if (!lk) fail_at(call, "a level= keyword on pl.at");
+    return enum_value<ir::Level>(*lk) == ir::Level::CORE_GROUP;
+  }
+
+  /// `optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=2)]`: returns
+  /// the AUTO split; a slot count (also upstream's `pl.split(mode, slot_num=N)`) goes to attrs.
+  ir::SplitMode optimizations(const SExpr& list, ir::Attrs& attrs) {
+    if (list.kind != ExprKind::List) fail_at(list, "a list of optimizations");
+    ir::SplitMode split = ir::SplitMode::None;
+    bool seen_split = false;
+    auto slot_num = [&](const SExpr& call) {
+      const SExpr* k = keyword(call, "slot_num");
+      if (!k) return;
+      if (attrs.contains(ir::scope_attr::kSlotNum)) fail_at(*k, "one slot_num per scope");
+      const std::int64_t n = int_literal(*k, "a positive slot count");
+      if (n <= 0) fail_at(*k, "a positive slot count");
+      attrs = attrs.with(std::string(ir::scope_attr::kSlotNum), n);
+    };
+    for (const auto& o : list.items) {
+      const std::string d = o->kind == ExprKind::Call ? dotted(o->item(0)) : "";
+      if (d == "pl.cross_core_slot") {
+        positional_count(*o, 0, 0, d);
+        only_keywords(*o, {"slot_num"}, d);
+        if (!keyword(*o, "slot_num")) fail_at(*o, "pl.cross_core_slot(slot_num=N)");
+        slot_num(*o);
+        continue;
+      }
+      if (d != "pl.split")
+        fail_at(*o, "an optimization: pl.split(pl.SplitMode.<mode>) or pl.cross_core_slot(...)");
+      positional_count(*o, 1, 1, "pl.split");
+      only_keywords(*o, {"slot_num"}, d);
+      if (seen_split) fail_at(*o, "one pl.split per scope");
+      seen_split = true;
+      split = enum_value<ir::SplitMode>(o->item(1));
+      // RFC #1820: even NONE is refused; the slot count has its own entry now.
+      if (split == ir::SplitMode::None)
+        fail_at(o->item(1),
+                "UP_DOWN or LEFT_RIGHT (no pl.split at all is the only no-split form; a slot "
+                "count alone is pl.cross_core_slot(slot_num=N))");
+      slot_num(*o);
+    }
+    return split;
+  }
+
+  /// The task keywords of a scope header, added to its attrs under upstream's keys:
+  /// `deps=[tid, ...]`, `no_dep_args=[v, ...]`, `dumps=[v, ...]`.
+  ir::Attrs task_attrs(const SExpr& call, ir::Attrs attrs) {
+    auto list = [&](std::string_view kw, std::string_view key, bool task_ids) {
+      const SExpr* k = keyword(call, kw);
+      if (!k) return;
+      if (k->kind != ExprKind::List) fail_at(*k, "a list");
+      ir::AttrValueList items;
+      for (const auto& item : k->items) {
+        ir::ExprRef e = expr(*item);
+        if (task_ids && !ir::has_scalar_dtype(e, core::DataType::TASK_ID))
+          fail_at(*item, "a Scalar[TASK_ID] task id");
+        if (!task_ids && !ir::isa<ir::Var>(*e)) fail_at(*item, "a variable name");
+        items.emplace_back(std::move(e));
+      }
+      attrs = attrs.with(std::string(key), std::move(items));
+    };
+    list("deps", ir::scope_attr::kDeps, true);
+    list("no_dep_args", ir::scope_attr::kNoDepVars, false);
+    list("dumps", ir::scope_attr::kDumpVars, false);
+    return attrs;
+  }
+
+  /// `pl.set_cache_policy(t, pl.CachePolicy.BYPASS)` in a task scope's body: a marker the
+  /// scope hoists into its `cache_policy_vars` attr (wherever it stands in the body).
+  void cache_policy_marker(const SExpr& call) {
+    if (cache_policy_sinks_.empty())
+      fail_at(call, "pl.set_cache_policy only inside a pl.at(level=pl.Level.CORE_GROUP) scope");
+    positional_count(call, 2, 2, "pl.set_cache_policy");
+    only_keywords(call, {}, "pl.set_cache_policy");
+    ir::ExprRef v = expr(call.item(1));
+    if (!ir::isa<ir::Var>(*v)) fail_at(call.item(1), "a tensor variable");
+    const ir::CachePolicy policy = enum_value<ir::CachePolicy>(call.item(2));
+    cache_policy_sinks_.back()->emplace_back(ir::AttrValueList{v, policy});
+  }
+
+  void for_statement(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const SExpr& it = *s.value;
+    const std::string d = it.kind == ExprKind::Call ? dotted(it.item(0)) : "";
+    const core::Span sp = span(s.pos);
+    if (d == "pl.split_aiv") return split_aiv(s, out);
+    if (d == "pl.spmd") return spmd_loop(s, out);
+    if (d == "pl.while_") return while_loop(s, out);
+    ir::ForKind kind = ir::ForKind::Sequential;
+    if (d == "pl.range" || d == "range")
+      kind = ir::ForKind::Sequential;
+    else if (d == "pl.parallel")
+      kind = ir::ForKind::Parallel;
+    else if (d == "pl.unroll")
+      kind = ir::ForKind::Unroll;
+    else if (d == "pl.pipeline")
+      kind = ir::ForKind::Pipeline;
+    else
+      fail_at(it,
+              "a loop: pl.range, pl.parallel, pl.unroll, pl.pipeline, pl.while_ or pl.split_aiv");
+    positional_count(it, 1, 3, d);
+    only_keywords(it,
+                  kind == ir::ForKind::Pipeline
+                      ? std::initializer_list<std::string_view>{"init_values", "attrs", "stage"}
+                      : std::initializer_list<std::string_view>{"init_values", "attrs"},
+                  d);
+    std::vector<ir::ExprRef> bounds = positional(it);
+    ir::ExprRef start = bounds.size() == 1 ? ir::ConstInt::make(0) : bounds[0];
+    ir::ExprRef stop = bounds.size() == 1 ? bounds[0] : bounds[1];
+    ir::ExprRef step = bounds.size() == 3 ? bounds[2] : ir::ConstInt::make(1);
+    ir::Attrs attrs;
+    if (const SExpr* k = keyword(it, "stage"))
+      attrs.entries.push_back({"pipeline_stages", attr_value(*k)});
+    if (const SExpr* k = keyword(it, "attrs"))
+      for (auto& e : attr_dict(*k).entries) attrs.entries.push_back(std::move(e));
+
+    // Target: `i` or `i, (a, b)` with init_values=(x, y).
+    const SExpr* loop_name = s.target.get();
+    const SExpr* carried = nullptr;
+    if (s.target->kind == ExprKind::Tuple && !s.target->parenthesized) {
+      if (s.target->items.size() != 2 || s.target->item(1).kind != ExprKind::Tuple)
+        fail_at(*s.target, "a loop target `i` or `i, (a, b)`");
+      loop_name = &s.target->item(0);
+      carried = &s.target->item(1);
+    }
+    if (loop_name->kind != ExprKind::Name) fail_at(*loop_name, "a loop variable name");
+    std::vector<ir::IterArgRef> iter_args = iter_args_of(it, carried);
+    ir::VarRef loop_var = ir::Var::make(
+        loop_name->text, take_declared(loop_name->text, implied_loop_var_type(stop), *loop_name),
+        span(loop_name->pos));
+    scope_.names[loop_name->text] = loop_var;
+    bind_iter_args(iter_args);
+    RegionResults r;
+    ir::StmtRef body = region(s.body, s.pos, r);
+    std::vector<ir::VarRef> rvs = loop_results(r, iter_args, *s.target);
+    out.push_back(guard(it, [&] {
+      return ir::ForStmt::make(loop_var, start, stop, step, iter_args, body, rvs, kind, attrs, sp);
+    }));
+  }
+
+  /// The iter_args named by `carried` (a tuple of names) with `init_values=(...)` of `call`.
+  std::vector<ir::IterArgRef> iter_args_of(const SExpr& call, const SExpr* carried) {
+    const SExpr* init = keyword(call, "init_values");
+    if (!carried && !init) return {};
+    if (!carried) fail_at(*init, "a target `i, (a, b)` naming the carried values");
+    if (!init) fail_at(*carried, "init_values=(...) for the carried values");
+    if (init->kind != ExprKind::Tuple && init->kind != ExprKind::List)
+      fail_at(*init, "a tuple of initial values");
+    if (init->items.size() != carried->items.size())
+      fail_at(*init,
+              std::to_string(carried->items.size()) + " initial values, one per carried name");
+    std::vector<ir::ExprRef> values;
+    for (const auto& v : init->items) values.push_back(expr(*v));  // in the outer scope
+    std::vector<ir::IterArgRef> out;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const SExpr& n = carried->item(i);
+      if (n.kind != ExprKind::Name) fail_at(n, "a name for the carried value");
+      ir::TypeRef t = take_declared(n.text, values[i]->type, n);
+      out.push_back(guard(n, [&] { return ir::IterArg::make(n.text, t, values[i], span(n.pos)); }));
+    }
+    return out;
+  }
+
+  /// A loop's result variables, typed like its iter_args. A pre-SSA loop (carried values, no
+  /// `r = pl.yield_(...)`) binds them under the carried names; ConvertToSSA writes the yield.
+  std::vector<ir::VarRef> loop_results(RegionResults& r,
+                                       const std::vector<ir::IterArgRef>& iter_args,
+                                       const SExpr& at) {
+    if (!r.seen && !iter_args.empty()) {
+      r.seen = true;
+      for (const auto& ia : iter_args) {
+        r.names.push_back(ia->name_hint);
+        r.name_nodes.push_back(&at);
+        r.annotations.push_back(nullptr);
+      }
+    }
+    std::vector<ir::TypeRef> inferred;
+    for (const auto& ia : iter_args) inferred.push_back(ia->type);
+    return result_vars(r, inferred);
+  }
+
+  void bind_iter_args(const std::vector<ir::IterArgRef>& iter_args) {
+    for (const auto& ia : iter_args) scope_.names[ia->name_hint] = ia;
+  }
+
+  /// `for (x, y) in pl.while_(init_values=(a, b)):` whose body starts with `pl.cond(c)`.
+  void while_loop(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const SExpr& it = *s.value;
+    positional_count(it, 0, 0, "pl.while_");
+    only_keywords(it, {"init_values"}, "pl.while_");
+    if (s.target->kind != ExprKind::Tuple) fail_at(*s.target, "a tuple of carried names `(x,)`");
+    std::vector<ir::IterArgRef> iter_args = iter_args_of(it, s.target.get());
+    bind_iter_args(iter_args);
+    if (s.body.empty() || s.body[0]->kind != StmtKind::Expr ||
+        s.body[0]->value->kind != ExprKind::Call || dotted(s.body[0]->value->item(0)) != "pl.cond")
+      throw ParseError(s.body.empty() ? s.pos : s.body[0]->pos,
+                       s.body.empty() ? "" : first_token(*s.body[0]),
+                       "pl.cond(condition) as the first statement of a pl.while_ loop");
+    const SExpr& cond_call = *s.body[0]->value;
+    positional_count(cond_call, 1, 1, "pl.cond");
+    ir::ExprRef cond = expr(cond_call.item(1));
+    RegionResults r;
+    ir::StmtRef body = region(s.body, s.pos, r, /*first=*/1);  // after pl.cond
+    std::vector<ir::VarRef> rvs = loop_results(r, iter_args, *s.target);
+    out.push_back(
+        guard(it, [&] { return ir::WhileStmt::make(iter_args, cond, body, rvs, span(s.pos)); }));
+  }
+
+  /// `for i in pl.spmd(n, ...)`: upstream's block-parallel form. The body becomes an InCore
+  /// region inside an Spmd scope whose first statement binds `i = pl.tile.get_block_idx()`.
+  void spmd_loop(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const SExpr& c = *s.value;
+    positional_count(c, 1, 1, "pl.spmd");
+    only_keywords(c, {"sync_start", "name_hint", "optimizations", "attrs"}, "pl.spmd");
+    if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name for the block index");
+    ir::ExprRef n = expr(c.item(1));
+    const bool sync = bool_keyword(c, "sync_start");
+    const std::string name_hint = name_hint_of(c);
+    const SExpr* ok = keyword(c, "optimizations");
+    const ir::Attrs attrs = attrs_of(c);
+    ir::Attrs incore_attrs;  // the optimizations belong to the kernel, not to its dispatch
+    const ir::SplitMode split = ok ? optimizations(*ok, incore_attrs) : ir::SplitMode::None;
+    const core::Span sp = span(s.pos);
+    ir::ExprRef idx =
+        guard(c, [&] { return ops_.make_call("tile.get_block_idx", {}, {}, {}, sp); });
+    ir::VarRef i = ir::Var::make(
+        s.target->text, take_declared(s.target->text, idx->type, *s.target), span(s.target->pos));
+    scope_.names[s.target->text] = i;
+    std::vector<ir::StmtRef> inner{
+        guard(*s.target, [&] { return ir::AssignStmt::make(i, idx, sp); })};
+    for (const auto& st : s.body) statement(*st, inner);
+    out.push_back(guard(c, [&]() -> ir::StmtRef {
+      auto incore = ir::InCoreScopeStmt::make(ir::SeqStmts::make(std::move(inner), sp), "", split,
+                                              incore_attrs, sp);
+      return ir::SpmdScopeStmt::make(ir::SeqStmts::make({incore}, sp), n, sync, name_hint, attrs,
+                                     sp);
+    }));
+  }
+
+  /// `for aiv in pl.split_aiv(count, mode=..., name_hint=..., attrs=...)`.
+  void split_aiv(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const SExpr& c = *s.value;
+    positional_count(c, 0, 1, "pl.split_aiv");
+    only_keywords(c, {"mode", "name_hint", "attrs"}, "pl.split_aiv");
+    if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name for the sub-block index");
+    std::int64_t count = 2;
+    if (c.items.size() > 1) count = int_literal(c.item(1), "the number of sub-blocks (2)");
+    if (count != 2) fail_at(c.item(1), "2 (a split is over the two vector cores)");
+    ir::SplitMode mode = ir::SplitMode::None;
+    if (const SExpr* k = keyword(c, "mode")) mode = enum_value<ir::SplitMode>(*k);
+    const std::string name_hint = name_hint_of(c);
+    const ir::Attrs attrs = attrs_of(c);
+    ir::VarRef aiv = ir::Var::make(
+        s.target->text,
+        take_declared(s.target->text, ir::ScalarType::make(core::DataType::INDEX), *s.target),
+        span(s.target->pos));
+    scope_.names[s.target->text] = aiv;
+    ir::StmtRef body = body_slot(s.body, s.pos);
+    out.push_back(guard(c, [&] {
+      return ir::SplitAivScopeStmt::make(aiv, body, mode, name_hint, attrs, span(s.pos));
+    }));
+  }
+
+  // ---- state ----
+
+  const ir::OpRegistry& ops_;
+  core::Ref<const core::SourceFile> file_;
+  bool in_class_ = false;
+  std::map<std::string, ir::VarRef, std::less<>> dynamic_;
+  std::vector<ir::AttrValueList*> cache_policy_sinks_;  // the enclosing task scopes' markers
+  std::map<std::string, ir::VarRef, std::less<>> free_;
+  FunctionReturns returns_;
+  FunctionScope scope_;
+  const SStmt* current_def_ = nullptr;
+  bool in_signature_ = false;
+  std::map<std::string, std::size_t, std::less<>> pending_params_;
+  std::vector<int> param_state_;  // 0 not built, 1 building, 2 built
+  std::vector<ir::VarRef> param_vars_;
+  std::vector<ir::ParamDirection> param_dirs_;
+  std::vector<RegionResults*> regions_;
+  std::size_t type_depth_ = 0;
+
+ public:
+  TextPos current_stmt_;  ///< the statement being built (for errors no narrower guard caught)
+};
+
+}  // namespace detail
+
+PYPTO_DECL ir::ProgramRef parse_program(std::string_view text, const ParseOptions& options) {
+  const ir::OpRegistry& ops = options.ops ? *options.ops : default_op_registry();
+  const syntax::Module module = syntax::parse_module(text);
+  detail::Builder builder(ops, options.file_name);
+  try {
+    return builder.program(module);
+  } catch (const ParseError&) {
+    throw;
+  } catch (const core::Error& e) {
+    // An IR builder's check that no narrower guard turned into a ParseError: report it at the
+    // statement being built rather than let a different error type escape.
+    throw ParseError(builder.current_stmt_, "", e.what());
+  }
+}
+
+}  // namespace pypto::text

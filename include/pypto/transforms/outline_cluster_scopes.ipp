@@ -1,0 +1,42 @@
+// pypto/transforms/outline_cluster_scopes.ipp — the definitions of
+// transforms/outline_cluster_scopes.hpp.
+#pragma once
+
+#include "pypto/transforms/outline_cluster_scopes.hpp"
+
+#include "pypto/ir/enums.hpp"
+#include "pypto/ir/function.hpp"
+#include "pypto/ir/op_registry.hpp"
+#include "pypto/ir/program.hpp"
+#include "pypto/ir/stmt.hpp"
+#include "pypto/transforms/pass.hpp"
+#include "pypto/transforms/property.hpp"
+#include "pypto/transforms/scope_outliner.hpp"
+
+namespace pypto::transforms {
+
+PYPTO_DECL Pass OutlineClusterScopes(const ir::OpRegistry& ops) {
+  OutlineTarget cluster;
+  cluster.pass_name = "outline-cluster-scopes";
+  cluster.is_target = [](const ir::Stmt& s) { return ir::isa<ir::ClusterScopeStmt>(s); };
+  cluster.function_type = ir::FunctionType::Group;
+  cluster.kind = "cluster";
+  OutlineTarget spmd = cluster;
+  spmd.is_target = [](const ir::Stmt& s) { return ir::isa<ir::SpmdScopeStmt>(s); };
+  spmd.function_type = ir::FunctionType::Spmd;
+  spmd.kind = "spmd";
+  return Pass("outline-cluster-scopes", {Property::SSAForm},
+              {Property::SSAForm, Property::ClusterOutlined, Property::NoScalarKernelReturn,
+               Property::ReturnParamsExplicit},
+              {}, [cluster, spmd, &ops](const ir::Program& p) {
+                auto parents = [](const ir::Function& f) {
+                  return f.func_type == ir::FunctionType::Opaque ||
+                         f.func_type == ir::FunctionType::Orchestration ||
+                         f.func_type == ir::FunctionType::Graph;
+                };
+                ir::ProgramRef grouped = outline_scopes(p, cluster, ops, parents);
+                return outline_scopes(*grouped, spmd, ops, parents);
+              });
+}
+
+}  // namespace pypto::transforms

@@ -1,0 +1,36 @@
+// pypto/transforms/pass_registry.ipp — the definitions of transforms/pass_registry.hpp: the
+// registry of every pass, which is why only it includes every pass.
+#pragma once
+
+#include "pypto/transforms/pass_registry.hpp"
+
+#include "pypto/transforms/convert_tensor_to_tile_ops.hpp"
+#include "pypto/transforms/convert_to_ssa.hpp"
+#include "pypto/transforms/deduplicate_outlined_kernels.hpp"
+#include "pypto/transforms/expand_mixed_kernels.hpp"
+#include "pypto/transforms/normalize_stmt_structure.hpp"
+#include "pypto/transforms/outline_cluster_scopes.hpp"
+#include "pypto/transforms/outline_incore_scopes.hpp"
+
+namespace pypto::transforms {
+
+PYPTO_DECL PassRegistry standard_passes() {
+  PassRegistry registry;
+  registry.add("natural form to SSA: versioned Vars, loop carries, if-results", ConvertToSSA);
+  registry.add("every body slot one SeqStmts, nested SeqStmts flattened", NormalizeStmtStructure);
+  registry.add("InCore scopes become InCore functions and calls (seed 002)",
+               [] { return OutlineIncoreScopes(); });
+  registry.add("cluster scopes become Group functions, standalone spmd scopes Spmd wrappers",
+               [] { return OutlineClusterScopes(); });
+  registry.add("equivalent outlined kernels and Group bundles share one definition (seed 001)",
+               [] { return DeduplicateOutlinedKernels(); });
+  registry.add(
+      "kernels' tensor ops become tile loads, tile ops and tile stores; cache_policy "
+      "becomes tile.load cache kwargs",
+      [] { return ConvertTensorToTileOps(); });
+  registry.add("every Group member takes the Group's parameters: one argument list per mixed task",
+               ExpandMixedKernels);
+  return registry;
+}
+
+}  // namespace pypto::transforms
