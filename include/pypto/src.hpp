@@ -46,6 +46,7 @@
 #include "pypto/runtime/shared_library.ipp"
 #include "pypto/structural/bindings.ipp"
 #include "pypto/structural/compare.ipp"
+#include "pypto/structural/fingerprint.ipp"
 #include "pypto/structural/signature.ipp"
 #include "pypto/text/call_types.ipp"
 #include "pypto/text/parser.ipp"

@@ -3,7 +3,7 @@
 // A DataType is one exact byte code; the high nibble is the family (bool, signed, unsigned,
 // IEEE float, brain/HiSilicon float, identifier) and the low nibble the member. Codes are
 // compared raw: INDEX (the machine word, the type of a bare integer literal) and INT64 are
-// different types (seed 003, "scalar dtype: exact raw code"). All queries are O(1) and
+// different types ("scalar dtype: exact raw code"). All queries are O(1) and
 // constexpr.
 #pragma once
 

@@ -1,7 +1,7 @@
 // pypto/core/span.hpp — a source location range.
 //
 // A Span names a file and a 1-based line:column range; `Span::unknown()` is the empty span of
-// IR built programmatically. Spans are metadata: structural comparison ignores them (seed 003),
+// IR built programmatically. Spans are metadata: structural comparison ignores them,
 // error messages print them. The file name is shared between all spans of one parse.
 #pragma once
 

@@ -5,11 +5,13 @@
 // (EnumValue: which enum and which value), an expression reference (a Var or any Expr), a list of
 // values, or an OpaquePayload — a host compiler's own data, which the library carries and prints
 // but cannot compare (structural comparison reports it as unsupported rather than guessing).
-// Entries keep insertion order for printing; comparison sorts by key (seed 003: "attrs: unique
+// Entries keep insertion order for printing; comparison sorts by key ("attrs: unique
 // keys sorted, value types and vector order kept"). Duplicate keys are representable so that
 // foreign IR can be loaded and rejected with a precise error instead of being silently merged.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -77,33 +79,52 @@ constexpr void for_each_attr_enum(Fn&& fn) {
   [&]<class... Es>(EnumList<Es...>) { (fn(std::type_identity<Es>{}), ...); }(AttrEnums{});
 }
 
+namespace detail {
+/// One enum of AttrEnums with its type erased: the queries on an EnumValue index this table by
+/// enum id instead of instantiating a walk over every enum in each of them.
+struct ErasedEnum {
+  std::string_view type_name;
+  std::string_view (*value_name)(std::int64_t);
+  std::optional<std::int64_t> (*parse)(std::string_view);
+};
+template <class E>
+std::string_view erased_value_name(std::int64_t v) {
+  return enum_name(static_cast<E>(v));
+}
+template <class E>
+std::optional<std::int64_t> erased_parse(std::string_view name) {
+  const std::optional<E> v = parse_enum<E>(name);
+  return v ? std::optional<std::int64_t>(static_cast<std::int64_t>(*v)) : std::nullopt;
+}
+template <class... Es>
+constexpr std::array<ErasedEnum, sizeof...(Es)> erase_enums(EnumList<Es...>) {
+  return {ErasedEnum{EnumTraits<Es>::type_name, &erased_value_name<Es>, &erased_parse<Es>}...};
+}
+inline constexpr auto kErasedEnums = erase_enums(AttrEnums{});
+}  // namespace detail
+
 /// `pl.<Enum>` type name of an EnumValue ("SplitMode"); "?" for an unknown id.
 inline std::string_view enum_type_name(const EnumValue& e) {
-  std::string_view out = "?";
-  for_each_attr_enum([&]<class E>(std::type_identity<E>) {
-    if (e.holds<E>()) out = EnumTraits<E>::type_name;
-  });
-  return out;
+  return e.enum_id < detail::kErasedEnums.size() ? detail::kErasedEnums[e.enum_id].type_name : "?";
 }
 
 /// Printed name of an EnumValue's value ("UP_DOWN"); "?" when out of range.
 inline std::string_view enum_value_name(const EnumValue& e) {
-  std::string_view out = "?";
-  for_each_attr_enum([&]<class E>(std::type_identity<E>) {
-    if (e.holds<E>()) out = enum_name(static_cast<E>(e.value));
-  });
-  return out;
+  return e.enum_id < detail::kErasedEnums.size()
+             ? detail::kErasedEnums[e.enum_id].value_name(e.value)
+             : "?";
 }
 
 /// The EnumValue spelled `pl.<type_name>.<value_name>`; nullopt when either part is unknown.
 inline std::optional<EnumValue> parse_enum_value(std::string_view type_name,
                                                  std::string_view value_name) {
-  std::optional<EnumValue> out;
-  for_each_attr_enum([&]<class E>(std::type_identity<E>) {
-    if (EnumTraits<E>::type_name != type_name) return;
-    if (auto v = parse_enum<E>(value_name)) out = EnumValue::of(*v);
-  });
-  return out;
+  for (std::size_t id = 0; id < detail::kErasedEnums.size(); ++id) {
+    const detail::ErasedEnum& e = detail::kErasedEnums[id];
+    if (e.type_name != type_name) continue;
+    if (auto v = e.parse(value_name)) return EnumValue{static_cast<std::uint8_t>(id), *v};
+    return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 /// A host compiler's own attribute payload: carried and printed by name, never compared.

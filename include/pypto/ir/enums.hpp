@@ -70,7 +70,7 @@ enum class TensorLayout : std::uint8_t { ND = 0, DN = 1, NZ = 2, MX_A_ZZ = 3, MX
 enum class TileLayout : std::uint8_t { none_box = 0, row_major = 1, col_major = 2 };
 enum class PadValue : std::uint8_t { null = 0, zero = 1, max = 2, min = 3 };
 enum class CompactMode : std::uint8_t { null = 0, normal = 1 };
-/// GM cache policy of a tensor read (seed 002, "cache policy").
+/// GM cache policy of a tensor read ("cache policy").
 enum class CachePolicy : std::uint8_t { DEFAULT = 0, BYPASS = 1 };
 /// Task-scope dependency mode of a RuntimeScopeStmt.
 enum class ScopeMode : std::uint8_t { AUTO = 0, MANUAL = 1 };

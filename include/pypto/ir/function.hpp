@@ -4,7 +4,7 @@
 // parameters: a shape may name a later scalar parameter). The name is Ignore (a function
 // compares equal to a renamed copy); the program keys functions by name instead. Directions,
 // return types, attrs, function type, level, role and the runtime-binding flag all compare
-// (seed 003, "function metadata"). When no level/role is given the builder derives them from
+// ("function metadata"). When no level/role is given the builder derives them from
 // the function type, as upstream does.
 #pragma once
 

@@ -4,7 +4,7 @@
 // positional arguments with their memory effect (Read, Write, ReadWrite — possibly decided by a
 // keyword, as for atomic stores), the keywords it accepts with their value kinds, and a type rule
 // that computes the result type from the arguments or throws a TypeError saying which argument is
-// wrong. Passes read effects from here, never from op-name special cases (seed 002: "which ops
+// wrong. Passes read effects from here, never from op-name special cases ("which ops
 // write is declared on the registry"). `standard_op_registry()` builds the ops the pipeline
 // needs. Lookup is O(log n) in the number of ops.
 #pragma once
@@ -77,7 +77,7 @@ struct OpDef {
   std::vector<ArgSpec> args;
   std::vector<KwargSpec> kwargs;
   TypeRule type_rule = nullptr;
-  /// The result is UnknownType and the call may only stand alone as an EvalStmt (seed 001's
+  /// The result is UnknownType and the call may only stand alone as an EvalStmt (the
   /// legacy statement-only allowlist, exactly nine ops). `set_cache_policy` is not one: it is a
   /// declaration that the parser hoists onto the enclosing scope, never a statement of the IR.
   bool statement_only = false;

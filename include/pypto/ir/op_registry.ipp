@@ -306,7 +306,7 @@ PYPTO_DECL OpRegistry standard_op_registry() {
   // and is not one of the statement-only calls below.
   r.add({"set_cache_policy", {{"tensor"}, {"policy"}}, {}, tr::unknown});
 
-  // distributed and system statement-only calls (seed 001's allowlist)
+  // distributed and system statement-only calls (the allowlist)
   r.add({"pld.tensor.put",
          {named(atomic_dst, "dst"),
           {"peer"},
@@ -358,7 +358,7 @@ PYPTO_DECL OpRegistry standard_op_registry() {
          {{"name", K::String}, {"peer_func", K::String}},
          tr::int32_scalar});
 
-  // prefetch: a context, its events and sessions, produced and consumed locally (seed 001)
+  // prefetch: a context, its events and sessions, produced and consumed locally
   r.add({"prefetch.make_context", {{"workspace"}}, {}, tr::resource<PrefetchAsyncContextType>});
   r.add({"prefetch.async_prefetch", {{"src"}, {"ctx"}}, {}, tr::resource<AsyncEventType>});
   r.add({"prefetch.session", {{"ctx"}}, {}, tr::resource<AsyncSessionType>});

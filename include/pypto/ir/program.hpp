@@ -2,7 +2,7 @@
 //
 // Functions are stored sorted by name with unique names, so iteration order is deterministic
 // and independent of insertion order. The key of each entry is a compared field: two programs
-// are equal only if the same names map to equal functions (seed 003: "map keys and callee names
+// are equal only if the same names map to equal functions ("map keys and callee names
 // still compare"), even though Function::name itself is Ignore. The program's own name is
 // Ignore. Lookup is O(log n).
 #pragma once

@@ -5,7 +5,7 @@
 // markers of its body are carried in ScopeStmt::attrs under the keys below (upstream PyPTO's
 // names), so every generic walk (comparison, hashing, binding checks, SSA renaming) sees the
 // variables they reference as ordinary uses. The outliners consume them: a Var-keyed list
-// becomes parameter indices on the outlined function or the dispatching call (seed 002).
+// becomes parameter indices on the outlined function or the dispatching call.
 // The printer writes them back in their surface form; the parser reads that form.
 #pragma once
 

@@ -1,6 +1,6 @@
 // pypto/ir/stmt.hpp — statements: assignment, sequencing, structured control flow, scopes.
 //
-// Binding structure (what the Def fields mean, seed 003): AssignStmt defines `var` after its
+// Binding structure (what the Def fields mean): AssignStmt defines `var` after its
 // value is evaluated; ForStmt defines `loop_var` and `iter_args` for its body (iter_arg init
 // values are evaluated outside the loop) and `return_vars` after the loop; WhileStmt and IfStmt
 // define `return_vars` after the region. Regions hand values out through YieldStmt; a

@@ -10,7 +10,7 @@
 // Storage descriptors live here because types refer to them: a MemRef (an allocation view:
 // base pointer Var, byte offset, size, pinning, slots) attached to a Tensor/Tile type, and a
 // WindowBuffer (a distributed window slot, a binding Var with storage fields). A MemRef is not a
-// Var: its identity is its base and its fields, not its address (seed 003, storage).
+// Var: its identity is its base and its fields, not its address (storage).
 #pragma once
 
 #include <array>

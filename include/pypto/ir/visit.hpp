@@ -12,10 +12,10 @@
 #include <concepts>
 #include <string>
 #include <type_traits>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "pypto/detail/pointer_map.hpp"
 #include "pypto/ir/attrs.hpp"
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
@@ -103,13 +103,13 @@ void for_each_child(const Node& n, Fn&& fn) {
 template <class Fn>
 void for_each_node(const NodeRef& root, Fn&& fn) {
   if (!root) return;
-  std::unordered_set<const Node*> seen;  // membership only; never iterated
+  ::pypto::detail::PointerMap<char> seen;  // membership only; never iterated
   std::vector<NodeRef> stack{root};
   std::vector<NodeRef> children;
   while (!stack.empty()) {
     NodeRef n = std::move(stack.back());
     stack.pop_back();
-    if (!seen.insert(n.get()).second) continue;
+    if (!seen.insert(n.get(), 0).second) continue;
     fn(*n);
     children.clear();
     for_each_child(*n, [&](NodeRef c) { children.push_back(std::move(c)); });

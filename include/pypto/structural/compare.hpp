@@ -3,12 +3,13 @@
 // One exact semantics, no modes besides `enable_auto_mapping`: two sides are equal iff they
 // project to the same record number in one arena; the hash is the root record's hash. Equality
 // first walks both sides in lockstep, which settles the common equal case without building
-// records; when the walks diverge, the canonical projection decides. `find_first_mismatch`
-// descends from the roots along the first differing child and reports the first differing field
-// path and both values. Null handles: two nulls are equal, a null and a node are not. IR that
-// cannot be projected (opaque attribute payloads, duplicate attribute keys, cycles, nesting deeper
-// than kMaxNesting) throws StructuralComparisonUnsupported from every entry point — it is never
-// reported as "not equal". O(N) expected, O(N log N) worst case; O(N) memory.
+// records; when the walks diverge, the canonical projection decides (structural_equal_hashed lets
+// two known hashes that differ decide first). `find_first_mismatch` descends from the roots along
+// the first differing child and reports the first differing field path and both values. Null
+// handles: two nulls are equal, a null and a node are not. IR that cannot be projected (opaque
+// attribute payloads, duplicate attribute keys, cycles, nesting deeper than kMaxNesting) throws
+// StructuralComparisonUnsupported from every entry point — it is never reported as "not equal".
+// O(N) expected, O(N log N) worst case; O(N) memory.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,13 @@ PYPTO_DECL bool structural_equal(const ir::Node& a, const ir::Node& b,
                                  bool enable_auto_mapping = false);
 PYPTO_DECL bool structural_equal(const ir::NodeRef& a, const ir::NodeRef& b,
                                  bool enable_auto_mapping = false);
+
+/// structural_equal(a, b, enable_auto_mapping) for two nodes whose structural hashes under the
+/// same `enable_auto_mapping` are known (`hash_a`, `hash_b`): the lockstep walk first; when it
+/// diverges, different hashes prove inequality (equal ⇒ same hash) and only a hash match
+/// (sharing that differs, or a collision) takes the canonical projection. Cheap on a difference.
+PYPTO_DECL bool structural_equal_hashed(const ir::Node& a, const ir::Node& b, std::uint64_t hash_a,
+                                        std::uint64_t hash_b, bool enable_auto_mapping = false);
 
 /// A fingerprint consistent with structural_equal under the same `enable_auto_mapping`:
 /// equal ⇒ same hash. Deterministic within and across processes for the same construction

@@ -40,6 +40,17 @@ PYPTO_DECL bool structural_equal(const ir::NodeRef& a, const ir::NodeRef& b,
   return structural_equal(*a, *b, enable_auto_mapping);
 }
 
+PYPTO_DECL bool structural_equal_hashed(const ir::Node& a, const ir::Node& b, std::uint64_t hash_a,
+                                        std::uint64_t hash_b, bool enable_auto_mapping) {
+  using detail::Projector;
+  if (detail::Borrowed<detail::Lockstep>()->run(a, b, enable_auto_mapping)) return true;
+  if (hash_a != hash_b) return false;
+  detail::Arena arena;
+  const std::uint64_t ra = Projector<>(&arena, enable_auto_mapping).project(a);
+  const std::uint64_t rb = Projector<>(&arena, enable_auto_mapping).project(b);
+  return ra == rb;
+}
+
 PYPTO_DECL std::uint64_t structural_hash(const ir::Node& x, bool enable_auto_mapping) {
   try {
     return detail::Borrowed<detail::Hasher>()->run(x, enable_auto_mapping);

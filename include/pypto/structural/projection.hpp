@@ -61,6 +61,7 @@
 #include "pypto/ir/var.hpp"
 #include "pypto/ir/visit.hpp"
 #include "pypto/reflect/walk.hpp"
+#include "pypto/structural/census.hpp"
 #include "pypto/structural/errors.hpp"
 #include "pypto/structural/signature.hpp"
 
@@ -1103,27 +1104,16 @@ class Hasher {
     return values_[0];
   }
 
-  /// What the last run walked (the dedup pass reads its weights and closure facts here): the
-  /// records it finished (each node walked once, shared nodes once per context), how many of
-  /// each kind, and the free Vars it met without auto-mapping.
-  struct Census {
-    std::uint64_t records = 0;
-    std::uint64_t free_vars = 0;
-    std::uint64_t root_signature_symbols = 0;  ///< of the root, when it is a Function
-    std::uint32_t kinds[ir::kNodeKindCount] = {};
-  };
+  /// What the last run walked (census.hpp; fingerprint() hands it out): the records it finished
+  /// (each node walked once, shared nodes once per context), how many of each kind, and the free
+  /// Vars it met without auto-mapping.
+  using Census = FingerprintCensus;
   const Census& census() const { return census_; }
 
   /// Told of every node a run walks (each once per context, as the census counts them), so a
-  /// caller that needs a fact of every node (the dedup index: references) gets it from the hash
-  /// walk instead of walking again.
-  class Observer {
-   public:
-    virtual void walked(const Node& n) = 0;
-
-   protected:
-    ~Observer() = default;
-  };
+  /// caller that needs a fact of every node (the dedup index: references, through fingerprint())
+  /// gets it from the hash walk instead of walking again.
+  using Observer = FingerprintObserver;
   /// Observes the runs until reset with nullptr.
   void observe(Observer* o) { observer_ = o; }
 

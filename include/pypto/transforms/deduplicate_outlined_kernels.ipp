@@ -23,7 +23,6 @@
 #include "pypto/core/limits.hpp"
 #include "pypto/core/span.hpp"
 #include "pypto/detail/hash_buckets.hpp"
-#include "pypto/detail/pod_stack.hpp"
 #include "pypto/detail/pointer_map.hpp"
 #include "pypto/ir/attrs.hpp"
 #include "pypto/ir/enums.hpp"
@@ -36,9 +35,10 @@
 #include "pypto/ir/var.hpp"
 #include "pypto/ir/visit.hpp"
 #include "pypto/reflect/field.hpp"
+#include "pypto/structural/census.hpp"
 #include "pypto/structural/compare.hpp"
 #include "pypto/structural/errors.hpp"
-#include "pypto/structural/projection.hpp"
+#include "pypto/structural/fingerprint.hpp"
 #include "pypto/structural/signature.hpp"
 #include "pypto/transforms/call_shape_proof.hpp"
 #include "pypto/transforms/pass.hpp"
@@ -312,7 +312,7 @@ class Deduplicator {
   }
 
   /// Notes whether a walked node is or holds a reference (a GlobalVar, a peer_func name).
-  struct ReferenceSpotter final : structural::detail::Hasher::Observer {
+  struct ReferenceSpotter final : structural::FingerprintObserver {
     bool found = false;
     void walked(const ir::Node& n) override {
       if (ir::isa<ir::GlobalVar>(n)) found = true;
@@ -331,31 +331,22 @@ class Deduplicator {
     Inspection& in = inspections_[i];
     const std::size_t stream_at = streams_.size();
     {
-      structural::detail::Borrowed<structural::detail::Hasher> hasher;
       ReferenceSpotter spot;
-      struct Observing {  // the borrowed hasher outlives `spot`: unhook it on every exit
-        structural::detail::Hasher* h;
-        ~Observing() {
-          h->observe(nullptr);
-          h->record(nullptr);
-        }
-      } observing{hasher.operator->()};
-      hasher->observe(&spot);
-      hasher->record(&streams_);
-      try {
-        in.hash = hasher->run(f, false);
-      } catch (const structural::detail::HandOver&) {
-        spot.found = true;  // the projector reports it on the ordinary path
-      }
-      const auto& census = hasher->census();
-      if (spot.found || census.free_vars) {
+      structural::FingerprintOptions options;
+      options.stream = &streams_;
+      options.observer = &spot;
+      options.throw_unsupported = false;  // the projector reports it on the ordinary path
+      const structural::Fingerprint fp = structural::fingerprint(f, options);
+      in.hash = fp.hash;
+      const auto& census = fp.census;
+      if (!fp.supported || spot.found || census.free_vars) {
         streams_.resize(stream_at);
         return false;
       }
       in.problem = census_problem(f, census, in.weight);
       in.signature_symbols = census.root_signature_symbols;
       program_weight_ += census.records;
-      if (hasher->stream_exact() && in.problem.empty()) {
+      if (fp.stream_exact && in.problem.empty()) {
         in.stream_begin = stream_at;
         in.stream_size = streams_.size() - stream_at;
       } else {
@@ -481,33 +472,28 @@ class Deduplicator {
   /// Sets `h` to f's structural hash and adds its weight.
   static std::string closure_problem(const ir::Function& f, std::uint64_t& h, std::uint64_t& weight,
                                      std::uint64_t* signature_symbols = nullptr) {
-    using structural::detail::Hasher;
     if (f.requires_runtime_binding || !f.body)
       return "runtime binding (its code is bound at run time)";
-    structural::detail::Borrowed<Hasher> hasher;
+    structural::Fingerprint fp;
     try {
-      h = hasher->run(f, false);
-    } catch (const structural::detail::HandOver&) {
-      try {
-        structural::detail::Arena arena;
-        structural::detail::Projector<>(&arena, false).project(f);
-      } catch (const structural::StructuralComparisonUnsupported& e) {
-        return "unsupported: " + e.reason() + " at " +
-               (e.field_path().empty() ? std::string("<root>") : e.field_path());
-      }
-      return "unsupported: the projection refused the function";
+      fp = structural::fingerprint(f);
+    } catch (const structural::StructuralComparisonUnsupported& e) {
+      return "unsupported: " + e.reason() + " at " +
+             (e.field_path().empty() ? std::string("<root>") : e.field_path());
     }
-    if (signature_symbols) *signature_symbols = hasher->census().root_signature_symbols;
-    return census_problem(f, hasher->census(), weight);
+    if (!fp.supported) return "unsupported: the projection refused the function";
+    h = fp.hash;
+    if (signature_symbols) *signature_symbols = fp.census.root_signature_symbols;
+    return census_problem(f, fp.census, weight);
   }
 
   /// The closure facts of a hashed function, read from its hash walk's census; adds its weight.
   static std::string census_problem(const ir::Function& f,
-                                    const structural::detail::Hasher::Census& census,
+                                    const structural::FingerprintCensus& census,
                                     std::uint64_t& weight) {
     weight += census.records;
     if (census.free_vars) return "free capture (a variable defined outside the function)";
-    auto seen = [&](ir::NodeKind k) { return census.kinds[static_cast<std::size_t>(k)] != 0; };
+    auto seen = [&](ir::NodeKind k) { return census.count(k) != 0; };
     using K = ir::NodeKind;
     for (K k : {K::MemRef, K::MemRefType, K::PtrType, K::WindowBuffer, K::WindowBufferType,
                 K::CommCtxType})
@@ -564,10 +550,7 @@ class Deduplicator {
   /// hash match (sharing that differs, or a true collision) takes the canonical projection.
   static bool functions_equal(const ir::Function& fa, const ir::Function& fb, std::uint64_t ha,
                               std::uint64_t hb) {
-    using structural::detail::Borrowed;
-    using structural::detail::Lockstep;
-    if (Borrowed<Lockstep>()->run(fa, fb, false)) return true;
-    return ha == hb && structural::structural_equal(fa, fb, false);
+    return structural::structural_equal_hashed(fa, fb, ha, hb, false);
   }
 
   bool units_equal(const Unit& a, const Unit& b) const {
@@ -590,7 +573,7 @@ class Deduplicator {
   /// (kNone) when the cap or the budget stopped the search. Equal kernels have equal hashes and
   /// equality is transitive, so two known classes are equal exactly when the kernels are.
   ///
-  /// Kernels whose hash walks left exact streams (Hasher::record) compare by their streams; the
+  /// Kernels whose hash walks left exact streams (FingerprintOptions::stream) compare by them; the
   /// stream of a kernel is kept only while it represents its class (it is the last one written
   /// when its class is decided). Streams that differ may still be equal kernels shared
   /// differently: those take the lockstep walk.
@@ -795,8 +778,8 @@ class Deduplicator {
   std::vector<FnIndex> fns_;
   std::vector<Inspection> inspections_;
   ::pypto::detail::HashBuckets class_buckets_;  // kernels' classes by structural hash
-  /// The exact streams (Hasher::record) of the class representatives classify() keeps.
-  ::pypto::detail::PodStack<std::uint32_t> streams_;
+  /// The exact streams (structural::fingerprint) of the class representatives classify() keeps.
+  structural::FingerprintStream streams_;
   std::vector<const ir::Node*> stack_, children_;  // walk_references' scratch
   ::pypto::detail::PointerMap<char> seen_;
   std::uint64_t program_weight_ = 0;  ///< records the index walked: the proof's global budget

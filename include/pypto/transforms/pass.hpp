@@ -1,7 +1,7 @@
 // pypto/transforms/pass.hpp — a pass: a named, property-annotated function from Program to
 // Program.
 //
-// A Pass is a value (DESIGN.md, "Data flow"): its stable kebab-case name (the `pypto-opt
+// A Pass is a value: its stable kebab-case name (the `pypto-opt
 // --passes=` spelling, e.g. `normalize-stmt-structure`), the properties it requires to hold on
 // its input, the ones it establishes and the ones it may break, and the transformation itself.
 // Running a pass never mutates its input (IR is immutable); it returns the new program, which

@@ -18,11 +18,11 @@ PYPTO_DECL PassRegistry standard_passes() {
   PassRegistry registry;
   registry.add("natural form to SSA: versioned Vars, loop carries, if-results", ConvertToSSA);
   registry.add("every body slot one SeqStmts, nested SeqStmts flattened", NormalizeStmtStructure);
-  registry.add("InCore scopes become InCore functions and calls (seed 002)",
+  registry.add("InCore scopes become InCore functions and calls",
                [] { return OutlineIncoreScopes(); });
   registry.add("cluster scopes become Group functions, standalone spmd scopes Spmd wrappers",
                [] { return OutlineClusterScopes(); });
-  registry.add("equivalent outlined kernels and Group bundles share one definition (seed 001)",
+  registry.add("equivalent outlined kernels and Group bundles share one definition",
                [] { return DeduplicateOutlinedKernels(); });
   registry.add(
       "kernels' tensor ops become tile loads, tile ops and tile stores; cache_policy "

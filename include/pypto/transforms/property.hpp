@@ -2,7 +2,7 @@
 //
 // A Property is a fact about a whole program that a pass may rely on (SSAForm) or establish
 // (NormalizedStmtStructure); a PropertySet is a value of such facts, one bit per property, so
-// every operation is O(1). The pass manager tracks the set that holds between passes (issue 5);
+// every operation is O(1). The pass manager tracks the set that holds between passes;
 // the verifiers that check a property against the IR live next to the pass that produces it.
 // Names are the enum's own spelling (`SSAForm`), stable, and used in every error message.
 #pragma once
@@ -94,9 +94,8 @@ class PropertySet {
   std::uint32_t bits_ = 0;
 };
 
-/// Properties every program must have at every pass boundary, whatever a pass claims (seed 002:
-/// "NoScalarKernelReturn is checked at every pass boundary"): verify-each checks them after
-/// each pass.
+/// Properties every program must have at every pass boundary, whatever a pass claims:
+/// verify-each checks them after each pass.
 inline constexpr PropertySet kStructuralProperties{Property::NoScalarKernelReturn};
 
 }  // namespace pypto::transforms
