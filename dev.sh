@@ -82,15 +82,19 @@ on_test_exit() {
   ((rc == 0)) || echo "dev.sh test: FAILED at ${TEST_STEP} (exit ${rc})" >&2
 }
 
-run_suite() {  # preset -> appends "preset: N tests" to SUMMARY
-  local preset="$1" total
+minutes() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+
+run_suite() {  # preset -> appends "preset: N tests passed (build T, tests T)" to SUMMARY
+  local preset="$1" total start built
+  start=$SECONDS
   TEST_STEP="configure/build ($preset)"
   configure_build "$preset"
+  built=$SECONDS
   TEST_STEP="ctest ($preset)"
   log "ctest: preset $preset"
   ctest --preset "$preset"
   total="$(ctest --preset "$preset" -N | sed -n 's/^Total Tests: //p')"
-  SUMMARY+=("$preset: ${total:-?} tests passed")
+  SUMMARY+=("$preset: ${total:-?} tests passed (build $(minutes $((built - start))), tests $(minutes $((SECONDS - built))))")
 }
 
 cmd_test() {

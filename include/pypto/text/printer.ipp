@@ -20,9 +20,19 @@
 
 #include "pypto/core/identifier.hpp"
 #include "pypto/core/limits.hpp"
-#include "pypto/ir.hpp"
+#include "pypto/ir/attrs.hpp"
+#include "pypto/ir/enums.hpp"
+#include "pypto/ir/expr.hpp"
+#include "pypto/ir/function.hpp"
 #include "pypto/ir/identical.hpp"
+#include "pypto/ir/node.hpp"
+#include "pypto/ir/op_registry.hpp"
+#include "pypto/ir/program.hpp"
 #include "pypto/ir/scope_attrs.hpp"
+#include "pypto/ir/stmt.hpp"
+#include "pypto/ir/type.hpp"
+#include "pypto/ir/var.hpp"
+#include "pypto/ir/visit.hpp"
 #include "pypto/text/call_types.hpp"
 
 namespace pypto::text {
