@@ -12,6 +12,7 @@
 #   ./dev.sh fuzz [SEC] setup, build the libFuzzer parser target (preset fuzz, clang++) and run it
 #                       SEC seconds (default 300) from a scratch copy of tests/fuzz/corpus
 #   ./dev.sh format     clang-format -i every .hpp/.ipp/.cpp under include tests examples benchmarks
+#                       (not the golden outputs under tests/codegen/golden)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -142,7 +143,9 @@ cmd_format() {
   fi
   local dirs=() d
   for d in include tests examples benchmarks; do [[ -d "$d" ]] && dirs+=("$d"); done
-  find "${dirs[@]}" -type f \( -name '*.hpp' -o -name '*.ipp' -o -name '*.cpp' \) -print0 |
+  # Golden files are generated output, compared byte for byte: never reformatted.
+  find "${dirs[@]}" -path tests/codegen/golden -prune -o \
+    -type f \( -name '*.hpp' -o -name '*.ipp' -o -name '*.cpp' \) -print0 |
     sort -z | xargs -0 --no-run-if-empty "$clang_format" -i
   log "format: done"
 }

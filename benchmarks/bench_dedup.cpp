@@ -13,8 +13,6 @@
 // (the result is released outside the interval) per input kernel.
 #include <benchmark/benchmark.h>
 
-#include "pass_cpu_time.hpp"
-
 #include <cstdint>
 #include <cstdio>
 #include <pypto/dedup.hpp>
@@ -23,6 +21,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "pass_cpu_time.hpp"
 
 namespace {
 

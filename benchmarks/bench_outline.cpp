@@ -22,8 +22,6 @@
 // Time / CPU columns are per iteration and include the release.
 #include <benchmark/benchmark.h>
 
-#include "pass_cpu_time.hpp"
-
 #include <cstddef>
 #include <cstdint>
 #include <pypto/ir.hpp>
@@ -35,6 +33,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "pass_cpu_time.hpp"
 
 namespace {
 

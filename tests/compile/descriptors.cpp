@@ -68,7 +68,7 @@ constexpr std::size_t expected_def_fields(NodeKind k) {
     case NodeKind::HierarchyScopeStmt:
     case NodeKind::SpmdScopeStmt:
     case NodeKind::RuntimeScopeStmt: return 1;  // task_id (`with ... as tid`)
-    case NodeKind::Function: return 1;           // params
+    case NodeKind::Function: return 1;          // params
     default: return 0;
   }
 }

@@ -157,7 +157,8 @@ TEST_CASE(
   CHECK_FALSE(k::same_structure(k::canonicalize(swapped), k::canonicalize(base)));
 }
 
-TEST_CASE("kernel registry: specs that differ only in matmul k, batch or transposes share one entry") {
+TEST_CASE(
+    "kernel registry: specs that differ only in matmul k, batch or transposes share one entry") {
   k::KeyedRegistry<std::string> reg;
   CHECK(reg.insert(tk::matmul_epilogue(), "gemm").second);
   k::Spec other = tk::matmul_epilogue();

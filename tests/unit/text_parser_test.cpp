@@ -523,6 +523,38 @@ TEST_CASE("parser: deeply nested input is a ParseError, not a crash") {
   CHECK_THROWS_AS(parse_program(blocks), ParseError);
 }
 
+TEST_CASE("parser: a long flat operator chain is a ParseError at the limit, not a crash") {
+  // `n + 1 + 1 ...` is parsed without recursion, but each operator nests the IR one level.
+  const std::string head =
+      "@pl.program\nclass P:\n    @pl.function\n    def f(self, n: pl.Scalar[pl.INDEX], c: "
+      "pl.Scalar[pl.BOOL]) -> pl.Scalar[pl.INDEX]:\n        ";
+  const auto chain = [](std::string first, std::string_view op, std::size_t terms) {
+    for (std::size_t i = 0; i < terms; ++i) first += op;
+    return first;
+  };
+  for (std::string_view op : {" + 1", " * 2", " - n", " // 3", " | n", " << 1"}) {
+    CAPTURE(op);
+    expect_parse_error(head + "m = " + chain("n", op, 20'000) + "\n        return m\n", 5, 13,
+                       "an expression nested at most 512 levels deep");
+  }
+  for (std::string_view op : {" and c", " or c"})
+    expect_parse_error(head + "d = " + chain("c", op, 20'000) + "\n        return n\n", 5, 13,
+                       "an expression nested at most 512 levels deep");
+  // A chain inside a call argument: the call is a level too.
+  expect_parse_error(head + "m = pl.min(n, " + chain("n", " + 1", 600) + ")\n        return m\n", 5,
+                     23, "an expression nested at most 512 levels deep");
+  // Half a million terms: no recursion in the parser, the error or the syntax tree's teardown.
+  expect_parse_error(head + "m = " + chain("n", " + 1", 500'000) + "\n        return m\n", 5, 13,
+                     "nested at most 512 levels");
+  // Within the limit the chain parses into a left-nested Add chain.
+  const ProgramRef p =
+      parse_program(head + "m = " + chain("n", " + 1", 500) + "\n        return m\n");
+  const auto& m = static_cast<const AssignStmt&>(*body_of(p->find("f"))[0]);
+  std::size_t depth = 0;
+  for (const Expr* e = m.value.get(); const auto* add = as<Add>(e); e = add->left.get()) ++depth;
+  CHECK(depth == 500);
+}
+
 TEST_CASE("parser: nested and unwrapped statement sequences keep their structure") {
   auto n = Var::make("n", ScalarType::make(DataType::INDEX));
   auto c = Var::make("c", ScalarType::make(DataType::BOOL));

@@ -431,6 +431,54 @@ TEST_CASE("convert-to-ssa: split_aiv, spmd and cluster scopes; a rebinding that 
 )");
 }
 
+TEST_CASE("convert-to-ssa: submits without core_num or predicate, and with every option") {
+  // Optional children (core_num, predicate) that are absent stay absent; present ones and the
+  // deps read the current versions like every other value.
+  constexpr std::string_view head = R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[8], pl.FP32], o: pl.Out[pl.Tensor[[8], pl.FP32]]) -> pl.Tensor[[8], pl.FP32]:
+        t = pl.load(a, [0], [8])
+        o1 = pl.store(t, [0], o)
+        return o1
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[8], pl.FP32], o: pl.Out[pl.Tensor[[8], pl.FP32]], flag: pl.Scalar[pl.BOOL], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[8], pl.FP32]:
+)";
+  const std::string before = std::string(head) + R"(
+        r = pl.submit(self.k, a, o)
+        t = r[1]
+        r = pl.submit(self.k, a, o, deps=[t])
+        t = r[1]
+        n = n + 1
+        flag = n > 2
+        r = pl.submit(self.k, a, o, deps=[t], core_num=n, predicate=flag)
+        r = pl.submit(self.k, a, o, predicate=flag)
+        r = pl.submit(self.k, a, o, core_num=n)
+        y = r[0]
+        return y
+)";
+  const std::string expected = std::string(head) + R"(
+        r = pl.submit(self.k, a, o)
+        t = r[1]
+        r1 = pl.submit(self.k, a, o, deps=[t])
+        t1 = r1[1]
+        n1 = n + 1
+        flag1 = n1 > 2
+        r2 = pl.submit(self.k, a, o, deps=[t1], core_num=n1, predicate=flag1)
+        r3 = pl.submit(self.k, a, o, predicate=flag1)
+        r4 = pl.submit(self.k, a, o, core_num=n1)
+        y = r4[0]
+        return y
+)";
+  const ProgramRef after = convert(parse(before));
+  pypto::structural::assert_structural_equal(after, parse(expected), /*enable_auto_mapping=*/true);
+  CHECK(convert(after) == after);
+  CHECK_NOTHROW(pypto::text::check_round_trip(*after));
+}
+
 TEST_CASE("convert-to-ssa: deep sequence chains are converted without recursion") {
   auto x = var("x");
   auto y = var("y");

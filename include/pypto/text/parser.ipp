@@ -59,25 +59,32 @@ inline std::string dotted(const SExpr& e) {
 }
 
 /// The text shown as the offending token of an expression.
-inline std::string token_of(const SExpr& e) {
-  switch (e.kind) {
-    case ExprKind::Name:
-    case ExprKind::Attribute: return dotted(e).empty() ? e.text : dotted(e);
-    case ExprKind::Call: return token_of(e.item(0)) + "(";
-    case ExprKind::Subscript: return token_of(e.item(0)) + "[";
-    case ExprKind::Tuple: return "(";
-    case ExprKind::List: return "[";
-    case ExprKind::Dict: return "{";
-    case ExprKind::String: return "\"" + e.text + "\"";
-    case ExprKind::True: return "True";
-    case ExprKind::False: return "False";
-    case ExprKind::None: return "None";
-    case ExprKind::Ellipsis: return "...";
-    case ExprKind::Unary: return e.parenthesized ? "(" : e.text == "not" ? "not" : e.text;
-    case ExprKind::Binary:
-    case ExprKind::Compare:
-    case ExprKind::BoolOp: return e.parenthesized ? "(" : token_of(e.item(0));
-    default: return e.text;
+inline std::string token_of(const SExpr& expr) {
+  // Descends to the leftmost token without recursion: a chain is as deep as it is long.
+  std::string suffix;
+  for (const SExpr* e = &expr;; e = &e->item(0)) {
+    switch (e->kind) {
+      case ExprKind::Name:
+      case ExprKind::Attribute: return (dotted(*e).empty() ? e->text : dotted(*e)) + suffix;
+      case ExprKind::Call: suffix.insert(0, "("); continue;
+      case ExprKind::Subscript: suffix.insert(0, "["); continue;
+      case ExprKind::Binary:
+      case ExprKind::Compare:
+      case ExprKind::BoolOp:
+        if (e->parenthesized) return "(" + suffix;
+        continue;
+      case ExprKind::Tuple: return "(" + suffix;
+      case ExprKind::List: return "[" + suffix;
+      case ExprKind::Dict: return "{" + suffix;
+      case ExprKind::String: return "\"" + e->text + "\"" + suffix;
+      case ExprKind::True: return "True" + suffix;
+      case ExprKind::False: return "False" + suffix;
+      case ExprKind::None: return "None" + suffix;
+      case ExprKind::Ellipsis: return "..." + suffix;
+      case ExprKind::Unary:
+        return (e->parenthesized ? "(" : e->text == "not" ? "not" : e->text) + suffix;
+      default: return e->text + suffix;
+    }
   }
 }
 
@@ -446,7 +453,8 @@ class Builder {
   }
 
   ir::TypeRef type(const SExpr& e) {
-    if (++type_depth_ > core::kMaxNesting) fail_at(e, "types nested at most 512 deep");
+    if (++type_depth_ > core::kMaxNesting)
+      fail_at(e, "types nested at most " + std::to_string(core::kMaxNesting) + " deep");
     const OnExit leave{[this] { --type_depth_; }};
     if (e.kind == ExprKind::Subscript) return subscript_type(e);
     const std::string d = dotted(e);
@@ -767,6 +775,12 @@ class Builder {
   // ---- expressions ----
 
   ir::ExprRef expr(const SExpr& e) {
+    // A flat chain is parsed without recursion, but the IR it builds nests one level per
+    // operator: the library-wide nesting limit applies to it as to brackets.
+    if (++expr_depth_ > core::kMaxNesting)
+      fail_at(e, "an expression nested at most " + std::to_string(core::kMaxNesting) +
+                     " levels deep (each operator of a chain such as `a + b + c` is one level)");
+    const OnExit leave{[this] { --expr_depth_; }};
     switch (e.kind) {
       case ExprKind::Name: return name_ref(e);
       case ExprKind::Int:
@@ -1114,7 +1128,8 @@ class Builder {
   // ---- attribute values ----
 
   ir::AttrValue attr_value(const SExpr& e) {
-    if (++type_depth_ > core::kMaxNesting) fail_at(e, "attribute values nested at most 512 deep");
+    if (++type_depth_ > core::kMaxNesting)
+      fail_at(e, "attribute values nested at most " + std::to_string(core::kMaxNesting) + " deep");
     const OnExit leave{[this] { --type_depth_; }};
     switch (e.kind) {
       case ExprKind::True: return true;
@@ -1845,6 +1860,7 @@ class Builder {
   std::vector<ir::ParamDirection> param_dirs_;
   std::vector<RegionResults*> regions_;
   std::size_t type_depth_ = 0;
+  std::size_t expr_depth_ = 0;  // Builder::expr recursion: IR expression nesting
 
  public:
   TextPos current_stmt_;  ///< the statement being built (for errors no narrower guard caught)

@@ -66,6 +66,27 @@ struct Expr {
   std::vector<ExprPtr> items;
   std::vector<Keyword> keywords;  ///< Call only
 
+  Expr() = default;
+  Expr(const Expr&) = delete;
+  Expr& operator=(const Expr&) = delete;
+  /// Iterative: a flat chain `a + b + c ...` nests one node per operator, and its teardown must
+  /// not recurse once per term.
+  ~Expr() {
+    std::vector<ExprPtr> pending;
+    const auto adopt = [&](Expr& e) {
+      for (auto& i : e.items)
+        if (i) pending.push_back(std::move(i));
+      for (auto& k : e.keywords)
+        if (k.value) pending.push_back(std::move(k.value));
+    };
+    adopt(*this);
+    while (!pending.empty()) {
+      ExprPtr last = std::move(pending.back());
+      pending.pop_back();
+      adopt(*last);
+    }  // `last` is destroyed with no children left
+  }
+
   const Expr& item(std::size_t i) const { return *items[i]; }
 };
 

@@ -77,6 +77,7 @@
 #include "pypto/transforms/normalize_stmt_structure.ipp"
 #include "pypto/transforms/pass.hpp"
 #include "pypto/transforms/ssa_form.ipp"
+#include "pypto/transforms/substitute.hpp"
 
 namespace pypto::transforms {
 
@@ -389,7 +390,9 @@ class Versions {
 
 /// Rewrites one function; `kept` holds the Vars kept by earlier functions of the program (a Var
 /// object defined in two functions is kept in the first only).
-class FunctionConverter {
+class FunctionConverter : private FieldRewriter<FunctionConverter> {
+  friend class FieldRewriter<FunctionConverter>;
+
  public:
   FunctionConverter(const ir::Function& f, ::pypto::detail::PointerMap<char>& kept)
       : fn_(f),
@@ -455,82 +458,39 @@ class FunctionConverter {
                            "inside a loop body or one branch of an if)");
   }
 
-  // -- values: expressions, lists, attrs (nullopt = unchanged) --
+  // -- values: expressions, lists, attrs (through FieldRewriter: null children stay null) --
 
-  std::optional<ir::ExprRef> rewrite(const ir::ExprRef& e) {
-    ir::ExprRef out = expr(e);
-    if (out == e) return std::nullopt;
-    return out;
-  }
+  /// A handle read here: a variable at its current version, an expression rewritten; types and
+  /// callees are not rewritten. Sets `out` and returns true only on a change.
   template <class T>
-  std::optional<ir::Ref<const T>> rewrite(const ir::Ref<const T>& r) {
+  bool rewrite_handle(const ir::Ref<const T>& in, ir::Ref<const T>& out) {
     if constexpr (std::is_same_v<T, ir::Var>) {
-      if (!r) return std::nullopt;
-      ir::VarRef out = use(r);
-      if (out == r) return std::nullopt;
-      return out;
+      ir::VarRef x = use(in);
+      if (x == in) return false;
+      out = std::move(x);
+      return true;
     } else if constexpr (std::is_base_of_v<ir::Expr, T>) {
       static_assert(!std::is_base_of_v<ir::Var, T>, "a Usual field holding a kind of Var");
-      if (!r) return std::nullopt;
-      ir::ExprRef out = expr(r);
-      if (out == r) return std::nullopt;
-      return ir::cast<T>(out);
+      ir::ExprRef x = expr(in);
+      if (x == in) return false;
+      out = ir::cast<T>(x);
+      return true;
     } else {
-      return std::nullopt;  // types (not rewritten), callees
+      return false;  // types keep their program-wide symbols; callees are names
     }
   }
-  template <class T>
-  std::optional<std::vector<T>> rewrite(const std::vector<T>& xs) {
-    std::optional<std::vector<T>> out;
-    for (std::size_t i = 0; i < xs.size(); ++i)
-      if (auto x = rewrite(xs[i])) {
-        if (!out) out = xs;
-        (*out)[i] = std::move(*x);
-      }
-    return out;
-  }
-  template <class T>
-  std::optional<std::optional<T>> rewrite(const std::optional<T>& x) {
-    if (!x) return std::nullopt;
-    if (auto y = rewrite(*x)) return std::optional<T>(std::move(*y));
-    return std::nullopt;
-  }
-  std::optional<ir::AttrValue> rewrite(const ir::AttrValue& v) {
-    if (const auto* e = v.get_if<ir::ExprRef>())
-      if (auto x = rewrite(*e)) return ir::AttrValue(std::move(*x));
-    if (const auto* l = v.get_if<ir::AttrValueList>())
-      if (auto x = rewrite(*l)) return ir::AttrValue(std::move(*x));
-    return std::nullopt;
-  }
-  std::optional<ir::Attrs> rewrite(const ir::Attrs& attrs) {
-    std::optional<ir::Attrs> out;
-    for (std::size_t i = 0; i < attrs.size(); ++i)
-      if (auto x = rewrite(attrs.entries[i].value)) {
-        if (!out) out = attrs;
-        out->entries[i].value = std::move(*x);
-      }
-    return out;
-  }
-  template <class T>
-  requires(std::is_arithmetic_v<T> || std::is_enum_v<T> || std::is_same_v<T, std::string> ||
-           std::is_same_v<T, core::Span>) std::optional<T> rewrite(const T&) {
-    return std::nullopt;
-  }
 
-  /// A copy of `n` with its Usual non-statement fields rewritten, or null when none changed.
+  /// The value fields a statement or expression evaluates where it stands: Usual fields that do
+  /// not hold statements (bodies and definitions are walked in order by `walk_parts`).
+  struct ValueFields {
+    template <class F, class V>
+    static constexpr bool select = F::kind == reflect::FieldKind::Usual && !holds_statements<V>;
+  };
+
+  /// A copy of `n` with its value fields rewritten, or null when none changed.
   template <class N>
   ir::Ref<N> rewritten_values(const N& n) {
-    ir::Ref<N> copy;
-    reflect::for_each_field(n, [&](auto field, const auto& value) {
-      using F = decltype(field);
-      if constexpr (F::kind == reflect::FieldKind::Usual &&
-                    !holds_statements<std::remove_cvref_t<decltype(value)>>)
-        if (auto x = rewrite(value)) {
-          if (!copy) copy = ir::copy_node(n);
-          copy.get()->*F::member = std::move(*x);
-        }
-    });
-    return copy;
+    return rebuilt<ValueFields>(n);
   }
 
   /// `e` with every variable read at its current version (the same object when none changed).

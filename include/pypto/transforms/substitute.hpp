@@ -20,6 +20,7 @@
 
 #include "pypto/core/config.hpp"
 #include "pypto/core/error.hpp"
+#include "pypto/core/span.hpp"
 #include "pypto/detail/pointer_map.hpp"
 #include "pypto/ir/attrs.hpp"
 #include "pypto/ir/expr.hpp"
@@ -33,13 +34,21 @@ namespace pypto::transforms {
 
 namespace detail {
 
-/// Rewriting of field values, generic over the descriptors: every node handle goes through
-/// `Derived::rewrite_handle(Ref&)` (true when it changed), through lists, optionals, attribute
-/// values and nested reflected structs. `fields(in, out)` is true when something in `in` changed,
-/// and then `out` is `in` rewritten; a list or struct is copied only at its first change, so an
-/// unchanged one costs no allocation. `rebuilt(node)` is a copy of `node` with its non-Ignore
-/// fields rewritten, or null when none changed. Shared by Substitution, the dedup pass's reference
-/// renamer and the tile conversion's bottom-up rewriter.
+/// Selects every field a rewrite may change (all but Ignore); `FieldRewriter::rebuilt`'s default.
+struct EveryRewrittenField {
+  template <class F, class V>
+  static constexpr bool select = F::kind != reflect::FieldKind::Ignore;
+};
+
+/// Rewriting of field values, generic over the descriptors: every non-null node handle goes
+/// through `Derived::rewrite_handle(Ref&)` (true when it changed), through lists, optionals,
+/// attribute values and nested reflected structs; a null handle (an absent optional child) is
+/// unchanged here, so no rewriter sees one. `fields(in, out)` is true when something in `in`
+/// changed, and then `out` is `in` rewritten; a list or struct is copied only at its first change,
+/// so an unchanged one costs no allocation. `rebuilt(node)` is a copy of `node` with the fields
+/// `Select` selects rewritten, or null when none changed. A field type this does not know is a
+/// compile error. Shared by Substitution, convert-to-ssa, the dedup pass's reference renamer and
+/// the tile conversion's bottom-up rewriter.
 template <class Derived>
 class FieldRewriter {
  protected:
@@ -47,6 +56,7 @@ class FieldRewriter {
   /// a change), else through the in-place `rewrite_handle(ref)` on a copy.
   template <class T>
   bool fields(const ir::Ref<const T>& in, ir::Ref<const T>& out) {
+    if (!in) return false;
     Derived& self = static_cast<Derived&>(*this);
     if constexpr (requires { self.rewrite_handle(in, out); }) {
       return self.rewrite_handle(in, out);
@@ -105,8 +115,9 @@ class FieldRewriter {
     return changed;
   }
   template <class T>
-  bool fields(const T&, T&) {
-    return false;  // scalars, strings, enums, spans
+  requires(std::is_arithmetic_v<T> || std::is_enum_v<T> || std::is_same_v<T, std::string> ||
+           std::is_same_v<T, core::Span>) bool fields(const T&, T&) {
+    return false;  // scalars, strings, enums, spans: no node inside
   }
 
   bool attr_value(const ir::AttrValue& in, ir::AttrValue& out) {
@@ -125,13 +136,14 @@ class FieldRewriter {
     return false;
   }
 
-  template <class N>
+  template <class Select = EveryRewrittenField, class N>
   auto rebuilt(const N& concrete) {
     decltype(ir::copy_node(concrete)) copy;
     reflect::for_each_field(concrete, [&](auto field, const auto& current) {
       using F = decltype(field);
-      if constexpr (F::kind != reflect::FieldKind::Ignore) {
-        std::remove_cvref_t<decltype(current)> updated{};
+      using V = std::remove_cvref_t<decltype(current)>;
+      if constexpr (Select::template select<F, V>) {
+        V updated{};
         if (fields(current, updated)) {
           if (!copy) copy = ir::copy_node(concrete);
           copy.get()->*F::member = std::move(updated);
