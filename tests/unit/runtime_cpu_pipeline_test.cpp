@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pypto/codegen/codegen.hpp"
@@ -106,6 +107,29 @@ Outcome check_program(std::string_view file, std::string_view pipeline = kPipeli
 }
 
 }  // namespace
+
+/// The RuntimeError running `text` (a whole program) compiled on the CPU target gives, with the
+/// interpreter's error on the same inputs after it (empty strings: none).
+std::pair<std::string, std::string> run_errors(const std::string& text) {
+  const ir::ProgramRef input = pypto::text::parse_program(text);
+  const ir::ProgramRef lowered = lower(*input, kPipeline);
+  cg::KernelCodeMap codes;
+  const cg::OrchestrationResult code = cg::codegen<cg::CpuTarget>(*lowered, {}, &codes);
+  const rt::CpuProgram compiled = rt::CpuProgram::compile(cache(), *lowered, code, codes);
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1), again = copies(args);
+  std::pair<std::string, std::string> out;
+  try {
+    (void)compiled.run("main", args);
+  } catch (const rt::RuntimeError& e) {
+    out.first = e.what();
+  }
+  try {
+    (void)rt::run(*input, "main", again);
+  } catch (const rt::RuntimeError& e) {
+    out.second = e.what();
+  }
+  return out;
+}
 
 /// The error codegen gives `file` after the pipeline (empty: none).
 std::string codegen_error(std::string_view file) {
@@ -208,5 +232,51 @@ TEST_CASE("cpu pipeline: what the CPU target cannot express yet is a CodegenErro
        }) {
     CAPTURE(c.file);
     CHECK(codegen_error(c.file) == c.error);
+  }
+}
+
+TEST_CASE("cpu pipeline: a kernel that leaves its tensor or divides by zero is a RuntimeError") {
+  // The kernel records the fault, touches no memory outside a tensor and the runner raises it
+  // naming the kernel, the op and its line:column; the interpreter refuses the same program.
+  const std::string head = R"(import pypto.language as pl
+
+@pl.program
+class Faults:
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+)";
+  struct Case {
+    std::string body, error;
+  };
+  for (const Case& c : {
+           Case{"            t = pl.load(x, [8, 0], [16, 16])\n"
+                "            o1 = pl.store(t, [0, 0], o)\n",
+                "kernel 'main_incore_0': tile.load at 8:17 accesses 8..24 of dimension 0, "
+                "outside its tensor (size 16) (block 0)"},
+           Case{"            t = pl.load(x, [0, 0], [16, 16])\n"
+                "            o1 = pl.store(t, [0, n * 0 + 4], o)\n",
+                "kernel 'main_incore_0': tile.store at 9:18 accesses 4..20 of dimension 1, "
+                "outside its tensor (size 16) (block 0)"},
+           Case{"            t = pl.load(x, [0, 0], [16, 16])\n"
+                "            v = pl.tensor.read(x, [0, n - n + 16])\n"
+                "            o1 = pl.store(pl.mul(t, v), [0, 0], o)\n",
+                "kernel 'main_incore_0': tensor.read at 9:17 accesses 16..17 of dimension 1, "
+                "outside its tensor (size 16) (block 0)"},
+           Case{"            z = n - n\n"
+                "            q = n // z\n"
+                "            t = pl.load(x, [0, 0], [16, 16])\n"
+                "            o1 = pl.store(pl.add(t, pl.cast(q, pl.FP32)), [0, 0], o)\n",
+                "kernel 'main_incore_0': FloorDiv at 9:17 divides an integer by zero (block 0)"},
+           Case{"            s = n << (n - n + 64)\n"
+                "            t = pl.load(x, [0, 0], [16, 16])\n"
+                "            o1 = pl.store(pl.add(t, pl.cast(s, pl.FP32)), [0, 0], o)\n",
+                "kernel 'main_incore_0': BitShiftLeft at 8:17 shifts by 64, out of range (block "
+                "0)"},
+       }) {
+    CAPTURE(c.body);
+    const auto [compiled, interpreted] = run_errors(head + c.body + "        return o1\n");
+    CHECK(compiled == "program runner: " + c.error);
+    CHECK_FALSE(interpreted.empty());
   }
 }

@@ -90,22 +90,47 @@ inline To cast(From a) {
 
 )";
 
+/// The fault record of kernel_abi.hpp: the first fault of an entry call, for the runtime.
+inline constexpr std::string_view kFaultRecord = R"(namespace pk {
+
+static pypto::codegen::KernelFault fault_state;
+
+PK_FN void fault(int kind, std::int64_t site, std::int64_t dim, std::int64_t offset,
+                 std::int64_t extent, std::int64_t size) {
+  if (fault_state.kind == pypto::codegen::KernelFaultKind::None)
+    fault_state = {static_cast<pypto::codegen::KernelFaultKind>(kind), site, dim, offset, extent,
+                   size};
+}
+
+}  // namespace pk
+
+extern "C" __attribute__((visibility("default"))) pypto::codegen::KernelFault* pypto_kernel_fault() {
+  return &pk::fault_state;
+}
+
+)";
+
 /// Region copies (tile.load / tile.store, runtime/interpreter.hpp's for_box) and matmul
 /// (products in increasing k, summed from the first product: kernel/spec.hpp's Matmul).
 inline constexpr std::string_view kBoxHelpers = R"(namespace pk {
 
 enum class Box { Load, Store, StoreAdd };
 
+/// Copies the box at `offsets` of `extents`; a box outside the tensor is a fault of call `site`
+/// and copies nothing.
 template <class E>
 inline void copy_box(E* tile, E* gm, const std::int64_t* shape,
                      std::initializer_list<std::int64_t> offsets,
-                     std::initializer_list<std::int64_t> extents, Box mode) {
+                     std::initializer_list<std::int64_t> extents, Box mode, std::int64_t site) {
   const std::size_t rank = offsets.size();
   const std::int64_t* off = offsets.begin();
   const std::int64_t* ext = extents.begin();
   std::int64_t n = 1;
   for (std::size_t k = 0; k < rank; ++k) {
-    if (off[k] < 0 || ext[k] < 0 || off[k] > shape[k] || ext[k] > shape[k] - off[k]) std::abort();
+    if (off[k] < 0 || ext[k] < 0 || off[k] > shape[k] || ext[k] > shape[k] - off[k]) {
+      fault(1, site, static_cast<std::int64_t>(k), off[k], ext[k], shape[k]);
+      return;
+    }
     n *= ext[k];
   }
   std::int64_t pos[pypto::codegen::kKernelAbiMaxRank] = {};
@@ -172,6 +197,7 @@ PYPTO_DECL std::string CpuTarget::prologue(CoreType) {
       "#include <cstdint>\n#include <cstdlib>\n#include <initializer_list>\n"
       "#include <type_traits>\n#include <vector>\n\n"
       "#define PK_FN inline\n";
+  s += detail::cpu_target::kFaultRecord;
   s += kScalarHelpers;
   s += detail::cpu_target::kHalfHelpers;
   s += detail::cpu_target::kBoxHelpers;
@@ -235,17 +261,20 @@ PYPTO_DECL std::string CpuTarget::extents(const TileRef& t) {
 }
 
 PYPTO_DECL std::string CpuTarget::tile_load(const TileRef& t, const TensorRef& src,
-                                            const std::vector<std::string>& offsets) {
+                                            const std::vector<std::string>& offsets,
+                                            std::int64_t site) {
   return "pk::copy_box(" + t.name + ".data(), " + src.data + ", " + src.name + "->shape, " +
-         brace_list(offsets) + ", " + extents(t) + ", pk::Box::Load);\n";
+         brace_list(offsets) + ", " + extents(t) + ", pk::Box::Load, " + std::to_string(site) +
+         ");\n";
 }
 
 PYPTO_DECL std::string CpuTarget::tile_store(const TileRef& t, const TensorRef& dst,
                                              const std::vector<std::string>& offsets,
-                                             bool atomic_add) {
+                                             bool atomic_add, std::int64_t site) {
   return "pk::copy_box(" + t.name + ".data(), " + dst.data + ", " + dst.name + "->shape, " +
          brace_list(offsets) + ", " + extents(t) + ", " +
-         (atomic_add ? "pk::Box::StoreAdd" : "pk::Box::Store") + ");\n";
+         (atomic_add ? "pk::Box::StoreAdd" : "pk::Box::Store") + ", " + std::to_string(site) +
+         ");\n";
 }
 
 PYPTO_DECL std::string CpuTarget::tile_fill(const TileRef& t, std::string_view value) {

@@ -94,6 +94,32 @@ using KernelEntry = void (*)(const std::uint64_t* args);
 /// so that two kernels with the same code produce byte-identical source.
 inline constexpr const char* kKernelEntrySymbol = "pypto_kernel_entry";
 
+/// Why a generated kernel stopped computing its result. A kernel never touches memory outside a
+/// tensor and never divides by zero: it records the first fault of an entry call, goes on with a
+/// harmless value (a box copy that would leave its tensor is skipped, an element index becomes 0,
+/// a division or shift gives 0) and the runtime raises the fault after the call, so the outputs of
+/// a faulted call are never used. NPU kernels have no such channel and trap.
+enum class KernelFaultKind : std::int64_t {
+  None = 0,
+  OutOfBounds = 1,       ///< a box or element outside its tensor: dim, offset, extent, size
+  DivisionByZero = 2,    ///< integer `//` or `%` by zero
+  ShiftOutOfRange = 3,   ///< a shift by a negative amount or by the width or more: offset
+  NegativeExponent = 4,  ///< an integer `**` with a negative exponent: offset
+};
+
+struct KernelFault {
+  KernelFaultKind kind = KernelFaultKind::None;
+  /// The faulting expression: the kernel's code generator numbers them (kernel_source.hpp's
+  /// KernelSource::fault_sites).
+  std::int64_t site = -1;
+  std::int64_t dim = 0, offset = 0, extent = 0, size = 0;
+};
+
+/// Optional export `extern "C" KernelFault* pypto_kernel_fault()`: the fault record of the loaded
+/// kernel. A runtime clears it before an entry call and reads it after; one call at a time.
+using KernelFaultRecord = KernelFault* (*)();
+inline constexpr const char* kKernelFaultSymbol = "pypto_kernel_fault";
+
 /// Optional export `extern "C" void pypto_kernel_set_block_idx(std::int64_t)`: the block index
 /// the next entry call runs (tile.get_block_idx). A runtime calls it before every launch of a
 /// multi-block call; a kernel without it does not read its block index.

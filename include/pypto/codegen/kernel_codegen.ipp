@@ -118,6 +118,7 @@ class Lowering : protected RegionLowering<T> {
     stmt(*fn_.body);
     flush();
     out.source = T::prologue(out.core_type) + T::entry_open() + body_ + T::entry_close();
+    out.fault_sites = std::move(this->fault_sites_);
     return out;
   }
 
@@ -395,7 +396,7 @@ class Lowering : protected RegionLowering<T> {
     v.kind = Value::Kind::Tile;
     v.tile = declare_tile(c, tt.dtype, tt.memory_space, std::move(dims));
     on_pipe(Pipe::Mte2);
-    line(T::tile_load(v.tile, src.tensor, offsets));
+    line(T::tile_load(v.tile, src.tensor, offsets, this->site(c)));
     env_[&var] = std::move(v);
   }
 
@@ -410,7 +411,7 @@ class Lowering : protected RegionLowering<T> {
     const bool add = atomic && *atomic == ir::AtomicType::Add;
     if (atomic && !add) fail_at(c, "with this atomic kind is not supported");
     on_pipe(src.tile.space == ir::MemorySpace::Acc ? Pipe::Fix : Pipe::Mte3);
-    line(T::tile_store(src.tile, dst.tensor, offsets, add));
+    line(T::tile_store(src.tile, dst.tensor, offsets, add, this->site(c)));
     return dst;
   }
 

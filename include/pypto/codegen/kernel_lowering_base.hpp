@@ -25,6 +25,7 @@
 
 #include "pypto/codegen/codegen_error.hpp"
 #include "pypto/codegen/core_type.hpp"
+#include "pypto/codegen/kernel_source.hpp"
 #include "pypto/codegen/target_traits.hpp"
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
@@ -64,6 +65,17 @@ template <TargetTraits T>
 class LoweringBase {
  protected:
   explicit LoweringBase(const ir::Function& fn) : fn_(fn) {}
+
+  /// The site of `e` in a fault record: numbered at first use (kernel_source.hpp).
+  std::int64_t site(const ir::Expr& e) {
+    auto [it, fresh] = sites_.emplace(&e, static_cast<std::int64_t>(fault_sites_.size()));
+    if (fresh) {
+      const auto* call = ir::as<ir::Call>(&e);
+      fault_sites_.push_back(
+          {call && call->op ? call->op->name : std::string(ir::kind_name(e.kind())), e.span});
+    }
+    return it->second;
+  }
 
   static constexpr const char* kIndent = "  ";
 
@@ -299,6 +311,9 @@ class LoweringBase {
       auto call = [&](std::string_view f) {
         return "pk::" + std::string(f) + "(" + l + ", " + r + ")";
       };
+      auto checked = [&](std::string_view f) {  // a helper that may fault: it names its site
+        return "pk::" + std::string(f) + "(" + l + ", " + r + ", " + std::to_string(site(e)) + ")";
+      };
       std::string x;
       switch (e.kind()) {
         case K::Add: x = call("add"); break;
@@ -308,11 +323,11 @@ class LoweringBase {
           if (!fp) fail(span, "", "'/' on integers is not supported");
           x = call("fdiv");
           break;
-        case K::FloorDiv: x = call("floordiv"); break;
-        case K::FloorMod: x = call("floormod"); break;
+        case K::FloorDiv: x = checked("floordiv"); break;
+        case K::FloorMod: x = checked("floormod"); break;
         case K::Min: x = call("min"); break;
         case K::Max: x = call("max"); break;
-        case K::Pow: x = call("pow"); break;
+        case K::Pow: x = checked("pow"); break;
         case K::Eq: x = l + " == " + r; break;
         case K::Ne: x = l + " != " + r; break;
         case K::Lt: x = l + " < " + r; break;
@@ -334,8 +349,8 @@ class LoweringBase {
           x = "static_cast<" + std::string(scalar_type(st->dtype, span)) + ">(" + l + " ^ " + r +
               ")";
           break;
-        case K::BitShiftLeft: x = call("shl"); break;
-        case K::BitShiftRight: x = call("shr"); break;
+        case K::BitShiftLeft: x = checked("shl"); break;
+        case K::BitShiftRight: x = checked("shr"); break;
         default:
           fail(span, "", "scalar " + std::string(ir::kind_name(e.kind())) + " is not supported");
       }
@@ -398,10 +413,14 @@ class LoweringBase {
     const std::vector<std::string> idx = int_list(c, indices);
     if (idx.size() != t.tensor.rank) fail_at(c, "needs one index per dimension");
     return define(core::DataType::INDEX,
-                  "pk::flat(" + t.tensor.name + "->shape, " + brace_list(idx) + ")", &c.span);
+                  "pk::flat(" + t.tensor.name + "->shape, " + brace_list(idx) + ", " +
+                      std::to_string(site(c)) + ")",
+                  &c.span);
   }
 
   const ir::Function& fn_;
+  std::unordered_map<const ir::Expr*, std::int64_t> sites_;        // lookup only: never iterated
+  std::vector<KernelFaultSite> fault_sites_;                       // in site order
   std::unordered_map<const ir::Call*, const ir::Var*> synthetic_;  // hoisted calls (lookup only)
   std::vector<ir::VarRef> synthetic_vars_;
   std::unordered_map<const ir::Var*, Value> env_;         // lookup only: never iterated

@@ -14,6 +14,7 @@
 
 #include "pypto/codegen/core_type.hpp"
 #include "pypto/core/dtype.hpp"
+#include "pypto/core/span.hpp"
 #include "pypto/ir/enums.hpp"
 
 namespace pypto::codegen {
@@ -27,12 +28,21 @@ struct KernelParam {
   friend bool operator==(const KernelParam&, const KernelParam&) = default;
 };
 
+/// An expression whose fault the kernel reports (kernel_abi.hpp's KernelFault): site k of a fault
+/// record is `fault_sites[k]`, numbered in the order the source first uses them, so that equal
+/// sources number their sites alike.
+struct KernelFaultSite {
+  std::string what;  ///< the op ("tile.load") or the operator kind ("FloorDiv")
+  core::Span span;
+};
+
 struct KernelSource {
   std::string function_name;  ///< the IR function (for diagnostics and registrations only)
   CoreType core_type = CoreType::AIV;
-  std::string source;                ///< the complete translation unit
-  std::vector<KernelParam> tensors;  ///< args[0 .. tensors.size())
-  std::vector<KernelParam> scalars;  ///< args[tensors.size() ..)
+  std::string source;                        ///< the complete translation unit
+  std::vector<KernelParam> tensors;          ///< args[0 .. tensors.size())
+  std::vector<KernelParam> scalars;          ///< args[tensors.size() ..)
+  std::vector<KernelFaultSite> fault_sites;  ///< for diagnostics only: not in the source
 };
 
 }  // namespace pypto::codegen

@@ -187,9 +187,10 @@ struct NpuTarget {
   static std::string tile_decl(const TileRef& t);
   static std::string extents(const TileRef& t);
   static std::string tile_load(const TileRef& t, const TensorRef& src,
-                               const std::vector<std::string>& offsets);
+                               const std::vector<std::string>& offsets, std::int64_t site);
   static std::string tile_store(const TileRef& t, const TensorRef& dst,
-                                const std::vector<std::string>& offsets, bool atomic_add);
+                                const std::vector<std::string>& offsets, bool atomic_add,
+                                std::int64_t site);
   static std::string tile_fill(const TileRef& t, std::string_view value);
   static std::string tile_cast(const TileRef& dst, const TileRef& src);
   static std::string tile_copy(const TileRef& dst, const TileRef& src);

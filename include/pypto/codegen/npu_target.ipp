@@ -40,7 +40,12 @@ PYPTO_DECL std::string NpuTarget::prologue(CoreType core) {
        "#include <bit>\n#include <cmath>\n#include <cstdint>\n#include <initializer_list>\n"
        "#include <type_traits>\n\n"
        "using namespace pto;\n\n"
-       "#define PK_FN __aicore__ inline\n";
+       "#define PK_FN __aicore__ inline\n"
+       "namespace pk {\n"
+       "// No error channel on the device: a fault traps.\n"
+       "PK_FN void fault(int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, "
+       "std::int64_t) { __builtin_trap(); }\n"
+       "}  // namespace pk\n\n";
   s += kScalarHelpers;
   s += "\n";
   return s;
@@ -97,14 +102,15 @@ PYPTO_DECL std::string NpuTarget::extents(const TileRef& t) {
 }
 
 PYPTO_DECL std::string NpuTarget::tile_load(const TileRef& t, const TensorRef& src,
-                                            const std::vector<std::string>& offsets) {
+                                            const std::vector<std::string>& offsets,
+                                            std::int64_t /*site: the device checks no box*/) {
   return "TLOAD(" + t.name + ", " + src.data + ", " + src.name + "->shape, " + brace_list(offsets) +
          ", " + extents(t) + ");\n";
 }
 
 PYPTO_DECL std::string NpuTarget::tile_store(const TileRef& t, const TensorRef& dst,
                                              const std::vector<std::string>& offsets,
-                                             bool atomic_add) {
+                                             bool atomic_add, std::int64_t /*site*/) {
   return std::string(atomic_add ? "TSTORE<AtomicType::AtomicAdd>(" : "TSTORE(") + dst.data + ", " +
          dst.name + "->shape, " + brace_list(offsets) + ", " + extents(t) + ", " + t.name + ");\n";
 }

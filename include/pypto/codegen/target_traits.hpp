@@ -93,7 +93,7 @@ template <class T>
 concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
                                 const std::vector<std::string>& exprs, core::DataType dtype,
                                 std::uint32_t bits, std::size_t index, std::string_view text,
-                                CoreType core, bool flag) {
+                                CoreType core, bool flag, std::int64_t site) {
   // identity
   { T::name } -> std::convertible_to<std::string_view>;
   { T::fingerprint } -> std::convertible_to<std::string_view>;
@@ -132,8 +132,9 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   { T::scalar_param(text, dtype, index) } -> std::convertible_to<std::string>;
   { T::tensor_create(tensor, exprs, text) } -> std::convertible_to<std::string>;
   { T::tile_decl(tile) } -> std::convertible_to<std::string>;
-  { T::tile_load(tile, tensor, exprs) } -> std::convertible_to<std::string>;
-  { T::tile_store(tile, tensor, exprs, flag) } -> std::convertible_to<std::string>;
+  // a load or store of a box: `site` names the call in a fault (kernel_source.hpp)
+  { T::tile_load(tile, tensor, exprs, site) } -> std::convertible_to<std::string>;
+  { T::tile_store(tile, tensor, exprs, flag, site) } -> std::convertible_to<std::string>;
   { T::tile_fill(tile, text) } -> std::convertible_to<std::string>;
   { T::tile_cast(tile, tile) } -> std::convertible_to<std::string>;
   { T::tile_copy(tile, tile) } -> std::convertible_to<std::string>;

@@ -35,6 +35,21 @@ class KernelLibraryError : public core::ValueError {
   explicit KernelLibraryError(const std::string& message) : core::ValueError(message) {}
 };
 
+/// A kernel call that stopped on a fault (codegen/kernel_abi.hpp's KernelFault): an access outside
+/// a tensor, an integer division by zero, ... The outputs of the call are not to be used.
+class KernelFaultError : public core::Error {
+ public:
+  KernelFaultError(const std::string& message, codegen::KernelFault fault)
+      : core::Error(message), fault_(fault) {}
+  const codegen::KernelFault& fault() const { return fault_; }
+
+ private:
+  codegen::KernelFault fault_;
+};
+
+/// What `fault` means, in words: "reads/writes 8..24 of dimension 0 (size 16)", "divides by zero".
+PYPTO_DECL std::string kernel_fault_text(const codegen::KernelFault& fault);
+
 /// "func_id <id> ('<code>', <core type>, [<directions>])", for messages.
 PYPTO_DECL std::string registration_text(const codegen::KernelRegistration& r);
 
@@ -50,7 +65,7 @@ class Kernel {
   codegen::KernelEntry entry() const { return entry_; }
 
   /// Runs the kernel: `tensors` in signature order, then `scalars` (their bits), as block
-  /// `block_idx` of its launch.
+  /// `block_idx` of its launch. A call that faults throws KernelFaultError.
   PYPTO_DECL void operator()(std::span<const codegen::TensorArg> tensors,
                              std::span<const std::uint64_t> scalars,
                              std::int64_t block_idx = 0) const;
@@ -61,6 +76,7 @@ class Kernel {
   std::shared_ptr<SharedLibrary> library_;
   codegen::KernelEntry entry_ = nullptr;
   codegen::KernelSetBlockIdx set_block_idx_ = nullptr;  ///< optional export
+  codegen::KernelFaultRecord fault_record_ = nullptr;   ///< optional export
 };
 
 enum class LoadMode : std::uint8_t {

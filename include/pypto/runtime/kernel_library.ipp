@@ -43,6 +43,24 @@ PYPTO_DECL Kernel::Kernel(codegen::KernelRegistration registration,
   }
   set_block_idx_ = reinterpret_cast<codegen::KernelSetBlockIdx>(
       library_->find_symbol(codegen::kKernelSetBlockIdxSymbol));
+  fault_record_ = reinterpret_cast<codegen::KernelFaultRecord>(
+      library_->find_symbol(codegen::kKernelFaultSymbol));
+}
+
+PYPTO_DECL std::string kernel_fault_text(const codegen::KernelFault& f) {
+  using K = codegen::KernelFaultKind;
+  switch (f.kind) {
+    case K::None: return "no fault";
+    case K::OutOfBounds:
+      return "accesses " + std::to_string(f.offset) + ".." + std::to_string(f.offset + f.extent) +
+             " of dimension " + std::to_string(f.dim) + ", outside its tensor (size " +
+             std::to_string(f.size) + ")";
+    case K::DivisionByZero: return "divides an integer by zero";
+    case K::ShiftOutOfRange: return "shifts by " + std::to_string(f.offset) + ", out of range";
+    case K::NegativeExponent:
+      return "raises an integer to the negative power " + std::to_string(f.offset);
+  }
+  return "faults (kind " + std::to_string(static_cast<std::int64_t>(f.kind)) + ")";
 }
 
 PYPTO_DECL void Kernel::operator()(std::span<const codegen::TensorArg> tensors,
@@ -52,6 +70,9 @@ PYPTO_DECL void Kernel::operator()(std::span<const codegen::TensorArg> tensors,
     fail("takes " + std::to_string(registration_.signature.size()) + " tensors, got " +
          std::to_string(tensors.size()));
   std::vector<codegen::TensorArg> local(tensors.begin(), tensors.end());
+  // An empty tensor still gets one element of storage: a faulting element access reads or
+  // writes position 0 (kernel_helpers.hpp).
+  std::uint64_t empty_storage = 0;
   std::vector<std::uint64_t> packed;
   packed.reserve(tensors.size() + scalars.size());
   for (std::size_t k = 0; k < local.size(); ++k) {
@@ -66,11 +87,17 @@ PYPTO_DECL void Kernel::operator()(std::span<const codegen::TensorArg> tensors,
       elements *= t.shape[d];
     }
     if (!t.data && elements != 0) fail("tensor " + std::to_string(k) + " has no data");
+    if (elements == 0) local[k].data = &empty_storage;
     packed.push_back(reinterpret_cast<std::uintptr_t>(&local[k]));
   }
   packed.insert(packed.end(), scalars.begin(), scalars.end());
   if (set_block_idx_) set_block_idx_(block_idx);
+  codegen::KernelFault* fault = fault_record_ ? fault_record_() : nullptr;
+  if (fault) *fault = {};
   entry_(packed.data());
+  if (fault && fault->kind != codegen::KernelFaultKind::None)
+    throw KernelFaultError(
+        "kernel " + registration_text(registration_) + ": " + kernel_fault_text(*fault), *fault);
 }
 
 PYPTO_DECL void Kernel::fail(const std::string& what) const {

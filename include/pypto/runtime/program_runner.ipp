@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "pypto/codegen/kernel_abi.hpp"
+#include "pypto/codegen/kernel_codegen.hpp"
 #include "pypto/core/dtype.hpp"
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/program.hpp"
@@ -171,7 +172,20 @@ PYPTO_DECL std::vector<Value> ProgramRunner::call_kernel(const ir::Function& fn,
     }
     tensors.push_back(t);
   }
-  (*kernel)(tensors, scalars, block_idx);
+  try {
+    (*kernel)(tensors, scalars, block_idx);
+  } catch (const KernelFaultError& e) {
+    // The kernel's text names its sites by number only; lowering `fn` again says which is which.
+    const codegen::KernelFault& f = e.fault();
+    const std::vector<codegen::KernelFaultSite> sites =
+        codegen::codegen_kernel<codegen::CpuTarget>(fn).fault_sites;
+    std::string where = "an operation";
+    if (f.site >= 0 && static_cast<std::size_t>(f.site) < sites.size()) {
+      const codegen::KernelFaultSite& s = sites[static_cast<std::size_t>(f.site)];
+      where = s.what + " at " + s.span.to_string();
+    }
+    fail(fn, where + " " + kernel_fault_text(f) + " (block " + std::to_string(block_idx) + ")");
+  }
   ++kernel_calls_;
   for (Staged& s : staged)
     if (s.tensor_index < signature.size() &&

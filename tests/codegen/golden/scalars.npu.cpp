@@ -11,6 +11,11 @@ using namespace pto;
 
 #define PK_FN __aicore__ inline
 namespace pk {
+// No error channel on the device: a fault traps.
+PK_FN void fault(int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t) { __builtin_trap(); }
+}  // namespace pk
+
+namespace pk {
 
 template <class T>
 constexpr bool is_fp = std::is_floating_point_v<T>;
@@ -33,12 +38,15 @@ PK_FN T mul(T a, T b) {
 template <class T>
 PK_FN T fdiv(T a, T b) { return a / b; }
 template <class T>
-PK_FN T floordiv(T a, T b) {
+PK_FN T floordiv(T a, T b, std::int64_t site) {
   if constexpr (is_fp<T>) {
     const T q = a / b;
     return std::floor(q);
   } else {
-    if (b == 0) __builtin_trap();
+    if (b == 0) {
+      fault(2, site, 0, 0, 0, 0);
+      return 0;
+    }
     if constexpr (std::is_unsigned_v<T>) {
       return static_cast<T>(a / b);
     } else {
@@ -51,13 +59,16 @@ PK_FN T floordiv(T a, T b) {
   }
 }
 template <class T>
-PK_FN T floormod(T a, T b) {
+PK_FN T floormod(T a, T b, std::int64_t site) {
   if constexpr (is_fp<T>) {
     T r = std::fmod(a, b);
     if (r != 0 && ((r < 0) != (b < 0))) r = r + b;
     return r;
   } else {
-    if (b == 0) __builtin_trap();
+    if (b == 0) {
+      fault(2, site, 0, 0, 0, 0);
+      return 0;
+    }
     if constexpr (std::is_unsigned_v<T>) {
       return static_cast<T>(a % b);
     } else {
@@ -73,12 +84,15 @@ PK_FN T max(T a, T b) { return a < b ? b : a; }
 template <class T>
 PK_FN T min(T a, T b) { return b < a ? b : a; }
 template <class T>
-PK_FN T pow(T a, T b) {
+PK_FN T pow(T a, T b, std::int64_t site) {
   if constexpr (is_fp<T>) {
     return std::pow(a, b);
   } else {
     if constexpr (std::is_signed_v<T>) {
-      if (b < 0) __builtin_trap();
+      if (b < 0) {
+        fault(4, site, 0, static_cast<std::int64_t>(b), 0, 0);
+        return 0;
+      }
     }
     std::uint64_t r = 1, base = static_cast<std::uint64_t>(a);
     for (std::uint64_t e = static_cast<std::uint64_t>(b); e != 0; e >>= 1) {
@@ -100,29 +114,34 @@ PK_FN T abs(T a) {
   else return a < 0 ? neg(a) : a;
 }
 template <class T>
-PK_FN void check_shift(T b) {
-  if constexpr (std::is_signed_v<T>) {
-    if (b < 0) __builtin_trap();
-  }
-  if (static_cast<std::uint64_t>(b) >= sizeof(T) * 8) __builtin_trap();
+PK_FN bool shift_in_range(T b, std::int64_t site) {
+  bool ok = static_cast<std::uint64_t>(b) < sizeof(T) * 8;
+  if constexpr (std::is_signed_v<T>) ok = ok && b >= 0;
+  if (!ok) fault(3, site, 0, static_cast<std::int64_t>(b), 0, 0);
+  return ok;
 }
 template <class T>
-PK_FN T shl(T a, T b) {
-  check_shift(b);
+PK_FN T shl(T a, T b, std::int64_t site) {
+  if (!shift_in_range(b, site)) return 0;
   return static_cast<T>(static_cast<std::uint64_t>(a) << b);
 }
 template <class T>
-PK_FN T shr(T a, T b) {
-  check_shift(b);
+PK_FN T shr(T a, T b, std::int64_t site) {
+  if (!shift_in_range(b, site)) return 0;
   return static_cast<T>(a >> b);
 }
 template <class T>
 PK_FN T bitnot(T a) { return static_cast<T>(~static_cast<std::uint64_t>(a)); }
-/// The row-major position of `index` in a tensor of `shape`; traps when out of bounds.
-PK_FN std::int64_t flat(const std::int64_t* shape, std::initializer_list<std::int64_t> index) {
+/// The row-major position of `index` in a tensor of `shape`; outside it, a fault of call `site`
+/// and position 0 (a runtime gives every tensor at least one element of storage).
+PK_FN std::int64_t flat(const std::int64_t* shape, std::initializer_list<std::int64_t> index,
+                        std::int64_t site) {
   std::int64_t at = 0, k = 0;
   for (std::int64_t i : index) {
-    if (i < 0 || i >= shape[k]) __builtin_trap();
+    if (i < 0 || i >= shape[k]) {
+      fault(1, site, k, i, 1, shape[k]);
+      return 0;
+    }
     at = at * shape[k++] + i;
   }
   return at;
@@ -144,55 +163,55 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
   const std::int32_t s1 = static_cast<std::int32_t>(args[3]);
   const float s2 = std::bit_cast<float>(static_cast<std::uint32_t>(args[4]));
   const float s3 = std::bit_cast<float>(static_cast<std::uint32_t>(args[5]));
-  const std::int64_t s4 = pk::flat(t0->shape, {std::int64_t{0}});
-  const std::int32_t s5 = pk::floordiv(s0, s1);
+  const std::int64_t s4 = pk::flat(t0->shape, {std::int64_t{0}}, 0);
+  const std::int32_t s5 = pk::floordiv(s0, s1, 1);
   t0d[s4] = s5;
-  const std::int64_t s6 = pk::flat(t0->shape, {std::int64_t{1}});
-  const std::int32_t s7 = pk::floormod(s0, s1);
+  const std::int64_t s6 = pk::flat(t0->shape, {std::int64_t{1}}, 2);
+  const std::int32_t s7 = pk::floormod(s0, s1, 3);
   t0d[s6] = s7;
-  const std::int64_t s8 = pk::flat(t0->shape, {std::int64_t{2}});
+  const std::int64_t s8 = pk::flat(t0->shape, {std::int64_t{2}}, 4);
   const std::int32_t s9 = pk::mul(s0, s1);
   const std::int32_t s10 = pk::add(s9, std::int32_t{7});
   t0d[s8] = s10;
-  const std::int64_t s11 = pk::flat(t0->shape, {std::int64_t{3}});
-  const std::int32_t s12 = pk::shl(s0, std::int32_t{3});
+  const std::int64_t s11 = pk::flat(t0->shape, {std::int64_t{3}}, 5);
+  const std::int32_t s12 = pk::shl(s0, std::int32_t{3}, 6);
   const std::int32_t s13 = static_cast<std::int32_t>(s12 ^ s1);
   t0d[s11] = s13;
-  const std::int64_t s14 = pk::flat(t0->shape, {std::int64_t{4}});
+  const std::int64_t s14 = pk::flat(t0->shape, {std::int64_t{4}}, 7);
   const std::int32_t s15 = pk::neg(s0);
-  const std::int32_t s16 = pk::shr(s15, std::int32_t{2});
+  const std::int32_t s16 = pk::shr(s15, std::int32_t{2}, 8);
   t0d[s14] = s16;
-  const std::int64_t s17 = pk::flat(t0->shape, {std::int64_t{5}});
+  const std::int64_t s17 = pk::flat(t0->shape, {std::int64_t{5}}, 9);
   const std::int32_t s18 = pk::max(s0, s1);
   const std::int32_t s19 = pk::min(s0, s1);
   const std::int32_t s20 = pk::sub(s18, s19);
   t0d[s17] = s20;
-  const std::int64_t s21 = pk::flat(t0->shape, {std::int64_t{6}});
+  const std::int64_t s21 = pk::flat(t0->shape, {std::int64_t{6}}, 10);
   const std::int32_t s22 = pk::cast<std::int32_t>(s2);
   t0d[s21] = s22;
-  const std::int64_t s23 = pk::flat(t0->shape, {std::int64_t{7}});
-  const std::int64_t s24 = pk::flat(t0->shape, {std::int64_t{0}});
+  const std::int64_t s23 = pk::flat(t0->shape, {std::int64_t{7}}, 11);
+  const std::int64_t s24 = pk::flat(t0->shape, {std::int64_t{0}}, 12);
   const std::int32_t s25 = t0d[s24];
   const std::int32_t s26 = static_cast<std::int32_t>(s25 & s1);
   t0d[s23] = s26;
-  const std::int64_t s27 = pk::flat(t1->shape, {std::int64_t{0}});
-  const float s28 = pk::floordiv(s2, s3);
+  const std::int64_t s27 = pk::flat(t1->shape, {std::int64_t{0}}, 13);
+  const float s28 = pk::floordiv(s2, s3, 14);
   t1d[s27] = s28;
-  const std::int64_t s29 = pk::flat(t1->shape, {std::int64_t{1}});
-  const float s30 = pk::floormod(s2, s3);
+  const std::int64_t s29 = pk::flat(t1->shape, {std::int64_t{1}}, 15);
+  const float s30 = pk::floormod(s2, s3, 16);
   t1d[s29] = s30;
-  const std::int64_t s31 = pk::flat(t1->shape, {std::int64_t{2}});
+  const std::int64_t s31 = pk::flat(t1->shape, {std::int64_t{2}}, 17);
   const float s32 = pk::fdiv(s2, s3);
   const float s33 = pk::mul(s32, s3);
   const float s34 = pk::sub(s33, s2);
   t1d[s31] = s34;
-  const std::int64_t s35 = pk::flat(t1->shape, {std::int64_t{3}});
+  const std::int64_t s35 = pk::flat(t1->shape, {std::int64_t{3}}, 18);
   const float s36 = pk::max(s2, s3);
   t1d[s35] = s36;
-  const std::int64_t s37 = pk::flat(t1->shape, {std::int64_t{4}});
+  const std::int64_t s37 = pk::flat(t1->shape, {std::int64_t{4}}, 19);
   const float s38 = pk::cast<float>(s0);
   t1d[s37] = s38;
-  const std::int64_t s39 = pk::flat(t1->shape, {std::int64_t{5}});
+  const std::int64_t s39 = pk::flat(t1->shape, {std::int64_t{5}}, 20);
   const float s40 = pk::neg(s2);
   t1d[s39] = s40;
 }

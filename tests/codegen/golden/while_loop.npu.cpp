@@ -11,6 +11,11 @@ using namespace pto;
 
 #define PK_FN __aicore__ inline
 namespace pk {
+// No error channel on the device: a fault traps.
+PK_FN void fault(int, std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t) { __builtin_trap(); }
+}  // namespace pk
+
+namespace pk {
 
 template <class T>
 constexpr bool is_fp = std::is_floating_point_v<T>;
@@ -33,12 +38,15 @@ PK_FN T mul(T a, T b) {
 template <class T>
 PK_FN T fdiv(T a, T b) { return a / b; }
 template <class T>
-PK_FN T floordiv(T a, T b) {
+PK_FN T floordiv(T a, T b, std::int64_t site) {
   if constexpr (is_fp<T>) {
     const T q = a / b;
     return std::floor(q);
   } else {
-    if (b == 0) __builtin_trap();
+    if (b == 0) {
+      fault(2, site, 0, 0, 0, 0);
+      return 0;
+    }
     if constexpr (std::is_unsigned_v<T>) {
       return static_cast<T>(a / b);
     } else {
@@ -51,13 +59,16 @@ PK_FN T floordiv(T a, T b) {
   }
 }
 template <class T>
-PK_FN T floormod(T a, T b) {
+PK_FN T floormod(T a, T b, std::int64_t site) {
   if constexpr (is_fp<T>) {
     T r = std::fmod(a, b);
     if (r != 0 && ((r < 0) != (b < 0))) r = r + b;
     return r;
   } else {
-    if (b == 0) __builtin_trap();
+    if (b == 0) {
+      fault(2, site, 0, 0, 0, 0);
+      return 0;
+    }
     if constexpr (std::is_unsigned_v<T>) {
       return static_cast<T>(a % b);
     } else {
@@ -73,12 +84,15 @@ PK_FN T max(T a, T b) { return a < b ? b : a; }
 template <class T>
 PK_FN T min(T a, T b) { return b < a ? b : a; }
 template <class T>
-PK_FN T pow(T a, T b) {
+PK_FN T pow(T a, T b, std::int64_t site) {
   if constexpr (is_fp<T>) {
     return std::pow(a, b);
   } else {
     if constexpr (std::is_signed_v<T>) {
-      if (b < 0) __builtin_trap();
+      if (b < 0) {
+        fault(4, site, 0, static_cast<std::int64_t>(b), 0, 0);
+        return 0;
+      }
     }
     std::uint64_t r = 1, base = static_cast<std::uint64_t>(a);
     for (std::uint64_t e = static_cast<std::uint64_t>(b); e != 0; e >>= 1) {
@@ -100,29 +114,34 @@ PK_FN T abs(T a) {
   else return a < 0 ? neg(a) : a;
 }
 template <class T>
-PK_FN void check_shift(T b) {
-  if constexpr (std::is_signed_v<T>) {
-    if (b < 0) __builtin_trap();
-  }
-  if (static_cast<std::uint64_t>(b) >= sizeof(T) * 8) __builtin_trap();
+PK_FN bool shift_in_range(T b, std::int64_t site) {
+  bool ok = static_cast<std::uint64_t>(b) < sizeof(T) * 8;
+  if constexpr (std::is_signed_v<T>) ok = ok && b >= 0;
+  if (!ok) fault(3, site, 0, static_cast<std::int64_t>(b), 0, 0);
+  return ok;
 }
 template <class T>
-PK_FN T shl(T a, T b) {
-  check_shift(b);
+PK_FN T shl(T a, T b, std::int64_t site) {
+  if (!shift_in_range(b, site)) return 0;
   return static_cast<T>(static_cast<std::uint64_t>(a) << b);
 }
 template <class T>
-PK_FN T shr(T a, T b) {
-  check_shift(b);
+PK_FN T shr(T a, T b, std::int64_t site) {
+  if (!shift_in_range(b, site)) return 0;
   return static_cast<T>(a >> b);
 }
 template <class T>
 PK_FN T bitnot(T a) { return static_cast<T>(~static_cast<std::uint64_t>(a)); }
-/// The row-major position of `index` in a tensor of `shape`; traps when out of bounds.
-PK_FN std::int64_t flat(const std::int64_t* shape, std::initializer_list<std::int64_t> index) {
+/// The row-major position of `index` in a tensor of `shape`; outside it, a fault of call `site`
+/// and position 0 (a runtime gives every tensor at least one element of storage).
+PK_FN std::int64_t flat(const std::int64_t* shape, std::initializer_list<std::int64_t> index,
+                        std::int64_t site) {
   std::int64_t at = 0, k = 0;
   for (std::int64_t i : index) {
-    if (i < 0 || i >= shape[k]) __builtin_trap();
+    if (i < 0 || i >= shape[k]) {
+      fault(1, site, k, i, 1, shape[k]);
+      return 0;
+    }
     at = at * shape[k++] + i;
   }
   return at;
