@@ -62,7 +62,7 @@ constexpr std::size_t expected_def_fields(NodeKind k) {
     case NodeKind::ForStmt: return 3;            // loop_var, iter_args, return_vars
     case NodeKind::WhileStmt: return 2;          // iter_args, return_vars
     case NodeKind::IfStmt: return 1;             // return_vars
-    case NodeKind::SplitAivScopeStmt: return 1;  // aiv_id (it lists no task_id)
+    case NodeKind::SplitAivScopeStmt: return 2;  // aiv_id, task_id (always null)
     case NodeKind::InCoreScopeStmt:
     case NodeKind::ClusterScopeStmt:
     case NodeKind::HierarchyScopeStmt:

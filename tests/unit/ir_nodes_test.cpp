@@ -962,6 +962,15 @@ TEST_CASE("scopes: Spmd core_num and SplitAiv aiv_id must be integer scalars") {
                        core::ValueError);
   CHECK_THROWS_WITH_AS(SplitAivScopeStmt::make(nullptr, empty_body()),
                        Contains("SplitAivScopeStmt.aiv_id"), core::ValueError);
+  CHECK_THROWS_WITH_AS(
+      SplitAivScopeStmt::make(var("a"), empty_body(), SplitMode::None, "", {}, {}, 4),
+      "SplitAivScopeStmt.count: must be 2 (a split is over the two vector cores)",
+      core::ValueError);
+  const auto split = SplitAivScopeStmt::make(var("a"), empty_body());
+  CHECK_THROWS_WITH_AS(
+      ScopeStmt::with_task_id(*split, var("t", DataType::TASK_ID)),
+      "SplitAivScopeStmt.task_id: a split_aiv scope runs inside its kernel: it is no task",
+      core::ValueError);
 }
 
 // ---- functions --------------------------------------------------------------------------------

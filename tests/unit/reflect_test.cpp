@@ -46,6 +46,12 @@ using Strings = std::vector<std::string>;
 
 // ---- descriptor lists of real nodes -----------------------------------------------------------
 
+TEST_CASE("descriptors: SplitAivScopeStmt lists every ScopeStmt member, task_id included") {
+  CHECK(describe<SplitAivScopeStmt>() ==
+        Strings{"span:Ignore", "leading_comments:Ignore", "name_hint:Usual", "aiv_id:Def",
+                "body:Usual", "attrs:Usual", "task_id:Def", "split:Usual", "count:Usual"});
+}
+
 TEST_CASE("descriptors: AssignStmt is span, leading_comments (Ignore), var (Def), value (Usual)") {
   CHECK(describe<AssignStmt>() ==
         Strings{"span:Ignore", "leading_comments:Ignore", "var:Def", "value:Usual"});

@@ -266,6 +266,8 @@ struct ScopeStmt : Stmt {
   static Ref<const S> with_task_id(const S& scope, VarRef tid) {
     detail::require(!tid || has_scalar_dtype(tid, DataType::TASK_ID), S::class_name, "task_id",
                     "must be a Scalar[TASK_ID] variable");
+    detail::require(!tid || scope.kind() != NodeKind::SplitAivScopeStmt, S::class_name, "task_id",
+                    "a split_aiv scope runs inside its kernel: it is no task");
     auto s = copy_node(scope);
     s->task_id = std::move(tid);
     return s;
@@ -367,24 +369,30 @@ struct SplitAivScopeStmt final : ScopeStmt {
   SplitMode split = SplitMode::None;
   std::int64_t count = 2;
   // aiv_id is listed before the body it is bound for: walkers meet a definition before its uses.
+  // task_id (inherited) is always null here, but listed like every member.
   using fields =
       ConcatFields<Stmt::fields, FieldList<UsualField<&ScopeStmt::name_hint, "name_hint">,
                                            DefField<&SplitAivScopeStmt::aiv_id, "aiv_id">,
                                            UsualField<&ScopeStmt::body, "body">,
                                            UsualField<&ScopeStmt::attrs, "attrs">,
+                                           DefField<&ScopeStmt::task_id, "task_id">,
                                            UsualField<&SplitAivScopeStmt::split, "split">,
                                            UsualField<&SplitAivScopeStmt::count, "count">>>;
 
+  /// `count` sub-blocks: 2, the two vector cores of a core group.
   static Ref<const SplitAivScopeStmt> make(VarRef aiv_id, StmtRef body,
                                            SplitMode split = SplitMode::None,
                                            std::string name_hint = {}, Attrs attrs = {},
-                                           Span span = {}) {
+                                           Span span = {}, std::int64_t count = 2) {
     detail::require(is_integer_scalar(aiv_id), "SplitAivScopeStmt", "aiv_id",
                     "must be an integer scalar variable");
+    detail::require(count == 2, "SplitAivScopeStmt", "count",
+                    "must be 2 (a split is over the two vector cores)");
     auto s = make_scope<SplitAivScopeStmt>("SplitAivScopeStmt", std::move(name_hint),
                                            std::move(body), std::move(attrs), std::move(span));
     s->aiv_id = std::move(aiv_id);
     s->split = split;
+    s->count = count;
     return s;
   }
 };

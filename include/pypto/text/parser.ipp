@@ -1838,7 +1838,7 @@ class Builder {
     scope_.names[s.target->text] = aiv;
     ir::StmtRef body = body_slot(s.body, s.pos);
     out.push_back(guard(c, [&] {
-      return ir::SplitAivScopeStmt::make(aiv, body, mode, name_hint, attrs, span(s.pos));
+      return ir::SplitAivScopeStmt::make(aiv, body, mode, name_hint, attrs, span(s.pos), count);
     }));
   }
 

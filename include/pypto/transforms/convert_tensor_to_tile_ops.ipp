@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -666,7 +667,8 @@ class CallerRewriter {
 
 PYPTO_DECL Pass ConvertTensorToTileOps(const ir::OpRegistry& ops) {
   return Pass("convert-tensor-to-tile-ops", {Property::SSAForm, Property::SplitIncoreOrch},
-              /*produced=*/{}, /*invalidated=*/{}, [&ops](const ir::Program& program) {
+              /*produced=*/{}, /*invalidated=*/{},
+              [registry = std::make_shared<const ir::OpRegistry>(ops)](const ir::Program& program) {
                 namespace t2t = detail::tensor_to_tile;
                 std::vector<ir::FunctionRef> functions;
                 t2t::ChangedKernels changed_kernels;
@@ -675,7 +677,7 @@ PYPTO_DECL Pass ConvertTensorToTileOps(const ir::OpRegistry& ops) {
                   const ir::FunctionRef& fn = entry.function;
                   ir::FunctionRef out = fn;
                   if (is_kernel_function(fn->func_type)) {
-                    t2t::KernelConverter converter(*fn, ops);
+                    t2t::KernelConverter converter(*fn, *registry);
                     out = converter.run(fn);
                     if (!converter.added_outputs().empty())
                       changed_kernels[fn->name] = {out, converter.added_outputs()};
@@ -686,7 +688,7 @@ PYPTO_DECL Pass ConvertTensorToTileOps(const ir::OpRegistry& ops) {
                 if (!changed) return ir::ProgramRef(&program);
                 if (!changed_kernels.empty())
                   for (ir::FunctionRef& fn : functions)
-                    fn = t2t::CallerRewriter(*fn, changed_kernels, ops).run(fn);
+                    fn = t2t::CallerRewriter(*fn, changed_kernels, *registry).run(fn);
                 return ir::Program::make(program.name, std::move(functions));
               });
 }

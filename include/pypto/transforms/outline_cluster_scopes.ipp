@@ -4,6 +4,8 @@
 
 #include "pypto/transforms/outline_cluster_scopes.hpp"
 
+#include <memory>
+
 #include "pypto/ir/enums.hpp"
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/op_registry.hpp"
@@ -28,14 +30,16 @@ PYPTO_DECL Pass OutlineClusterScopes(const ir::OpRegistry& ops) {
   return Pass("outline-cluster-scopes", {Property::SSAForm},
               {Property::SSAForm, Property::ClusterOutlined, Property::NoScalarKernelReturn,
                Property::ReturnParamsExplicit},
-              {}, [cluster, spmd, &ops](const ir::Program& p) {
+              {},
+              [cluster, spmd,
+               registry = std::make_shared<const ir::OpRegistry>(ops)](const ir::Program& p) {
                 auto parents = [](const ir::Function& f) {
                   return f.func_type == ir::FunctionType::Opaque ||
                          f.func_type == ir::FunctionType::Orchestration ||
                          f.func_type == ir::FunctionType::Graph;
                 };
-                ir::ProgramRef grouped = outline_scopes(p, cluster, ops, parents);
-                return outline_scopes(*grouped, spmd, ops, parents);
+                ir::ProgramRef grouped = outline_scopes(p, cluster, *registry, parents);
+                return outline_scopes(*grouped, spmd, *registry, parents);
               });
 }
 

@@ -17,6 +17,8 @@
 
 #include "pypto/transforms/outline_incore_scopes.hpp"
 
+#include <memory>
+
 #include "pypto/ir/enums.hpp"
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/op_registry.hpp"
@@ -36,16 +38,18 @@ PYPTO_DECL Pass OutlineIncoreScopes(const ir::OpRegistry& ops) {
   target.kind = "incore";
   target.promote_opaque = true;
   target.fold_param_dims = true;
-  return Pass("outline-incore-scopes", {Property::SSAForm},
-              {Property::SSAForm, Property::SplitIncoreOrch, Property::AivSplitValid,
-               Property::NoScalarKernelReturn, Property::ReturnParamsExplicit},
-              {}, [target, &ops](const ir::Program& p) {
-                return outline_scopes(p, target, ops, [](const ir::Function& f) {
-                  return f.func_type == ir::FunctionType::Opaque ||
-                         f.func_type == ir::FunctionType::Orchestration ||
-                         f.func_type == ir::FunctionType::Graph;
-                });
-              });
+  return Pass(
+      "outline-incore-scopes", {Property::SSAForm},
+      {Property::SSAForm, Property::SplitIncoreOrch, Property::AivSplitValid,
+       Property::NoScalarKernelReturn, Property::ReturnParamsExplicit},
+      {}, [target, registry = std::make_shared<const ir::OpRegistry>(ops)](const ir::Program& p) {
+        // The pass's own copy of the registry: `ops` may be a temporary.
+        return outline_scopes(p, target, *registry, [](const ir::Function& f) {
+          return f.func_type == ir::FunctionType::Opaque ||
+                 f.func_type == ir::FunctionType::Orchestration ||
+                 f.func_type == ir::FunctionType::Graph;
+        });
+      });
 }
 
 }  // namespace pypto::transforms
