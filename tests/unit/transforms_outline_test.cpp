@@ -251,6 +251,82 @@ class After:
 )");
 }
 
+TEST_CASE("outline: a while condition reads the carry of a target its scope writes") {
+  // The condition is evaluated before every iteration: after outlining it must read the carried
+  // `o`, not the value from before the loop.
+  check_outline(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function
+    def k(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        for (i,) in pl.while_(init_values=(0,)):
+            pl.cond(pl.tensor.read(out, [0]) < 10.0)
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(a, [0], [64])
+                pl.store(pl.add(t, 1.0), [0], out)
+            i_rv = pl.yield_(i + 1)
+        return out
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def k(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        for (i, o) in pl.while_(init_values=(0, out)):
+            pl.cond(pl.tensor.read(o, [0]) < 10.0)
+            o1 = self.k_incore_0(a, o)
+            i_rv, o_rv = pl.yield_(i + 1, o1)
+        return o_rv
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k_incore_0(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        t = pl.load(a, [0], [64])
+        pl.store(pl.add(t, 1.0), [0], out)
+        return out
+)");
+}
+
+TEST_CASE("outline: a target already joined by an if's phi keeps that one result") {
+  // convert-to-ssa joined the store's result at the if: the outliner reuses that result for the
+  // written target `o` instead of adding a second one that joins the same values.
+  check_outline(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function
+    def k(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        if n > 0:
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(x, [0], [16])
+                o1 = pl.store(pl.add(t, 1.0), [0], o)
+            phi = pl.yield_(o1)
+        else:
+            phi = pl.yield_(o)
+        return phi
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def k(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        if n > 0:
+            o1 = self.k_incore_0(x, o)
+            phi = pl.yield_(o1)
+        else:
+            phi = pl.yield_(o)
+        return phi
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k_incore_0(self, x: pl.Tensor[[16], pl.FP32], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        t = pl.load(x, [0], [16])
+        o1 = pl.store(pl.add(t, 1.0), [0], o)
+        return o
+)");
+}
+
 // ---- inputs ----------------------------------------------------------------------------------
 
 TEST_CASE("outline: inputs in first-read order; an outer loop's carry, not its init (#369)") {
@@ -1198,10 +1274,10 @@ class After:
     def main(self, x: pl.Tensor[[16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16], pl.FP32]], p: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
         if n < 2:
             o1 = self.main_incore_0(x, o)
-            o2, o_rv = pl._dump.yield_(o1, o1, types=[pl.Tensor[[16], pl.FP32], pl.Tensor[[16], pl.FP32]])
+            o2 = pl.yield_(o1)
         else:
             o3 = self.main_incore_1(x, o)
-            o2, o_rv = pl._dump.yield_(o3, o3, types=[pl.Tensor[[16], pl.FP32], pl.Tensor[[16], pl.FP32]])
+            o2 = pl.yield_(o3)
         return o2
 
     @pl.function(type=pl.FunctionType.InCore)

@@ -37,6 +37,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -652,6 +653,13 @@ class FunctionOutliner {
   }
 
   /// Appends `values` to the yield that ends `body` (adding one when it has none).
+  /// The yield ending `body` (a YieldStmt, or the last statement of a SeqStmts), or null.
+  static const ir::YieldStmt* last_yield(const ir::Stmt& body) {
+    if (const auto* seq = ir::as<ir::SeqStmts>(&body))
+      return seq->stmts.empty() ? nullptr : ir::as<ir::YieldStmt>(seq->stmts.back().get());
+    return ir::as<ir::YieldStmt>(&body);
+  }
+
   static ir::StmtRef append_yield(const ir::StmtRef& body, const std::vector<ir::ExprRef>& values) {
     std::vector<ir::StmtRef> stmts;
     if (const auto* seq = ir::as<ir::SeqStmts>(body.get()))
@@ -677,7 +685,7 @@ class FunctionOutliner {
   ir::StmtRef loop(const L& l, const ir::StmtRef& s) {
     const std::vector<ir::VarRef> carried = carried_writes(l, l.body);
     if (carried.empty() && !contains_target(*l.body)) return renames_.stmt(s);
-    // The header (bounds, init values, condition) is evaluated with the entry renames.
+    // The header (bounds, init values) is evaluated with the entry renames.
     auto header = ir::copy_node(l);
     header->body = ir::SeqStmts::make({});
     ir::StmtRef h = renames_.stmt(header);
@@ -690,6 +698,8 @@ class FunctionOutliner {
       rvs.push_back(fresh(*x, "__rv"));
       renames_.set(*x, ia);
     }
+    // A while condition is evaluated before every iteration: it reads the carries.
+    if constexpr (std::is_same_v<L, ir::WhileStmt>) copy->condition = renames_.expr(l.condition);
     ir::StmtRef body = slot(l.body);
     if (!carried.empty()) {
       std::vector<ir::ExprRef> ends;
@@ -711,25 +721,53 @@ class FunctionOutliner {
         !(i.else_body && contains_target(*i.else_body)))
       return renames_.stmt(s);
     ir::ExprRef cond = renames_.expr(i.condition);
-    std::vector<ir::ExprRef> entry;
-    for (const auto& x : carried) entry.push_back(renames_.current(x));
+    struct Arm {
+      ir::StmtRef body;
+      std::vector<ir::ExprRef> ends;  // each carried target's value at the end of the arm
+    };
     auto arm = [&](const ir::StmtRef& body) {
       const std::size_t mark = renames_.mark();
-      ir::StmtRef out = body ? slot(body) : ir::SeqStmts::make({}, i.span);
-      if (!carried.empty()) {
-        std::vector<ir::ExprRef> ends;
-        for (const auto& x : carried) ends.push_back(renames_.current(x));
-        out = append_yield(out, ends);
-      }
+      Arm out{body ? slot(body) : ir::SeqStmts::make({}, i.span), {}};
+      for (const auto& x : carried) out.ends.push_back(renames_.current(x));
       renames_.rollback(mark);
       return out;
     };
-    ir::StmtRef then_body = arm(i.then_body);
-    ir::StmtRef else_body = i.else_body || !carried.empty() ? arm(i.else_body) : nullptr;
+    Arm then_arm = arm(i.then_body);
+    std::optional<Arm> else_arm;
+    if (i.else_body || !carried.empty()) else_arm = arm(i.else_body);
+    // A target whose new value an existing result already joins (convert-to-ssa's phi of the
+    // store's result) takes that result: a second one would join the same values again.
+    const ir::YieldStmt* then_yield = last_yield(*then_arm.body);
+    const ir::YieldStmt* else_yield = else_arm ? last_yield(*else_arm->body) : nullptr;
+    std::vector<std::optional<std::size_t>> joined(carried.size());
+    for (std::size_t k = 0; k < carried.size() && then_yield && else_yield; ++k)
+      for (std::size_t r = 0; r < i.return_vars.size() && r < then_yield->values.size() &&
+                              r < else_yield->values.size();
+           ++r)
+        if (then_yield->values[r] == then_arm.ends[k] && else_yield->values[r] == else_arm->ends[k])
+          joined[k] = r;
+    auto unjoined = [&](const std::vector<ir::ExprRef>& ends) {
+      std::vector<ir::ExprRef> out;
+      for (std::size_t k = 0; k < carried.size(); ++k)
+        if (!joined[k]) out.push_back(ends[k]);
+      return out;
+    };
+    const std::vector<ir::ExprRef> then_ends = unjoined(then_arm.ends);
+    ir::StmtRef then_body =
+        then_ends.empty() ? then_arm.body : append_yield(then_arm.body, then_ends);
+    ir::StmtRef else_body;
+    if (else_arm) {
+      const std::vector<ir::ExprRef> else_ends = unjoined(else_arm->ends);
+      else_body = else_ends.empty() ? else_arm->body : append_yield(else_arm->body, else_ends);
+    }
     std::vector<ir::VarRef> rvs = i.return_vars;
-    for (const auto& x : carried) {
-      rvs.push_back(fresh(*x, "__rv"));
-      renames_.set(*x, rvs.back());
+    for (std::size_t k = 0; k < carried.size(); ++k) {
+      if (joined[k]) {
+        renames_.set(*carried[k], rvs[*joined[k]]);
+        continue;
+      }
+      rvs.push_back(fresh(*carried[k], "__rv"));
+      renames_.set(*carried[k], rvs.back());
     }
     auto copy = ir::copy_node(i);
     copy->condition = std::move(cond);
