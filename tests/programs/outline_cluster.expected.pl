@@ -23,18 +23,18 @@ class After:
     @pl.function(type=pl.FunctionType.InCore)
     def produce(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
         t = pl.load(a, [0, 0], [64, 64])
-        pl.store(t, [0, 0], o)
+        o__store = pl.store(t, [0, 0], o)
         return o
 
     @pl.function(type=pl.FunctionType.InCore)
     def consume(self, o: pl.InOut[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
         u = pl.load(o, [0, 0], [64, 64])
-        pl.store(pl.add(u, u), [0, 0], o)
+        o__store = pl.store(pl.add(u, u), [0, 0], o)
         return o
 
     @pl.function(type=pl.FunctionType.InCore)
     def main_incore_0(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
         i = pl.tile.get_block_idx()
         r = pl.load(a, [i * 16, 0], [16, 64])
-        pl.store(r, [i * 16, 0], o)
+        o__store = pl.store(r, [i * 16, 0], o)
         return o

@@ -13,5 +13,5 @@ class After:
     @pl.function(type=pl.FunctionType.InCore)
     def k_incore_0(self, a: pl.Tensor[[256, 128], pl.FP32], i: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[256, 128], pl.FP32]]) -> pl.Tensor[[256, 128], pl.FP32]:
         t = pl.load(a, [i * 64, 0], [64, 128])
-        pl.store(pl.mul(t, 2.0), [i * 64, 0], out)
+        out__store = pl.store(pl.mul(t, 2.0), [i * 64, 0], out)
         return out

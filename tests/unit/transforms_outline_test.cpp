@@ -143,7 +143,7 @@ class After:
     @pl.function(type=pl.FunctionType.InCore)
     def k_incore_0(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
         t = pl.load(a, [0], [64])
-        pl.store(t, [0], out)
+        out__store = pl.store(t, [0], out)
         return out
 )");
 }
@@ -198,20 +198,20 @@ class After:
     @pl.function(type=pl.FunctionType.InCore)
     def k_incore_0(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
         t = pl.load(a, [0], [64])
-        pl.store(t, [0], out)
+        out__store = pl.store(t, [0], out)
         return out
 
     @pl.function(type=pl.FunctionType.InCore)
     def k_incore_1(self, out: pl.InOut[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
         t2 = pl.load(out, [0], [64])
-        pl.store(t2, [0], out)
+        out__store = pl.store(t2, [0], out)
         return out
 
     @pl.function(type=pl.FunctionType.InCore)
     def k_incore_2(self, a: pl.Tensor[[64], pl.FP32], scratch: pl.Out[pl.Tensor[[64], pl.FP32]], acc: pl.Out[pl.Tensor[[64], pl.FP32]]) -> tuple[pl.Tensor[[64], pl.FP32], pl.Tensor[[64], pl.FP32]]:
         t3 = pl.load(a, [0], [64])
-        pl.store(t3, [0], scratch)
-        pl.store(t3, [0], acc)
+        scratch__store = pl.store(t3, [0], scratch)
+        acc__store = pl.store(t3, [0], acc)
         return scratch, acc
 )");
 }
@@ -246,7 +246,7 @@ class After:
     @pl.function(type=pl.FunctionType.InCore)
     def k_incore_0(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
         t = pl.load(a, [0], [64])
-        pl.store(t, [0], out)
+        out__store = pl.store(t, [0], out)
         return out
 )");
 }
@@ -283,7 +283,7 @@ class After:
     @pl.function(type=pl.FunctionType.InCore)
     def k_incore_0(self, a: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
         t = pl.load(a, [0], [64])
-        pl.store(pl.add(t, 1.0), [0], out)
+        out__store = pl.store(pl.add(t, 1.0), [0], out)
         return out
 )");
 }
@@ -458,7 +458,7 @@ class After:
     def main_incore_0(self, off: pl.Scalar[pl.INDEX], x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
         end = off + 64
         t = pl.load(x, [end], [64])
-        pl.store(t, [0], out)
+        out__store = pl.store(t, [0], out)
         return out
 )");
 }
@@ -531,13 +531,13 @@ TEST_CASE("outline: callee slots are separate read and write evidence (#2415)") 
     @pl.function(type=pl.FunctionType.InCore)
     def reader(self, s: pl.Tensor[[16, 128], pl.FP32], o: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
         t = pl.load(s, [0, 0], [16, 128])
-        pl.store(t, [0, 0], o)
+        o__store = pl.store(t, [0, 0], o)
         return o
 
     @pl.function(type=pl.FunctionType.InCore)
     def overwrite(self, s: pl.Out[pl.Tensor[[16, 128], pl.FP32]]) -> pl.Tensor[[16, 128], pl.FP32]:
         t = pl.tile.full([16, 128], dtype=pl.FP32, value=0.0)
-        pl.store(t, [0, 0], s)
+        s__store = pl.store(t, [0, 0], s)
         return s
 )";
   const std::string head = R"(
@@ -855,7 +855,7 @@ class Before:
     @pl.function(type=pl.FunctionType.InCore)
     def fill(self, s: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
         t = pl.tile.full([64], dtype=pl.FP32, value=0.0)
-        pl.store(t, [0], s)
+        s__store = pl.store(t, [0], s)
         return s
 
     @pl.function(type=pl.FunctionType.Orchestration)
@@ -873,7 +873,7 @@ class After:
     @pl.function(type=pl.FunctionType.InCore)
     def fill(self, s: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
         t = pl.tile.full([64], dtype=pl.FP32, value=0.0)
-        pl.store(t, [0], s)
+        s__store = pl.store(t, [0], s)
         return s
 
     @pl.function(type=pl.FunctionType.Group)
@@ -930,7 +930,7 @@ class Before:
     @pl.function(type=pl.FunctionType.InCore)
     def fill(self, s: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
         t = pl.tile.full([64], dtype=pl.FP32, value=0.0)
-        pl.store(t, [0], s)
+        s__store = pl.store(t, [0], s)
         return s
 
     @pl.function(type=pl.FunctionType.Orchestration)
@@ -947,7 +947,7 @@ class After:
     @pl.function(type=pl.FunctionType.InCore)
     def fill(self, s: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
         t = pl.tile.full([64], dtype=pl.FP32, value=0.0)
-        pl.store(t, [0], s)
+        s__store = pl.store(t, [0], s)
         return s
 
     @pl.function(type=pl.FunctionType.Group)
@@ -972,7 +972,7 @@ class P:
     @pl.function(type=pl.FunctionType.InCore)
     def fill(self, s: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
         t = pl.tile.full([64], dtype=pl.FP32, value=0.0)
-        pl.store(t, [0], s)
+        s__store = pl.store(t, [0], s)
         return s
 
     @pl.function(type=pl.FunctionType.Orchestration)
@@ -1103,7 +1103,7 @@ class P:
     @pl.function(type=pl.FunctionType.InCore)
     def fill(self, s: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
         t = pl.tile.full([64], dtype=pl.FP32, value=0.0)
-        pl.store(t, [0], s)
+        s__store = pl.store(t, [0], s)
         return s
 
     @pl.function(type=pl.FunctionType.InCore)

@@ -1010,8 +1010,10 @@ class FunctionOutliner {
 
   /// Pre-SSA: a captured variable the body rebinds by a write into itself binds a fresh
   /// `name__store` instead, so the outlined body never rebinds its own parameter.
+  /// The body with every store bound to a Var of its own (`c__store = pl.tile.store(..., c)`), so
+  /// that it never rebinds a parameter: a rebinding of a captured variable gets a fresh Var, and
+  /// a bare `pl.store(...)` statement is bound like one.
   ir::StmtRef rebind_writes(const ir::StmtRef& body, const ScopeInfo& info) {
-    if (info.rebound.empty()) return body;
     ::pypto::detail::PointerMap<bool> rebound;
     for (const auto& v : info.rebound) rebound.insert(v.get(), true);
     std::function<ir::StmtRef(const ir::StmtRef&)> walk = [&](const ir::StmtRef& s) {
@@ -1020,6 +1022,15 @@ class FunctionOutliner {
         auto copy = ir::copy_node(*a);
         copy->var = fresh(*a->var, "__store");
         return ir::StmtRef(copy);
+      }
+      if (const auto* e = ir::as<ir::EvalStmt>(s.get())) {
+        const auto* call = ir::as<ir::Call>(e->expr.get());
+        if (!call || !call->op || call->op->name != "tile.store" || call->args.size() < 3) return s;
+        const auto* target = ir::as<ir::Var>(call->args[2].get());
+        ir::VarRef bound =
+            ir::Var::make((target ? target->name_hint : std::string("tensor")) + "__store",
+                          call->type, call->span);
+        return ir::StmtRef(ir::AssignStmt::make(std::move(bound), e->expr, e->span));
       }
       return map_children(s, walk);
     };
