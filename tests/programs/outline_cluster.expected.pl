@@ -6,7 +6,7 @@ class After:
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
         o1 = self.main_cluster_0(a, o)
-        o2 = self.rows(a, o1, attrs={"core_num": pl.const(4, pl.INDEX)})
+        o2 = self.rows(a, o1, attrs={"core_num": 4})
         return o2
 
     @pl.function(type=pl.FunctionType.Group)
@@ -17,7 +17,7 @@ class After:
 
     @pl.function(type=pl.FunctionType.Spmd)
     def rows(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        o1 = self.main_incore_0(a, o)
+        o1 = self.main_incore_2(a, o)
         return o
 
     @pl.function(type=pl.FunctionType.InCore)
@@ -33,7 +33,7 @@ class After:
         return o
 
     @pl.function(type=pl.FunctionType.InCore)
-    def main_incore_0(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+    def main_incore_2(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
         i = pl.tile.get_block_idx()
         r = pl.load(a, [i * 16, 0], [16, 64])
         o__store = pl.store(r, [i * 16, 0], o)

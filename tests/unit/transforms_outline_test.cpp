@@ -600,13 +600,46 @@ class P:
             o2 = pl.store(t2, [0], o1)
         return o2
 )");
+  // Every scope takes the next number, named or not: the unnamed scope after single_b's named
+  // one is single_b_incore_1 (as upstream PyPTO numbers them).
   for (std::string_view name : {"dup_scope", "dup_scope_0", "single_b_dup_scope",
-                                "single_b_incore_0", "single_a", "single_b"})
+                                "single_b_incore_1", "single_a", "single_b"})
     CHECK_MESSAGE(after->find(name), name);
   CHECK(after->functions.size() == 6);
 }
 
 // ---- promotion -------------------------------------------------------------------------------
+
+TEST_CASE("outline: an Opaque function whose only scope is a spmd scope becomes Orchestration") {
+  // The dispatch carries a constant core count as a plain int attribute.
+  check_outline(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function
+    def main(self, x: pl.Tensor[[16], pl.FP32], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        with pl.spmd(4):
+            t = pl.load(x, [0], [16])
+            o1 = pl.store(t, [0], o)
+        return o1
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.Spmd)
+    def main_spmd_0(self, x: pl.Tensor[[16], pl.FP32], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        t = pl.load(x, [0], [16])
+        o1 = pl.store(t, [0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16], pl.FP32], o: pl.Out[pl.Tensor[[16], pl.FP32]]) -> pl.Tensor[[16], pl.FP32]:
+        o2 = self.main_spmd_0(x, o, attrs={"core_num": 4})
+        return o2
+)",
+                "outline-cluster-scopes");
+}
 
 TEST_CASE(
     "outline: Opaque is promoted after folding tensor.dim onto dynamic symbols; Graph stays") {

@@ -23,6 +23,10 @@ PYPTO_DECL Pass OutlineClusterScopes(const ir::OpRegistry& ops) {
   cluster.is_target = [](const ir::Stmt& s) { return ir::isa<ir::ClusterScopeStmt>(s); };
   cluster.function_type = ir::FunctionType::Group;
   cluster.kind = "cluster";
+  // An Opaque parent that dispatches a Group or an Spmd wrapper is an Orchestration function,
+  // with its parameter dimension reads folded on promotion, as the InCore outliner does.
+  cluster.promote_opaque = true;
+  cluster.fold_param_dims = true;
   OutlineTarget spmd = cluster;
   spmd.is_target = [](const ir::Stmt& s) { return ir::isa<ir::SpmdScopeStmt>(s); };
   spmd.function_type = ir::FunctionType::Spmd;

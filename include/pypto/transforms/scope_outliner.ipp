@@ -470,13 +470,16 @@ class Names {
     for (const auto& e : p.functions) owner_[e.name] = "";
   }
 
+  /// Every scope of `kind` in `fn` takes the next number, named or not (a scope after a named
+  /// one is `<fn>_<kind>_1`), as upstream PyPTO numbers them.
   std::string take(const std::string& fn, const std::string& hint, const std::string& kind) {
     std::string name;
+    std::size_t& n = counters_[fn + "\x1f" + kind];
     if (hint.empty()) {
-      std::size_t& n = counters_[fn + "\x1f" + kind];
       do name = fn + "_" + kind + "_" + std::to_string(n++);
       while (owner_.count(name));
     } else {
+      ++n;
       name = hint;
       auto it = owner_.find(name);
       if (it != owner_.end() && !it->second.empty() && it->second != fn) name = fn + "_" + hint;
@@ -1139,7 +1142,13 @@ class FunctionOutliner {
   }
   void dispatch_launch_attrs(const ir::ScopeStmt& s, ir::Attrs& attrs) {
     if (const auto* spmd = launched_spmd(s)) {
-      attrs = attrs.with("core_num", renames_.expr(spmd->core_num));
+      // A constant count is a plain int attribute (as upstream PyPTO writes it); else the
+      // expression.
+      ir::ExprRef n = renames_.expr(spmd->core_num);
+      if (const auto* c = ir::as<ir::ConstInt>(n.get()))
+        attrs = attrs.with("core_num", std::int64_t{c->value});
+      else
+        attrs = attrs.with("core_num", std::move(n));
       if (spmd->sync_start) attrs = attrs.with("sync_start", true);
     }
   }
