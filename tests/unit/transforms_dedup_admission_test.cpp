@@ -478,6 +478,27 @@ TEST_CASE("dedup admission: a bundle whose peer_func names another position does
   check_equal(after, text);
 }
 
+TEST_CASE("dedup admission: a Group named like a position token does not alias a position") {
+  // g_a's AIC member imports the buffer of its own Group, which is named as the position token
+  // of a second member would be; g_b's imports its AIV peer (position 1). Different bundles:
+  // the tokens must not be able to spell a function's name.
+  const std::string text =
+      program(R"(
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        o1 = self.__dedup_member_1(a, o)
+        o2 = self.g_b(a, o1)
+        return o2
+)" + group("__dedup_member_1", "cube_a", "vec_a") +
+              cube("cube_a", "__dedup_member_1") + vec("vec_a", "cube_a") +
+              group("g_b", "cube_b", "vec_b") + cube("cube_b", "vec_b") + vec("vec_b", "cube_b"));
+  tf::DedupLog log;
+  ProgramRef after = dedup(text, log);
+  INFO(all_lines(log));
+  CHECK(log.count(Kind::Merged) == 0);
+  check_equal(after, text);
+}
+
 TEST_CASE("dedup admission: a Group member named by a peer_func outside its bundle blocks it") {
   // `probe`, an ordinary kernel called from main, imports vec_a's buffer.
   const std::string text =

@@ -360,6 +360,15 @@ class Deduplicator {
 
   /// Group bundles (exclusive ones) and ordinary kernels, each admitted or reported.
   std::vector<Unit> collect_units(const ir::Program& p) {
+    // Position tokens no function name starts with: every reference names a function of the
+    // program (index() keeps the program otherwise), so a token can never stand for a name.
+    std::string member_token_prefix = "__dedup_member_";
+    for (bool clash = true; clash;) {
+      clash = false;
+      for (const auto& f : p.functions)
+        clash = clash || std::string_view(f.name).starts_with(member_token_prefix);
+      if (clash) member_token_prefix += '_';
+    }
     const std::size_t n = p.functions.size();
     auto fn = [&](std::size_t i) -> const ir::Function& { return *p.functions[i].function; };
     auto name = [&](std::size_t i) -> const std::string& { return p.functions[i].name; };
@@ -410,7 +419,7 @@ class Deduplicator {
       // Member names normalized together: callees and peer_func names become positions.
       ReferenceRenamer::Renames positions;
       for (std::size_t k = 0; k < members.size(); ++k)
-        positions.emplace(name(members[k]), "__dedup_member_" + std::to_string(k));
+        positions.emplace(name(members[k]), member_token_prefix + std::to_string(k));
       ReferenceRenamer normalize(positions);
       for (std::size_t f : u.members)
         u.info.functions.push_back(normalize.function(p.functions[f].function));
