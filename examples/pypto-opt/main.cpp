@@ -308,8 +308,14 @@ int run(const Options& o) {
   }
 
   if (expected) {
-    if (auto m = pypto::structural::find_first_mismatch(result, expected,
-                                                        /*enable_auto_mapping=*/true)) {
+    std::optional<pypto::structural::StructuralMismatch> m;
+    try {
+      m = pypto::structural::find_first_mismatch(result, expected, /*enable_auto_mapping=*/true);
+    } catch (const pypto::core::Error& e) {  // e.g. an opaque payload: no comparison exists
+      std::cerr << "pypto-opt: --assert-equal: " << e.what() << "\n";
+      return kUsageError;
+    }
+    if (m) {
       std::cerr << "pypto-opt: result differs from " << *o.expected << " at "
                 << (m->field_path.empty() ? std::string("<root>") : m->field_path) << ": "
                 << m->reason << "\n  result:   " << m->lhs << "\n  expected: " << m->rhs << "\n";

@@ -72,6 +72,13 @@ struct Expr {
   /// Iterative: a flat chain `a + b + c ...` nests one node per operator, and its teardown must
   /// not recurse once per term.
   ~Expr() {
+    const auto leaf = [](const ExprPtr& e) {
+      return !e || (e->items.empty() && e->keywords.empty());
+    };
+    bool shallow = true;  // children without children of their own: destroyed in place below
+    for (const auto& i : items) shallow = shallow && leaf(i);
+    for (const auto& k : keywords) shallow = shallow && leaf(k.value);
+    if (shallow) return;
     std::vector<ExprPtr> pending;
     const auto adopt = [&](Expr& e) {
       for (auto& i : e.items)
