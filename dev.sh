@@ -11,6 +11,9 @@
 #                       benchmarks/compile_time.sh (every umbrella header, both modes)
 #   ./dev.sh fuzz [SEC] setup, build the libFuzzer parser target (preset fuzz, clang++) and run it
 #                       SEC seconds (default 300) from a scratch copy of tests/fuzz/corpus
+#   ./dev.sh fuzz-passes [SEC [PRESET]]  setup, build the differential pass fuzzer (preset default,
+#                       or debug for ASan + UBSan) and run it SEC seconds (default 300) from a
+#                       random seed; shrunk reproducers of failures go to ./fuzz-passes-out/
 #   ./dev.sh format     clang-format -i every .hpp/.ipp/.cpp under include tests examples benchmarks
 #                       (not the golden outputs under tests/codegen/golden)
 set -euo pipefail
@@ -151,7 +154,7 @@ cmd_format() {
 }
 
 usage() {
-  sed -n '2,14s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+  sed -n '2,17s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 }
 
 cmd_fuzz() {
@@ -166,6 +169,18 @@ cmd_fuzz() {
     -dict=tests/fuzz/pl.dict "$work"
 }
 
+cmd_fuzz_passes() {
+  local seconds="${1:-300}" preset="${2:-default}" out seed
+  cmd_setup
+  configure_build "$preset" --target pypto_fuzz_passes
+  out="$PWD/fuzz-passes-out"
+  mkdir -p "$out"
+  seed="$(date +%s)"
+  log "fuzz-passes: ${seconds}s from seed $seed (preset $preset); reproducers in $out"
+  "build/$preset/tests/fuzz/pypto_fuzz_passes" --seed "$seed" --seconds "$seconds" \
+    --cpu-every 10 --out "$out"
+}
+
 case "${1:-}" in
   setup) cmd_setup ;;
   run) shift; cmd_run "$@" ;;
@@ -173,6 +188,7 @@ case "${1:-}" in
   sanitize) cmd_sanitize ;;
   bench) cmd_bench ;;
   fuzz) shift; cmd_fuzz "$@" ;;
+  fuzz-passes) shift; cmd_fuzz_passes "$@" ;;
   format) cmd_format ;;
   -h | --help | help) usage ;;
   *) usage >&2; exit 2 ;;

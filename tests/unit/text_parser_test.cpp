@@ -567,3 +567,32 @@ TEST_CASE("parser: nested and unwrapped statement sequences keep their structure
   CHECK_NOTHROW(text::check_round_trip(*Program::make("P", {f})));
 }
 }  // namespace
+
+TEST_CASE("printer: a loop written in the natural form prints back in it") {
+  // Found by the pass fuzzer: `for j, (q,) in pl.range(...)` whose body rebinds `q` and has no
+  // yield printed the rebinding as `q_1 = ...` and the loop's result as an undefined `q_2`; the
+  // text did not parse back. The natural form's names are its meaning: the carried name stays.
+  const std::string src = R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[16, 16], pl.FP32]:
+        for j, (q,) in pl.range(3, init_values=(x,)):
+            q = pl.add(q, x)
+            q = pl.mul(q, q)
+        for (c, s) in pl.while_(init_values=(0, q)):
+            pl.cond(c < n)
+            s = pl.add(s, x)
+            c = c + 1
+        return s
+)";
+  const ProgramRef p = parse_program(src);
+  const std::string printed = text::print(*p);
+  CHECK(printed.find("q: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.mul(q, q)") != std::string::npos);
+  CHECK(printed.find("init_values=(0, q)") != std::string::npos);
+  CHECK(printed.find("s: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.add(s, x)") != std::string::npos);
+  CHECK(printed.find("return s") != std::string::npos);
+  CHECK_NOTHROW(text::check_round_trip(*p));
+  CHECK(text::print(*parse_program(printed)) == printed);
+}

@@ -706,3 +706,46 @@ TEST_CASE("convert-to-ssa: registered with its properties") {
   CHECK(pass.produced() == PropertySet{Property::SSAForm, Property::NormalizedStmtStructure});
   CHECK(tf::standard_property_verifiers().has(Property::SSAForm));
 }
+
+// ---- found by the pass fuzzer (tests/fuzz) ------------------------------------------------------
+
+TEST_CASE("convert-to-ssa: two calls passing the same tensor pass verify-each") {
+  // The binding verifier summarised a shared node (the callee's return type, the result type of
+  // both calls) together with the Vars pushed after it, and then could not name the variable it
+  // believed invisible: an internal error on a valid program.
+  const std::string text = R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:
+        return out
+
+    @pl.function
+    def main(self, x: pl.Tensor[[32, 64], pl.FP32], o: pl.InOut[pl.Tensor[[32, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:
+        for i in pl.range(1):
+            o = self.k(x, o)
+        r = self.k(x, o)
+        s = self.k(x, o)
+        return s
+)";
+  const ProgramRef after = convert(parse(text));
+  CHECK(contains(pypto::text::print(*after), "self.k(x, o__rv_v1)"));
+}
+
+TEST_CASE("convert-to-ssa: a loop's carried name rebound to another type is a typed error") {
+  // The body's `q = t` is a [1, 32] tile, the carry a [1, 16] one: the loop's result cannot be
+  // the name's last value. Before, the carry silently kept the initial value.
+  const std::string e = conversion_error(kXN, R"(
+        with pl.at(level=pl.Level.CORE_GROUP):
+            a = pl.load(x, [0], [16])
+            for j, (q,) in pl.range(2, init_values=(a,)):
+                t = pl.load(x, [0], [32])
+                q = t
+            y = pl.store(q, [0], x)
+        return y
+)");
+  CHECK(contains(e, "'q' is a value the loop carries, and its body rebinds it to a value of "
+                    "another type"));
+  CHECK(contains(e, "convert-to-ssa: 12:17: "));
+}

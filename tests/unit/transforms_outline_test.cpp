@@ -1457,3 +1457,44 @@ class P:
           .run(*input);
   pypto::structural::assert_structural_equal(got, want);
 }
+
+TEST_CASE("outline: a kernel the program already has returns its parameter and declares its split") {
+  // Found by the pass fuzzer: an InCore function written `o1 = pl.store(...); return o1`, or
+  // holding a split_aiv region, broke ReturnParamsExplicit / AivSplitValid, which the pass
+  // claims for every kernel, not only for the ones it outlines.
+  check_outline(R"(
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = pl.load(a, [0, 0], [16, 16])
+        for aiv in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            u = pl.load(a, [aiv * 8, 0], [8, 16])
+            pl.store(u, [aiv * 8, 0], out)
+        o1 = pl.store(t, [0, 0], out)
+        return o1
+
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        r = self.k(x, o)
+        return r
+)",
+                R"(
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        pl.func_attr({"split_aiv": True, "split": pl.SplitMode.UP_DOWN})
+        t = pl.load(a, [0, 0], [16, 16])
+        for aiv in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            u = pl.load(a, [aiv * 8, 0], [8, 16])
+            pl.store(u, [aiv * 8, 0], out)
+        o1 = pl.store(t, [0, 0], out)
+        return out
+
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        r = self.k(x, o)
+        return r
+)");
+}

@@ -806,6 +806,9 @@ class Verifier {
       const bool shared = n->use_count() > 1;
       if (!f.expanded) {
         f.expanded = true;
+        // The node's own values start here: a sibling pushed after it (a Var's interval) already
+        // sits below, so the base is taken now, not when the frame was pushed.
+        f.values_base = values_.size();
         if (shared) {
           const auto [m, fresh] = memo_.try_emplace(n, Memo{});
           if (!fresh) {

@@ -246,6 +246,14 @@ class NameTable {
     return names_.emplace(&v, std::move(name)).first->second;
   }
 
+  /// `v` printed under `of`'s name (assigned first if need be), whether or not another Var has
+  /// it: the natural form's reassignment of a carried name.
+  void alias(const ir::Var& v, const ir::Var& of) {
+    if (names_.count(&v)) return;
+    const std::string name = assign(of);
+    names_.emplace(&v, name);
+  }
+
   const std::string* find(const ir::Var& v) const {
     auto it = names_.find(&v);
     return it == names_.end() ? nullptr : &it->second;
@@ -303,9 +311,43 @@ struct ScopeFacts {
   std::vector<const ir::Var*> vars;                // every Var reached, in walk order
   std::vector<const ir::Var*> free_shape_symbols;  // unbound Vars in type dims, walk order
   std::set<const ir::Var*> memref_bases;           // membership only
+  /// Vars printed under a carried name: in a loop written in the natural form (iter_args, no
+  /// trailing yield), its results and the body's reassignments of a carried name are that name.
+  std::map<const ir::Var*, const ir::Var*> same_name;  // looked up only
 
   bool bound(const ir::Var* v) const { return params.count(v) || body_defs.count(v); }
 };
+
+/// True when `body` ends with a yield (a loop in the SSA form).
+inline bool ends_with_yield(const ir::Stmt& body) {
+  const ir::Stmt* last = &body;
+  for (;;) {
+    if (const auto* seq = ir::as<ir::SeqStmts>(last)) {
+      if (seq->stmts.empty()) return false;
+      last = seq->stmts.back().get();
+    } else if (ir::kinds::scope.contains(last->kind())) {  // a scope ending the body
+      last = static_cast<const ir::ScopeStmt&>(*last).body.get();
+      if (!last) return false;
+    } else {
+      break;
+    }
+  }
+  return ir::isa<ir::YieldStmt>(*last);
+}
+
+/// Records the names a natural-form loop's results and carried reassignments print under.
+template <class Loop>
+void natural_carries(const Loop& s, ScopeFacts& f) {
+  if (s.iter_args.empty() || !s.body || ends_with_yield(*s.body)) return;
+  for (std::size_t i = 0; i < s.iter_args.size() && i < s.return_vars.size(); ++i)
+    f.same_name.emplace(s.return_vars[i].get(), s.iter_args[i].get());
+  ir::for_each_node(ir::NodeRef(s.body), [&](const ir::Node& n) {
+    for_each_binding(n, [&](const ir::Var& v, bool) {
+      for (const auto& ia : s.iter_args)
+        if (v.name_hint == ia->name_hint && &v != ia.get()) f.same_name.emplace(&v, ia.get());
+    });
+  });
+}
 
 inline ScopeFacts analyze(const ir::Node& root) {
   ScopeFacts f;
@@ -316,6 +358,8 @@ inline ScopeFacts analyze(const ir::Node& root) {
       (is_param ? f.params : f.body_defs).insert(&v);
     });
     if (const auto* v = ir::as<ir::Var>(&n)) f.vars.push_back(v);
+    if (const auto* loop = ir::as<ir::ForStmt>(&n)) natural_carries(*loop, f);
+    if (const auto* loop = ir::as<ir::WhileStmt>(&n)) natural_carries(*loop, f);
     if (const auto* m = ir::as<ir::MemRef>(&n)) f.memref_bases.insert(m->base.get());
     for (const ir::Expr* dim : dimension_exprs(n))
       ir::for_each_node(ir::NodeRef(dim), [&](const ir::Node& d) {
@@ -517,8 +561,14 @@ class Printer {
       if (is_dynamic_symbol(*v)) locals_.reserve(*dyn_.find(*v));
     for (const ir::Var* v : facts_.vars)
       if (facts_.params.count(v)) locals_.assign(*v);
-    for (const ir::Var* v : facts_.vars)
-      if (!is_dynamic_symbol(*v)) locals_.assign(*v);
+    for (const ir::Var* v : facts_.vars) {
+      if (is_dynamic_symbol(*v)) continue;
+      const auto alias = facts_.same_name.find(v);
+      if (alias != facts_.same_name.end())
+        locals_.alias(*v, *alias->second);
+      else
+        locals_.assign(*v);
+    }
   }
 
   /// Free shape symbols become program-level `pl.dynamic` names, first appearance first.

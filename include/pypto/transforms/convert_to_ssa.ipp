@@ -253,9 +253,17 @@ class Scan {
   const ir::Var* rebound_iter_arg(const ir::Var& v) const {
     if (v.kind() != ir::NodeKind::Var) return nullptr;
     for (auto f = frames_.rbegin(); f != frames_.rend(); ++f)
-      for (const auto& ia : *f->iter_args)
-        if (ia->name_hint == v.name_hint)
-          return f->pre_ssa && ir::identical(ia->type, v.type) ? ia.get() : nullptr;
+      for (const auto& ia : *f->iter_args) {
+        if (ia->name_hint != v.name_hint) continue;
+        if (!f->pre_ssa) return nullptr;
+        // The loop's result is the name's last value: a value of another type cannot be it.
+        if (!ir::identical(ia->type, v.type))
+          throw core::ValueError(
+              "convert-to-ssa: " + v.span.to_string() + ": '" + v.name_hint +
+              "' is a value the loop carries, and its body rebinds it to a value of another "
+              "type; a carried name keeps the type of its initial value");
+        return ia.get();
+      }
     return nullptr;
   }
 

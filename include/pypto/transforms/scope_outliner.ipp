@@ -60,6 +60,7 @@
 #include "pypto/ir/visit.hpp"
 #include "pypto/reflect/field.hpp"
 #include "pypto/transforms/body_slots.hpp"
+#include "pypto/transforms/outline_properties.hpp"
 #include "pypto/transforms/return_lineage.ipp"
 #include "pypto/transforms/substitute.hpp"
 #include "pypto/transforms/use_def.hpp"
@@ -500,6 +501,44 @@ class Names {
 };
 
 /// Outlines the target scopes of one function.
+/// The statements directly inside `s`: a sequence's items, or a compound statement's slots.
+template <class Fn>
+void for_each_stmt_slot(const ir::Stmt& s, Fn&& fn) {
+  if (const auto* seq = ir::as<ir::SeqStmts>(&s)) {
+    for (const auto& c : seq->stmts) fn(c);
+    return;
+  }
+  transforms::detail::for_each_body_slot(s, [&](const ir::StmtRef& c, std::string_view) { fn(c); });
+}
+
+/// The split modes of the split_aiv regions in `body`, in pre-order.
+inline std::vector<ir::SplitMode> split_regions(const ir::Stmt& body) {
+  std::vector<ir::SplitMode> regions;
+  std::function<void(const ir::Stmt&)> scan = [&](const ir::Stmt& x) {
+    if (const auto* r = ir::as<ir::SplitAivScopeStmt>(&x)) regions.push_back(r->split);
+    for_each_stmt_slot(x, [&](const ir::StmtRef& c) { scan(*c); });
+  };
+  scan(body);
+  return regions;
+}
+
+/// `attrs` with what a kernel holding split_aiv `regions` declares (AivSplitValid): split_aiv,
+/// and the split mode when every region has the same real one. Keys already set are kept.
+inline ir::Attrs with_split_aiv_attrs(ir::Attrs attrs, const std::vector<ir::SplitMode>& regions,
+                                      bool* changed = nullptr) {
+  if (regions.empty()) return attrs;
+  auto set = [&](const char* key, auto value) {
+    if (attrs.find(key)) return;
+    attrs = attrs.with(key, value);
+    if (changed) *changed = true;
+  };
+  set("split_aiv", true);
+  const bool uniform = std::all_of(regions.begin(), regions.end(),
+                                   [&](ir::SplitMode m) { return m == regions.front(); });
+  if (uniform && regions.front() != ir::SplitMode::None) set("split", regions.front());
+  return attrs;
+}
+
 class FunctionOutliner {
  public:
   FunctionOutliner(const OutlineTarget& target, const ir::Program& program,
@@ -548,15 +587,9 @@ class FunctionOutliner {
     return found;
   }
 
-  /// The statements directly inside `s`: a sequence's items, or a compound statement's slots.
   template <class Fn>
   static void for_each_slot(const ir::Stmt& s, Fn&& fn) {
-    if (const auto* seq = ir::as<ir::SeqStmts>(&s)) {
-      for (const auto& c : seq->stmts) fn(c);
-      return;
-    }
-    transforms::detail::for_each_body_slot(s,
-                                           [&](const ir::StmtRef& c, std::string_view) { fn(c); });
+    for_each_stmt_slot(s, std::forward<Fn>(fn));
   }
 
   // ---- rebuilding, statement by statement ----
@@ -1052,12 +1085,7 @@ class FunctionOutliner {
                            const std::vector<ir::Param>& params) {
     ir::Attrs attrs;
     const auto* incore = ir::as<ir::InCoreScopeStmt>(&s);
-    std::vector<ir::SplitMode> regions;
-    std::function<void(const ir::Stmt&)> scan = [&](const ir::Stmt& x) {
-      if (const auto* r = ir::as<ir::SplitAivScopeStmt>(&x)) regions.push_back(r->split);
-      for_each_slot(x, [&](const ir::StmtRef& c) { scan(*c); });
-    };
-    scan(*region(s));
+    const std::vector<ir::SplitMode> regions = split_regions(*region(s));
     if (unwrapped_spmd(s)) attrs = attrs.with("spmd_unwrapped", true);
     if (incore && incore->split != ir::SplitMode::None) {
       if (!regions.empty())
@@ -1066,13 +1094,7 @@ class FunctionOutliner {
                            "pl.split_aiv regions; use one mechanism per scope");
       attrs = attrs.with("split", incore->split);
     }
-    if (!regions.empty()) {
-      attrs = attrs.with("split_aiv", true);
-      const bool uniform = std::all_of(regions.begin(), regions.end(),
-                                       [&](ir::SplitMode m) { return m == regions.front(); });
-      if (uniform && regions.front() != ir::SplitMode::None)
-        attrs = attrs.with("split", regions.front());
-    }
+    attrs = with_split_aiv_attrs(std::move(attrs), regions);
     if (auto slots = s.attrs.get<std::int64_t>(ir::scope_attr::kSlotNum))
       attrs = attrs.with(std::string(ir::scope_attr::kSlotNum), *slots);
     if (const ir::AttrValue* v = s.attrs.find(ir::scope_attr::kCachePolicyVars)) {
@@ -1167,6 +1189,29 @@ class FunctionOutliner {
   bool fold_dims_ = false;
 };
 
+/// `s` with every ReturnStmt's tensor value that is provably a parameter's buffer (but not the
+/// parameter) replaced by the parameter: a kernel the user wrote as `o1 = pl.store(t, [0, 0], o);
+/// return o1` returns `o`, as an outlined one does (ReturnParamsExplicit). The same buffer, so
+/// the meaning is unchanged.
+inline ir::StmtRef explicit_return_params(const ir::StmtRef& s, const ir::Function& fn,
+                                          ReturnLineage& lineage) {
+  if (const auto* ret = ir::as<ir::ReturnStmt>(s.get())) {
+    std::vector<ir::ExprRef> values = ret->values;
+    bool changed = false;
+    for (auto& v : values) {
+      const auto* var = ir::as<ir::Var>(v.get());
+      if (!var || !ir::isa<ir::TensorType>(*var->type)) continue;
+      const std::optional<std::size_t> p = lineage.param_of(fn, *var);
+      if (!p || fn.params[*p].get() == var) continue;
+      v = fn.params[*p];
+      changed = true;
+    }
+    return changed ? ir::StmtRef(ir::ReturnStmt::make(std::move(values), ret->span)) : s;
+  }
+  return map_children(s,
+                      [&](const ir::StmtRef& c) { return explicit_return_params(c, fn, lineage); });
+}
+
 }  // namespace detail::outline
 
 PYPTO_DECL ir::ProgramRef outline_scopes(const ir::Program& program, const OutlineTarget& target,
@@ -1185,7 +1230,25 @@ PYPTO_DECL ir::ProgramRef outline_scopes(const ir::Program& program, const Outli
   bool changed = false;
   for (const auto& e : program.functions) {
     if (!scan(*e.function)) {
-      functions.push_back(e.function);
+      ir::FunctionRef f = e.function;
+      // A kernel the program already has gets what the outlined ones are given: returns of
+      // its parameters themselves and the split_aiv attrs of its regions.
+      if (is_device_function(f->func_type) && f->body) {
+        ir::StmtRef body = detail::outline::explicit_return_params(f->body, *f, lineage);
+        bool stamped = false;
+        ir::Attrs attrs = is_kernel_function(f->func_type)
+                              ? detail::outline::with_split_aiv_attrs(
+                                    f->attrs, detail::outline::split_regions(*f->body), &stamped)
+                              : f->attrs;
+        if (body != f->body || stamped) {
+          auto copy = ir::copy_node(*f);
+          copy->body = std::move(body);
+          copy->attrs = std::move(attrs);
+          f = copy;
+          changed = true;
+        }
+      }
+      functions.push_back(std::move(f));
       continue;
     }
     detail::outline::FunctionOutliner fo(target, program, ops, callees, names, outlined);
