@@ -3,16 +3,16 @@
 // For any input bytes: parse_program either returns a Program or throws text::ParseError
 // (nothing else, no crash, no hang); a Program it returns prints (or the printer refuses IR
 // nested deeper than the library limit with a ValueError) and reads back structurally equal
-// (check_round_trip). Any other outcome is a bug and aborts with a message. (pipeline_case.hpp's
-// lenient mode is the pass pipeline for such inputs; it is not run here yet: a corpus input
-// with a bare split_aiv in an orchestration function still fails AivSplitValid after
-// outlining.)
+// (check_round_trip), and goes through the whole pass pipeline (pipeline_case.hpp, lenient: a
+// typed refusal is fine; a verifier failure, an internal error or a changed result is not).
+// Any other outcome is a bug and aborts with a message.
 #pragma once
 
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
 
+#include "pipeline_case.hpp"
 #include "pypto/text/parser.hpp"
 #include "pypto/text/round_trip.hpp"
 
@@ -42,6 +42,12 @@ inline void parser_case(std::string_view input) {
   } catch (const std::exception& e) {
     bug("round trip threw", e.what());
   }
+  CaseOptions lenient;
+  lenient.strict = false;
+  lenient.seeds = 1;
+  Coverage coverage;
+  if (const auto f = pipeline_case(*program, lenient, coverage))
+    bug(f->stage.c_str(), (f->kind + ": " + f->message).c_str());
 }
 
 }  // namespace pypto::fuzz

@@ -13,6 +13,7 @@
 // exception, a verifier failure or a difference is still a finding.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -76,6 +77,10 @@ struct Coverage {
 struct CaseOptions {
   bool strict = true;
   int seeds = 2;
+  /// Bounds of a lenient case's runs (a program nobody generated may loop for ever or declare
+  /// tensors of any size): more statements is a typed refusal, larger inputs are not run.
+  std::uint64_t max_statements = 2'000'000;
+  std::uint64_t max_input_elements = std::uint64_t{1} << 22;
   runtime::CompileCache* cpu = nullptr;  ///< null: the CPU target is not tried
 };
 
@@ -106,11 +111,31 @@ struct Outcome {
 };
 
 inline Outcome run_on(const ir::Program& p, std::string_view fn,
-                      const std::vector<runtime::Value>& inputs) {
+                      const std::vector<runtime::Value>& inputs,
+                      const runtime::RunOptions& options = {}) {
   Outcome o;
   for (const auto& a : inputs) o.args.push_back(a.deep_copy());
-  o.results = runtime::run(p, fn, o.args);
+  o.results = runtime::run(p, fn, o.args, options);
   return o;
+}
+
+/// The elements of `fn`'s tensor parameters with constant shapes (a shape symbol counts 64,
+/// the most seeded_inputs gives), saturating.
+inline std::uint64_t input_elements(const ir::Function& fn) {
+  std::uint64_t total = 0;
+  for (const auto& p : fn.params) {
+    const auto* t = ir::as<ir::ShapedType>(p->type.get());
+    if (!t) continue;
+    std::uint64_t n = 1;
+    for (const auto& d : t->shape) {
+      const auto* c = ir::as<ir::ConstInt>(d.get());
+      const std::uint64_t e =
+          c ? static_cast<std::uint64_t>(std::max<std::int64_t>(c->value, 0)) : 64;
+      n = e != 0 && n > (std::uint64_t{1} << 40) / e ? (std::uint64_t{1} << 40) : n * e;
+    }
+    total = std::min(total + n, std::uint64_t{1} << 40);
+  }
+  return total;
 }
 
 /// "" when equal, else which value differs.
@@ -173,12 +198,21 @@ inline std::optional<Finding> pipeline_case(const ir::Program& program, const Ca
   const std::string entry = detail::entry_of(program);
   std::vector<std::vector<runtime::Value>> inputs;
   std::vector<detail::Outcome> reference;
-  if (!entry.empty()) {
+  runtime::RunOptions run_options;
+  runtime::RunOptions stage_options;  // a transformed program executes a few more statements
+  if (!opt.strict) {
+    run_options.max_statements = opt.max_statements;
+    stage_options.max_statements = 4 * opt.max_statements;
+  }
+  const bool runnable =
+      !entry.empty() &&
+      (opt.strict || detail::input_elements(*program.find(entry)) <= opt.max_input_elements);
+  if (runnable) {
     try {
       for (int s = 1; s <= opt.seeds; ++s) {
         inputs.push_back(
             runtime::seeded_inputs(*program.find(entry), static_cast<std::uint64_t>(s)));
-        reference.push_back(detail::run_on(program, entry, inputs.back()));
+        reference.push_back(detail::run_on(program, entry, inputs.back(), run_options));
       }
     } catch (const std::exception& e) {
       if (auto f = fail("reference run", e)) return f;
@@ -195,7 +229,7 @@ inline std::optional<Finding> pipeline_case(const ir::Program& program, const Ca
       const ir::ProgramRef again = text::parse_program(text::print(program));
       for (std::size_t s = 0; s < reference.size(); ++s) {
         const std::string d =
-            detail::difference(reference[s], detail::run_on(*again, entry, inputs[s]));
+            detail::difference(reference[s], detail::run_on(*again, entry, inputs[s], run_options));
         if (!d.empty())
           return Finding{"round trip", "difference", d + " (seed " + std::to_string(s + 1) + ")"};
       }
@@ -251,7 +285,7 @@ inline std::optional<Finding> pipeline_case(const ir::Program& program, const Ca
     for (std::size_t s = 0; s < reference.size(); ++s) {
       try {
         const std::string d =
-            detail::difference(reference[s], detail::run_on(*p, entry, inputs[s]));
+            detail::difference(reference[s], detail::run_on(*p, entry, inputs[s], stage_options));
         if (!d.empty())
           return Finding{"after " + name, "difference",
                          d + " (seed " + std::to_string(s + 1) + ")"};
@@ -277,14 +311,14 @@ inline std::optional<Finding> pipeline_case(const ir::Program& program, const Ca
         detail::Outcome want;
         try {
           in = runtime::seeded_inputs(*a, static_cast<std::uint64_t>(s));
-          want = detail::run_on(*before_dedup, alias, in);
+          want = detail::run_on(*before_dedup, alias, in, stage_options);
         } catch (const std::exception&) {
           cov.note("dedup proof: alias not runnable alone");
           break;  // the alias cannot run alone on seeded inputs: its callers' runs prove it
         }
         try {
           const std::string d =
-              detail::difference(want, detail::run_on(*before_dedup, survivor, in));
+              detail::difference(want, detail::run_on(*before_dedup, survivor, in, stage_options));
           if (!d.empty())
             return Finding{"dedup proof", "difference", survivor + " serves " + alias + ": " + d};
         } catch (const std::exception& ex) {

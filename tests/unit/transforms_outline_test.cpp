@@ -1458,7 +1458,8 @@ class P:
   pypto::structural::assert_structural_equal(got, want);
 }
 
-TEST_CASE("outline: a kernel the program already has returns its parameter and declares its split") {
+TEST_CASE(
+    "outline: a kernel the program already has returns its parameter and declares its split") {
   // Found by the pass fuzzer: an InCore function written `o1 = pl.store(...); return o1`, or
   // holding a split_aiv region, broke ReturnParamsExplicit / AivSplitValid, which the pass
   // claims for every kernel, not only for the ones it outlines.
@@ -1496,5 +1497,37 @@ class P:
     def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         r = self.k(x, o)
         return r
+)");
+}
+
+TEST_CASE("outline: a bare split_aiv region in an orchestration function is its own kernel") {
+  // Upstream's form: `for aiv in pl.split_aiv(2)` directly in the host function stands for an
+  // InCore scope holding the region; after outlining every region is inside a kernel
+  // (AivSplitValid), which the verify-each of `run` checks.
+  check_outline(R"(
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        for aiv in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            t = pl.load(x, [aiv * 8, 0], [8, 16])
+            pl.store(t, [aiv * 8, 0], o)
+        return o
+)",
+                R"(
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main_incore_0(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        pl.func_attr({"split_aiv": True, "split": pl.SplitMode.UP_DOWN})
+        for aiv in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            t = pl.load(x, [aiv * 8, 0], [8, 16])
+            o__store = pl.store(t, [aiv * 8, 0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        o_1 = self.main_incore_0(x, o)
+        return o_1
 )");
 }

@@ -168,6 +168,9 @@ struct RunOptions {
   std::function<std::optional<std::vector<Value>>(const ir::Function& callee,
                                                   std::vector<Value>& args, std::int64_t block_idx)>
       call_hook;
+  /// A run that executes more statements than this is a RuntimeError (0: no limit), so a host
+  /// running programs it did not write bounds the time a run can take.
+  std::uint64_t max_statements = 0;
 };
 
 /// Runs `function` of `program` on `args` (one per parameter, in order) and returns its results

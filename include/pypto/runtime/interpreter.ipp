@@ -285,6 +285,9 @@ class Interpreter {
 
   Flow exec(const ir::Stmt& s) {
     where_.stmt = &s;
+    if (options_ && options_->max_statements && ++executed_ > options_->max_statements)
+      fail("the run executed more than " + std::to_string(options_->max_statements) +
+           " statements (RunOptions::max_statements)");
     using K = ir::NodeKind;
     switch (s.kind()) {
       case K::SeqStmts:
@@ -1189,6 +1192,7 @@ class Interpreter {
 
   const ir::Program& program_;
   const RunOptions* options_ = nullptr;
+  std::uint64_t executed_ = 0;  // statements executed, against options_->max_statements
   ir::OpRegistry ops_ = ir::standard_op_registry();
   Frame* frame_ = nullptr;
   Where where_;

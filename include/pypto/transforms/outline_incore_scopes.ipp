@@ -38,6 +38,7 @@ PYPTO_DECL Pass OutlineIncoreScopes(const ir::OpRegistry& ops) {
   target.kind = "incore";
   target.promote_opaque = true;
   target.fold_param_dims = true;
+  target.wrap_bare_splits = true;
   return Pass(
       "outline-incore-scopes", {Property::SSAForm},
       {Property::SSAForm, Property::SplitIncoreOrch, Property::AivSplitValid,

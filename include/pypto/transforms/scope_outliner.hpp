@@ -40,6 +40,9 @@ struct OutlineTarget {
   std::string kind;                ///< the default name's middle part: "incore", ...
   bool promote_opaque = false;     ///< an Opaque parent becomes Orchestration
   bool fold_param_dims = false;    ///< fold tensor.dim(param, k) on promotion
+  /// A split_aiv region outside any InCore scope (upstream's bare `for aiv in pl.split_aiv(2)`
+  /// in an orchestration function) is first wrapped in its implicit InCore scope.
+  bool wrap_bare_splits = false;
 };
 
 /// Outlines every target scope of the functions `scan` accepts; other functions are kept.

@@ -1212,6 +1212,15 @@ inline ir::StmtRef explicit_return_params(const ir::StmtRef& s, const ir::Functi
                       [&](const ir::StmtRef& c) { return explicit_return_params(c, fn, lineage); });
 }
 
+/// `s` with every split_aiv region that no InCore scope encloses wrapped in one.
+inline ir::StmtRef wrap_bare_splits(const ir::StmtRef& s) {
+  if (ir::isa<ir::InCoreScopeStmt>(*s)) return s;
+  if (ir::isa<ir::SplitAivScopeStmt>(*s))
+    return ir::InCoreScopeStmt::make(ir::SeqStmts::make({s}, s->span), "", ir::SplitMode::None, {},
+                                     s->span);
+  return map_children(s, [](const ir::StmtRef& c) { return wrap_bare_splits(c); });
+}
+
 }  // namespace detail::outline
 
 PYPTO_DECL ir::ProgramRef outline_scopes(const ir::Program& program, const OutlineTarget& target,
@@ -1251,8 +1260,17 @@ PYPTO_DECL ir::ProgramRef outline_scopes(const ir::Program& program, const Outli
       functions.push_back(std::move(f));
       continue;
     }
+    ir::FunctionRef in = e.function;
+    if (target.wrap_bare_splits && in->body) {
+      ir::StmtRef body = detail::outline::wrap_bare_splits(in->body);
+      if (body != in->body) {
+        auto copy = ir::copy_node(*in);
+        copy->body = std::move(body);
+        in = copy;
+      }
+    }
     detail::outline::FunctionOutliner fo(target, program, ops, callees, names, outlined);
-    ir::FunctionRef f = fo.run(e.function);
+    ir::FunctionRef f = fo.run(in);
     changed = changed || f != e.function;
     functions.push_back(std::move(f));
   }
