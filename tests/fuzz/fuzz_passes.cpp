@@ -274,7 +274,9 @@ int main(int argc, char** argv) {
     if (opt.seconds > 0 && elapsed() >= opt.seconds) break;
     const std::string text = pypto::fuzz::ProgramGenerator(seed).program();
     const bool cpu = opt.cpu_every && (seed % opt.cpu_every) == 0;
-    const Report r = run_isolated(text, cpu, cache_dir.path(), opt.timeout);
+    // A CPU case also runs the host compiler once per kernel: it gets more time.
+    const unsigned timeout = cpu ? 4 * opt.timeout : opt.timeout;
+    const Report r = run_isolated(text, cpu, cache_dir.path(), timeout);
     ++runs;
     cpu_runs += cpu ? 1 : 0;
     add(total.node_kinds, r.coverage.node_kinds);
@@ -287,12 +289,12 @@ int main(int argc, char** argv) {
     std::printf("seed %llu: %s: %s\n", static_cast<unsigned long long>(seed), sig.c_str(),
                 r.finding->message.c_str());
     std::fflush(stdout);
-    const unsigned quick = std::min(opt.timeout, 10u);  // a candidate may loop for ever
+    const unsigned quick = std::min(timeout, cpu ? 60u : 10u);  // a candidate may loop for ever
     const std::string small = pypto::fuzz::shrink(text, [&](const std::string& t) {
       const Report c = run_isolated(t, cpu, cache_dir.path(), quick);
       return c.finding && c.finding->signature() == sig && (c.finding->valid || !r.finding->valid);
     });
-    const Report again = run_isolated(small, cpu, cache_dir.path(), opt.timeout);
+    const Report again = run_isolated(small, cpu, cache_dir.path(), timeout);
     const std::string base = opt.out + "/fuzz-" + std::to_string(seed);
     std::ofstream(base + ".pl") << "# " << sig << "\n# "
                                 << (again.finding ? again.finding->message : r.finding->message)

@@ -381,7 +381,16 @@ inline void ProgramGenerator::orch_stmt(int indent, OrchCtx& ctx) {
   if (r < 56 && nest) return for_loop(indent, ctx);
   if (r < 61 && nest) return while_loop(indent, ctx);
   if (r < 69 && nest) return if_stmt(indent, ctx);
-  if (r < 79 && !helpers_.empty() && !ctx.no_rebind) return call_helper(indent, ctx);
+  if (r < 75 && !helpers_.empty() && !ctx.no_rebind) return call_helper(indent, ctx);
+  if (r < 79 && !helpers_.empty() && ctx.top) {  // a manual scope: its task ids stay inside
+    line(indent, "with pl.scope(mode=pl.ScopeMode.MANUAL):");
+    const std::vector<std::string> outer_tids = task_ids_;
+    task_ids_.clear();
+    const int n = static_cast<int>(rng_.range(1, 2));
+    for (int c = 0; c < n; ++c) call_helper(indent + 1, ctx);  // buffers flow out of it
+    task_ids_ = outer_tids;
+    return;
+  }
   if (r < 84 && group_ && !ctx.no_rebind) return group_call(indent, ctx);
   if (r < 88 && ctx.in_for) {  // break / continue behind a condition
     line(indent, "if " + cond(ctx.indices, ctx.conds) + ":");
@@ -533,13 +542,21 @@ inline void ProgramGenerator::for_loop(int indent, OrchCtx& ctx) {
     orch_block(indent + 1, inner, static_cast<int>(rng_.range(0, 2)));
     return;
   }
-  if (rng_.chance(30)) {  // break / continue allowed: the loop carries nothing
+  std::string kind = "pl.range";
+  const auto form = rng_.below(10u);
+  if (form < 3) {  // break / continue allowed: the loop carries nothing
     inner.in_for = true;
+    inner.no_rebind = true;
+  } else if (form < 4) {  // pl.parallel: iterations rebind nothing either
+    // (not pl.unroll: outlining a scope that writes a tensor there needs a carry, which an
+    // unrolled loop cannot have: a typed OutlineError)
+    kind = "pl.parallel";
+    inner.in_for = false;
     inner.no_rebind = true;
   } else {
     inner.in_for = false;
   }
-  line(indent, "for " + i + " in pl.range(" + bound + "):");
+  line(indent, "for " + i + " in " + kind + "(" + bound + "):");
   orch_block(indent + 1, inner, static_cast<int>(rng_.range(1, 3)));
 }
 
@@ -803,7 +820,7 @@ inline void ProgramGenerator::kernel_store(int indent, KernelCtx& k, int t) {
                      ", " + std::to_string(tile.cols) + "])");
   } else if (rng_.chance(30))
     value = tile_expr(k, tile, 1);
-  if (tile.tensor && !k.bare_stores) {
+  if (tile.tensor && !k.bare_stores && k.depth == 0) {
     const std::string target = bind.empty() ? out.cur : bind;
     line(indent, target + " = pl.tensor.assemble(" + out.cur + ", " + tile.name + ", " + off +
                      (atomic ? ", atomic=pl.AtomicType.Add" : "") + ")");

@@ -1531,3 +1531,20 @@ class P:
         return o_1
 )");
 }
+
+TEST_CASE("outline: a scope writing a tensor inside pl.unroll is a typed error, not a bad loop") {
+  // Found by the pass fuzzer: the write's new value was threaded out of the loop as an iter_arg
+  // of the unrolled loop, a node ForStmt::make refuses (the printed text did not parse back).
+  CHECK(outline_error(R"(
+@pl.program
+class P:
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        for i in pl.unroll(2):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.load(x, [0, 0], [16, 16])
+                pl.store(t, [0, 0], o)
+        return o
+)")
+            .find("a scope in this pl.unroll loop writes 'o'") != std::string::npos);
+}

@@ -721,6 +721,13 @@ class FunctionOutliner {
   ir::StmtRef loop(const L& l, const ir::StmtRef& s) {
     const std::vector<ir::VarRef> carried = carried_writes(l, l.body);
     if (carried.empty() && !contains_target(*l.body)) return renames_.stmt(s);
+    if constexpr (std::is_same_v<L, ir::ForStmt>) {
+      if (l.for_kind == ir::ForKind::Unroll && !carried.empty())
+        throw OutlineError(at(l.span) + where() + ": a scope in this pl.unroll loop writes '" +
+                           carried.front()->name_hint +
+                           "', whose new value would have to be carried out of the loop, and "
+                           "an unrolled loop carries no values; use pl.range");
+    }
     // The header (bounds, init values) is evaluated with the entry renames.
     auto header = ir::copy_node(l);
     header->body = ir::SeqStmts::make({});
