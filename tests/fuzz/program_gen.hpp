@@ -874,7 +874,7 @@ inline void ProgramGenerator::kernel_stmt(int indent, KernelCtx& k) {
   if (r < 55) {  // an elementwise expression
     Tile t = base;
     t.name = k.top || !k.reassign || base.acc || rng_.chance(60) ? fresh("t") : base.name;
-    t.acc = false;
+    t.acc = base.acc;  // tile_expr gives an Acc tile as it is (`t = acc`): the copy is Acc too
     line(indent, t.name + " = " + tile_expr(k, base, 2));
     if (t.name != base.name) k.tiles.push_back(t);
     return;
