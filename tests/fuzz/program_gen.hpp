@@ -437,7 +437,8 @@ inline ProgramGenerator::KernelCtx ProgramGenerator::kernel_ctx(const OrchCtx& o
 
 inline void ProgramGenerator::scope(int indent, OrchCtx& ctx) {
   // A replay of an earlier scope, when every tensor name it uses still names the same value.
-  if (!replays_.empty() && rng_.chance(25)) {
+  // (Not in a loop that must rebind nothing: a replay rebinds the names its body defines.)
+  if (!replays_.empty() && !ctx.no_rebind && rng_.chance(25)) {
     const Replay& rp = pick(replays_);
     bool ok = true;
     for (const auto& n : rp.names) {
