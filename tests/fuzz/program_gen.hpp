@@ -135,9 +135,9 @@ class ProgramGenerator {
   std::string tile_expr(KernelCtx& k, const Tile& like, int depth);
   std::string float_const();
   std::string cond(const std::vector<Index>& ix, const std::vector<std::string>& conds);
-  std::vector<int> tensors_of(const std::string& dtype, std::int64_t rows, std::int64_t cols,
-                              bool out) const;
   std::vector<int> all_tensors() const;
+  /// A tile a loop or an if may carry (no tensor value, no Acc tile), or none.
+  std::optional<Tile> carryable(const KernelCtx& k);
 
   pypto::test::SplitMix64 rng_;
   GenOptions opt_;
@@ -252,16 +252,14 @@ inline void ProgramGenerator::make_params() {
   if (rng_.chance(40)) fp_params_.push_back("s");
 }
 
-inline std::vector<int> ProgramGenerator::tensors_of(const std::string& dtype, std::int64_t rows,
-                                                     std::int64_t cols, bool out) const {
-  std::vector<int> r;
-  for (std::size_t i = 0; i < tensors_.size(); ++i) {
-    const Tensor& t = tensors_[i];
-    if (t.dtype == dtype && t.rows_min >= rows && t.cols >= cols && (!out || t.out))
-      r.push_back(static_cast<int>(i));
-  }
-  return r;
+inline std::optional<ProgramGenerator::Tile> ProgramGenerator::carryable(const KernelCtx& k) {
+  std::vector<Tile> tiles;
+  for (const auto& t : k.tiles)
+    if (!t.tensor && !t.acc) tiles.push_back(t);
+  if (tiles.empty()) return std::nullopt;
+  return pick(tiles);
 }
+
 inline std::vector<int> ProgramGenerator::all_tensors() const {
   std::vector<int> r;
   for (std::size_t i = 0; i < tensors_.size(); ++i) r.push_back(static_cast<int>(i));
@@ -954,11 +952,9 @@ inline void ProgramGenerator::kernel_stmt(int indent, KernelCtx& k) {
 }
 
 inline void ProgramGenerator::kernel_for(int indent, KernelCtx& k) {
-  std::vector<Tile> tiles;
-  for (const auto& t : k.tiles)
-    if (!t.tensor && !t.acc) tiles.push_back(t);
-  if (tiles.empty()) return;
-  const Tile p = pick(tiles);
+  const std::optional<Tile> carried = carryable(k);
+  if (!carried) return;
+  const Tile p = *carried;
   const std::string i = fresh("j");
   const std::int64_t n = rng_.range(1, 3);
   KernelCtx inner = k;
@@ -985,11 +981,9 @@ inline void ProgramGenerator::kernel_for(int indent, KernelCtx& k) {
 }
 
 inline void ProgramGenerator::kernel_if(int indent, KernelCtx& k) {
-  std::vector<Tile> tiles;
-  for (const auto& t : k.tiles)
-    if (!t.tensor && !t.acc) tiles.push_back(t);
-  if (tiles.empty()) return;
-  const Tile p = pick(tiles);
+  const std::optional<Tile> carried = carryable(k);
+  if (!carried) return;
+  const Tile p = *carried;
   Tile v = p;
   v.name = fresh("y");
   const bool yields = rng_.chance(50);
