@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <map>
 #include <optional>
@@ -29,6 +30,7 @@
 #include "pypto/codegen/codegen_error.hpp"
 #include "pypto/codegen/cpu_target.hpp"
 #include "pypto/ir/visit.hpp"
+#include "pypto/kernel/spec.hpp"
 #include "pypto/runtime/compile_cache.hpp"
 #include "pypto/runtime/cpu_program.hpp"
 #include "pypto/runtime/interpreter.hpp"
@@ -138,17 +140,42 @@ inline std::uint64_t input_elements(const ir::Function& fn) {
   return total;
 }
 
-/// "" when equal, else which value differs.
+/// Where two values that are not bit-identical first differ: the flat element index and both
+/// values (floats with their bits), so a finding says what it is without a rerun.
+inline std::string where_different(const runtime::Value& want, const runtime::Value& got) {
+  if (want.kind != got.kind || !want.buffer || !got.buffer) return "";
+  const runtime::Buffer &x = *want.buffer, &y = *got.buffer;
+  if (x.shape != y.shape || x.dtype != y.dtype) return " (shape or dtype)";
+  const auto show = [](float f) {
+    char s[64];
+    std::snprintf(s, sizeof s, "%.9g [0x%08x]", static_cast<double>(f),
+                  static_cast<unsigned>(kernel::float_bits(f)));
+    return std::string(s);
+  };
+  for (std::size_t k = 0; k < x.f32.size() && k < y.f32.size(); ++k)
+    if (kernel::float_bits(x.f32[k]) != kernel::float_bits(y.f32[k]))
+      return " at element " + std::to_string(k) + ": " + show(y.f32[k]) + ", expected " +
+             show(x.f32[k]);
+  for (std::size_t k = 0; k < x.ints.size() && k < y.ints.size(); ++k)
+    if (x.ints[k] != y.ints[k])
+      return " at element " + std::to_string(k) + ": " + std::to_string(y.ints[k]) + ", expected " +
+             std::to_string(x.ints[k]);
+  return "";
+}
+
+/// "" when equal, else which value differs, and where.
 inline std::string difference(const Outcome& want, const Outcome& got) {
   if (want.results.size() != got.results.size())
     return std::to_string(got.results.size()) + " results, expected " +
            std::to_string(want.results.size());
   for (std::size_t k = 0; k < want.results.size(); ++k)
     if (!runtime::bit_identical(want.results[k], got.results[k]))
-      return "result " + std::to_string(k) + " differs";
+      return "result " + std::to_string(k) + " differs" +
+             where_different(want.results[k], got.results[k]);
   for (std::size_t k = 0; k < want.args.size() && k < got.args.size(); ++k)
     if (!runtime::bit_identical(want.args[k], got.args[k]))
-      return "argument " + std::to_string(k) + " differs";
+      return "argument " + std::to_string(k) + " differs" +
+             where_different(want.args[k], got.args[k]);
   return {};
 }
 

@@ -308,7 +308,7 @@ TEST_CASE("codegen: a loop carries a tile and a scalar through its yield") {
   CHECK(npu.find("    TMOV(v1, v3);\n") != std::string::npos);
 }
 
-TEST_CASE("codegen npu: each hand-over between pipes waits on a flag; loops drain the pipes") {
+TEST_CASE("codegen npu: each hand-over between pipes waits on a flag, loops drain the pipes") {
   // load (MTE2) -> add (V) -> store (MTE3), then a loop whose body loads, adds and stores.
   const std::string text = kernel_program("k", "InCore", kTwoIn, kRet, R"(
         ta = pl.load(a, [0, 0], [16, 64])
@@ -693,7 +693,7 @@ class Before:
   CHECK(bit_identical_buffers(expected[3], actual[3]));
 }
 
-TEST_CASE("codegen: rank-3 tiles run on the CPU; the NPU target refuses them") {
+TEST_CASE("codegen: rank-3 tiles run on the CPU, the NPU target refuses them") {
   const std::string program = kernel_program(
       "k", "AIV", "a: pl.Tensor[[4, 8, 16], pl.FP32], o: pl.Out[pl.Tensor[[2, 8, 16], pl.FP32]]",
       "pl.Tensor[[2, 8, 16], pl.FP32]",

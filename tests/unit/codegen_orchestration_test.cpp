@@ -290,7 +290,7 @@ void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {
 )golden");
 }
 
-TEST_CASE("orchestration: the NoDep argument prints add_no_dep; its registration says INOUT") {
+TEST_CASE("orchestration: the NoDep argument prints add_no_dep, its registration says INOUT") {
   const auto p = parse(kDemo);
   const auto regs = cg::assign_kernel_registrations(*p, kDemoCodes);
   REQUIRE(regs.size() == 5);
@@ -584,7 +584,7 @@ TEST_CASE("orchestration: a while loop tests its condition on the carries each i
 )") != std::string::npos);
 }
 
-TEST_CASE("orchestration: an AIV-only Group is an AIV task; a split AIV kernel fills both lanes") {
+TEST_CASE("orchestration: an AIV-only Group is an AIV task, a split AIV kernel fills both lanes") {
   const std::string program = R"(
 import pypto.language as pl
 @pl.program

@@ -113,7 +113,7 @@ TEST_CASE("registration: no_dep_args (arg_direction_overrides) and InOut/OutputE
   CHECK(regs == std::vector<KernelRegistration>{{0, "step", CoreType::AIV, {D::InOut, D::Out}}});
 }
 
-TEST_CASE("registration: scalars are omitted; tensors come first in the task order") {
+TEST_CASE("registration: scalars are omitted, tensors come first in the task order") {
   // k(i, a, out): the scalar is the first parameter, yet the signature holds only tensors.
   const auto regs = registrations(R"(
 import pypto.language as pl
@@ -306,7 +306,7 @@ TEST_CASE("kernel config: KERNELS has one row per registration, sorted by func_i
       "]\n");
 }
 
-TEST_CASE("kernel config: no signature anywhere, no ArgDirection import; CPU runtime name") {
+TEST_CASE("kernel config: no signature anywhere, no ArgDirection import, CPU runtime name") {
   const std::string text =
       cg::kernel_config_text(cg::kCpuRuntimeAbi, "orch", {{0, "k", CoreType::AIV, {}}});
   CHECK(text.find("ArgDirection") == std::string::npos);

@@ -224,7 +224,7 @@ TEST_CASE("errors: each error, seen as a core::Error, carries its message") {
 
 // ---- identifiers ------------------------------------------------------------------------------
 
-TEST_CASE("identifier: ASCII Python identifiers; keywords are identifiers but not usable names") {
+TEST_CASE("identifier: ASCII Python identifiers, keywords are identifiers but not usable names") {
   for (std::string_view ok : {"x", "_", "_x1", "tile_load", "X9", "match", "self"}) {
     CAPTURE(ok);
     CHECK(core::is_identifier(ok));
@@ -282,7 +282,7 @@ struct Derived final : Counted {
 };
 }  // namespace
 
-TEST_CASE("ref: copies share one object and count it; the last release deletes it") {
+TEST_CASE("ref: copies share one object and count it, the last release deletes it") {
   int destroyed = 0;
   {
     auto a = core::make_ref<Counted>(7, &destroyed);
@@ -321,7 +321,7 @@ TEST_CASE("ref: a null Ref is false, counts zero and equals nullptr") {
   CHECK(n == r);
 }
 
-TEST_CASE("ref: converting to a base handle shares the object; a converting move steals it") {
+TEST_CASE("ref: converting to a base handle shares the object, a converting move steals it") {
   int destroyed = 0;
   auto d = core::make_ref<Derived>(3, &destroyed);
   core::Ref<const Counted> base = d;

@@ -17,7 +17,7 @@ TEST_CASE("identical: separately built equal types and expressions are identical
                   TupleType::make({t2, scalar(DataType::INDEX)})));
 }
 
-TEST_CASE("identical: variables only to themselves; every semantic field counts") {
+TEST_CASE("identical: variables only to themselves, every semantic field counts") {
   auto n = var("n"), m = var("n");
   CHECK_FALSE(
       identical(TensorType::make(DataType::FP32, {n}), TensorType::make(DataType::FP32, {m})));

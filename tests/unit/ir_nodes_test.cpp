@@ -74,7 +74,7 @@ TEST_CASE("catalog: every node belongs to exactly one top-level family") {
 
 // ---- isa / as / cast --------------------------------------------------------------------------
 
-TEST_CASE("isa: an IterArg and a WindowBuffer are Vars; a Var is neither") {
+TEST_CASE("isa: an IterArg and a WindowBuffer are Vars, a Var is neither") {
   const auto it = IterArg::make("acc", scalar(DataType::FP32), ConstFloat::make(0.0));
   CHECK(isa<Var>(it));
   CHECK(isa<Expr>(it));
@@ -99,7 +99,7 @@ TEST_CASE("isa: binary kinds are BinaryExprs and unary kinds UnaryExprs, never b
   CHECK_FALSE(isa<BinaryExpr>(idx(1)));
 }
 
-TEST_CASE("isa: the scope statements are ScopeStmts; other statements are not") {
+TEST_CASE("isa: the scope statements are ScopeStmts, other statements are not") {
   for (const auto& n : one_node_of_each_kind()) {
     CAPTURE(kind_name(n->kind()));
     const bool is_scope =
@@ -109,7 +109,7 @@ TEST_CASE("isa: the scope statements are ScopeStmts; other statements are not") 
   }
 }
 
-TEST_CASE("isa: TensorType and TileType are ShapedTypes; TupleType is not") {
+TEST_CASE("isa: TensorType and TileType are ShapedTypes, TupleType is not") {
   CHECK(isa<ShapedType>(tensor_64x128()));
   CHECK(isa<ShapedType>(TileType::make(DataType::FP16, {idx(16)})));
   CHECK_FALSE(isa<ShapedType>(task_tuple()));
@@ -117,7 +117,7 @@ TEST_CASE("isa: TensorType and TileType are ShapedTypes; TupleType is not") {
   CHECK(isa<Type>(tensor_64x128()));
 }
 
-TEST_CASE("isa: a GlobalVar is an Op; an Op is not a GlobalVar; neither is an Expr") {
+TEST_CASE("isa: a GlobalVar is an Op, an Op is not a GlobalVar, neither is an Expr") {
   const NodeRef g = GlobalVar::make("f");
   const NodeRef o = Op::make("tile.add");
   CHECK(isa<Op>(g));
@@ -288,7 +288,7 @@ TEST_CASE("types: TupleType holds its element types in order and rejects a null 
 
 // ---- variables and storage --------------------------------------------------------------------
 
-TEST_CASE("Var: holds name hint, type and span; each Var is a distinct identity") {
+TEST_CASE("Var: holds name hint, type and span, each Var is a distinct identity") {
   core::Span span;
   span.line = 4;
   span.column = 2;
@@ -412,7 +412,7 @@ TEST_CASE("ConstInt: the value must fit the dtype (limits accepted, one past rej
                        "ConstInt.value: 300 does not fit UINT8", core::ValueError);
 }
 
-TEST_CASE("ConstInt: 64-bit dtypes take the whole int64 range; UINT64 rejects negatives") {
+TEST_CASE("ConstInt: 64-bit dtypes take the whole int64 range, UINT64 rejects negatives") {
   constexpr auto lo = std::numeric_limits<std::int64_t>::min();
   constexpr auto hi = std::numeric_limits<std::int64_t>::max();
   for (DataType t : {DataType::INT64, DataType::INDEX}) {
@@ -492,7 +492,7 @@ TEST_CASE("binary: operator classes of the kinds") {
   CHECK(operator_class(NodeKind::Neg) == OperatorClass::Arithmetic);
 }
 
-TEST_CASE("binary: arithmetic keeps the operand dtype; comparison of floats yields BOOL") {
+TEST_CASE("binary: arithmetic keeps the operand dtype, comparison of floats yields BOOL") {
   const auto f = var("f", DataType::FP16);
   CHECK(cast<ScalarType>(Mul::make(f, f)->type)->dtype == DataType::FP16);
   CHECK(cast<ScalarType>(Lt::make(f, f)->type)->dtype == DataType::BOOL);
@@ -560,7 +560,7 @@ TEST_CASE("unary: operand rules (Not needs BOOL, BitNot integers, Neg numbers)")
   CHECK_THROWS_WITH_AS(Abs::make(nullptr), "Abs.operand: must not be null", core::ValueError);
 }
 
-TEST_CASE("Cast: the target dtype is the result type; the operand must be a scalar") {
+TEST_CASE("Cast: the target dtype is the result type, the operand must be a scalar") {
   const auto c = Cast::make(idx(3), DataType::INT64);
   CHECK(c->kind() == NodeKind::Cast);
   CHECK(isa<UnaryExpr>(c));
@@ -706,7 +706,7 @@ TEST_CASE("TupleGetItem: the index must be in range and the operand a tuple") {
 
 // ---- callees ----------------------------------------------------------------------------------
 
-TEST_CASE("Op and GlobalVar: named callees; an empty name is rejected") {
+TEST_CASE("Op and GlobalVar: named callees, an empty name is rejected") {
   const auto op = Op::make("tile.store");
   CHECK(op->kind() == NodeKind::Op);
   CHECK(op->name == "tile.store");
@@ -719,7 +719,7 @@ TEST_CASE("Op and GlobalVar: named callees; an empty name is rejected") {
 
 // ---- statements -------------------------------------------------------------------------------
 
-TEST_CASE("AssignStmt: defines var with value; both are required") {
+TEST_CASE("AssignStmt: defines var with value, both are required") {
   const auto x = var("x");
   const auto v = idx(1);
   const auto s = AssignStmt::make(x, v);
@@ -734,7 +734,7 @@ TEST_CASE("AssignStmt: defines var with value; both are required") {
                        core::ValueError);
 }
 
-TEST_CASE("EvalStmt: holds an expression; a null one is rejected") {
+TEST_CASE("EvalStmt: holds an expression, a null one is rejected") {
   const auto e = idx(1);
   CHECK(EvalStmt::make(e)->expr == e);
   CHECK(EvalStmt::make(e)->kind() == NodeKind::EvalStmt);
@@ -742,7 +742,7 @@ TEST_CASE("EvalStmt: holds an expression; a null one is rejected") {
                        core::ValueError);
 }
 
-TEST_CASE("SeqStmts: holds statements in order; a null one is rejected") {
+TEST_CASE("SeqStmts: holds statements in order, a null one is rejected") {
   const auto a = BreakStmt::make();
   const auto b = ContinueStmt::make();
   const auto s = SeqStmts::make({a, b});
@@ -839,7 +839,7 @@ TEST_CASE("WhileStmt: the condition must be BOOL and return vars match iter_args
                        Contains("WhileStmt.return_vars"), core::ValueError);
 }
 
-TEST_CASE("IfStmt: holds condition, branches and return vars; else is optional") {
+TEST_CASE("IfStmt: holds condition, branches and return vars, else is optional") {
   const auto c = var("c", DataType::BOOL);
   const auto then_ = YieldStmt::make({idx(1)});
   const auto else_ = YieldStmt::make({idx(2)});
@@ -864,7 +864,7 @@ TEST_CASE("IfStmt: condition BOOL, then required, return vars need an else") {
                        Contains("IfStmt.return_vars[0]"), core::ValueError);
 }
 
-TEST_CASE("YieldStmt and ReturnStmt: hold values; a null one is rejected") {
+TEST_CASE("YieldStmt and ReturnStmt: hold values, a null one is rejected") {
   const auto y = YieldStmt::make({idx(1), true_()});
   CHECK(y->kind() == NodeKind::YieldStmt);
   CHECK(y->values.size() == 2);
@@ -1083,7 +1083,7 @@ TEST_CASE("Function: a runtime-bound declaration cannot have a body") {
                        core::ValueError);
 }
 
-TEST_CASE("Function: renamed is a copy under a new name; the original is unchanged") {
+TEST_CASE("Function: renamed is a copy under a new name, the original is unchanged") {
   const auto x = var("x");
   const auto f =
       Function::make("f", {{x, ParamDirection::InOut}}, {}, empty_body(), FunctionType::AIV);
@@ -1199,7 +1199,7 @@ TEST_CASE("Attrs: get is nullopt for a missing key or a value of another type") 
   CHECK(attrs.contains("mode"));
 }
 
-TEST_CASE("Attrs: with replaces in place or appends; without removes; originals unchanged") {
+TEST_CASE("Attrs: with replaces in place or appends, without removes, originals unchanged") {
   const Attrs attrs{{"a", 1}, {"b", 2}};
   const Attrs replaced = attrs.with("a", 10);
   REQUIRE(replaced.size() == 2);
@@ -1223,7 +1223,7 @@ TEST_CASE("Attrs: duplicate_key reports the first repeated key") {
   CHECK_FALSE(Attrs{}.duplicate_key().has_value());
 }
 
-TEST_CASE("AttrValue: integers of any width are stored as int64; default is false") {
+TEST_CASE("AttrValue: integers of any width are stored as int64, default is false") {
   CHECK(AttrValue(std::uint8_t{7}).is<std::int64_t>());
   CHECK(*AttrValue(-5).get_if<std::int64_t>() == -5);
   CHECK(AttrValue(1.5f).is<double>());
@@ -1356,7 +1356,7 @@ TEST_CASE("AttrValue: an unsigned integer above INT64_MAX is rejected, not wrapp
 
 // ---- printable names --------------------------------------------------------------------------
 
-TEST_CASE("Op: a name is dotted Python identifiers; a keyword only as the last segment") {
+TEST_CASE("Op: a name is dotted Python identifiers, a keyword only as the last segment") {
   CHECK(Op::make("tile.load")->name == "tile.load");
   CHECK(Op::make("pld.tensor.put")->name == "pld.tensor.put");
   CHECK(Op::make("set_cache_policy")->name == "set_cache_policy");

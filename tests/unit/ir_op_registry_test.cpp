@@ -138,7 +138,7 @@ TEST_CASE("effects: tensor.assemble, tensor.write and expand_clone declare their
   CHECK(f.ops.effect(*clone, 1) == ArgEffect::Write);
 }
 
-TEST_CASE("effects: notify reads its signal in the AtomicAdd form only; wait never writes") {
+TEST_CASE("effects: notify reads its signal in the AtomicAdd form only, wait never writes") {
   Fixture f;
   auto sig = Var::make("sig", tensor(DataType::INT32, 1, 8));
   auto peer = ConstInt::make(1, DataType::INT32);

@@ -97,7 +97,7 @@ TEST_CASE("kernel fold: neg(neg x), abs(neg x), max(x,x), select(c,x,x), select(
   CHECK(k::canonicalize(s) == expected);
 }
 
-TEST_CASE("kernel fold: constants fold exactly and pool by bits; transcendentals and div never") {
+TEST_CASE("kernel fold: constants fold exactly and pool by bits, transcendentals and div never") {
   k::Spec s;
   s.views = {{}};
   s.consts = {kTwo, kThree, kTwo};
@@ -256,7 +256,7 @@ TEST_CASE("kernel cse: constants merge by bits: +0 and -0 stay apart, equal NaNs
   CHECK(c.instrs.size() == 5);  // the two Min(x, NaN) merged; the two Max did not
 }
 
-TEST_CASE("kernel dce: dead instructions and unused constants go; views and scalars stay") {
+TEST_CASE("kernel dce: dead instructions and unused constants go, views and scalars stay") {
   k::Spec s;
   s.views = {{}, {k::ViewKind::RowBroadcast, 0}};
   s.consts = {kTwo, kThree};
@@ -274,7 +274,7 @@ TEST_CASE("kernel dce: dead instructions and unused constants go; views and scal
   CHECK(k::eliminate_dead_code(s) == expected);
 }
 
-TEST_CASE("kernel regalloc: registers are reused, lowest first; reductions get their own range") {
+TEST_CASE("kernel regalloc: registers are reused, lowest first, reductions get their own range") {
   // Pitfall 1: reduction registers after elementwise ones, never reused; pitfall 2: unused
   // slots are None and never count as a read of register 0.
   k::Spec s;

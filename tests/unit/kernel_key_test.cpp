@@ -102,7 +102,7 @@ TEST_CASE("kernel key: golden values, identical under g++ and clang and across r
 }
 
 TEST_CASE(
-    "kernel key: matmul k, batch and transposes are runtime values; slots and presence are "
+    "kernel key: matmul k, batch and transposes are runtime values, slots and presence are "
     "structure") {
   const k::Spec base = tk::matmul_epilogue();
   const k::Key key = k::kernel_key(base);

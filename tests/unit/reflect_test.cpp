@@ -71,7 +71,7 @@ TEST_CASE("descriptors: Function's params are Def and its name is Ignore") {
                 "requires_runtime_binding:Usual", "body:Usual"});
 }
 
-TEST_CASE("descriptors: a Var's name_hint is Ignore; an IterArg adds its init_value") {
+TEST_CASE("descriptors: a Var's name_hint is Ignore, an IterArg adds its init_value") {
   CHECK(describe<Var>() == Strings{"span:Ignore", "type:Usual", "name_hint:Ignore"});
   CHECK(describe<IterArg>() ==
         Strings{"span:Ignore", "type:Usual", "name_hint:Ignore", "init_value:Usual"});
@@ -227,7 +227,7 @@ TEST_CASE("walk_fields: a vector is announced with begin_list(n) and its element
         "<values [2 #0 ConstInt #1 ConstBool ] values>");
 }
 
-TEST_CASE("walk_fields: an empty optional calls absent(); a present one is walked") {
+TEST_CASE("walk_fields: an empty optional calls absent(), a present one is walked") {
   const auto f = Function::make("f", {}, {}, empty_body());  // Opaque: no level, no role
   Recorder r;
   reflect::walk_fields(r, *f);

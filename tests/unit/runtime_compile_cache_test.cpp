@@ -101,7 +101,7 @@ TEST_CASE("sha256: FIPS 180-4 test vectors") {
   CHECK(h.hex() == rt::sha256_hex(text));
 }
 
-TEST_CASE("compiler: identity is the --version output; the include dir holds kernel_abi.hpp") {
+TEST_CASE("compiler: identity is the --version output, the include dir holds kernel_abi.hpp") {
   const rt::Compiler& c = compiler();
   CHECK_FALSE(c.identity.empty());
   CHECK(rt::has_kernel_abi(c.include_dir));
@@ -111,7 +111,7 @@ TEST_CASE("compiler: identity is the --version output; the include dir holds ker
   CHECK_THROWS_AS(rt::find_compiler(std::string("/nonexistent/c++")), rt::CompileError);
 }
 
-TEST_CASE("compile cache: equal code compiles once; a new cache on the same directory hits") {
+TEST_CASE("compile cache: equal code compiles once, a new cache on the same directory hits") {
   rt::TempDir dir;
   const rt::CodeUnit unit{"affine2", affine_source("2"), rt::CodeOrigin::Generated, {}};
   {
@@ -170,7 +170,7 @@ TEST_CASE("compile cache: the key follows source, origin, flags, compiler identi
   CHECK(cache.key(unit) != key);
 }
 
-TEST_CASE("compile cache: a corrupted binary is rebuilt; an unloadable one is rebuilt on load") {
+TEST_CASE("compile cache: a corrupted binary is rebuilt, an unloadable one is rebuilt on load") {
   rt::TempDir dir;
   const rt::CodeUnit unit{"affine2", affine_source("2"), rt::CodeOrigin::Generated, {}};
   std::string so;

@@ -5,6 +5,7 @@
 // convert-to-ssa, outline-incore-scopes, outline-cluster-scopes, deduplicate-outlined-kernels.
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -281,7 +282,7 @@ TEST_CASE("interpret: integer // and % floor like Python, on every sign combinat
     }
 }
 
-TEST_CASE("interpret: integer arithmetic wraps to its dtype; division by zero is an error") {
+TEST_CASE("interpret: integer arithmetic wraps to its dtype, division by zero is an error") {
   using pypto::core::DataType;
   CHECK(scalar_fn("a * b", "INT32", 65536, 65536, DataType::INT32).i == 0);
   CHECK(scalar_fn("a + b", "INT32", 2147483647, 1, DataType::INT32).i == -2147483648LL);
@@ -869,4 +870,24 @@ class Sym:
       doctest::Contains("the shape symbol 'M' of main is 4 by an earlier "
                         "parameter and 8 by parameter 'b'"),
       rt::RuntimeError);
+}
+
+TEST_CASE("interpret: outputs compare by bits, zeros by sign, and every NaN equals every NaN") {
+  const auto nan_bits = [](std::uint32_t bits) { return std::bit_cast<float>(bits); };
+  const auto tile = [](std::vector<float> values) {
+    rt::Value v = rt::Value::zeros(pypto::core::DataType::FP32,
+                                   {1, static_cast<std::int64_t>(values.size())}, true);
+    v.buffer->f32 = std::move(values);
+    return v;
+  };
+  // The quiet NaN x86 produces (sign set), its positive twin, and a payload-carrying NaN.
+  const float qnan_neg = nan_bits(0xffc00000u), qnan_pos = nan_bits(0x7fc00000u),
+              payload = nan_bits(0x7fc00123u);
+  CHECK(rt::bit_identical(tile({qnan_neg, 1.0f}), tile({qnan_pos, 1.0f})));
+  CHECK(rt::bit_identical(tile({payload, 1.0f}), tile({qnan_neg, 1.0f})));
+  CHECK(rt::bit_identical(rt::Value::scalar_float(qnan_neg), rt::Value::scalar_float(payload)));
+  CHECK_FALSE(rt::bit_identical(tile({0.0f}), tile({-0.0f})));
+  CHECK_FALSE(rt::bit_identical(tile({qnan_pos}), tile({std::numeric_limits<float>::infinity()})));
+  CHECK_FALSE(rt::bit_identical(rt::Value::scalar_float(-0.0f), rt::Value::scalar_float(0.0f)));
+  CHECK_FALSE(rt::bit_identical(tile({1.0f}), tile({std::nextafter(1.0f, 2.0f)})));
 }

@@ -220,7 +220,7 @@ TEST_CASE("program runner: an orchestration loop, if and submits on compiled ker
   CHECK(results[0].buffer == args[3].buffer);
 }
 
-TEST_CASE("program runner: INT32 tensors and scalars; IN tensors are not written back") {
+TEST_CASE("program runner: INT32 tensors and scalars, IN tensors are not written back") {
   const ir::ProgramRef p = pypto::text::parse_program(kIntProgram);
   rt::TempDir dir;
   rt::CompileCache cache(dir.path(), rt::find_compiler());
@@ -237,7 +237,7 @@ TEST_CASE("program runner: INT32 tensors and scalars; IN tensors are not written
   CHECK(args[0].buffer->ints == inputs[0].buffer->ints);
 }
 
-TEST_CASE("program runner: FP16 tensors travel as 16-bit patterns; a non-FP16 value is refused") {
+TEST_CASE("program runner: FP16 tensors travel as 16-bit patterns, a non-FP16 value is refused") {
   const ir::ProgramRef p = pypto::text::parse_program(kHalfProgram);
   rt::TempDir dir;
   rt::CompileCache cache(dir.path(), rt::find_compiler());
@@ -287,7 +287,7 @@ TEST_CASE("program runner: a kernel without a registration is a RuntimeError nam
   CHECK(cache.stats().compilations == 1);
 }
 
-TEST_CASE("interpreter call hook: consulted for kernels only; nullopt interprets the body") {
+TEST_CASE("interpreter call hook: consulted for kernels only, nullopt interprets the body") {
   const ir::ProgramRef p = pypto::text::parse_program(kLoopProgram);
   std::vector<std::string> seen;
   rt::RunOptions options;

@@ -67,7 +67,7 @@ class Demo:
         return o_1
 )";
 
-TEST_CASE("parser: the printed program reads back; printing it again gives the same text") {
+TEST_CASE("parser: the printed program reads back, printing it again gives the same text") {
   const ProgramRef p = parse_program(kDemo);
   REQUIRE(p->functions.size() == 2);
   const FunctionRef kernel = p->find("main_incore_0");
@@ -143,7 +143,7 @@ TEST_CASE("parser: a WindowBuffer binding keeps its storage fields through the t
   CHECK_FALSE(structural::structural_equal(NodeRef(p), NodeRef(q), true));
 }
 
-TEST_CASE("parser: exact dtypes survive; a bare integer literal is INDEX") {
+TEST_CASE("parser: exact dtypes survive, a bare integer literal is INDEX") {
   const ProgramRef p = parse_program(R"(
 @pl.program
 class P:
@@ -351,7 +351,7 @@ def f(p: pl.Scalar[pl.BOOL], n: pl.Scalar[pl.INT64]):
   CHECK(static_cast<const ConstInt&>(*inc.right).dtype() == DataType::INT64);
 }
 
-TEST_CASE("parser: omitted views and memory spaces come from the inferred type; storage is exact") {
+TEST_CASE("parser: omitted views and memory spaces come from the inferred type, storage is exact") {
   const ProgramRef p = parse_program(R"(
 @pl.program
 class P:

@@ -698,7 +698,7 @@ TEST_CASE("printer: deep statement, type and attribute nesting are ValueErrors, 
   CHECK(std::count(text.begin(), text.end(), '\n') == 401);
 }
 
-TEST_CASE("printer: nested SeqStmts keep their structure; 300,000 of them are a ValueError") {
+TEST_CASE("printer: nested SeqStmts keep their structure, 300,000 of them are a ValueError") {
   auto n = var("n", scalar(DataType::INDEX));
   StmtRef s = EvalStmt::make(n);
   for (int i = 0; i < 2; ++i) s = seq({s});

@@ -86,7 +86,7 @@ class After:
 )");
 }
 
-TEST_CASE("tensor to tile: slice becomes a windowed load; full becomes tile.full") {
+TEST_CASE("tensor to tile: slice becomes a windowed load, full becomes tile.full") {
   check_convert(R"(
 import pypto.language as pl
 @pl.program
@@ -115,7 +115,7 @@ class After:
 
 TEST_CASE(
     "tensor to tile: a returned computed value becomes a trailing Out parameter the caller "
-    "allocates; a computed value only read as a tensor gets a kernel-local buffer") {
+    "allocates, a computed value only read as a tensor gets a kernel-local buffer") {
   const ProgramRef before = parse(R"(
 import pypto.language as pl
 @pl.program
@@ -166,7 +166,7 @@ class After:
 }
 
 TEST_CASE(
-    "tensor to tile: two returned values get Out parameters in return order; a value read "
+    "tensor to tile: two returned values get Out parameters in return order, a value read "
     "before its return is stored into its parameter there") {
   check_convert(R"(
 import pypto.language as pl
@@ -259,7 +259,7 @@ class After:
 
 TEST_CASE(
     "tensor to tile: a kernel called twice, once in a loop, gets a buffer allocated right "
-    "before each call (and an output arg_direction); a Submit omits it (the runtime "
+    "before each call (and an output arg_direction), a Submit omits it (the runtime "
     "allocates it)") {
   check_convert(R"(
 import pypto.language as pl
@@ -307,7 +307,7 @@ class After:
 
 TEST_CASE(
     "tensor to tile: an Out parameter's shape at the call is the call's result type, in the "
-    "caller's symbols; a symbol the caller does not bind is a typed error at the call") {
+    "caller's symbols, a symbol the caller does not bind is a typed error at the call") {
   check_convert(R"(
 import pypto.language as pl
 M = pl.dynamic("M")
@@ -457,7 +457,7 @@ class After:
 
 TEST_CASE(
     "tensor to tile: a kernel already in tile form gets only its cache kwargs, in loops "
-    "too; an explicit cache kwarg is kept") {
+    "too, an explicit cache kwarg is kept") {
   check_convert(R"(
 import pypto.language as pl
 @pl.program
@@ -486,7 +486,7 @@ class After:
 }
 
 TEST_CASE(
-    "tensor to tile: tile-form input is returned as the same object; a second run changes "
+    "tensor to tile: tile-form input is returned as the same object, a second run changes "
     "nothing") {
   const ProgramRef tile_form = parse(R"(
 import pypto.language as pl

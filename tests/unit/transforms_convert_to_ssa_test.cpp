@@ -350,7 +350,7 @@ TEST_CASE("convert-to-ssa: variables defined in both branches become if-results"
 
 // ---- scopes -------------------------------------------------------------------------------------
 
-TEST_CASE("convert-to-ssa: scopes are straight-line; their attrs read the versions on entry") {
+TEST_CASE("convert-to-ssa: scopes are straight-line, their attrs read the versions on entry") {
   constexpr std::string_view sig =
       "x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> "
       "pl.Tensor[[64], pl.FP32]";
@@ -383,7 +383,7 @@ TEST_CASE("convert-to-ssa: scopes are straight-line; their attrs read the versio
 )");
 }
 
-TEST_CASE("convert-to-ssa: split_aiv, spmd and cluster scopes; a rebinding that changes type") {
+TEST_CASE("convert-to-ssa: split_aiv, spmd and cluster scopes, a rebinding that changes type") {
   constexpr std::string_view sig =
       "x: pl.Tensor[[64], pl.FP32], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[64], "
       "pl.FP32]]) -> pl.Tensor[[64], pl.FP32]";
@@ -745,7 +745,8 @@ TEST_CASE("convert-to-ssa: a loop's carried name rebound to another type is a ty
             y = pl.store(q, [0], x)
         return y
 )");
-  CHECK(contains(e, "'q' is a value the loop carries, and its body rebinds it to a value of "
-                    "another type"));
+  CHECK(contains(e,
+                 "'q' is a value the loop carries, and its body rebinds it to a value of "
+                 "another type"));
   CHECK(contains(e, "convert-to-ssa: 12:17: "));
 }

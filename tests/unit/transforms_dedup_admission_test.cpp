@@ -312,7 +312,7 @@ TEST_CASE("dedup admission: UnknownType in call metadata (an attribute expressio
 }
 
 TEST_CASE(
-    "dedup admission: every allow-listed statement-only call is admitted; equality still "
+    "dedup admission: every allow-listed statement-only call is admitted, equality still "
     "holds") {
   const std::string calls =
       "u = pl.add(t, 1.0)\n"

@@ -116,7 +116,7 @@ void check_refused(const std::string& text, DedupSkip reason, std::string_view f
 
 // ---- merges --------------------------------------------------------------------------------
 
-TEST_CASE("dedup shape: kernels over symbols M and N merge; the call keeps its [N, 64] type") {
+TEST_CASE("dedup shape: kernels over symbols M and N merge, the call keeps its [N, 64] type") {
   check_merged(
       program("M, 64", "N, 64", "x2 = self.k2(b, o2)", kernel("k1", "M") + kernel("k2", "N")),
       program("M, 64", "N, 64",
@@ -171,7 +171,7 @@ TEST_CASE("dedup shape: a call inside an Spmd wrapper binds in the wrapper's coo
       program("M, 64", "N, 64", second, fill(wrapper, {{"callee", "k1"}}) + kernel("k1", "M")));
 }
 
-TEST_CASE("dedup shape: a Submit supplying every parameter merges; deps and task id stay") {
+TEST_CASE("dedup shape: a Submit supplying every parameter merges, deps and task id stay") {
   const std::string before = program("M, 64", "N, 64", R"(r = pl.submit(self.k2, b, o2)
         x2 = r[0])",
                                      kernel("k1", "M") + kernel("k2", "N"));

@@ -120,7 +120,7 @@ TEST_CASE("dedup: equal kernels that nothing references are both kept as potenti
   CHECK(log.count(Kind::Skipped, DedupSkip::Unreferenced) == 2);
 }
 
-TEST_CASE("dedup: Orchestration and Spmd functions keep their identity; their callee is shared") {
+TEST_CASE("dedup: Orchestration and Spmd functions keep their identity, their callee is shared") {
   const std::string text = program(R"(
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, x0: pl.Tensor[[64], pl.FP32], o1: pl.Out[pl.Tensor[[64], pl.FP32]], o2: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
@@ -170,7 +170,7 @@ TEST_CASE("dedup: calls inside Spmd wrappers are re-pointed at the survivor") {
   CHECK(after->functions.size() == 4);
 }
 
-TEST_CASE("dedup: a Submit is re-pointed keeping deps, core_num, sync and attrs; no task removed") {
+TEST_CASE("dedup: a Submit is re-pointed keeping deps, core_num, sync and attrs, no task removed") {
   tf::DedupLog log;
   ProgramRef after = dedup(program(R"(
     @pl.function(type=pl.FunctionType.Orchestration)

@@ -110,7 +110,7 @@ std::string program(std::string_view group_body, std::string_view members = kMem
 }  // namespace
 
 TEST_CASE(
-    "expand mixed kernels: members take the Group's parameters; a member's result is the "
+    "expand mixed kernels: members take the Group's parameters, a member's result is the "
     "buffer it returns") {
   // vec reads c1, the cube's result: the cube returns its parameter c, bound to the Group's c.
   check_expand(program(R"(

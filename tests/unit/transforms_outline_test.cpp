@@ -73,7 +73,7 @@ const ir::Function& fn(const ProgramRef& p, std::string_view name) {
 
 // ---- seed 002's examples ---------------------------------------------------------------------
 
-TEST_CASE("outline: several outputs; a store target returns its parameter (seed 002)") {
+TEST_CASE("outline: several outputs, a store target returns its parameter (seed 002)") {
   check_outline(R"(
 import pypto.language as pl
 @pl.program
@@ -329,7 +329,7 @@ class After:
 
 // ---- inputs ----------------------------------------------------------------------------------
 
-TEST_CASE("outline: inputs in first-read order; an outer loop's carry, not its init (#369)") {
+TEST_CASE("outline: inputs in first-read order, an outer loop's carry, not its init (#369)") {
   ProgramRef after = run(R"(
 import pypto.language as pl
 @pl.program
@@ -642,7 +642,7 @@ class After:
 }
 
 TEST_CASE(
-    "outline: Opaque is promoted after folding tensor.dim onto dynamic symbols; Graph stays") {
+    "outline: Opaque is promoted after folding tensor.dim onto dynamic symbols, Graph stays") {
   ProgramRef after = run(R"(
 import pypto.language as pl
 M = pl.dynamic("M")
@@ -799,7 +799,7 @@ class P:
 
 // ---- tasks -----------------------------------------------------------------------------------
 
-TEST_CASE("outline: `as tid` and deps= become a Submit; no_dep_args become sorted indices") {
+TEST_CASE("outline: `as tid` and deps= become a Submit, no_dep_args become sorted indices") {
   check_outline(R"(
 import pypto.language as pl
 @pl.program
@@ -1050,7 +1050,7 @@ class P:
                                                               ir::ParamDirection::Out});
 }
 
-TEST_CASE("outline: per-function numbering; functions without scopes are untouched") {
+TEST_CASE("outline: per-function numbering, functions without scopes are untouched") {
   ProgramRef before = parse(R"(
 import pypto.language as pl
 @pl.program
@@ -1296,7 +1296,7 @@ class Before:
 
 }  // namespace
 
-TEST_CASE("outline: a value only a dead phi reads is no live-out; the phi goes") {
+TEST_CASE("outline: a value only a dead phi reads is no live-out, the phi goes") {
   // `t2` is never read: the kernels return `o` alone and the if keeps only live slots.
   const std::string tail = "        return o2\n";
   check_outline(branch_scopes("pl.Tile[[16], pl.FP32]", "pl.load(x, [0], [16])", tail), R"(

@@ -155,7 +155,7 @@ TEST_CASE("prefetch: a handle in the signature escapes: parameter, return type")
 )") == "k.pl:5:5: function 'k' returns a pl.AsyncSession (escapes through the signature)");
 }
 
-TEST_CASE("prefetch: a handle packed into a tuple escapes; a handle type nested in a TupleType") {
+TEST_CASE("prefetch: a handle packed into a tuple escapes, a handle type nested in a TupleType") {
   CHECK(problem(R"(
     def k(self, x: pl.Tensor[[64], pl.FP32], ws: pl.Tensor[[1024], pl.INT8]) -> pl.Scalar[pl.BOOL]:
         c = pl.prefetch.make_context(ws)

@@ -156,7 +156,9 @@ struct Value {
 };
 
 /// Bit equality of two values: same kind, dtype, shape and element bits (floats compared by
-/// their bit patterns, so -0 != +0 and NaN payloads must match).
+/// their bit patterns, so -0 != +0), where every NaN equals every NaN: IEEE 754 leaves the sign
+/// and payload of an arithmetic NaN unspecified, and host compilers use that freedom (GCC
+/// rewrites x / -y as -x / y), so no target can promise them (docs/runtime.md).
 PYPTO_DECL bool bit_identical(const Value& a, const Value& b);
 
 /// Options of run(). `call_hook`, when set, is consulted before the interpreter runs an InCore,

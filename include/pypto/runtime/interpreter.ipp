@@ -47,19 +47,29 @@ PYPTO_DECL float round_to_dtype(core::DataType t, long double x) {
   return static_cast<float>(std::copysign(r, x));
 }
 
+namespace detail {
+
+/// The bits of `f`, one pattern for every NaN (see bit_identical).
+inline std::uint32_t comparable_bits(float f) {
+  return f != f ? 0x7fc00000u : kernel::float_bits(f);
+}
+
+}  // namespace detail
+
 PYPTO_DECL bool bit_identical(const Value& a, const Value& b) {
+  using detail::comparable_bits;
   if (a.kind != b.kind) return false;
   switch (a.kind) {
     case ValueKind::None: return true;
     case ValueKind::Scalar:
-      return a.dtype == b.dtype && a.i == b.i && kernel::float_bits(a.f) == kernel::float_bits(b.f);
+      return a.dtype == b.dtype && a.i == b.i && comparable_bits(a.f) == comparable_bits(b.f);
     case ValueKind::Tensor:
     case ValueKind::Tile: {
       const Buffer &x = *a.buffer, &y = *b.buffer;
       if (x.dtype != y.dtype || x.shape != y.shape || x.ints != y.ints) return false;
       if (x.f32.size() != y.f32.size()) return false;
       for (std::size_t k = 0; k < x.f32.size(); ++k)
-        if (kernel::float_bits(x.f32[k]) != kernel::float_bits(y.f32[k])) return false;
+        if (comparable_bits(x.f32[k]) != comparable_bits(y.f32[k])) return false;
       return true;
     }
     case ValueKind::Tuple:
