@@ -43,7 +43,8 @@ void expect_parse_error(const std::string& text, std::uint32_t line, std::uint32
     parse_program(text);
     FAIL("no ParseError");
   } catch (const ParseError& e) {
-    CAPTURE(e.what());
+    const std::string message = e.what();
+    CAPTURE(message);
     CHECK(e.line() == line);
     CHECK(e.column() == column);
     CHECK(std::string(e.what()).find(what) != std::string::npos);
@@ -595,4 +596,59 @@ class P:
   CHECK(printed.find("return s") != std::string::npos);
   CHECK_NOTHROW(text::check_round_trip(*p));
   CHECK(text::print(*parse_program(printed)) == printed);
+}
+
+TEST_CASE("parser: a call's result type is the callee's, bound to the call's arguments") {
+  // k's return type is in k's symbol M; the calls pass 32 rows and N rows. Each call's type is
+  // in the caller's names, so the program prints with plain calls and reads back as itself.
+  const std::string text = R"(import pypto.language as pl
+
+M = pl.dynamic("M")
+N = pl.dynamic("N")
+
+@pl.program
+class Bound:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[M, 64], pl.FP32], o: pl.Out[pl.Tensor[[M, 64], pl.FP32]]) -> pl.Tensor[[M, 64], pl.FP32]:
+        t: pl.Tile[[16, 64], pl.FP32] = pl.load(a, [0, 0], [16, 64])
+        o: pl.Tensor[[M, 64], pl.FP32] = pl.store(t, [0, 0], o)
+        return o
+
+    @pl.function
+    def main(self, x: pl.Tensor[[32, 64], pl.FP32], y: pl.Out[pl.Tensor[[32, 64], pl.FP32]], u: pl.Tensor[[N, 64], pl.FP32], v: pl.Out[pl.Tensor[[N, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        r: pl.Tensor[[32, 64], pl.FP32] = self.k(x, y)
+        w: pl.Tensor[[N, 64], pl.FP32] = self.k(u, v)
+        s, tid = pl.submit(self.k, x, y)
+        return r
+)";
+  const ProgramRef p = parse_program(text);
+  const auto& body = body_of(p->find("main"));
+  const auto type_of = [&](std::size_t k) {
+    return text::print(*as<AssignStmt>(body.at(k).get())->value->type);
+  };
+  CHECK(type_of(0) == "pl.Tensor[[32, 64], pl.FP32]");
+  CHECK(type_of(1) == "pl.Tensor[[N, 64], pl.FP32]");
+  CHECK(type_of(2) == "pl.Tuple[pl.Tensor[[32, 64], pl.FP32], pl.Scalar[pl.TASK_ID]]");
+  const std::string printed = text::print(*p);
+  CHECK(printed.find("pl._dump") == std::string::npos);
+  CHECK(printed.find("self.k(u, v)") != std::string::npos);
+  CHECK_NOTHROW(text::check_round_trip(*p));
+  // A result annotated in the callee's names is not the call's type.
+  expect_parse_error(
+      R"(import pypto.language as pl
+
+M = pl.dynamic("M")
+
+@pl.program
+class Bound:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[M, 64], pl.FP32]) -> pl.Tensor[[M, 64], pl.FP32]:
+        return a
+
+    @pl.function
+    def main(self, x: pl.Tensor[[32, 64], pl.FP32]) -> pl.Tensor[[32, 64], pl.FP32]:
+        r: pl.Tensor[[M, 64], pl.FP32] = self.k(x)
+        return r
+)",
+      13, 12, "an annotation that agrees with the value's type (dimension 0 differs)");
 }

@@ -7,7 +7,10 @@
 // they cannot disagree; the same goes for a loop variable's type (implied_loop_var_type).
 // Rules: a registered op's type rule (its argument and keyword checks included); `self.f(...)`
 // gives f's single return type, or the tuple of its return types when it has none or several;
-// `pl.submit` gives the tuple of the callee's return types followed by Scalar[TASK_ID].
+// `pl.submit` gives the tuple of the callee's return types followed by Scalar[TASK_ID]. A
+// callee's return types are bound to the call's arguments: a shape symbol of a parameter's type
+// (M in pl.Tensor[[M, 64], ...]) becomes the argument's extent there, a scalar parameter becomes
+// the argument, so the call's type is in the caller's names; what no argument binds stays.
 #pragma once
 
 #include <functional>
@@ -17,6 +20,7 @@
 
 #include "pypto/core/config.hpp"
 #include "pypto/ir/node.hpp"
+#include "pypto/ir/var.hpp"
 
 namespace pypto::ir {
 struct Op;
@@ -26,8 +30,15 @@ class OpRegistry;
 
 namespace pypto::text {
 
-/// The return types of the functions a program defines, by name.
-using FunctionReturns = std::map<std::string, std::vector<ir::TypeRef>, std::less<>>;
+/// What a call of a program function needs of it: the parameters the call's arguments bind,
+/// and the return types they are bound in.
+struct FunctionSignature {
+  std::vector<ir::VarRef> params;
+  std::vector<ir::TypeRef> returns;
+};
+
+/// The signatures of the functions a program defines, by name.
+using FunctionSignatures = std::map<std::string, FunctionSignature, std::less<>>;
 
 /// The registry the printer and the parser use when the caller names none: the standard ops,
 /// built once.
@@ -36,12 +47,14 @@ PYPTO_DECL const ir::OpRegistry& default_op_registry();
 /// The type of a call of `op` with these arguments; throws core::TypeError / ValueError saying
 /// why there is none (unknown op or function, arguments the type rule rejects).
 PYPTO_DECL ir::TypeRef derived_call_type(const ir::OpRegistry& ops,
-                                         const FunctionReturns& functions, const ir::Op& op,
+                                         const FunctionSignatures& functions, const ir::Op& op,
                                          const std::vector<ir::ExprRef>& args,
                                          const ir::Attrs& kwargs);
 
-/// The type of `pl.submit(callee, ...)`: the callee's return types, then Scalar[TASK_ID].
-PYPTO_DECL ir::TypeRef derived_submit_type(const FunctionReturns& functions, const ir::Op& op);
+/// The type of `pl.submit(callee, args...)`: the callee's return types bound to `args`, then
+/// Scalar[TASK_ID].
+PYPTO_DECL ir::TypeRef derived_submit_type(const FunctionSignatures& functions, const ir::Op& op,
+                                           const std::vector<ir::ExprRef>& args);
 
 /// The type a `for i in pl.range(..., stop)` loop variable gets when no `i: T` declares it:
 /// the bound's integer dtype (INDEX for a bare literal).

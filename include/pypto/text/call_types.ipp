@@ -3,17 +3,23 @@
 
 #include "pypto/text/call_types.hpp"
 
+#include <cstddef>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "pypto/core/dtype.hpp"
 #include "pypto/core/error.hpp"
+#include "pypto/core/limits.hpp"
+#include "pypto/detail/pointer_map.hpp"
 #include "pypto/ir/attrs.hpp"
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/type.hpp"
+#include "pypto/ir/var.hpp"
+#include "pypto/ir/visit.hpp"
 
 namespace pypto::text {
 
@@ -22,25 +28,111 @@ PYPTO_DECL const ir::OpRegistry& default_op_registry() {
   return registry;
 }
 
+namespace detail {
+
+/// A callee's parameters and signature shape symbols, bound to one call's expressions.
+class CallBinding {
+ public:
+  CallBinding(const FunctionSignature& callee, const std::vector<ir::ExprRef>& args) {
+    for (std::size_t i = 0; i < callee.params.size() && i < args.size(); ++i) {
+      const ir::Var& p = *callee.params[i];
+      if (ir::isa<ir::ScalarType>(*p.type)) bound_.insert(&p, args[i]);
+      const auto* want = ir::as<ir::ShapedType>(p.type.get());
+      const auto* have = ir::as<ir::ShapedType>(args[i]->type.get());
+      if (!want || !have || want->shape.size() != have->shape.size()) continue;
+      for (std::size_t k = 0; k < want->shape.size(); ++k)
+        if (ir::isa<ir::Var>(*want->shape[k])) bound_.insert(want->shape[k].get(), have->shape[k]);
+    }
+  }
+
+  /// `t` in the caller's names (the same object when nothing in it is bound).
+  ir::TypeRef type(const ir::TypeRef& t) {
+    if (const auto* tuple = ir::as<ir::TupleType>(t.get())) {
+      std::vector<ir::TypeRef> types;
+      bool changed = false;
+      for (const ir::TypeRef& e : tuple->types) {
+        types.push_back(type(e));
+        changed = changed || types.back() != e;
+      }
+      return changed ? ir::TupleType::make(std::move(types)) : t;
+    }
+    const auto* shaped = ir::as<ir::ShapedType>(t.get());
+    if (!shaped) return t;
+    std::vector<ir::ExprRef> shape;
+    bool changed = false;
+    for (const ir::ExprRef& d : shaped->shape) {
+      shape.push_back(expr(d, 0));
+      changed = changed || shape.back() != d;
+    }
+    if (!changed) return t;
+    if (const auto* tensor = ir::as<ir::TensorType>(t.get()))
+      return ir::TensorType::make(tensor->dtype, std::move(shape), tensor->tensor_view,
+                                  tensor->memref);
+    const auto& tile = static_cast<const ir::TileType&>(*shaped);
+    return ir::TileType::make(tile.dtype, std::move(shape), tile.memory_space, tile.tile_view,
+                              tile.memref);
+  }
+
+ private:
+  /// A dimension in the caller's names: a bound variable is replaced, unary and binary
+  /// operators over dimensions are rebuilt around replaced operands, anything else stays.
+  ir::ExprRef expr(const ir::ExprRef& e, std::size_t depth) {
+    if (const ir::ExprRef* b = bound_.find(e.get())) return *b;
+    if (depth > core::kMaxNesting) return e;
+    return ir::visit_expr(*e, [&](const auto& n) -> ir::ExprRef {
+      using N = std::decay_t<decltype(n)>;
+      if constexpr (requires { N::make(n.left, n.right, n.span); }) {
+        ir::ExprRef l = expr(n.left, depth + 1), r = expr(n.right, depth + 1);
+        return l == n.left && r == n.right ? e : N::make(std::move(l), std::move(r), n.span);
+      } else if constexpr (requires { N::make(n.operand, n.span); }) {
+        ir::ExprRef o = expr(n.operand, depth + 1);
+        return o == n.operand ? e : N::make(std::move(o), n.span);
+      } else {
+        return e;
+      }
+    });
+  }
+
+  ::pypto::detail::PointerMap<ir::ExprRef> bound_;  // callee Var -> caller expression
+};
+
+/// The signature `op` names, or null.
+inline const FunctionSignature* callee_of(const FunctionSignatures& functions, const ir::Op& op) {
+  const auto it = ir::isa<ir::GlobalVar>(op) ? functions.find(op.name) : functions.end();
+  return it == functions.end() ? nullptr : &it->second;
+}
+
+/// The callee's return types bound to `args`.
+inline std::vector<ir::TypeRef> bound_returns(const FunctionSignature& callee,
+                                              const std::vector<ir::ExprRef>& args) {
+  CallBinding binding(callee, args);
+  std::vector<ir::TypeRef> types;
+  for (const ir::TypeRef& t : callee.returns) types.push_back(binding.type(t));
+  return types;
+}
+
+}  // namespace detail
+
 PYPTO_DECL ir::TypeRef derived_call_type(const ir::OpRegistry& ops,
-                                         const FunctionReturns& functions, const ir::Op& op,
+                                         const FunctionSignatures& functions, const ir::Op& op,
                                          const std::vector<ir::ExprRef>& args,
                                          const ir::Attrs& kwargs) {
   if (ir::isa<ir::GlobalVar>(op)) {
-    const auto it = functions.find(op.name);
-    if (it == functions.end())
-      throw core::ValueError("the program has no function '" + op.name + "'");
-    if (it->second.size() == 1) return it->second.front();
-    return ir::TupleType::make(it->second);
+    const FunctionSignature* callee = detail::callee_of(functions, op);
+    if (!callee) throw core::ValueError("the program has no function '" + op.name + "'");
+    std::vector<ir::TypeRef> types = detail::bound_returns(*callee, args);
+    if (types.size() == 1) return types.front();
+    return ir::TupleType::make(std::move(types));
   }
   return ops.make_call(op.name, args, kwargs)->type;
 }
 
-PYPTO_DECL ir::TypeRef derived_submit_type(const FunctionReturns& functions, const ir::Op& op) {
-  const auto it = ir::isa<ir::GlobalVar>(op) ? functions.find(op.name) : functions.end();
-  if (it == functions.end())
+PYPTO_DECL ir::TypeRef derived_submit_type(const FunctionSignatures& functions, const ir::Op& op,
+                                           const std::vector<ir::ExprRef>& args) {
+  const FunctionSignature* callee = detail::callee_of(functions, op);
+  if (!callee)
     throw core::ValueError("pl.submit launches a program function; '" + op.name + "' is not one");
-  std::vector<ir::TypeRef> types = it->second;
+  std::vector<ir::TypeRef> types = detail::bound_returns(*callee, args);
   types.push_back(ir::ScalarType::make(core::DataType::TASK_ID));
   return ir::TupleType::make(std::move(types));
 }

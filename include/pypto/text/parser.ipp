@@ -203,7 +203,9 @@ class Builder {
       if (!seen.insert(d->name).second)
         throw ParseError(d->pos, d->name, "a function name not used before in this program");
       sigs.push_back(signature(*d));
-      returns_[d->name] = sigs.back().returns;
+      FunctionSignature& known = functions_[d->name];
+      for (const ir::Param& p : sigs.back().params) known.params.push_back(p.var);
+      known.returns = sigs.back().returns;
     }
     std::vector<ir::FunctionRef> fns;
     for (auto& sig : sigs) fns.push_back(function(sig));
@@ -925,7 +927,7 @@ class Builder {
     const std::string d = dotted(c);
     return guard(c, [&]() -> ir::OpRef {
       if (d.starts_with("self.") && in_class_) return ir::GlobalVar::make(d.substr(5));
-      if (!in_class_ && c.kind == ExprKind::Name && returns_.count(d))
+      if (!in_class_ && c.kind == ExprKind::Name && functions_.count(d))
         return ir::GlobalVar::make(d);
       if (d.starts_with("pl.") || d.starts_with("pld.")) return ir::Op::make(op_name(d));
       fail_at(c, "a callee: self.<function> or pl.<op>");
@@ -996,13 +998,13 @@ class Builder {
           "pl.unroll", "pl.pipeline", "pl.while_", "pl.split_aiv", "pl.at", "pl.cluster", "pl.spmd",
           "pl.scope", "pl.dynamic"})
       if (d == stmt_only) fail_at(e, d + " only where the DSL places it, not inside an expression");
-    if (d.starts_with("self.") || (!in_class_ && returns_.count(d))) {
+    if (d.starts_with("self.") || (!in_class_ && functions_.count(d))) {
       ir::OpRef op = callee_ref(callee);
       std::vector<ir::ExprRef> args = positional(e);
       ir::Attrs attrs;
       ir::Attrs kw = kwargs_of(e, attrs);
-      if (!returns_.count(op->name)) fail_at(callee, "a function of this program");
-      ir::TypeRef t = guard(e, [&] { return derived_call_type(ops_, returns_, *op, args, kw); });
+      if (!functions_.count(op->name)) fail_at(callee, "a function of this program");
+      ir::TypeRef t = guard(e, [&] { return derived_call_type(ops_, functions_, *op, args, kw); });
       return guard(e, [&] { return ir::Call::make(op, args, t, kw, attrs, sp); });
     }
     if (!(d.starts_with("pl.") || d.starts_with("pld.")))
@@ -1118,9 +1120,9 @@ class Builder {
       if (!t) fail_at(e, "a type= keyword on pl._dump.submit");
       ty = type(*t);
     } else {
-      if (!ir::isa<ir::GlobalVar>(op) || !returns_.count(op->name))
+      if (!ir::isa<ir::GlobalVar>(op) || !functions_.count(op->name))
         fail_at(e.item(1), "a function of this program to launch");
-      ty = derived_submit_type(returns_, *op);
+      ty = derived_submit_type(functions_, *op, args);
     }
     return guard(e, [&] { return ir::Submit::make(op, args, ty, launch, kw, attrs, span(e.pos)); });
   }
@@ -1850,7 +1852,7 @@ class Builder {
   std::map<std::string, ir::VarRef, std::less<>> dynamic_;
   std::vector<ir::AttrValueList*> cache_policy_sinks_;  // the enclosing task scopes' markers
   std::map<std::string, ir::VarRef, std::less<>> free_;
-  FunctionReturns returns_;
+  FunctionSignatures functions_;
   FunctionScope scope_;
   const SStmt* current_def_ = nullptr;
   bool in_signature_ = false;

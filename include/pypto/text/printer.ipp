@@ -444,7 +444,8 @@ class Printer {
 
   std::string program(const ir::Program& p) {
     in_program_ = true;
-    for (const auto& e : p.functions) returns_[e.name] = e.function->return_types;
+    for (const auto& e : p.functions)
+      functions_[e.name] = {e.function->params, e.function->return_types};
     const auto order = function_order(p);
     std::vector<ScopeFacts> facts;
     for (const ir::Function* f : order) facts.push_back(analyze(*f));
@@ -1184,7 +1185,7 @@ class Printer {
   std::string expr_of(const ir::Call& c) {
     // Outside a program a function callee is a bare name the parser cannot type; print plainly.
     const bool plain = (ir::isa<ir::GlobalVar>(*c.op) && !in_program_) || derives(c.type, [&] {
-                         return derived_call_type(ops(), returns_, *c.op, c.args, c.kwargs);
+                         return derived_call_type(ops(), functions_, *c.op, c.args, c.kwargs);
                        });
     std::vector<std::string> args;
     if (!plain) args.push_back(callee(*c.op));
@@ -1197,8 +1198,9 @@ class Printer {
   }
 
   std::string expr_of(const ir::Submit& s) {
-    const bool plain = (ir::isa<ir::GlobalVar>(*s.op) && !in_program_) ||
-                       derives(s.type, [&] { return derived_submit_type(returns_, *s.op); });
+    const bool plain = (ir::isa<ir::GlobalVar>(*s.op) && !in_program_) || derives(s.type, [&] {
+                         return derived_submit_type(functions_, *s.op, s.args);
+                       });
     std::vector<std::string> args{callee(*s.op)};
     for (const auto& a : s.args) args.push_back(expr(*a));
     if (!s.deps.empty()) args.push_back("deps=[" + exprs(s.deps) + "]");
@@ -1279,7 +1281,7 @@ class Printer {
   bool in_function_ = false;           // unbound uses get `__FREE_VAR`
   bool in_signature_ = false;          // memref bases print quoted
   bool uses_pld_ = false;              // the text refers to `pld.`: import it
-  FunctionReturns returns_;            // the program's functions, for derived call types
+  FunctionSignatures functions_;       // the program's functions, for derived call types
   NameTable dyn_;                      // program-level shape symbols (`N = pl.dynamic("N")`)
   std::set<const ir::Var*> dyn_vars_;  // membership only
   std::vector<const ir::Var*> dyn_order_;
