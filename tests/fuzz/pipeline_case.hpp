@@ -153,7 +153,7 @@ inline std::string where_different(const runtime::Value& want, const runtime::Va
     return std::string(s);
   };
   for (std::size_t k = 0; k < x.f32.size() && k < y.f32.size(); ++k)
-    if (kernel::float_bits(x.f32[k]) != kernel::float_bits(y.f32[k]))
+    if (runtime::comparable_bits(x.f32[k]) != runtime::comparable_bits(y.f32[k]))
       return " at element " + std::to_string(k) + ": " + show(y.f32[k]) + ", expected " +
              show(x.f32[k]);
   for (std::size_t k = 0; k < x.ints.size() && k < y.ints.size(); ++k)

@@ -614,11 +614,16 @@ class Bound:
         o: pl.Tensor[[M, 64], pl.FP32] = pl.store(t, [0, 0], o)
         return o
 
+    @pl.function(type=pl.FunctionType.InCore)
+    def kv(self, a: pl.Tensor[[M, 64], pl.FP32, pl.TensorView(valid_shape=[M, 60])]) -> pl.Tensor[[M, 64], pl.FP32, pl.TensorView(valid_shape=[M, 60])]:
+        return a
+
     @pl.function
-    def main(self, x: pl.Tensor[[32, 64], pl.FP32], y: pl.Out[pl.Tensor[[32, 64], pl.FP32]], u: pl.Tensor[[N, 64], pl.FP32], v: pl.Out[pl.Tensor[[N, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+    def main(self, x: pl.Tensor[[32, 64], pl.FP32], y: pl.Out[pl.Tensor[[32, 64], pl.FP32]], u: pl.Tensor[[N, 64], pl.FP32], v: pl.Out[pl.Tensor[[N, 64], pl.FP32]], z: pl.Tensor[[N, 64], pl.FP32, pl.TensorView(valid_shape=[N, 60])]) -> pl.Tensor[[32, 64], pl.FP32]:
         r: pl.Tensor[[32, 64], pl.FP32] = self.k(x, y)
         w: pl.Tensor[[N, 64], pl.FP32] = self.k(u, v)
         s, tid = pl.submit(self.k, x, y)
+        zv = self.kv(z)
         return r
 )";
   const ProgramRef p = parse_program(text);
@@ -629,6 +634,9 @@ class Bound:
   CHECK(type_of(0) == "pl.Tensor[[32, 64], pl.FP32]");
   CHECK(type_of(1) == "pl.Tensor[[N, 64], pl.FP32]");
   CHECK(type_of(2) == "pl.Tuple[pl.Tensor[[32, 64], pl.FP32], pl.Scalar[pl.TASK_ID]]");
+  // a view's dims are bound too (zv, the statement before the return)
+  CHECK(type_of(body.size() - 2) ==
+        "pl.Tensor[[N, 64], pl.FP32, pl.TensorView(valid_shape=[N, 60])]");
   const std::string printed = text::print(*p);
   CHECK(printed.find("pl._dump") == std::string::npos);
   CHECK(printed.find("self.k(u, v)") != std::string::npos);

@@ -11,6 +11,7 @@
 // crash. Time is that of the program's execution; calls are limited to kMaxCallDepth.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -160,6 +161,11 @@ struct Value {
 /// and payload of an arithmetic NaN unspecified, and host compilers use that freedom (GCC
 /// rewrites x / -y as -x / y), so no target can promise them (docs/runtime.md).
 PYPTO_DECL bool bit_identical(const Value& a, const Value& b);
+
+/// The bits bit_identical compares of a float: its own, or one pattern for every NaN.
+inline std::uint32_t comparable_bits(float f) {
+  return f != f ? 0x7fc00000u : std::bit_cast<std::uint32_t>(f);
+}
 
 /// Options of run(). `call_hook`, when set, is consulted before the interpreter runs an InCore,
 /// AIC or AIV function (a kernel): results it returns replace interpreting the body (the CPU

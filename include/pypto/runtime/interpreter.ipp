@@ -47,17 +47,7 @@ PYPTO_DECL float round_to_dtype(core::DataType t, long double x) {
   return static_cast<float>(std::copysign(r, x));
 }
 
-namespace detail {
-
-/// The bits of `f`, one pattern for every NaN (see bit_identical).
-inline std::uint32_t comparable_bits(float f) {
-  return f != f ? 0x7fc00000u : kernel::float_bits(f);
-}
-
-}  // namespace detail
-
 PYPTO_DECL bool bit_identical(const Value& a, const Value& b) {
-  using detail::comparable_bits;
   if (a.kind != b.kind) return false;
   switch (a.kind) {
     case ValueKind::None: return true;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -45,7 +46,8 @@ class CallBinding {
     }
   }
 
-  /// `t` in the caller's names (the same object when nothing in it is bound).
+  /// `t` in the caller's names: its shape and its view's dims (the same object when nothing in
+  /// it is bound).
   ir::TypeRef type(const ir::TypeRef& t) {
     if (const auto* tuple = ir::as<ir::TupleType>(t.get())) {
       std::vector<ir::TypeRef> types;
@@ -56,24 +58,48 @@ class CallBinding {
       }
       return changed ? ir::TupleType::make(std::move(types)) : t;
     }
-    const auto* shaped = ir::as<ir::ShapedType>(t.get());
-    if (!shaped) return t;
-    std::vector<ir::ExprRef> shape;
     bool changed = false;
-    for (const ir::ExprRef& d : shaped->shape) {
-      shape.push_back(expr(d, 0));
-      changed = changed || shape.back() != d;
+    if (const auto* tensor = ir::as<ir::TensorType>(t.get())) {
+      std::vector<ir::ExprRef> shape = dims(tensor->shape, changed);
+      std::optional<ir::TensorView> view = tensor->tensor_view;
+      if (view) {
+        view->stride = dims(view->stride, changed);
+        view->valid_shape = dims(view->valid_shape, changed);
+      }
+      return changed ? ir::TensorType::make(tensor->dtype, std::move(shape), std::move(view),
+                                            tensor->memref)
+                     : t;
     }
-    if (!changed) return t;
-    if (const auto* tensor = ir::as<ir::TensorType>(t.get()))
-      return ir::TensorType::make(tensor->dtype, std::move(shape), tensor->tensor_view,
-                                  tensor->memref);
-    const auto& tile = static_cast<const ir::TileType&>(*shaped);
-    return ir::TileType::make(tile.dtype, std::move(shape), tile.memory_space, tile.tile_view,
-                              tile.memref);
+    if (const auto* tile = ir::as<ir::TileType>(t.get())) {
+      std::vector<ir::ExprRef> shape = dims(tile->shape, changed);
+      std::optional<ir::TileView> view = tile->tile_view;
+      if (view) {
+        view->valid_shape = dims(view->valid_shape, changed);
+        view->stride = dims(view->stride, changed);
+        if (view->start_offset) {
+          ir::ExprRef offset = expr(view->start_offset, 0);
+          changed = changed || offset != view->start_offset;
+          view->start_offset = std::move(offset);
+        }
+      }
+      return changed ? ir::TileType::make(tile->dtype, std::move(shape), tile->memory_space,
+                                          std::move(view), tile->memref)
+                     : t;
+    }
+    return t;
   }
 
  private:
+  /// `ds` in the caller's names; sets `changed` when one differs.
+  std::vector<ir::ExprRef> dims(const std::vector<ir::ExprRef>& ds, bool& changed) {
+    std::vector<ir::ExprRef> out;
+    for (const ir::ExprRef& d : ds) {
+      out.push_back(expr(d, 0));
+      changed = changed || out.back() != d;
+    }
+    return out;
+  }
+
   /// A dimension in the caller's names: a bound variable is replaced, unary and binary
   /// operators over dimensions are rebuilt around replaced operands, anything else stays.
   ir::ExprRef expr(const ir::ExprRef& e, std::size_t depth) {
