@@ -2,12 +2,14 @@
 // TU is the test. Every check is applied to every concrete node through the PYPTO_IR_NODES
 // X-macro, so a node added to the catalog is checked without editing this file.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <type_traits>
 
 #include "pypto/ir.hpp"
 #include "pypto/reflect/field.hpp"
+#include "pypto/reflect/layout.hpp"
 
 namespace {
 
@@ -115,7 +117,9 @@ constexpr bool range_is(KindRange range, const NodeKind (&list)[N]) {
       #T ": comments are Ignore");                                                            \
   static_assert(!std::is_base_of_v<Expr, T> || kind_of<T>("type") == FieldKind::Usual,        \
                 #T ": an expression's type is compared");                                     \
-  static_assert(T::static_kind == NodeKind::T && T::classof(NodeKind::T), #T ": kind tag");
+  static_assert(T::static_kind == NodeKind::T && T::classof(NodeKind::T), #T ": kind tag");   \
+  static_assert(reflect::members_accounted_for<T, Node>(),                                    \
+                #T ": every member is a field or declared unreflected");
 PYPTO_IR_NODES(PYPTO_CHECK_NODE)
 #undef PYPTO_CHECK_NODE
 
@@ -124,9 +128,48 @@ static_assert(reflect::fields_are_distinct<TensorView>() && descriptors_are_empt
 static_assert(reflect::fields_are_distinct<TileView>() && descriptors_are_empty<TileView>());
 static_assert(reflect::fields_are_distinct<NamedFunction>() &&
               descriptors_are_empty<NamedFunction>());
+static_assert(reflect::members_accounted_for<TensorView>() &&
+              reflect::members_accounted_for<TileView>() &&
+              reflect::members_accounted_for<NamedFunction>());
 static_assert(reflect::count_fields<TensorView>(FieldKind::Def) == 0);
 static_assert(reflect::count_fields<TileView>(FieldKind::Def) == 0);
 static_assert(reflect::count_fields<NamedFunction>(FieldKind::Def) == 0);
+
+// ---- the layout proof sees a member left out ------------------------------------------------
+
+/// Re-lists its base's fields and drops one (task_id), as a hand-written list once did.
+struct DropsBaseMember final : ScopeStmt {
+  std::int64_t count = 2;
+  using fields =
+      ConcatFields<Stmt::fields, FieldList<UsualField<&ScopeStmt::name_hint, "name_hint">,
+                                           UsualField<&ScopeStmt::body, "body">,
+                                           UsualField<&ScopeStmt::attrs, "attrs">,
+                                           UsualField<&DropsBaseMember::count, "count">>>;
+};
+static_assert(!reflect::members_accounted_for<DropsBaseMember, Node>());
+
+/// Declares a member and lists none.
+struct DropsOwnMember final : Stmt {
+  ExprRef value;
+  using fields = Stmt::fields;
+};
+static_assert(!reflect::members_accounted_for<DropsOwnMember, Node>());
+
+/// The same member, declared unreflected: accounted for.
+struct UnreflectedMember final : Stmt {
+  ExprRef value;
+  using fields = Stmt::fields;
+  using unreflected = UnreflectedList<Unreflected<&UnreflectedMember::value>>;
+};
+static_assert(reflect::members_accounted_for<UnreflectedMember, Node>());
+
+/// A plain struct (no base): its members after an empty root.
+struct PlainPair {
+  std::int32_t a = 0;
+  std::int64_t b = 0;
+  using fields = FieldList<UsualField<&PlainPair::a, "a">>;
+};
+static_assert(!reflect::members_accounted_for<PlainPair>());
 
 // ---- names of binders: Ignore on variables, compared on scopes and program keys ---------------
 

@@ -165,6 +165,8 @@ using reflect::ConcatFields;
 using reflect::DefField;
 using reflect::FieldList;
 using reflect::IgnoreField;
+using reflect::Unreflected;
+using reflect::UnreflectedList;
 using reflect::UsualField;
 
 /// Declares the kind of a concrete node class (used inside the class body).

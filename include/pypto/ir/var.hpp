@@ -19,9 +19,10 @@ struct Var : Expr {
   PYPTO_CONCRETE_BASE_NODE(Var, kinds::var)
 
   std::string name_hint;
-  std::uint64_t uid = 0;  ///< creation order; identity, not structure (not reflected)
+  std::uint64_t uid = 0;  ///< creation order; identity, not structure
 
   using fields = ConcatFields<Expr::fields, FieldList<IgnoreField<&Var::name_hint, "name_hint">>>;
+  using unreflected = UnreflectedList<Unreflected<&Var::uid>>;
 
   static Ref<const Var> make(std::string name_hint, TypeRef type, Span span = {});
 

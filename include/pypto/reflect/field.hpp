@@ -64,6 +64,18 @@ using UsualField = Field<Member, FieldKind::Usual, Name>;
 template <auto Member, FixedString Name>
 using DefField = Field<Member, FieldKind::Def, Name>;
 
+/// A member deliberately outside reflection: no comparison, hash, print or rewrite sees it.
+template <auto Member>
+requires std::is_member_object_pointer_v<decltype(Member)>
+struct Unreflected {
+  using owner = typename detail::MemberPointerTraits<decltype(Member)>::owner;
+  using value_type = typename detail::MemberPointerTraits<decltype(Member)>::value_type;
+};
+
+/// A class's `using unreflected = UnreflectedList<Unreflected<&C::m>, ...>` (none by default).
+template <class... Members>
+struct UnreflectedList {};
+
 /// An ordered list of descriptors (a plain type list; reflect/hana.hpp adapts it to Hana).
 template <class... Fields>
 struct FieldList {
