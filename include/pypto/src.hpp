@@ -19,6 +19,7 @@
 #include "pypto/codegen/registration_code_map.ipp"
 #include "pypto/codegen/spec_emitter.ipp"
 #include "pypto/codegen/target_traits.ipp"
+#include "pypto/ir/nesting.ipp"
 #include "pypto/ir/op_registry.ipp"
 #include "pypto/kernel/canonicalize.ipp"
 #include "pypto/kernel/cse.ipp"

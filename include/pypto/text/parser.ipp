@@ -29,6 +29,7 @@
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/identical.hpp"
+#include "pypto/ir/nesting.hpp"
 #include "pypto/ir/node.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/program.hpp"
@@ -1875,7 +1876,16 @@ PYPTO_DECL ir::ProgramRef parse_program(std::string_view text, const ParseOption
   const syntax::Module module = syntax::parse_module(text);
   detail::Builder builder(ops, options.file_name);
   try {
-    return builder.program(module);
+    ir::ProgramRef program = builder.program(module);
+    // The text's blocks and brackets are bounded as it is read; the IR they build is held to the
+    // library's one measure, so that what parses, prints and runs through every pass.
+    if (const std::optional<ir::TooDeep> deep = ir::find_too_deep(*program))
+      throw ParseError(
+          deep->span.is_known() ? TextPos{deep->span.line, deep->span.column} : TextPos{}, "",
+          "IR nests deeper than " + std::to_string(core::kMaxNesting) + " levels (" +
+              std::to_string(deep->depth) + " levels at a " +
+              std::string(ir::kind_name(deep->node->kind())) + ")");
+    return program;
   } catch (const ParseError&) {
     throw;
   } catch (const core::Error& e) {
