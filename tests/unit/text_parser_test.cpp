@@ -660,3 +660,34 @@ class Bound:
 )",
       13, 12, "an annotation that agrees with the value's type (dimension 0 differs)");
 }
+
+TEST_CASE("parser: a call's result storage is the argument's, so a submit of it round-trips") {
+  // k's return type names k's allocation "buf"; main passes o, whose storage is main's own
+  // "buf". The call's and the submit's types hold main's base, and print and read back as such.
+  const std::string text = R"(@pl.program
+class Stored:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16], pl.FP32], out: pl.Out[pl.Tensor[[16], pl.FP32, pl.MemRef("buf", 0, 64)]]) -> pl.Tensor[[16], pl.FP32, pl.MemRef("buf", 0, 64)]:
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16], pl.FP32], o: pl.Out[pl.Tensor[[16], pl.FP32, pl.MemRef("buf", 0, 64)]]) -> pl.Tensor[[16], pl.FP32, pl.MemRef("buf", 0, 64)]:
+        r = pl.submit(self.k, x, o)
+        y = self.k(x, o)
+        return y
+)";
+  const ProgramRef p = parse_program(text);
+  const FunctionRef main = p->find("main");
+  const auto& body = body_of(main);
+  const auto& o_type = static_cast<const TensorType&>(*main->params.at(1)->type);
+  const auto& submit_type =
+      static_cast<const TupleType&>(*as<AssignStmt>(body.at(0).get())->value->type);
+  const auto& call_type =
+      static_cast<const TensorType&>(*as<AssignStmt>(body.at(1).get())->value->type);
+  CHECK(static_cast<const TensorType&>(*submit_type.types.at(0)).memref->base ==
+        o_type.memref->base);
+  CHECK(call_type.memref->base == o_type.memref->base);
+  const std::string printed = text::print(*p);
+  CHECK(printed.find("buf_1") == std::string::npos);  // no second name for one allocation
+  CHECK_NOTHROW(text::check_round_trip(*p));
+}

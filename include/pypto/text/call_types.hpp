@@ -9,8 +9,9 @@
 // gives f's single return type, or the tuple of its return types when it has none or several;
 // `pl.submit` gives the tuple of the callee's return types followed by Scalar[TASK_ID]. A
 // callee's return types are bound to the call's arguments: a shape symbol of a parameter's type
-// (M in pl.Tensor[[M, 64], ...]) becomes the argument's extent there, a scalar parameter becomes
-// the argument, so the call's type is in the caller's names; what no argument binds stays.
+// (M in pl.Tensor[[M, 64], ...]) becomes the argument's extent there, a parameter's storage base
+// (pl.MemRef("buf", ...)) the argument's, a scalar parameter the argument, so the call's type is
+// in the caller's names; what no argument binds stays.
 #pragma once
 
 #include <functional>

@@ -40,7 +40,10 @@ class CallBinding {
       if (ir::isa<ir::ScalarType>(*p.type)) bound_.insert(&p, args[i]);
       const auto* want = ir::as<ir::ShapedType>(p.type.get());
       const auto* have = ir::as<ir::ShapedType>(args[i]->type.get());
-      if (!want || !have || want->shape.size() != have->shape.size()) continue;
+      if (!want || !have) continue;
+      if (want->memref && have->memref)  // the allocation the parameter names is the argument's
+        bound_.insert(want->memref->base.get(), have->memref->base);
+      if (want->shape.size() != have->shape.size()) continue;
       for (std::size_t k = 0; k < want->shape.size(); ++k)
         if (ir::isa<ir::Var>(*want->shape[k])) bound_.insert(want->shape[k].get(), have->shape[k]);
     }
@@ -66,8 +69,9 @@ class CallBinding {
         view->stride = dims(view->stride, changed);
         view->valid_shape = dims(view->valid_shape, changed);
       }
+      ir::MemRefRef memref = storage(tensor->memref, changed);
       return changed ? ir::TensorType::make(tensor->dtype, std::move(shape), std::move(view),
-                                            tensor->memref)
+                                            std::move(memref))
                      : t;
     }
     if (const auto* tile = ir::as<ir::TileType>(t.get())) {
@@ -82,8 +86,9 @@ class CallBinding {
           view->start_offset = std::move(offset);
         }
       }
+      ir::MemRefRef memref = storage(tile->memref, changed);
       return changed ? ir::TileType::make(tile->dtype, std::move(shape), tile->memory_space,
-                                          std::move(view), tile->memref)
+                                          std::move(view), std::move(memref))
                      : t;
     }
     return t;
@@ -98,6 +103,21 @@ class CallBinding {
       changed = changed || out.back() != d;
     }
     return out;
+  }
+
+  /// A type's storage in the caller's names: its base (when an argument's storage binds it) and
+  /// its offsets; sets `changed` when it differs.
+  ir::MemRefRef storage(const ir::MemRefRef& m, bool& changed) {
+    if (!m) return m;
+    const ir::ExprRef* b = bound_.find(m->base.get());
+    ir::VarRef base = b ? ir::as<ir::Var>(*b) : nullptr;
+    if (!base) base = m->base;
+    ir::ExprRef offset = expr(m->byte_offset, 0);
+    ir::ExprRef slot = m->slot_index ? expr(m->slot_index, 0) : m->slot_index;
+    if (base == m->base && offset == m->byte_offset && slot == m->slot_index) return m;
+    changed = true;
+    return ir::MemRef::make(std::move(base), std::move(offset), m->size, m->is_pinned,
+                            m->slot_count, std::move(slot), m->span);
   }
 
   /// A dimension in the caller's names: a bound variable is replaced, unary and binary
