@@ -372,6 +372,26 @@ TEST_CASE("structural contract: attr value types are kept") {
   check_unequal(with_kwargs({{"k", AttrValueList{1}}}), with_kwargs({{"k", 1}}));
 }
 
+TEST_CASE("structural contract: a mismatch names an attr's kind and an enum by name") {
+  const auto mismatch = [](Attrs a, Attrs b) {
+    const auto mm = find_first_mismatch(with_kwargs(std::move(a)), with_kwargs(std::move(b)));
+    REQUIRE(mm.has_value());
+    return mm->lhs + " / " + mm->rhs;
+  };
+  CHECK(mismatch({{"k", MemorySpace::Vec}}, {{"k", 1}}) == "an enum attribute / an int attribute");
+  CHECK(mismatch({{"k", true}}, {{"k", AttrValueList{1}}}) ==
+        "a bool attribute / a list attribute");
+  CHECK(mismatch({{"k", MemorySpace::Vec}}, {{"k", MemorySpace::Mat}}) ==
+        "pl.Mem.Vec / pl.Mem.Mat");
+  CHECK(mismatch({{"k", ParamDirection::Out}}, {{"k", Role::SubWorker}}) ==
+        "pl.ParamDirection.Out / pl.Role.SubWorker");
+  CHECK(mismatch({{"k", DataType::FP32}}, {{"k", DataType::FP16}}) == "FP32 / FP16");
+  const auto mm = find_first_mismatch(with_kwargs({{"k", 1}}), with_kwargs({{"k", 2}}));
+  REQUIRE(mm.has_value());
+  CHECK(mm->field_path == "kwargs[\"k\"]");
+  CHECK(mm->lhs + " / " + mm->rhs == "1 / 2");
+}
+
 TEST_CASE("structural contract: attr vector order is kept") {
   check_unequal(with_kwargs({{"k", AttrValueList{1, 2}}}),
                 with_kwargs({{"k", AttrValueList{2, 1}}}));

@@ -258,13 +258,12 @@ class FieldEncoder {
     if (depth > kMaxNesting)  // nested attribute lists recurse: bounded like node nesting
       sink_.unsupported("attribute lists nested deeper than " + std::to_string(kMaxNesting) +
                         " levels");
-    sink_.value(static_cast<std::uint32_t>(v.value.index()));  // the value's type is structure
+    sink_.attr_kind(v.value.index());  // the value's type is structure
     std::visit(
         [&](const auto& x) {
           using X = std::decay_t<decltype(x)>;
           if constexpr (std::is_same_v<X, ir::EnumValue>) {
-            sink_.value(static_cast<std::uint32_t>(x.enum_id));
-            sink_.value(x.value);
+            sink_.enum_value(x);
           } else if constexpr (std::is_same_v<X, ir::ExprRef>) {
             if (x)
               sink_.child(x.get(), Position::Usual);
@@ -512,6 +511,11 @@ struct ScalarSink {
   template <class T>
   void value(const T& v) {
     put_value(v);
+  }
+  void attr_kind(std::size_t index) { put_value(static_cast<std::uint32_t>(index)); }
+  void enum_value(const ir::EnumValue& e) {
+    put_value(static_cast<std::uint32_t>(e.enum_id));
+    put_value(e.value);
   }
   void child(const Node* n, Position p) { put_child(n, p); }
   void null() { put_word(kNullWord); }
@@ -1555,6 +1559,17 @@ struct PathSink {
   void begin_key(std::string_view key) { segments.push_back(concat("[\"", key, "\"]")); }
   void end_key() { segments.pop_back(); }
   void presence(bool p) { token(p ? "present" : "absent"); }
+  /// An attribute value's kind, by the name the text gives it.
+  void attr_kind(std::size_t index) {
+    static constexpr std::string_view kNames[] = {"a bool",  "an int",  "a float",
+                                                  "a str",   "a dtype", "an enum",
+                                                  "an expr", "a list",  "an opaque payload"};
+    static_assert(std::size(kNames) == std::variant_size_v<ir::AttrValue::Storage>);
+    token(std::string(index < std::size(kNames) ? kNames[index] : "?") + " attribute");
+  }
+  void enum_value(const ir::EnumValue& e) {
+    token(concat("pl.", ir::enum_type_name(e), ".", ir::enum_value_name(e)));
+  }
   template <class T>
   void value(const T& v) {
     if constexpr (std::is_same_v<T, std::string>) {
