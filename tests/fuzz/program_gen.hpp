@@ -885,7 +885,8 @@ inline void ProgramGenerator::kernel_stmt(int indent, KernelCtx& k) {
     line(indent, s + " = pl.tile." + (rng_.chance(50) ? "row_sum" : "row_max") + "(" + base.name +
                      ", " + tmp + ")");
     k.tiles.push_back({tmp, base.rows, base.cols, base.dtype, false});
-    k.tiles.push_back({s, base.rows, 1, base.dtype, false});
+    // The reduction keeps its input's memory space: a row of an Acc tile is Acc.
+    k.tiles.push_back({s, base.rows, 1, base.dtype, false, base.acc});
     return;
   }
   if (r < 68) {  // a cast
@@ -893,7 +894,7 @@ inline void ProgramGenerator::kernel_stmt(int indent, KernelCtx& k) {
     const std::string d = to[rng_.below(3u)];
     const std::string name = fresh("t");
     line(indent, name + " = pl.tile.cast(" + base.name + ", target_type=pl." + d + ")");
-    k.tiles.push_back({name, base.rows, base.cols, d, false});
+    k.tiles.push_back({name, base.rows, base.cols, d, false, base.acc});  // same memory space
     return;
   }
   if (r < 74 && base.dtype == "FP32") {  // matmul: base [h, w] @ [w, n]
