@@ -691,3 +691,38 @@ class Stored:
   CHECK(printed.find("buf_1") == std::string::npos);  // no second name for one allocation
   CHECK_NOTHROW(text::check_round_trip(*p));
 }
+
+TEST_CASE("parser: in an Orchestration function a parameter's symbolic extent read is the symbol") {
+  const std::string text = R"(import pypto.language as pl
+M = pl.dynamic("M")
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[M, 64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+        m = pl.tensor.dim(a, 0)
+        c = pl.tensor.dim(a, 1)
+        k = m + c
+        m = k * 2
+        return m
+)";
+  const ProgramRef p = parse_program(text);
+  const FunctionRef main = p->find("main");
+  const auto& body = body_of(main);
+  // `m = tensor.dim(a, 0)` is folded onto M (no statement); the constant extent 64 stays a read.
+  REQUIRE(body.size() == 4);
+  const auto& c = static_cast<const AssignStmt&>(*body[0]);
+  CHECK(c.var->name_hint == "c");
+  const auto& k = static_cast<const AssignStmt&>(*body[1]);
+  const ExprRef symbol = static_cast<const TensorType&>(*main->params[0]->type).shape[0];
+  CHECK(static_cast<const Add&>(*k.value).left == symbol);
+  // Rebinding m makes a new variable: the symbol itself is never redefined.
+  const auto& m = static_cast<const AssignStmt&>(*body[2]);
+  CHECK(m.var != symbol);
+  CHECK(m.var->name_hint == "m");
+  CHECK_NOTHROW(text::check_round_trip(*p));
+  // Written as Opaque, the read stays.
+  std::string opaque = text;
+  opaque.replace(opaque.find("(type=pl.FunctionType.Orchestration)"),
+                 std::string("(type=pl.FunctionType.Orchestration)").size(), "");
+  CHECK(body_of(parse_program(opaque)->find("main")).size() == 5);
+}

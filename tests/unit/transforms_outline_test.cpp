@@ -682,6 +682,49 @@ class P:
   CHECK(ir::as<ir::SeqStmts>(fn(after, "helper").body.get())->stmts.size() == 2);
 }
 
+TEST_CASE("outline: an Opaque function and its Orchestration twin outline to the same IR") {
+  // m reads M; r reads it inside a loop that holds no scope; b's shape is built from m. Written as
+  // Orchestration the parser folds every read onto M; written as Opaque the outliner folds them
+  // when it promotes the function, before it analyses the scopes: the kernels take no copy of M
+  // and b's type is [M, 64] on both paths.
+  const std::string body = R"(
+    def main(self, a: pl.Tensor[[M, 64], pl.FP32], o: pl.Out[pl.Tensor[[M, 64], pl.FP32]]) -> pl.Tensor[[M, 64], pl.FP32]:
+        m = pl.tensor.dim(a, 0)
+        b = pl.tensor.create([m, 64], dtype=pl.FP32)
+        for i in pl.range(2):
+            r = pl.tensor.dim(a, 0)
+            q = r // 16
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(a, [m - 16, 0], [16, 64])
+            b = pl.store(t, [0, 0], b)
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t2 = pl.load(b, [0, 0], [16, 64])
+            o = pl.store(t2, [0, 0], o)
+        return o
+)";
+  const std::string head =
+      "import pypto.language as pl\nM = pl.dynamic(\"M\")\n@pl.program\nclass P:\n";
+  const std::string as_opaque = head + "    @pl.function" + body;
+  const std::string as_orchestration =
+      head + "    @pl.function(type=pl.FunctionType.Orchestration)" + body;
+  // The parser folds in Orchestration only.
+  CHECK(pypto::text::print(*parse(as_orchestration)).find("tensor.dim") == std::string::npos);
+  CHECK(pypto::text::print(*parse(as_opaque)).find("tensor.dim") != std::string::npos);
+  const std::string pipeline = "convert-to-ssa,outline-incore-scopes";
+  tf::PassManagerOptions options;
+  options.instruments.push_back(tf::verify_each_instrument());
+  const auto outlined = [&](const std::string& text) {
+    return tf::PassManager(tf::standard_passes().pipeline(pipeline), options).run(*parse(text));
+  };
+  const ProgramRef from_opaque = outlined(as_opaque);
+  INFO(pypto::text::print(*from_opaque));
+  pypto::structural::assert_structural_equal(from_opaque, outlined(as_orchestration));
+  const std::string printed = pypto::text::print(*from_opaque);
+  CHECK(printed.find("tensor.dim") == std::string::npos);
+  CHECK(printed.find("pl.dynamic(\"m\")") == std::string::npos);  // no symbol made of the read
+  CHECK(fn(from_opaque, "main_incore_0").params.size() == 2);     // a and b: no copy of M
+}
+
 // ---- attrs -----------------------------------------------------------------------------------
 
 TEST_CASE("outline: pl.set_cache_policy becomes sorted (param index, policy) pairs") {

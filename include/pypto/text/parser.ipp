@@ -25,6 +25,7 @@
 #include "pypto/core/limits.hpp"
 #include "pypto/core/span.hpp"
 #include "pypto/ir/attrs.hpp"
+#include "pypto/ir/dim_read.hpp"
 #include "pypto/ir/enums.hpp"
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
@@ -394,6 +395,7 @@ class Builder {
     const SStmt& def = *sig.def;
     current_def_ = &def;
     scope_ = std::move(sig.scope);
+    fold_extent_reads_ = sig.type == ir::FunctionType::Orchestration;
     ir::Attrs attrs;
     std::size_t first = 0;
     const auto& body = def.body;
@@ -1321,6 +1323,16 @@ class Builder {
     bind_assignment(*s.target, s.annotation.get(), value, out, span(s.pos));
   }
 
+  /// True when `v` is a shape symbol of a parameter's type: a name that stands for it (a folded
+  /// extent read) is rebound to a new variable, never to the symbol.
+  bool is_signature_symbol(const ir::Var& v) const {
+    for (const ir::VarRef& p : param_vars_)
+      if (const auto* tt = p ? ir::as<ir::ShapedType>(p->type.get()) : nullptr)
+        for (const ir::ExprRef& d : tt->shape)
+          if (d.get() == &v) return true;
+    return false;
+  }
+
   /// `x[: T] = value` (rebinding an existing `x` to a value of the same type keeps its
   /// variable: the natural form, where one variable is assigned several times) or `a, b = value` (a
   /// tuple unpacked element by element).
@@ -1355,10 +1367,17 @@ class Builder {
     ir::TypeRef t = value->type;
     if (annotation) t = reconcile(type(*annotation), value->type, *annotation);
     t = take_declared(name, t, target);
+    // In an Orchestration function a read of a parameter's symbolic extent is the symbol: the
+    // name stands for it and nothing is bound (ir/dim_read.hpp).
+    if (fold_extent_reads_)
+      if (ir::ExprRef sym = ir::param_dim_symbol(param_vars_, t, *value)) {
+        scope_.names[name] = ir::cast<ir::Var>(sym);
+        return;
+      }
     ir::VarRef var;
-    if (auto it = scope_.names.find(name); it != scope_.names.end() &&
-                                           it->second->kind() == ir::NodeKind::Var &&
-                                           ir::identical(it->second->type, t))
+    if (auto it = scope_.names.find(name);
+        it != scope_.names.end() && it->second->kind() == ir::NodeKind::Var &&
+        ir::identical(it->second->type, t) && !is_signature_symbol(*it->second))
       var = it->second;
     else
       var = ir::Var::make(name, t, span(target.pos));
@@ -1860,6 +1879,7 @@ class Builder {
   std::map<std::string, std::size_t, std::less<>> pending_params_;
   std::vector<int> param_state_;  // 0 not built, 1 building, 2 built
   std::vector<ir::VarRef> param_vars_;
+  bool fold_extent_reads_ = false;  // the function being built is Orchestration
   std::vector<ir::ParamDirection> param_dirs_;
   std::vector<RegionResults*> regions_;
   std::size_t type_depth_ = 0;

@@ -46,6 +46,7 @@
 #include "pypto/core/span.hpp"
 #include "pypto/detail/pointer_map.hpp"
 #include "pypto/ir/attrs.hpp"
+#include "pypto/ir/dim_read.hpp"
 #include "pypto/ir/enums.hpp"
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
@@ -554,16 +555,18 @@ class FunctionOutliner {
   ir::FunctionRef run(const ir::FunctionRef& f) {
     if (!f->body) return f;
     fn_ = f.get();
+    // Promotion folds the parameter extent reads first, so that the scopes are analysed in the
+    // body a function written as Orchestration has.
+    ir::StmtRef source = f->body;
+    if (target_.fold_param_dims && f->func_type == ir::FunctionType::Opaque &&
+        contains_target(*source))
+      source = folded_param_dims(source);
     // A value only a dead phi reads is no live-out: such phis go first (DeadCarries).
-    const ir::StmtRef source =
-        contains_target(*f->body)
-            ? DeadCarries(*f->body, target_.is_target, ops_, callees_).prune(f->body)
-            : f->body;
+    if (contains_target(*source))
+      source = DeadCarries(*source, target_.is_target, ops_, callees_).prune(source);
     for (const auto& p : f->params) pos_.param(*p);
     walk_uses_defs(*source, pos_, ops_, callees_);
     const std::size_t before = outlined_.size();
-    fold_dims_ = target_.fold_param_dims && f->func_type == ir::FunctionType::Opaque &&
-                 contains_target(*source);
     ir::StmtRef body = slot(source);
     if (outlined_.size() == before && body == f->body) return f;
     auto copy = ir::copy_node(*f);
@@ -617,7 +620,6 @@ class FunctionOutliner {
 
   void rebuild(const ir::StmtRef& s, std::vector<ir::StmtRef>& out) {
     if (target_.is_target(*s)) return outline(*ir::as<ir::ScopeStmt>(s.get()), out);
-    if (fold_dims_ && fold_param_dim(*s)) return;
     if (const auto* f = ir::as<ir::ForStmt>(s.get())) return out.push_back(loop(*f, s));
     if (const auto* w = ir::as<ir::WhileStmt>(s.get())) return out.push_back(loop(*w, s));
     if (const auto* i = ir::as<ir::IfStmt>(s.get())) return out.push_back(branch(*i, s));
@@ -642,26 +644,36 @@ class FunctionOutliner {
     out.push_back(renames_.stmt(s));
   }
 
-  /// On promotion, `m = tensor.dim(a, k)` on a parameter whose axis k is a declared dynamic
-  /// symbol is folded onto the symbol: true when `s` was such a binding.
-  bool fold_param_dim(const ir::Stmt& s) {
-    const auto* a = ir::as<ir::AssignStmt>(&s);
-    const auto* c = a ? ir::as<ir::Call>(a->value.get()) : nullptr;
-    if (!c || c->op->name != "tensor.dim" || c->args.size() != 2) return false;
-    const auto* param = ir::as<ir::Var>(c->args[0].get());
-    const auto* axis = ir::as<ir::ConstInt>(c->args[1].get());
-    if (!param || !axis || std::find_if(fn_->params.begin(), fn_->params.end(), [&](const auto& p) {
-                             return p.get() == param;
-                           }) == fn_->params.end())
-      return false;
-    const auto* tt = ir::as<ir::TensorType>(param->type.get());
-    if (!tt || axis->value < 0 || static_cast<std::size_t>(axis->value) >= tt->shape.size())
-      return false;
-    const ir::ExprRef& dim = tt->shape[static_cast<std::size_t>(axis->value)];
-    const auto* sym = ir::as<ir::Var>(dim.get());
-    if (!sym || pos_.def(*sym) || !ir::identical(sym->type, a->var->type)) return false;
-    renames_.set(*a->var, dim);
-    return true;
+  /// `body` with every `m = tensor.dim(param, k)` that reads a signature symbol
+  /// (ir/dim_read.hpp), at any depth, folded onto the symbol: the binding dropped, its uses
+  /// replaced.
+  ir::StmtRef folded_param_dims(const ir::StmtRef& body) {
+    Substitution folded;
+    folded.rewrite_types();  // a shape built from the read is built from the symbol
+    bool any = false;
+    const auto folds = [&](const ir::Stmt& s) {
+      const auto* a = ir::as<ir::AssignStmt>(&s);
+      ir::ExprRef sym = a ? ir::param_dim_symbol(fn_->params, a->var->type, *a->value) : nullptr;
+      if (!sym) return false;
+      folded.set(*a->var, std::move(sym));
+      any = true;
+      return true;
+    };
+    std::function<ir::StmtRef(const ir::StmtRef&)> drop = [&](const ir::StmtRef& s) -> ir::StmtRef {
+      const auto* seq = ir::as<ir::SeqStmts>(s.get());
+      if (!seq)
+        return folds(*s) ? ir::StmtRef(ir::SeqStmts::make({}, s->span))
+                         : detail::with_body_slots(s, drop);
+      std::vector<ir::StmtRef> kept;
+      for (const ir::StmtRef& x : seq->stmts)
+        if (!folds(*x)) kept.push_back(drop(x));
+      if (std::equal(kept.begin(), kept.end(), seq->stmts.begin(), seq->stmts.end())) return s;
+      auto copy = ir::copy_node(*seq);
+      copy->stmts = std::move(kept);
+      return ir::StmtRef(copy);
+    };
+    const ir::StmtRef dropped = drop(body);
+    return any ? folded.stmt(dropped) : body;
   }
 
   // ---- carries out of loops and branches ----
@@ -1193,7 +1205,6 @@ class FunctionOutliner {
   Substitution renames_;
   ::pypto::detail::PointerMap<std::size_t> info_index_;
   std::deque<ScopeInfo> infos_;
-  bool fold_dims_ = false;
 };
 
 /// `s` with every ReturnStmt's tensor value that is provably a parameter's buffer (but not the

@@ -5,10 +5,10 @@
 // an unchanged subtree is returned as the same object, and a node shared by several parents is
 // rebuilt once (memoized), so sharing survives. The walk is generic over the field descriptors
 // (nothing else names a node's fields), including attribute values and the nested view structs
-// of a node. Types are left as they are: shape symbols are program-wide names, not the values a
-// pass renames. An IterArg whose initial value changes is re-made, and
-// its uses follow it. Each node is visited at most once per Substitution: O(N) for a whole
-// function, plus O(1) expected per lookup.
+// of a node. Types are left as they are (shape symbols are program-wide names, not the values a
+// pass renames) unless `rewrite_types()` asks otherwise. An IterArg whose initial value changes,
+// and a variable whose type changes, is re-made, and its uses follow it. Each node is visited at
+// most once per Substitution: O(N) for a whole function, plus O(1) expected per lookup.
 #pragma once
 
 #include <cstddef>
@@ -169,6 +169,14 @@ class Substitution : private detail::FieldRewriter<Substitution> {
     memo_.clear();  // a different map gives different results
   }
 
+  /// Replaces mapped variables inside types too, from now on (a pass folding a variable onto a
+  /// shape symbol): a variable whose type changes is re-made with the new type, and its uses
+  /// follow it. Off by default: shape symbols are program-wide names.
+  void rewrite_types() {
+    types_ = true;
+    memo_.clear();
+  }
+
   /// A point to roll the mappings back to (the branches of an if start from the same state).
   std::size_t mark() const { return journal_.size(); }
   void rollback(std::size_t mark) {
@@ -213,9 +221,11 @@ class Substitution : private detail::FieldRewriter<Substitution> {
   template <class T>
   ir::Ref<const T> rewrite(const ir::Ref<const T>& ref) {
     if (!ref) return ref;
-    if constexpr (std::is_base_of_v<ir::Type, T> || std::is_base_of_v<ir::Op, T>) {
-      return ref;  // types keep their program-wide symbols; callees are names
+    if constexpr (std::is_base_of_v<ir::Op, T>) {
+      return ref;  // callees are names
     } else {
+      if constexpr (std::is_base_of_v<ir::Type, T>)
+        if (!types_) return ref;  // types keep their program-wide symbols
       ir::NodeRef done = node(ir::NodeRef(ref));
       if (!ir::isa<T>(*done))  // e.g. a variable in a Def position mapped to a non-variable
         throw core::InternalError("substitution: a " + std::string(T::class_name) +
@@ -243,6 +253,7 @@ class Substitution : private detail::FieldRewriter<Substitution> {
   std::vector<std::pair<const ir::Var*, ir::ExprRef>> journal_;  // (variable, previous value)
   ::pypto::detail::PointerMap<ir::NodeRef> memo_;                // looked up, never iterated
   std::size_t depth_ = 0;
+  bool types_ = false;  // rewrite_types()
 };
 
 }  // namespace pypto::transforms

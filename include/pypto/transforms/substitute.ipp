@@ -15,11 +15,10 @@ namespace pypto::transforms {
 // Out of the class, after every member template its generic lambda calls: clang 14 leaves member
 // templates declared later in the class uninstantiated there (-Wundefined-inline).
 PYPTO_DECL ir::NodeRef Substitution::node(const ir::NodeRef& n) {
-  if (ir::isa<ir::Type>(*n) || ir::isa<ir::Op>(*n)) return n;
+  if (ir::isa<ir::Op>(*n) || (!types_ && ir::isa<ir::Type>(*n))) return n;
   if (const auto* v = ir::as<ir::Var>(n.get())) {
     if (const ir::ExprRef* to = find(*v)) return *to;
-    const auto* ia = ir::as<ir::IterArg>(v);
-    if (!ia) return n;
+    if (!types_ && !ir::isa<ir::IterArg>(*v)) return n;
   }
   if (const ir::NodeRef* done = memo_.find(n.get())) return *done;
   if (++depth_ > core::kMaxNesting)
@@ -29,9 +28,15 @@ PYPTO_DECL ir::NodeRef Substitution::node(const ir::NodeRef& n) {
     using N = std::remove_cvref_t<decltype(concrete)>;
     if constexpr (std::is_same_v<N, ir::IterArg>) {
       ir::ExprRef init = rewrite(concrete.init_value);
-      if (init == concrete.init_value) return n;
-      ir::IterArgRef fresh =
-          ir::IterArg::make(concrete.name_hint, concrete.type, init, concrete.span);
+      ir::TypeRef type = rewrite(concrete.type);
+      if (init == concrete.init_value && type == concrete.type) return n;
+      ir::IterArgRef fresh = ir::IterArg::make(concrete.name_hint, type, init, concrete.span);
+      *map_.insert(&concrete, nullptr).first = fresh;  // its uses follow it
+      return fresh;
+    } else if constexpr (std::is_same_v<N, ir::Var>) {  // reached when types are rewritten
+      ir::TypeRef type = rewrite(concrete.type);
+      if (type == concrete.type) return n;
+      ir::VarRef fresh = ir::Var::make(concrete.name_hint, type, concrete.span);
       *map_.insert(&concrete, nullptr).first = fresh;  // its uses follow it
       return fresh;
     } else {
