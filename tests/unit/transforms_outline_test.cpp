@@ -642,6 +642,34 @@ class After:
 }
 
 TEST_CASE(
+    "outline: a cluster's parent keeps its type, and a scope with no outputs returns nothing") {
+  check_outline(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.cluster():
+            _y: pl.Tensor[[64], pl.FP32] = pl.add(x, x)
+        return x
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.Group)
+    def main_cluster_0(self, x: pl.Tensor[[64], pl.FP32]):
+        _y: pl.Tensor[[64], pl.FP32] = pl.tensor.add(x, x)
+
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        self.main_cluster_0(x)
+        return x
+)",
+                "outline-cluster-scopes");
+}
+
+TEST_CASE(
     "outline: Opaque is promoted after folding tensor.dim onto dynamic symbols, Graph stays") {
   ProgramRef after = run(R"(
 import pypto.language as pl

@@ -23,14 +23,16 @@ PYPTO_DECL Pass OutlineClusterScopes(const ir::OpRegistry& ops) {
   cluster.is_target = [](const ir::Stmt& s) { return ir::isa<ir::ClusterScopeStmt>(s); };
   cluster.function_type = ir::FunctionType::Group;
   cluster.kind = "cluster";
-  // An Opaque parent that dispatches a Group or an Spmd wrapper is an Orchestration function,
-  // with its parameter dimension reads folded on promotion, as the InCore outliner does.
-  cluster.promote_opaque = true;
-  cluster.fold_param_dims = true;
+  // A parent keeps its type when a cluster becomes a Group call (as upstream PyPTO's pass does);
+  // an Opaque parent that dispatches a standalone spmd scope is an Orchestration function, with
+  // its parameter extent reads folded on promotion, as the InCore outliner does for the kernel an
+  // index-reading spmd body is.
   OutlineTarget spmd = cluster;
   spmd.is_target = [](const ir::Stmt& s) { return ir::isa<ir::SpmdScopeStmt>(s); };
   spmd.function_type = ir::FunctionType::Spmd;
   spmd.kind = "spmd";
+  spmd.promote_opaque = true;
+  spmd.fold_param_dims = true;
   return Pass("outline-cluster-scopes", {Property::SSAForm},
               {Property::SSAForm, Property::ClusterOutlined, Property::NoScalarKernelReturn,
                Property::ReturnParamsExplicit},

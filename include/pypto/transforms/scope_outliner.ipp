@@ -1004,7 +1004,7 @@ class FunctionOutliner {
       return_types.push_back(r->type);
       returns.push_back(std::move(r));
     }
-    {
+    if (!returns.empty()) {  // a scope with no outputs becomes a function with no return
       std::vector<ir::StmtRef> stmts = ir::as<ir::SeqStmts>(body.get())->stmts;
       stmts.push_back(ir::ReturnStmt::make(returns, s.span));
       body = ir::SeqStmts::make(std::move(stmts), region_body->span);
