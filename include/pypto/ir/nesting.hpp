@@ -1,11 +1,10 @@
 // pypto/ir/nesting.hpp — the one measure of how deeply IR nests, and its one limit.
 //
 // A node's nesting is the number of nodes on the longest path from it down through its
-// children (`for_each_child`: fields, optionals, views, attribute values; types included). IR
-// may nest without bound, but the layers that recurse over it — the parser, the printer, every
-// pass — refuse nesting above core::kMaxNesting by this one measure, so whatever one of them
-// accepts, the others accept too (structural comparison, which walks a variable's type once
-// where it is defined, accepts a few levels more). See docs/ir.md, "Nesting".
+// children (`for_each_child`: fields, optionals, views, attribute values; types included). The
+// parser holds every program to core::kMaxNesting by this measure; the other layers count fewer
+// levels on the same IR, so whatever parses, prints, compares and runs through every pass. See
+// docs/ir.md, "Nesting".
 //
 // `find_too_deep` is iterative (no native recursion) and O(nodes + fields): a node shared by
 // several parents is measured once.

@@ -31,8 +31,8 @@ inline Span own_span(const Node& n) {
 
 PYPTO_DECL std::optional<TooDeep> find_too_deep(const Node& root, std::size_t limit) {
   // Post-order over the graph with an explicit stack. A frame's `height` gathers the largest
-  // height among its finished children; a node's height (nodes on its longest downward path) is
-  // memoized when it finishes, so a shared node is walked once and met again in O(1).
+  // height among its finished children; a shared node's height (nodes on its longest downward
+  // path) is memoized when it finishes, so it is walked once and met again in O(1).
   struct Frame {
     const Node* node;
     std::uint32_t parent;
@@ -57,13 +57,15 @@ PYPTO_DECL std::optional<TooDeep> find_too_deep(const Node& root, std::size_t li
   while (!frames.empty()) {
     const auto index = static_cast<std::uint32_t>(frames.size() - 1);
     Frame& f = frames.back();
+    // Only a node held by more than one handle can be met again: the others skip the memo.
+    const bool shared = f.node->use_count() > 1;
     if (f.expanded) {
       const std::size_t height = f.height + 1;
-      heights.insert(f.node, height);
+      if (shared) heights.insert(f.node, height);
       finish(height);
       continue;
     }
-    if (const std::size_t* h = heights.find(f.node)) {
+    if (const std::size_t* h = shared ? heights.find(f.node) : nullptr) {
       if (f.depth + *h - 1 > limit) return too_deep(index, f.depth + *h - 1);
       finish(*h);
       continue;

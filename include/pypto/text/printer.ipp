@@ -25,7 +25,6 @@
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/identical.hpp"
-#include "pypto/ir/nesting.hpp"
 #include "pypto/ir/node.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/program.hpp"
@@ -1296,12 +1295,10 @@ class Printer {
 }  // namespace detail
 
 PYPTO_DECL std::string print(const ir::Program& program, PrintOptions options) {
-  ir::require_nesting_within_limit(program, "print");
   return detail::Printer(options).program(program);
 }
 
 PYPTO_DECL std::string print(const ir::Node& node, PrintOptions options) {
-  ir::require_nesting_within_limit(node, "print");
   detail::Printer p(options);
   if (const auto* prog = ir::as<ir::Program>(&node)) return p.program(*prog);
   if (const auto* fn = ir::as<ir::Function>(&node)) return p.function(*fn);

@@ -15,7 +15,6 @@
 #include <utility>
 
 #include "pypto/core/error.hpp"
-#include "pypto/ir/nesting.hpp"
 #include "pypto/ir/program.hpp"
 #include "pypto/transforms/property.hpp"
 
@@ -57,9 +56,7 @@ class Pass {
   PropertySet invalidated() const { return invalidated_; }
 
   /// Runs the transformation alone (no property checks: that is the pass manager's job).
-  /// Input nested deeper than the library's limit is a core::ValueError (ir/nesting.hpp).
   ir::ProgramRef operator()(const ir::Program& program) const {
-    ir::require_nesting_within_limit(program, "pass " + name_);
     ir::ProgramRef out = transform_(program);
     if (!out) throw core::InternalError("pass " + name_ + " returned no program");
     return out;
