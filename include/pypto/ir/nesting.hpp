@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "pypto/core/config.hpp"
@@ -32,6 +33,9 @@ struct TooDeep {
 /// The first path below `root` with more than `limit` nodes, or nullopt when there is none.
 PYPTO_DECL std::optional<TooDeep> find_too_deep(const Node& root,
                                                 std::size_t limit = core::kMaxNesting);
+
+/// "IR nests deeper than 512 levels (513 levels at a SeqStmts)": what `deep` says, for errors.
+PYPTO_DECL std::string describe(const TooDeep& deep);
 
 /// Throws core::ValueError naming `who`, the limit and the position when `root` nests deeper
 /// than core::kMaxNesting.

@@ -78,13 +78,17 @@ PYPTO_DECL std::optional<TooDeep> find_too_deep(const Node& root, std::size_t li
   return std::nullopt;
 }
 
+PYPTO_DECL std::string describe(const TooDeep& deep) {
+  return "IR nests deeper than " + std::to_string(core::kMaxNesting) + " levels (" +
+         std::to_string(deep.depth) + " levels at a " + std::string(kind_name(deep.node->kind())) +
+         ")";
+}
+
 PYPTO_DECL void require_nesting_within_limit(const Node& root, std::string_view who) {
   const std::optional<TooDeep> deep = find_too_deep(root);
   if (!deep) return;
-  throw core::ValueError(
-      std::string(who) + ": IR nests deeper than " + std::to_string(core::kMaxNesting) +
-      " levels (" + std::to_string(deep->depth) + " levels at a " +
-      std::string(kind_name(deep->node->kind())) + ", " + deep->span.to_string() + ")");
+  throw core::ValueError(std::string(who) + ": " + describe(*deep) + " at " +
+                         deep->span.to_string());
 }
 
 }  // namespace pypto::ir

@@ -1324,7 +1324,7 @@ class Builder {
   }
 
   /// True when `v` is a shape symbol of a parameter's type: a name that stands for it (a folded
-  /// extent read) is rebound to a new variable, never to the symbol.
+  /// extent read, so only where reads fold) is rebound to a new variable, never to the symbol.
   bool is_signature_symbol(const ir::Var& v) const {
     for (const ir::VarRef& p : param_vars_)
       if (const auto* tt = p ? ir::as<ir::ShapedType>(p->type.get()) : nullptr)
@@ -1377,7 +1377,8 @@ class Builder {
     ir::VarRef var;
     if (auto it = scope_.names.find(name);
         it != scope_.names.end() && it->second->kind() == ir::NodeKind::Var &&
-        ir::identical(it->second->type, t) && !is_signature_symbol(*it->second))
+        ir::identical(it->second->type, t) &&
+        !(fold_extent_reads_ && is_signature_symbol(*it->second)))
       var = it->second;
     else
       var = ir::Var::make(name, t, span(target.pos));
@@ -1902,9 +1903,7 @@ PYPTO_DECL ir::ProgramRef parse_program(std::string_view text, const ParseOption
     if (const std::optional<ir::TooDeep> deep = ir::find_too_deep(*program))
       throw ParseError(
           deep->span.is_known() ? TextPos{deep->span.line, deep->span.column} : TextPos{}, "",
-          "IR nests deeper than " + std::to_string(core::kMaxNesting) + " levels (" +
-              std::to_string(deep->depth) + " levels at a " +
-              std::string(ir::kind_name(deep->node->kind())) + ")");
+          ir::describe(*deep));
     return program;
   } catch (const ParseError&) {
     throw;

@@ -26,18 +26,20 @@ PYPTO_DECL ir::NodeRef Substitution::node(const ir::NodeRef& n) {
                            std::to_string(core::kMaxNesting) + " levels is not supported");
   ir::NodeRef out = ir::visit(*n, [&](const auto& concrete) -> ir::NodeRef {
     using N = std::remove_cvref_t<decltype(concrete)>;
-    if constexpr (std::is_same_v<N, ir::IterArg>) {
-      ir::ExprRef init = rewrite(concrete.init_value);
+    if constexpr (std::is_same_v<N, ir::IterArg> || std::is_same_v<N, ir::Var>) {
+      // A binder re-made when what defines it changes (a plain Var only when types are
+      // rewritten); its uses follow it.
       ir::TypeRef type = rewrite(concrete.type);
-      if (init == concrete.init_value && type == concrete.type) return n;
-      ir::IterArgRef fresh = ir::IterArg::make(concrete.name_hint, type, init, concrete.span);
-      *map_.insert(&concrete, nullptr).first = fresh;  // its uses follow it
-      return fresh;
-    } else if constexpr (std::is_same_v<N, ir::Var>) {  // reached when types are rewritten
-      ir::TypeRef type = rewrite(concrete.type);
-      if (type == concrete.type) return n;
-      ir::VarRef fresh = ir::Var::make(concrete.name_hint, type, concrete.span);
-      *map_.insert(&concrete, nullptr).first = fresh;  // its uses follow it
+      ir::VarRef fresh;
+      if constexpr (std::is_same_v<N, ir::IterArg>) {
+        ir::ExprRef init = rewrite(concrete.init_value);
+        if (init == concrete.init_value && type == concrete.type) return n;
+        fresh = ir::IterArg::make(concrete.name_hint, type, init, concrete.span);
+      } else {
+        if (type == concrete.type) return n;
+        fresh = ir::Var::make(concrete.name_hint, type, concrete.span);
+      }
+      *map_.insert(&concrete, nullptr).first = fresh;
       return fresh;
     } else {
       auto copy = rebuilt(concrete);
