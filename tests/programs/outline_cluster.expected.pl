@@ -6,7 +6,7 @@ class After:
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
         o1 = self.main_cluster_0(a, o)
-        o2 = self.rows(a, o1, attrs={"core_num": 4})
+        o2 = self.rows_spmd(a, o1, attrs={"core_num": 4})
         return o2
 
     @pl.function(type=pl.FunctionType.Group)
@@ -16,8 +16,8 @@ class After:
         return o
 
     @pl.function(type=pl.FunctionType.Spmd)
-    def rows(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        o1 = self.main_incore_2(a, o)
+    def rows_spmd(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        o1 = self.rows(a, o)
         return o
 
     @pl.function(type=pl.FunctionType.InCore)
@@ -33,7 +33,7 @@ class After:
         return o
 
     @pl.function(type=pl.FunctionType.InCore)
-    def main_incore_2(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+    def rows(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
         i = pl.tile.get_block_idx()
         r = pl.load(a, [i * 16, 0], [16, 64])
         o__store = pl.store(r, [i * 16, 0], o)

@@ -425,7 +425,11 @@ class P:
   CHECK(branch.return_vars.size() == 2);
   CHECK(isa<WhileStmt>(stmts[1]));
   CHECK(static_cast<const InCoreScopeStmt&>(*stmts[2]).split == SplitMode::UpDown);
-  CHECK(isa<SplitAivScopeStmt>(stmts[3]));
+  // A split_aiv region outside an InCore scope is a kernel of its own: it reads back wrapped.
+  const auto* wrapper = as<InCoreScopeStmt>(stmts[3].get());
+  REQUIRE(wrapper);
+  CHECK(wrapper->split == SplitMode::None);
+  CHECK(isa<SplitAivScopeStmt>(static_cast<const SeqStmts&>(*wrapper->body).stmts[0]));
   CHECK(static_cast<const SpmdScopeStmt&>(*stmts[4]).sync_start);
   CHECK(static_cast<const RuntimeScopeStmt&>(*stmts[5]).manual);
   CHECK(isa<ClusterScopeStmt>(stmts[6]));
@@ -554,6 +558,84 @@ TEST_CASE("parser: a long flat operator chain is a ParseError at the limit, not 
   std::size_t depth = 0;
   for (const Expr* e = m.value.get(); const auto* add = as<Add>(e); e = add->left.get()) ++depth;
   CHECK(depth == 500);
+}
+
+TEST_CASE("parser: operators bind and associate as Python's do") {
+  const std::string head =
+      "@pl.program\nclass P:\n    @pl.function\n    def f(self, a: pl.Scalar[pl.INDEX], b: "
+      "pl.Scalar[pl.INDEX], c: pl.Scalar[pl.INDEX], p: pl.Scalar[pl.BOOL], q: "
+      "pl.Scalar[pl.BOOL]):\n        x = ";
+  const auto parsed = [&](const std::string& e) {
+    return text::print(*parse_program(head + e + "\n"));
+  };
+  // Each expression against its fully bracketed reading.
+  const std::pair<std::string, std::string> cases[] = {
+      {"a + b * c", "a + (b * c)"},
+      {"a - b - c", "(a - b) - c"},
+      {"a * b // c % a", "((a * b) // c) % a"},
+      {"a ** b ** c", "a ** (b ** c)"},
+      {"-a ** b", "-(a ** b)"},
+      {"a ** -b", "a ** (-b)"},
+      {"-a * b", "(-a) * b"},
+      {"~a + b", "(~a) + b"},
+      {"a << b + c", "a << (b + c)"},
+      {"a & b | c ^ a", "(a & b) | (c ^ a)"},
+      {"a | b & c", "a | (b & c)"},
+      {"a + b < c * a", "(a + b) < (c * a)"},
+      {"not a < b", "not (a < b)"},
+      {"not p and q", "(not p) and q"},
+      {"p or q and p", "p or (q and p)"},
+      {"p and q or p", "(p and q) or p"},
+      {"not not p", "not (not p)"},
+      {"a < b and b < c or not p", "((a < b) and (b < c)) or (not p)"},
+  };
+  for (const auto& [bare, bracketed] : cases) {
+    CAPTURE(bare);
+    CHECK(parsed(bare) == parsed(bracketed));
+  }
+  CHECK(parsed("a - b - c") != parsed("a - (b - c)"));
+  CHECK(parsed("a ** b ** c") != parsed("(a ** b) ** c"));
+  // `not` binds looser than a comparison or an arithmetic operator: it cannot be their operand.
+  expect_parse_error(head + "a + not p\n", 5, 17, "an expression");
+  expect_parse_error(head + "p == not q\n", 5, 18, "an expression");
+  expect_parse_error(head + "a + b in c\n", 5, 19, "in / is are not supported");
+}
+
+TEST_CASE("parser: a split_aiv region outside an InCore scope reads back inside one of its own") {
+  const auto program = [](std::string_view type, std::string_view body) {
+    return parse_program(
+        "@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType." + std::string(type) +
+        ")\n    def main(self, a: pl.Tensor[[256, 128], pl.FP32], out: "
+        "pl.Out[pl.Tensor[[256, 128], pl.FP32]]) -> pl.Tensor[[256, 128], pl.FP32]:\n" +
+        std::string(body) + "        return out\n");
+  };
+  const std::string bare = R"(        for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+            t: pl.Tile[[128, 128], pl.FP32] = pl.load(a, [aiv_id * 128, 0], [128, 128])
+            out = pl.store(t, [aiv_id * 128, 0], out)
+)";
+  const std::string wrapped = R"(        with pl.at(level=pl.Level.CORE_GROUP):
+            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                t: pl.Tile[[128, 128], pl.FP32] = pl.load(a, [aiv_id * 128, 0], [128, 128])
+                out = pl.store(t, [aiv_id * 128, 0], out)
+)";
+  for (std::string_view type : {"Orchestration", "Opaque"}) {
+    CAPTURE(type);
+    const ProgramRef p = program(type, bare);
+    CHECK(structural::structural_equal(NodeRef(p), NodeRef(program(type, wrapped)), true));
+    CHECK(isa<InCoreScopeStmt>(body_of(p->find("main"))[0]));
+    CHECK_NOTHROW(text::check_round_trip(*p));
+  }
+  // In a kernel, or under an InCore scope already, the region stays where it is written.
+  const ProgramRef kernel = program("InCore", bare);
+  CHECK(isa<SplitAivScopeStmt>(body_of(kernel->find("main"))[0]));
+  // `pl._dump.split_aiv` is the region without the wrapper (IR built in C++ can hold it).
+  std::string dump = bare;
+  dump.replace(dump.find("pl.split_aiv"), 12, "pl._dump.split_aiv");
+  const ProgramRef unwrapped = program("Orchestration", dump);
+  CHECK(isa<SplitAivScopeStmt>(body_of(unwrapped->find("main"))[0]));
+  CHECK(text::print(*unwrapped).find("in pl._dump.split_aiv(2, mode=pl.SplitMode.UP_DOWN):") !=
+        std::string::npos);
+  CHECK_NOTHROW(text::check_round_trip(*unwrapped));
 }
 
 TEST_CASE("parser: nested and unwrapped statement sequences keep their structure") {

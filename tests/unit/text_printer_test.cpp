@@ -263,7 +263,7 @@ class Stmts:
         with pl.scope(mode=pl.ScopeMode.MANUAL):
             with pl.spmd(4, sync_start=True, attrs={"tag": 7}):
                 pl._dump.call(pl.debug.touch, n, type=pl.Scalar[pl.INDEX])
-            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT, name_hint="halves"):
+            for aiv_id in pl._dump.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT, name_hint="halves"):
                 pl._dump.call(pl.debug.touch, aiv_id, type=pl.Scalar[pl.INDEX])
         return acc_rv, w
 

@@ -611,11 +611,17 @@ TEST_CASE("AivSplitValid: a region outside any InCore scope or kernel") {
     check_violation(tf::find_aiv_split_valid_violation, one_function(type, R"(
     def main(self, x: pl.Tensor[[64], pl.FP32]):
         y = pl.tensor.add(x, x)
-        for aiv in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN, name_hint="halves"):
+        for aiv in pl._dump.split_aiv(2, mode=pl.SplitMode.UP_DOWN, name_hint="halves"):
             z = pl.tensor.add(y, y)
 )"),
                     {"main: the SplitAivScopeStmt 'halves' at body.stmts[1]",
                      "outside any InCore scope, in " + std::string(type) + " function 'main'"});
+    // Written `pl.split_aiv`, the region reads back inside an InCore scope of its own.
+    check_holds(tf::find_aiv_split_valid_violation, one_function(type, R"(
+    def main(self, x: pl.Tensor[[64], pl.FP32]):
+        for aiv in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN, name_hint="halves"):
+            z = pl.tensor.add(x, x)
+)"));
   }
   // A cluster or spmd scope is not an InCore scope.
   check_violation(
@@ -625,7 +631,7 @@ class P:
     @pl.function
     def main(self, x: pl.Tensor[[64], pl.FP32]):
         with pl.cluster():
-            for aiv in pl.split_aiv(2):
+            for aiv in pl._dump.split_aiv(2):
                 z = pl.tensor.add(x, x)
 )",
       {"main: the SplitAivScopeStmt at body.stmts[0].body.stmts[0]", "outside any InCore scope"});

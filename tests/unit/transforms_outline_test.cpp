@@ -1012,18 +1012,34 @@ class P:
         return o
 )",
                          "outline-incore-scopes,outline-cluster-scopes");
-  const ir::Function& kernel = fn(after, "main_incore_0");
+  // One hint names both, as upstream PyPTO's parser splits it: the kernel `rows`, its
+  // dispatch `rows_spmd` (a hint ending in `_spmd` names the dispatch and loses it for the kernel).
+  const ir::Function& kernel = fn(after, "rows");
   CHECK(kernel.func_type == ir::FunctionType::InCore);
   CHECK(kernel.param_directions.back() == ir::ParamDirection::Out);
-  const ir::Function& wrapper = fn(after, "rows");
+  const ir::Function& wrapper = fn(after, "rows_spmd");
   CHECK(wrapper.func_type == ir::FunctionType::Spmd);
   CHECK_FALSE(wrapper.attrs.contains("core_num"));  // the count rides the dispatch
   const auto* call = ir::as<ir::Call>(
       ir::as<ir::AssignStmt>(ir::as<ir::SeqStmts>(fn(after, "main").body.get())->stmts[0].get())
           ->value.get());
   REQUIRE(call);
-  CHECK(call->op->name == "rows");
+  CHECK(call->op->name == "rows_spmd");
   CHECK(call->attrs.contains("core_num"));
+  const ProgramRef suffixed = run(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        for i in pl.spmd(4, name_hint="rows_spmd"):
+            t = pl.load(a, [i * 16, 0], [16, 64])
+            pl.store(t, [i * 16, 0], o)
+        return o
+)",
+                                  "outline-incore-scopes,outline-cluster-scopes");
+  CHECK(fn(suffixed, "rows").func_type == ir::FunctionType::InCore);
+  CHECK(fn(suffixed, "rows_spmd").func_type == ir::FunctionType::Spmd);
 }
 
 TEST_CASE("outline-cluster: a cluster of one spmd scope is one Group, launched with its count") {

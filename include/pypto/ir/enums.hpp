@@ -25,6 +25,14 @@ enum class FunctionType : std::uint8_t {
   Inline = 7,
   Graph = 8,
 };
+/// InCore, AIC and AIV: functions whose body is one kernel.
+constexpr bool is_kernel_function(FunctionType t) {
+  return t == FunctionType::InCore || t == FunctionType::AIC || t == FunctionType::AIV;
+}
+/// The kernels plus the Group and Spmd wrappers: functions dispatched as a runtime task.
+constexpr bool is_device_function(FunctionType t) {
+  return is_kernel_function(t) || t == FunctionType::Group || t == FunctionType::Spmd;
+}
 /// Callee-side contract of a parameter.
 enum class ParamDirection : std::uint8_t { In = 0, Out = 1, InOut = 2 };
 /// Call-site direction of an argument (Call.attrs["arg_directions"]).

@@ -396,6 +396,7 @@ class Builder {
     current_def_ = &def;
     scope_ = std::move(sig.scope);
     fold_extent_reads_ = sig.type == ir::FunctionType::Orchestration;
+    kernel_function_ = ir::is_kernel_function(sig.type);
     ir::Attrs attrs;
     std::size_t first = 0;
     const auto& body = def.body;
@@ -998,8 +999,8 @@ class Builder {
     }
     for (std::string_view stmt_only :
          {"pl.yield_", "pl._dump.yield_", "pl.cond", "pl.func_attr", "pl.range", "pl.parallel",
-          "pl.unroll", "pl.pipeline", "pl.while_", "pl.split_aiv", "pl.at", "pl.cluster", "pl.spmd",
-          "pl.scope", "pl.dynamic"})
+          "pl.unroll", "pl.pipeline", "pl.while_", "pl.split_aiv", "pl._dump.split_aiv", "pl.at",
+          "pl.cluster", "pl.spmd", "pl.scope", "pl.dynamic"})
       if (d == stmt_only) fail_at(e, d + " only where the DSL places it, not inside an expression");
     if (d.starts_with("self.") || (!in_class_ && functions_.count(d))) {
       ir::OpRef op = callee_ref(callee);
@@ -1535,6 +1536,8 @@ class Builder {
                            "dumps"})
               : header(0, {"name_hint", "optimizations", "attrs", "deps", "no_dep_args", "dumps"});
       if (core_group) {
+        ++incore_depth_;
+        const OnExit leave{[this] { --incore_depth_; }};
         ir::SplitMode split = ir::SplitMode::None;
         ir::Attrs attrs = task_attrs(c, h.attrs);
         if (const SExpr* ok = keyword(c, "optimizations")) split = optimizations(*ok, attrs);
@@ -1687,7 +1690,8 @@ class Builder {
     const SExpr& it = *s.value;
     const std::string d = it.kind == ExprKind::Call ? dotted(it.item(0)) : "";
     const core::Span sp = span(s.pos);
-    if (d == "pl.split_aiv") return split_aiv(s, out);
+    if (d == "pl.split_aiv" || d == "pl._dump.split_aiv")
+      return split_aiv(s, out, d != "pl.split_aiv");
     if (d == "pl.spmd") return spmd_loop(s, out);
     if (d == "pl.while_") return while_loop(s, out);
     ir::ForKind kind = ir::ForKind::Sequential;
@@ -1819,7 +1823,12 @@ class Builder {
     if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name for the block index");
     ir::ExprRef n = expr(c.item(1));
     const bool sync = bool_keyword(c, "sync_start");
-    const std::string name_hint = name_hint_of(c);
+    // One hint names both: `q` or `q_spmd` is the dispatch `q_spmd` of the kernel `q`.
+    std::string name_hint = name_hint_of(c), kernel_hint = name_hint;
+    if (!name_hint.empty() && name_hint.ends_with("_spmd"))
+      kernel_hint.resize(name_hint.size() - 5);
+    else if (!name_hint.empty())
+      name_hint += "_spmd";
     const SExpr* ok = keyword(c, "optimizations");
     const ir::Attrs attrs = attrs_of(c);
     ir::Attrs incore_attrs;  // the optimizations belong to the kernel, not to its dispatch
@@ -1832,20 +1841,28 @@ class Builder {
     scope_.names[s.target->text] = i;
     std::vector<ir::StmtRef> inner{
         guard(*s.target, [&] { return ir::AssignStmt::make(i, idx, sp); })};
-    for (const auto& st : s.body) statement(*st, inner);
+    {
+      ++incore_depth_;
+      const OnExit leave{[this] { --incore_depth_; }};
+      for (const auto& st : s.body) statement(*st, inner);
+    }
     out.push_back(guard(c, [&]() -> ir::StmtRef {
-      auto incore = ir::InCoreScopeStmt::make(ir::SeqStmts::make(std::move(inner), sp), "", split,
-                                              incore_attrs, sp);
+      auto incore = ir::InCoreScopeStmt::make(ir::SeqStmts::make(std::move(inner), sp), kernel_hint,
+                                              split, incore_attrs, sp);
       return ir::SpmdScopeStmt::make(ir::SeqStmts::make({incore}, sp), n, sync, name_hint, attrs,
                                      sp);
     }));
   }
 
-  /// `for aiv in pl.split_aiv(count, mode=..., name_hint=..., attrs=...)`.
-  void split_aiv(const SStmt& s, std::vector<ir::StmtRef>& out) {
+  /// `for aiv in pl.split_aiv(count, mode=..., name_hint=..., attrs=...)`. Outside an InCore
+  /// scope and a kernel function the region is a kernel of its own: it is wrapped in an InCore
+  /// scope, as upstream PyPTO's parser does. `pl._dump.split_aiv` is the region without that
+  /// wrapper, which only IR built in C++ holds.
+  void split_aiv(const SStmt& s, std::vector<ir::StmtRef>& out, bool bare) {
     const SExpr& c = *s.value;
-    positional_count(c, 0, 1, "pl.split_aiv");
-    only_keywords(c, {"mode", "name_hint", "attrs"}, "pl.split_aiv");
+    const std::string_view d = bare ? "pl._dump.split_aiv" : "pl.split_aiv";
+    positional_count(c, 0, 1, d);
+    only_keywords(c, {"mode", "name_hint", "attrs"}, d);
     if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name for the sub-block index");
     std::int64_t count = 2;
     if (c.items.size() > 1) count = int_literal(c.item(1), "the number of sub-blocks (2)");
@@ -1859,9 +1876,17 @@ class Builder {
         take_declared(s.target->text, ir::ScalarType::make(core::DataType::INDEX), *s.target),
         span(s.target->pos));
     scope_.names[s.target->text] = aiv;
+    const bool wrap = !bare && incore_depth_ == 0 && !kernel_function_;
+    if (wrap) ++incore_depth_;
+    const OnExit leave{[&] { incore_depth_ -= wrap ? 1 : 0; }};
     ir::StmtRef body = body_slot(s.body, s.pos);
-    out.push_back(guard(c, [&] {
-      return ir::SplitAivScopeStmt::make(aiv, body, mode, name_hint, attrs, span(s.pos), count);
+    out.push_back(guard(c, [&]() -> ir::StmtRef {
+      const core::Span sp = span(s.pos);
+      ir::StmtRef region =
+          ir::SplitAivScopeStmt::make(aiv, body, mode, name_hint, attrs, sp, count);
+      if (!wrap) return region;
+      return ir::InCoreScopeStmt::make(ir::SeqStmts::make({region}, sp), "", ir::SplitMode::None,
+                                       {}, sp);
     }));
   }
 
@@ -1881,6 +1906,8 @@ class Builder {
   std::vector<int> param_state_;  // 0 not built, 1 building, 2 built
   std::vector<ir::VarRef> param_vars_;
   bool fold_extent_reads_ = false;  // the function being built is Orchestration
+  bool kernel_function_ = false;    // the function being built is InCore, AIC or AIV
+  std::size_t incore_depth_ = 0;    // the InCore scopes enclosing the statement being built
   std::vector<ir::ParamDirection> param_dirs_;
   std::vector<RegionResults*> regions_;
   std::size_t type_depth_ = 0;

@@ -609,6 +609,7 @@ class Printer {
 
   void print_function(const ir::Function& f, ScopeFacts facts) {
     enter_scope(std::move(facts), /*in_function=*/true);
+    kernel_function_ = ir::is_kernel_function(f.func_type);
     line(decorator(f));
     line(signature(f));
     ++indent_;
@@ -860,7 +861,9 @@ class Printer {
     if (task.slot_num) opts.push_back("pl.cross_core_slot(slot_num=" + *task.slot_num + ")");
     if (!opts.empty()) kw.push_back("optimizations=[" + join(opts) + "]");
     kw.insert(kw.end(), task.keywords.begin(), task.keywords.end());
+    ++incore_depth_;
     scope("with pl.at(", kw, s, ctx, task);
+    --incore_depth_;
   }
   void stmt(const ir::HierarchyScopeStmt& s, const StmtContext& ctx) {
     std::vector<std::string> kw{"level=" + enum_text(s.level)};
@@ -886,7 +889,10 @@ class Printer {
     if (s.split != ir::SplitMode::None) kw.push_back("mode=" + enum_text(s.split));
     if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
     declare(*s.aiv_id, nullptr);
-    scope("for " + var_name(*s.aiv_id) + " in pl.split_aiv(", kw, s, ctx);
+    // Outside an InCore scope and a kernel, `pl.split_aiv` reads back wrapped in an InCore scope.
+    const bool bare = incore_depth_ == 0 && !kernel_function_;
+    scope("for " + var_name(*s.aiv_id) + (bare ? " in pl._dump.split_aiv(" : " in pl.split_aiv("),
+          kw, s, ctx);
   }
   void stmt(const ir::RuntimeScopeStmt& s, const StmtContext& ctx) {
     std::vector<std::string> kw;
@@ -1278,6 +1284,8 @@ class Printer {
 
   PrintOptions opts_;
   bool in_program_ = false;            // GlobalVar callees print as `self.f`
+  bool kernel_function_ = false;       // the function printed is InCore, AIC or AIV
+  std::size_t incore_depth_ = 0;       // the InCore scopes enclosing the statement printed
   bool in_function_ = false;           // unbound uses get `__FREE_VAR`
   bool in_signature_ = false;          // memref bases print quoted
   bool uses_pld_ = false;              // the text refers to `pld.`: import it

@@ -7,8 +7,8 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -700,7 +700,7 @@ class Parser {
   ExprPtr expression() {
     const Depth d(*this);
     if (at_name("lambda")) fail("an expression (lambda is not supported)");
-    ExprPtr e = or_test();
+    ExprPtr e = operators(Prec::Or);
     if (at_name("if"))
       fail("the end of the expression (conditional expressions are not supported)");
     return e;
@@ -714,88 +714,83 @@ class Parser {
     return e;
   }
 
-  ExprPtr or_test() {
-    ExprPtr l = and_test();
-    while (at_name("or")) {
-      ++k_;
-      l = binary(ExprKind::BoolOp, "or", std::move(l), and_test());
-    }
-    return l;
+  /// Python's operator precedence, lowest first.
+  enum class Prec {
+    Or,
+    And,
+    Not,
+    Compare,
+    BitOr,
+    BitXor,
+    BitAnd,
+    Shift,
+    Arith,
+    Term,
+    Unary,
+    Power
+  };
+
+  struct BinaryOp {
+    std::string_view text;
+    Prec prec;
+  };
+
+  /// The binary operator at the cursor, if any.
+  std::optional<BinaryOp> binary_op() const {
+    if (at_name("or")) return BinaryOp{"or", Prec::Or};
+    if (at_name("and")) return BinaryOp{"and", Prec::And};
+    if (!at(TokenKind::Punct)) return std::nullopt;
+    static constexpr std::pair<std::string_view, Prec> table[] = {
+        {"==", Prec::Compare}, {"!=", Prec::Compare}, {"<=", Prec::Compare}, {">=", Prec::Compare},
+        {"<", Prec::Compare},  {">", Prec::Compare},  {"|", Prec::BitOr},    {"^", Prec::BitXor},
+        {"&", Prec::BitAnd},   {"<<", Prec::Shift},   {">>", Prec::Shift},   {"+", Prec::Arith},
+        {"-", Prec::Arith},    {"*", Prec::Term},     {"/", Prec::Term},     {"//", Prec::Term},
+        {"%", Prec::Term},     {"@", Prec::Term},     {"**", Prec::Power}};
+    for (const auto& [text, prec] : table)
+      if (cur().text == text) return BinaryOp{text, prec};
+    return std::nullopt;
   }
 
-  ExprPtr and_test() {
-    ExprPtr l = not_test();
-    while (at_name("and")) {
-      ++k_;
-      l = binary(ExprKind::BoolOp, "and", std::move(l), not_test());
-    }
-    return l;
-  }
-
-  ExprPtr not_test() {
-    if (!at_name("not")) return comparison();
-    const Depth d(*this);
-    auto e = node(ExprKind::Unary, cur().pos);
-    ++k_;
-    e->text = "not";
-    e->items.push_back(not_test());
-    return e;
-  }
-
-  ExprPtr comparison() {
-    ExprPtr l = bit_or();
+  /// The operators binding at least as tightly as `min`, by precedence climbing: a flat chain
+  /// loops, and each bracket level costs a fixed few frames whatever the number of precedence
+  /// levels (the ASan build's stack holds the nesting limit only so).
+  ExprPtr operators(Prec min) {
+    ExprPtr l = prefixed(min);
     for (;;) {
-      std::string op;
-      for (std::string_view c : {"==", "!=", "<=", ">=", "<", ">"})
-        if (at_punct(c)) op = c;
-      if (op.empty()) {
-        if (at_name("in") || at_name("is")) fail("an operator (in / is are not supported)");
+      const auto op = binary_op();
+      if (!op || op->prec < min) {
+        if (min <= Prec::Compare && (at_name("in") || at_name("is")))
+          fail("an operator (in / is are not supported)");
         return l;
       }
       ++k_;
-      const bool chain = l->kind == ExprKind::Compare && !l->parenthesized;
-      l = binary(ExprKind::Compare, op, std::move(l), bit_or());
-      l->chained = chain;
+      if (op->prec == Prec::Power) {  // right-associative; its right operand may be unary
+        const Depth d(*this);
+        l = binary(ExprKind::Binary, "**", std::move(l), operators(Prec::Unary));
+        continue;
+      }
+      ExprPtr r = operators(static_cast<Prec>(static_cast<int>(op->prec) + 1));
+      if (op->prec == Prec::Compare) {
+        const bool chain = l->kind == ExprKind::Compare && !l->parenthesized;
+        l = binary(ExprKind::Compare, std::string(op->text), std::move(l), std::move(r));
+        l->chained = chain;
+      } else {
+        l = binary(op->prec <= Prec::And ? ExprKind::BoolOp : ExprKind::Binary,
+                   std::string(op->text), std::move(l), std::move(r));
+      }
     }
   }
 
-  template <class Next>
-  ExprPtr left_assoc(std::initializer_list<std::string_view> ops, Next next) {
-    ExprPtr l = (this->*next)();
-    for (;;) {
-      std::string op;
-      for (std::string_view c : ops)
-        if (at_punct(c)) op = c;
-      if (op.empty()) return l;
-      ++k_;
-      l = binary(ExprKind::Binary, op, std::move(l), (this->*next)());
-    }
-  }
-
-  ExprPtr bit_or() { return left_assoc({"|"}, &Parser::bit_xor); }
-  ExprPtr bit_xor() { return left_assoc({"^"}, &Parser::bit_and); }
-  ExprPtr bit_and() { return left_assoc({"&"}, &Parser::shift); }
-  ExprPtr shift() { return left_assoc({"<<", ">>"}, &Parser::arith); }
-  ExprPtr arith() { return left_assoc({"+", "-"}, &Parser::term); }
-  ExprPtr term() { return left_assoc({"*", "/", "//", "%", "@"}, &Parser::factor); }
-
-  ExprPtr factor() {
-    if (at_punct("-") || at_punct("+") || at_punct("~")) {
-      const Depth d(*this);
-      auto e = node(ExprKind::Unary, cur().pos);
-      e->text = take().text;
-      e->items.push_back(factor());
-      return e;
-    }
-    return power();
-  }
-
-  ExprPtr power() {
-    ExprPtr base = postfix();
-    if (!at_punct("**")) return base;
-    ++k_;
+  /// `not x` and `-x` / `+x` / `~x` where the context allows them, else a postfix expression.
+  ExprPtr prefixed(Prec min) {
+    const bool is_not = min <= Prec::Not && at_name("not");
+    if (!is_not && !(min <= Prec::Unary && (at_punct("-") || at_punct("+") || at_punct("~"))))
+      return postfix();
     const Depth d(*this);
-    return binary(ExprKind::Binary, "**", std::move(base), factor());  // right-associative
+    auto e = node(ExprKind::Unary, cur().pos);
+    e->text = take().text;
+    e->items.push_back(operators(is_not ? Prec::Not : Prec::Unary));
+    return e;
   }
 
   ExprPtr postfix() {

@@ -24,15 +24,6 @@ struct Program;
 
 namespace pypto::transforms {
 
-/// InCore, AIC and AIV: functions whose body is one kernel.
-constexpr bool is_kernel_function(ir::FunctionType t) {
-  return t == ir::FunctionType::InCore || t == ir::FunctionType::AIC || t == ir::FunctionType::AIV;
-}
-/// The kernels plus the Group and Spmd wrappers: functions dispatched as a runtime task.
-constexpr bool is_device_function(ir::FunctionType t) {
-  return is_kernel_function(t) || t == ir::FunctionType::Group || t == ir::FunctionType::Spmd;
-}
-
 /// SplitIncoreOrch: the first InCoreScopeStmt left in `program` (one nested in another InCore
 /// scope or in an InCore/AIC/AIV function first: upstream's NoNestedInCore), or nullopt.
 PYPTO_DECL std::optional<std::string> find_split_incore_orch_violation(const ir::Program& program);
