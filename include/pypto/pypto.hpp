@@ -24,6 +24,7 @@
 #include "pypto/transforms/convert_to_ssa.hpp"
 #include "pypto/transforms/deduplicate_outlined_kernels.hpp"
 #include "pypto/transforms/expand_mixed_kernels.hpp"
+#include "pypto/transforms/normalize_return_order.hpp"
 #include "pypto/transforms/normalize_stmt_structure.hpp"
 #include "pypto/transforms/outline_cluster_scopes.hpp"
 #include "pypto/transforms/outline_incore_scopes.hpp"

@@ -60,6 +60,7 @@
 #include "pypto/transforms/deduplicate_outlined_kernels.ipp"
 #include "pypto/transforms/expand_mixed_kernels.ipp"
 #include "pypto/transforms/fresh_copy.ipp"
+#include "pypto/transforms/normalize_return_order.ipp"
 #include "pypto/transforms/normalize_stmt_structure.ipp"
 #include "pypto/transforms/outline_cluster_scopes.ipp"
 #include "pypto/transforms/outline_incore_scopes.ipp"

@@ -35,7 +35,7 @@ namespace {
 constexpr std::string_view kPipeline = tf::kCodegenPipeline;
 constexpr std::string_view kPipelineWithoutDedup =
     "convert-to-ssa,outline-incore-scopes,outline-cluster-scopes,convert-tensor-to-tile-ops,"
-    "expand-mixed-kernels";
+    "expand-mixed-kernels,normalize-return-order";
 
 using pypto_test::read_program;
 

@@ -468,6 +468,34 @@ class P:
   CHECK_NOTHROW(text::check_round_trip(*p));
 }
 
+TEST_CASE("parser: `(a, b), tid = pl.submit(...)` names the results, then the task id") {
+  const auto program = [](std::string_view target, std::string_view call) {
+    return std::string(R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[8], pl.FP32], o: pl.Out[pl.Tensor[[8], pl.FP32]], p: pl.Out[pl.Tensor[[8], pl.FP32]]) -> tuple[pl.Tensor[[8], pl.FP32], pl.Tensor[[8], pl.FP32]]:
+        t = pl.load(x, [0], [8])
+        o1 = pl.store(t, [0], o)
+        p1 = pl.store(t, [0], p)
+        return (o, p)
+
+    @pl.function
+    def main(self, x: pl.Tensor[[8], pl.FP32], o: pl.Out[pl.Tensor[[8], pl.FP32]], p: pl.Out[pl.Tensor[[8], pl.FP32]]) -> pl.Tensor[[8], pl.FP32]:
+        )") +
+           std::string(target) + " = " + std::string(call) + R"(
+        return b
+)";
+  };
+  const ProgramRef nested = parse_program(program("(a, b), tid", "pl.submit(self.k, x, o, p)"));
+  const ProgramRef flat = parse_program(program("a, b, tid", "pl.submit(self.k, x, o, p)"));
+  CHECK(structural::structural_equal(NodeRef(nested), NodeRef(flat), true));
+  CHECK_NOTHROW(text::check_round_trip(*nested));
+  // Only a submit's tuple ends in a task id: a call's has no place for `tid`.
+  expect_parse_error(program("(a, b), tid", "self.k(x, o, p)"), 14, 9, "a name");
+}
+
 TEST_CASE("parser: syntax errors name line:column, the token and what was expected") {
   expect_parse_error("@pl.program\nclass P:\n    @pl.function\n    def f(self, a):\n        pass\n",
                      4, 17, "a type annotation on the parameter");
@@ -636,6 +664,49 @@ TEST_CASE("parser: a split_aiv region outside an InCore scope reads back inside 
   CHECK(text::print(*unwrapped).find("in pl._dump.split_aiv(2, mode=pl.SplitMode.UP_DOWN):") !=
         std::string::npos);
   CHECK_NOTHROW(text::check_round_trip(*unwrapped));
+}
+
+TEST_CASE("parser: a `with pl.spmd` body doing per-block work reads back as a kernel of its own") {
+  const auto program = [](std::string_view body) {
+    return parse_program(
+        "@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n    def k(self, "
+        "a: pl.Tensor[[64, 16], pl.FP32], out: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> "
+        "pl.Tensor[[64, 16], pl.FP32]:\n        return out\n\n    @pl.function\n    def main(self, "
+        "a: pl.Tensor[[64, 16], pl.FP32], out: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> "
+        "pl.Tensor[[64, 16], pl.FP32]:\n" +
+        std::string(body) + "        return out\n");
+  };
+  const std::string inline_body = R"(        with pl.spmd(4, name_hint="rows"):
+            i = pl.tile.get_block_idx()
+            t: pl.Tile[[16, 16], pl.FP32] = pl.load(a, [i * 16, 0], [16, 16])
+            out = pl.store(t, [i * 16, 0], out)
+)";
+  const std::string carrier = R"(        with pl.spmd(4, name_hint="rows_spmd"):
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="rows"):
+                i = pl.tile.get_block_idx()
+                t: pl.Tile[[16, 16], pl.FP32] = pl.load(a, [i * 16, 0], [16, 16])
+                out = pl.store(t, [i * 16, 0], out)
+)";
+  // As `for i in pl.spmd(4, name_hint="rows")` reads: the kernel `rows`, its dispatch `rows_spmd`.
+  const ProgramRef p = program(inline_body);
+  CHECK(structural::structural_equal(NodeRef(p), NodeRef(program(carrier)), true));
+  CHECK_NOTHROW(text::check_round_trip(*p));
+  // A body dispatching a kernel stays as written.
+  const ProgramRef dispatch = program(R"(        with pl.spmd(4):
+            out = self.k(a, out)
+)");
+  const auto* spmd = as<SpmdScopeStmt>(body_of(dispatch->find("main"))[0].get());
+  REQUIRE(spmd);
+  CHECK(isa<AssignStmt>(*as<SeqStmts>(spmd->body.get())->stmts[0]));
+  // `pl._dump.spmd` is the body without the wrapper, and prints back so.
+  std::string dump = inline_body;
+  dump.replace(dump.find("pl.spmd"), 7, "pl._dump.spmd");
+  const ProgramRef bare = program(dump);
+  const auto* bare_spmd = as<SpmdScopeStmt>(body_of(bare->find("main"))[0].get());
+  REQUIRE(bare_spmd);
+  CHECK(isa<AssignStmt>(*as<SeqStmts>(bare_spmd->body.get())->stmts[0]));
+  CHECK(text::print(*bare).find("with pl._dump.spmd(4, name_hint=\"rows\"):") != std::string::npos);
+  CHECK_NOTHROW(text::check_round_trip(*bare));
 }
 
 TEST_CASE("parser: nested and unwrapped statement sequences keep their structure") {

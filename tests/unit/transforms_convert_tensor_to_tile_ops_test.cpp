@@ -615,3 +615,45 @@ class After:
                                              /*enable_auto_mapping=*/true);
   CHECK(tf::standard_passes().contains("convert-tensor-to-tile-ops"));
 }
+
+TEST_CASE("tensor to tile: a parameter the kernel writes is Out, or InOut when it reads it too") {
+  // As upstream PyPTO's conversion upgrades them: `dst`, written by pl.tensor.write and never
+  // read, is Out, and so is the caller's parameter passed to it; `acc`, read and stored into, is
+  // InOut, and so is the caller's; `x`, only read, stays In. A return is no access.
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[4], pl.FP32], dst: pl.Tensor[[4], pl.FP32], acc: pl.Tensor[[4], pl.FP32], v: pl.Scalar[pl.FP32]) -> pl.Tensor[[4], pl.FP32]:
+        pl.tensor.write(dst, [0], v)
+        t = pl.tile.load(x, [0], [4])
+        u = pl.tile.load(acc, [0], [4])
+        w = pl.tile.add(t, u)
+        acc1 = pl.tile.store(w, [0], acc)
+        return acc1
+
+    @pl.function
+    def main(self, x: pl.Tensor[[4], pl.FP32], dst: pl.Tensor[[4], pl.FP32], acc: pl.Tensor[[4], pl.FP32], v: pl.Scalar[pl.FP32]) -> pl.Tensor[[4], pl.FP32]:
+        r = self.k(x, dst, acc, v)
+        return r
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[4], pl.FP32], dst: pl.Out[pl.Tensor[[4], pl.FP32]], acc: pl.InOut[pl.Tensor[[4], pl.FP32]], v: pl.Scalar[pl.FP32]) -> pl.Tensor[[4], pl.FP32]:
+        pl.tensor.write(dst, [0], v)
+        t = pl.tile.load(x, [0], [4])
+        u = pl.tile.load(acc, [0], [4])
+        w = pl.tile.add(t, u)
+        acc1 = pl.tile.store(w, [0], acc)
+        return acc1
+
+    @pl.function
+    def main(self, x: pl.Tensor[[4], pl.FP32], dst: pl.Out[pl.Tensor[[4], pl.FP32]], acc: pl.InOut[pl.Tensor[[4], pl.FP32]], v: pl.Scalar[pl.FP32]) -> pl.Tensor[[4], pl.FP32]:
+        r = self.k(x, dst, acc, v)
+        return r
+)");
+}

@@ -753,6 +753,36 @@ TEST_CASE("outline: an Opaque function and its Orchestration twin outline to the
   CHECK(fn(from_opaque, "main_incore_0").params.size() == 2);     // a and b: no copy of M
 }
 
+TEST_CASE("outline: a spmd body reading the block index is a kernel, Opaque or Orchestration") {
+  // The body of `with pl.spmd(m // 16)` does per-block work itself, so it reads back as an InCore
+  // scope (ir/implicit_kernel.hpp); the Opaque function is promoted when that kernel is outlined,
+  // with m folded onto M, and both spellings outline to the same IR.
+  const std::string body = R"(
+    def main(self, a: pl.Tensor[[M, 128], pl.FP32], out: pl.InOut[pl.Tensor[[M, 128], pl.FP32]]) -> pl.Tensor[[M, 128], pl.FP32]:
+        m = pl.tensor.dim(a, 0)
+        with pl.spmd(m // 16):
+            i = pl.tile.get_block_idx()
+            t: pl.Tile[[16, 128], pl.FP32] = pl.load(a, [i * 16, 0], [16, 128])
+            out = pl.store(pl.add(t, t), [i * 16, 0], out)
+        return out
+)";
+  const std::string head =
+      "import pypto.language as pl\nM = pl.dynamic(\"M\")\n@pl.program\nclass P:\n";
+  tf::PassManagerOptions options;
+  options.instruments.push_back(tf::verify_each_instrument());
+  const auto outlined = [&](std::string_view type) {
+    return tf::PassManager(tf::standard_passes().pipeline("convert-to-ssa,outline-incore-scopes"),
+                           options)
+        .run(*parse(head + "    @pl.function(type=pl.FunctionType." + std::string(type) + ")" +
+                    body));
+  };
+  const ProgramRef from_opaque = outlined("Opaque");
+  INFO(pypto::text::print(*from_opaque));
+  CHECK(fn(from_opaque, "main").func_type == ir::FunctionType::Orchestration);
+  CHECK(fn(from_opaque, "main_incore_0").func_type == ir::FunctionType::InCore);
+  pypto::structural::assert_structural_equal(from_opaque, outlined("Orchestration"));
+}
+
 // ---- attrs -----------------------------------------------------------------------------------
 
 TEST_CASE("outline: pl.set_cache_policy becomes sorted (param index, policy) pairs") {
@@ -1000,18 +1030,22 @@ class After:
 }
 
 TEST_CASE("outline-cluster: `for i in pl.spmd(n)` outlines the kernel, then its Spmd wrapper") {
-  ProgramRef after = run(R"(
+  const auto outlined = [](std::string_view hint) {
+    return run(R"(
 import pypto.language as pl
 @pl.program
 class P:
     @pl.function
     def main(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        for i in pl.spmd(4, name_hint="rows"):
+        for i in pl.spmd(4, name_hint=")" +
+                   std::string(hint) + R"("):
             t = pl.load(a, [i * 16, 0], [16, 64])
             pl.store(t, [i * 16, 0], o)
         return o
 )",
-                         "outline-incore-scopes,outline-cluster-scopes");
+               "outline-incore-scopes,outline-cluster-scopes");
+  };
+  ProgramRef after = outlined("rows");
   // One hint names both, as upstream PyPTO's parser splits it: the kernel `rows`, its
   // dispatch `rows_spmd` (a hint ending in `_spmd` names the dispatch and loses it for the kernel).
   const ir::Function& kernel = fn(after, "rows");
@@ -1026,18 +1060,7 @@ class P:
   REQUIRE(call);
   CHECK(call->op->name == "rows_spmd");
   CHECK(call->attrs.contains("core_num"));
-  const ProgramRef suffixed = run(R"(
-import pypto.language as pl
-@pl.program
-class P:
-    @pl.function
-    def main(self, a: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
-        for i in pl.spmd(4, name_hint="rows_spmd"):
-            t = pl.load(a, [i * 16, 0], [16, 64])
-            pl.store(t, [i * 16, 0], o)
-        return o
-)",
-                                  "outline-incore-scopes,outline-cluster-scopes");
+  const ProgramRef suffixed = outlined("rows_spmd");
   CHECK(fn(suffixed, "rows").func_type == ir::FunctionType::InCore);
   CHECK(fn(suffixed, "rows_spmd").func_type == ir::FunctionType::Spmd);
 }
@@ -1545,11 +1568,11 @@ class P:
   pypto::structural::assert_structural_equal(got, want);
 }
 
-TEST_CASE(
-    "outline: a kernel the program already has returns its parameter and declares its split") {
-  // Found by the pass fuzzer: an InCore function written `o1 = pl.store(...); return o1`, or
-  // holding a split_aiv region, broke ReturnParamsExplicit / AivSplitValid, which the pass
-  // claims for every kernel, not only for the ones it outlines.
+TEST_CASE("outline: a kernel the program already has declares its split, its return kept") {
+  // Found by the pass fuzzer: an InCore function holding a split_aiv region broke AivSplitValid,
+  // which the pass claims for every kernel, not only for the ones it outlines. Its return is
+  // left as written (upstream PyPTO's outliners leave it too): normalize-return-order makes it
+  // the parameter.
   check_outline(R"(
 @pl.program
 class P:
@@ -1578,7 +1601,7 @@ class P:
             u = pl.load(a, [aiv * 8, 0], [8, 16])
             pl.store(u, [aiv * 8, 0], out)
         o1 = pl.store(t, [0, 0], out)
-        return out
+        return o1
 
     @pl.function
     def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:

@@ -30,6 +30,7 @@
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/identical.hpp"
+#include "pypto/ir/implicit_kernel.hpp"
 #include "pypto/ir/nesting.hpp"
 #include "pypto/ir/node.hpp"
 #include "pypto/ir/op_registry.hpp"
@@ -142,6 +143,22 @@ struct OnExit {
 };
 template <class F>
 OnExit(F) -> OnExit<F>;
+
+/// One more InCore scope around the statements built while it lives (when `counted`): a split
+/// region inside one is not a kernel of its own.
+class InCoreDepth {
+ public:
+  explicit InCoreDepth(std::size_t& depth, bool counted = true) : depth_(depth), counted_(counted) {
+    depth_ += counted_ ? 1 : 0;
+  }
+  ~InCoreDepth() { depth_ -= counted_ ? 1 : 0; }
+  InCoreDepth(const InCoreDepth&) = delete;
+  InCoreDepth& operator=(const InCoreDepth&) = delete;
+
+ private:
+  std::size_t& depth_;
+  bool counted_;
+};
 
 /// Where the yields of a region bind their results: the names (and annotations) written on the
 /// left of `= pl.yield_(...)`, recorded by the first arm that writes them.
@@ -1000,7 +1017,7 @@ class Builder {
     for (std::string_view stmt_only :
          {"pl.yield_", "pl._dump.yield_", "pl.cond", "pl.func_attr", "pl.range", "pl.parallel",
           "pl.unroll", "pl.pipeline", "pl.while_", "pl.split_aiv", "pl._dump.split_aiv", "pl.at",
-          "pl.cluster", "pl.spmd", "pl.scope", "pl.dynamic"})
+          "pl.cluster", "pl.spmd", "pl._dump.spmd", "pl.scope", "pl.dynamic"})
       if (d == stmt_only) fail_at(e, d + " only where the DSL places it, not inside an expression");
     if (d.starts_with("self.") || (!in_class_ && functions_.count(d))) {
       ir::OpRef op = callee_ref(callee);
@@ -1341,16 +1358,23 @@ class Builder {
                        std::vector<ir::StmtRef>& out, const core::Span& sp) {
     if (target.kind == ExprKind::Tuple) {
       if (annotation) fail_at(*annotation, "no annotation on a tuple assignment");
+      // `(a, b), tid = pl.submit(...)`: the results, then the task id, of one flat tuple.
+      std::vector<const SExpr*> names;
+      const bool submit_form = ir::isa<ir::Submit>(*value) && target.items.size() == 2 &&
+                               target.item(0).kind == ExprKind::Tuple;
+      if (submit_form)
+        for (const auto& n : target.item(0).items) names.push_back(n.get());
+      for (std::size_t i = submit_form ? 1 : 0; i < target.items.size(); ++i)
+        names.push_back(&target.item(i));
       const auto* tt = ir::as<ir::TupleType>(value->type.get());
-      if (!tt || tt->types.size() != target.items.size())
+      if (!tt || tt->types.size() != names.size())
         fail_at(target, "as many names as the value has tuple elements");
       ir::VarRef whole = ir::Var::make("tuple_tmp", value->type, sp);
       out.push_back(ir::AssignStmt::make(whole, value, sp));
-      for (std::size_t i = 0; i < target.items.size(); ++i) {
-        const SExpr& n = target.item(i);
-        if (n.kind != ExprKind::Name) fail_at(n, "a name");
-        bind_assignment(n, nullptr, ir::TupleGetItem::make(whole, static_cast<std::int64_t>(i), sp),
-                        out, sp);
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        if (names[i]->kind != ExprKind::Name) fail_at(*names[i], "a name");
+        bind_assignment(*names[i], nullptr,
+                        ir::TupleGetItem::make(whole, static_cast<std::int64_t>(i), sp), out, sp);
       }
       return;
     }
@@ -1536,8 +1560,7 @@ class Builder {
                            "dumps"})
               : header(0, {"name_hint", "optimizations", "attrs", "deps", "no_dep_args", "dumps"});
       if (core_group) {
-        ++incore_depth_;
-        const OnExit leave{[this] { --incore_depth_; }};
+        const InCoreDepth in_kernel(incore_depth_);
         ir::SplitMode split = ir::SplitMode::None;
         ir::Attrs attrs = task_attrs(c, h.attrs);
         if (const SExpr* ok = keyword(c, "optimizations")) split = optimizations(*ok, attrs);
@@ -1563,12 +1586,19 @@ class Builder {
         return ir::ClusterScopeStmt::make(body, h.name_hint, attrs, sp);
       });
     }
-    if (d == "pl.spmd") {
+    if (d == "pl.spmd" || d == "pl._dump.spmd") {
+      // A body doing per-block work itself is a kernel: it reads back inside an InCore scope, as
+      // upstream PyPTO's parser reads it (ir/implicit_kernel.hpp); `pl._dump.spmd` is the body
+      // without that wrapper, which only IR built in C++ holds.
       const Header h = header(1, {"sync_start", "name_hint", "attrs"});
       ir::ExprRef n = expr(c.item(1));
       const bool sync = bool_keyword(c, "sync_start");
-      return finish([&](ir::StmtRef body) {
-        return ir::SpmdScopeStmt::make(body, n, sync, h.name_hint, h.attrs, sp);
+      return finish([&](ir::StmtRef body) -> ir::StmtRef {
+        if (d == "pl._dump.spmd" || !ir::spmd_body_is_implicit_kernel(*body))
+          return ir::SpmdScopeStmt::make(body, n, sync, h.name_hint, h.attrs, sp);
+        auto [dispatch, kernel] = spmd_hints(h.name_hint);
+        return ir::SpmdScopeStmt::make(ir::SeqStmts::make({ir::implicit_kernel(body, kernel)}, sp),
+                                       n, sync, dispatch, h.attrs, sp);
       });
     }
     if (d == "pl.scope" || d == "pl.manual_scope") {  // manual_scope(): upstream's MANUAL form
@@ -1814,6 +1844,16 @@ class Builder {
         guard(it, [&] { return ir::WhileStmt::make(iter_args, cond, body, rvs, span(s.pos)); }));
   }
 
+  /// The dispatch's and the kernel's names of a spmd scope holding an implied kernel: one hint
+  /// names both, `q` or `q_spmd` is the dispatch `q_spmd` of the kernel `q`.
+  static std::pair<std::string, std::string> spmd_hints(std::string hint) {
+    static constexpr std::string_view dispatch_suffix = "_spmd";
+    if (hint.empty()) return {};
+    if (!hint.ends_with(dispatch_suffix)) return {hint + std::string(dispatch_suffix), hint};
+    std::string kernel = hint.substr(0, hint.size() - dispatch_suffix.size());
+    return {std::move(hint), std::move(kernel)};
+  }
+
   /// `for i in pl.spmd(n, ...)`: upstream's block-parallel form. The body becomes an InCore
   /// region inside an Spmd scope whose first statement binds `i = pl.tile.get_block_idx()`.
   void spmd_loop(const SStmt& s, std::vector<ir::StmtRef>& out) {
@@ -1823,12 +1863,7 @@ class Builder {
     if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name for the block index");
     ir::ExprRef n = expr(c.item(1));
     const bool sync = bool_keyword(c, "sync_start");
-    // One hint names both: `q` or `q_spmd` is the dispatch `q_spmd` of the kernel `q`.
-    std::string name_hint = name_hint_of(c), kernel_hint = name_hint;
-    if (!name_hint.empty() && name_hint.ends_with("_spmd"))
-      kernel_hint.resize(name_hint.size() - 5);
-    else if (!name_hint.empty())
-      name_hint += "_spmd";
+    auto [name_hint, kernel_hint] = spmd_hints(name_hint_of(c));
     const SExpr* ok = keyword(c, "optimizations");
     const ir::Attrs attrs = attrs_of(c);
     ir::Attrs incore_attrs;  // the optimizations belong to the kernel, not to its dispatch
@@ -1842,13 +1877,12 @@ class Builder {
     std::vector<ir::StmtRef> inner{
         guard(*s.target, [&] { return ir::AssignStmt::make(i, idx, sp); })};
     {
-      ++incore_depth_;
-      const OnExit leave{[this] { --incore_depth_; }};
+      const InCoreDepth in_kernel(incore_depth_);
       for (const auto& st : s.body) statement(*st, inner);
     }
     out.push_back(guard(c, [&]() -> ir::StmtRef {
-      auto incore = ir::InCoreScopeStmt::make(ir::SeqStmts::make(std::move(inner), sp), kernel_hint,
-                                              split, incore_attrs, sp);
+      auto incore = ir::implicit_kernel(ir::SeqStmts::make(std::move(inner), sp), kernel_hint,
+                                        split, incore_attrs);
       return ir::SpmdScopeStmt::make(ir::SeqStmts::make({incore}, sp), n, sync, name_hint, attrs,
                                      sp);
     }));
@@ -1877,16 +1911,14 @@ class Builder {
         span(s.target->pos));
     scope_.names[s.target->text] = aiv;
     const bool wrap = !bare && incore_depth_ == 0 && !kernel_function_;
-    if (wrap) ++incore_depth_;
-    const OnExit leave{[&] { incore_depth_ -= wrap ? 1 : 0; }};
+    const InCoreDepth in_kernel(incore_depth_, wrap);
     ir::StmtRef body = body_slot(s.body, s.pos);
     out.push_back(guard(c, [&]() -> ir::StmtRef {
       const core::Span sp = span(s.pos);
       ir::StmtRef region =
           ir::SplitAivScopeStmt::make(aiv, body, mode, name_hint, attrs, sp, count);
       if (!wrap) return region;
-      return ir::InCoreScopeStmt::make(ir::SeqStmts::make({region}, sp), "", ir::SplitMode::None,
-                                       {}, sp);
+      return ir::implicit_kernel(std::move(region));
     }));
   }
 

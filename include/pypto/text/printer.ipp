@@ -25,6 +25,7 @@
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/identical.hpp"
+#include "pypto/ir/implicit_kernel.hpp"
 #include "pypto/ir/node.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/program.hpp"
@@ -882,7 +883,9 @@ class Printer {
     std::vector<std::string> kw{expr(*s.core_num)};
     if (s.sync_start) kw.push_back("sync_start=True");
     if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
-    scope("with pl.spmd(", kw, s, ctx);
+    // A body the parser would read as a kernel of its own is written in the form it reads bare.
+    scope(ir::spmd_body_is_implicit_kernel(*s.body) ? "with pl._dump.spmd(" : "with pl.spmd(", kw,
+          s, ctx);
   }
   void stmt(const ir::SplitAivScopeStmt& s, const StmtContext& ctx) {
     std::vector<std::string> kw{std::to_string(s.count)};

@@ -7,6 +7,7 @@
 // tile conversion). Templates over the caller's function object; each call is O(fields).
 #pragma once
 
+#include <cstddef>
 #include <type_traits>
 #include <utility>
 
@@ -47,6 +48,22 @@ ir::StmtRef with_body_slots(const ir::StmtRef& s, Fn&& fn) {
     });
     return copy ? ir::StmtRef(copy) : s;
   });
+}
+
+/// `s` with each statement directly inside it (a sequence's items, a compound statement's body
+/// slots) replaced by `fn(child)`; `s` itself when no child changed.
+template <class Fn>
+ir::StmtRef map_children(const ir::StmtRef& s, Fn&& fn) {
+  const auto* seq = ir::as<ir::SeqStmts>(s.get());
+  if (!seq) return with_body_slots(s, fn);
+  decltype(ir::copy_node(*seq)) copy;
+  for (std::size_t k = 0; k < seq->stmts.size(); ++k) {
+    ir::StmtRef c = fn(seq->stmts[k]);
+    if (c == seq->stmts[k]) continue;
+    if (!copy) copy = ir::copy_node(*seq);
+    copy->stmts[k] = std::move(c);
+  }
+  return copy ? ir::StmtRef(copy) : s;
 }
 
 }  // namespace pypto::transforms::detail

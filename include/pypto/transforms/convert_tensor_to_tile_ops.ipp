@@ -37,6 +37,7 @@
 #include "pypto/transforms/outline_properties.hpp"
 #include "pypto/transforms/pass.hpp"
 #include "pypto/transforms/property.hpp"
+#include "pypto/transforms/return_lineage.hpp"
 #include "pypto/transforms/substitute.hpp"
 #include "pypto/transforms/use_def.hpp"
 
@@ -663,6 +664,161 @@ class CallerRewriter {
   std::size_t depth_ = 0;
 };
 
+/// Which of a kernel's parameters its body reads and writes, through the parameter or any value
+/// provably its buffer (return_lineage.hpp); a return hands a buffer back and is no access. A
+/// read of a value whose buffer is unknown — not a registered op's result, so a loop or if
+/// result, an iter_arg or a callee's result that lineage cannot place — may read any parameter.
+class ParameterAccesses {
+ public:
+  ParameterAccesses(const ir::Function& fn, ReturnLineage& lineage)
+      : fn_(fn), lineage_(lineage), read(fn.params.size()), written(fn.params.size()) {}
+
+  void enter(const ir::Stmt& s) { returns_ += ir::isa<ir::ReturnStmt>(s) ? 1 : 0; }
+  void leave(const ir::Stmt& s) { returns_ -= ir::isa<ir::ReturnStmt>(s) ? 1 : 0; }
+  void def(const ir::Var& v, const ir::Stmt& s) {
+    const auto* a = ir::as<ir::AssignStmt>(&s);
+    const auto* c = a ? ir::as<ir::Call>(a->value.get()) : nullptr;
+    if (c && !ir::isa<ir::GlobalVar>(*c->op)) op_results_.insert(&v, true);
+  }
+  void use(const ir::Var& v, Access access) {
+    if (returns_ > 0 || access == Access::Bookkeeping || ir::isa<ir::ScalarType>(*v.type) ||
+        ir::isa<ir::TupleType>(*v.type))
+      return;
+    const bool reads = access == Access::Read || access == Access::ReadWrite;
+    const bool writes = access == Access::Write || access == Access::ReadWrite;
+    const std::optional<std::size_t> p = lineage_.param_of(fn_, v);
+    if (!p) {
+      unknown_read = unknown_read || (reads && !op_results_.find(&v));
+      return;
+    }
+    read[*p] = read[*p] || reads;
+    written[*p] = written[*p] || writes;
+  }
+
+ private:
+  const ir::Function& fn_;
+  ReturnLineage& lineage_;
+  int returns_ = 0;
+  ::pypto::detail::PointerMap<bool> op_results_;  // looked up, never iterated
+
+ public:
+  std::vector<bool> read, written;
+  bool unknown_read = false;
+};
+
+/// `fn` with each In tensor parameter its body writes made Out, or InOut when the body may also
+/// read it (as upstream PyPTO's conversion upgrades them); `fn` itself when none is.
+inline ir::FunctionRef with_written_params_upgraded(const ir::FunctionRef& fn,
+                                                    const ir::OpRegistry& ops,
+                                                    ReturnLineage& lineage,
+                                                    const CalleeDirections& callees) {
+  if (!fn->body) return fn;
+  ParameterAccesses acc(*fn, lineage);
+  walk_uses_defs(*fn->body, acc, ops, callees);
+  std::vector<ir::ParamDirection> dirs = fn->param_directions;
+  for (std::size_t i = 0; i < dirs.size(); ++i)
+    if (dirs[i] == ir::ParamDirection::In && acc.written[i])
+      dirs[i] =
+          acc.read[i] || acc.unknown_read ? ir::ParamDirection::InOut : ir::ParamDirection::Out;
+  if (dirs == fn->param_directions) return fn;
+  auto copy = ir::copy_node(*fn);
+  copy->param_directions = std::move(dirs);
+  return copy;
+}
+
+/// The program's functions by name, and their directions as callees (kept in step).
+class Functions {
+ public:
+  void set(const ir::FunctionRef& fn) {
+    by_name_[fn->name] = fn;
+    infos_[fn->name] = CalleeInfo{fn->param_directions, {}};
+  }
+  const ir::Function* find(std::string_view name) const {
+    auto it = by_name_.find(name);
+    return it == by_name_.end() ? nullptr : it->second.get();
+  }
+  CalleeDirections callees() const {
+    return [this](std::string_view name) -> const CalleeInfo* {
+      auto it = infos_.find(name);
+      return it == infos_.end() ? nullptr : &it->second;
+    };
+  }
+
+ private:
+  std::map<std::string, ir::FunctionRef, std::less<>> by_name_;
+  std::map<std::string, CalleeInfo, std::less<>> infos_;
+};
+
+/// `fn` with each In parameter it passes directly to a callee's Out slot made Out (InOut when
+/// `fn` may also read it) and each it passes to an InOut slot made InOut, as upstream PyPTO
+/// propagates a kernel's upgraded directions along the call chain; `fn` itself when none changes.
+inline ir::FunctionRef with_caller_directions(const ir::FunctionRef& fn, const Functions& table,
+                                              const ir::OpRegistry& ops, ReturnLineage& lineage) {
+  if (!fn->body || is_kernel_function(fn->func_type)) return fn;
+  std::vector<std::optional<ir::ParamDirection>> via_call(fn->params.size());
+  auto note = [&](const ir::Op& op, const std::vector<ir::ExprRef>& args) {
+    const ir::Function* callee = ir::isa<ir::GlobalVar>(op) ? table.find(op.name) : nullptr;
+    if (!callee) return;
+    for (std::size_t a = 0; a < args.size() && a < callee->param_directions.size(); ++a)
+      for (std::size_t i = 0; i < fn->params.size(); ++i)
+        if (args[a].get() == fn->params[i].get() &&
+            callee->param_directions[a] != ir::ParamDirection::In &&
+            via_call[i] != ir::ParamDirection::InOut)
+          via_call[i] = callee->param_directions[a];
+  };
+  ir::for_each_node(ir::NodeRef(fn->body), [&](const ir::Node& n) {
+    if (const auto* c = ir::as<ir::Call>(&n)) note(*c->op, c->args);
+    if (const auto* c = ir::as<ir::Submit>(&n)) note(*c->op, c->args);
+  });
+  std::optional<ParameterAccesses> acc;  // what `fn` reads, once a parameter needs it
+  std::vector<ir::ParamDirection> dirs = fn->param_directions;
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    if (!via_call[i] || dirs[i] == ir::ParamDirection::InOut) continue;
+    if (*via_call[i] == ir::ParamDirection::InOut) {
+      dirs[i] = ir::ParamDirection::InOut;
+      continue;
+    }
+    if (dirs[i] != ir::ParamDirection::In) continue;
+    if (!acc) {
+      acc.emplace(*fn, lineage);
+      walk_uses_defs(*fn->body, *acc, ops, table.callees());
+    }
+    dirs[i] =
+        acc->read[i] || acc->unknown_read ? ir::ParamDirection::InOut : ir::ParamDirection::Out;
+  }
+  if (dirs == fn->param_directions) return fn;
+  auto copy = ir::copy_node(*fn);
+  copy->param_directions = std::move(dirs);
+  return copy;
+}
+
+/// The directions of every kernel written through an In parameter upgraded, then propagated to
+/// their callers' parameters until nothing changes (each round only raises a direction, so it
+/// ends).
+inline void upgrade_written_param_directions(const std::string& name,
+                                             std::vector<ir::FunctionRef>& functions,
+                                             const ir::OpRegistry& ops) {
+  const ir::ProgramRef converted = ir::Program::make(name, functions);
+  ReturnLineage lineage(converted.get(), ops);
+  Functions table;
+  for (const ir::FunctionRef& fn : functions) table.set(fn);
+  for (ir::FunctionRef& fn : functions)
+    if (is_kernel_function(fn->func_type)) {
+      fn = with_written_params_upgraded(fn, ops, lineage, table.callees());
+      table.set(fn);
+    }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (ir::FunctionRef& fn : functions) {
+      ir::FunctionRef up = with_caller_directions(fn, table, ops, lineage);
+      if (up == fn) continue;
+      fn = std::move(up);
+      table.set(fn);
+      changed = true;
+    }
+  }
+}
+
 }  // namespace detail::tensor_to_tile
 
 PYPTO_DECL Pass ConvertTensorToTileOps(const ir::OpRegistry& ops) {
@@ -685,10 +841,13 @@ PYPTO_DECL Pass ConvertTensorToTileOps(const ir::OpRegistry& ops) {
                   changed = changed || out != fn;
                   functions.push_back(std::move(out));
                 }
-                if (!changed) return ir::ProgramRef(&program);
                 if (!changed_kernels.empty())
                   for (ir::FunctionRef& fn : functions)
                     fn = t2t::CallerRewriter(*fn, changed_kernels, *registry).run(fn);
+                t2t::upgrade_written_param_directions(program.name, functions, *registry);
+                for (std::size_t i = 0; i < functions.size(); ++i)
+                  changed = changed || functions[i] != program.functions[i].function;
+                if (!changed) return ir::ProgramRef(&program);
                 return ir::Program::make(program.name, std::move(functions));
               });
 }

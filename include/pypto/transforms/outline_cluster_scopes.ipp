@@ -34,9 +34,7 @@ PYPTO_DECL Pass OutlineClusterScopes(const ir::OpRegistry& ops) {
   spmd.promote_opaque = true;
   spmd.fold_param_dims = true;
   return Pass("outline-cluster-scopes", {Property::SSAForm},
-              {Property::SSAForm, Property::ClusterOutlined, Property::NoScalarKernelReturn,
-               Property::ReturnParamsExplicit},
-              {},
+              {Property::SSAForm, Property::ClusterOutlined, Property::NoScalarKernelReturn}, {},
               [cluster, spmd,
                registry = std::make_shared<const ir::OpRegistry>(ops)](const ir::Program& p) {
                 auto parents = [](const ir::Function& f) {

@@ -6,7 +6,8 @@
 // (scope_outliner.hpp); a dead phi's read is no use. An Opaque parent with at least one outlined
 // scope is promoted to Orchestration after its `tensor.dim(param, k)` reads of declared dynamic
 // symbols are folded onto the symbols; Graph stays Graph. Requires SSAForm; produces SSAForm,
-// SplitIncoreOrch, AivSplitValid, NoScalarKernelReturn and ReturnParamsExplicit.
+// SplitIncoreOrch, AivSplitValid and NoScalarKernelReturn; the kernels it makes return the
+// parameters they write (normalize-return-order makes every kernel do so: ReturnParamsExplicit).
 // O(N log N) in the program size.
 #pragma once
 

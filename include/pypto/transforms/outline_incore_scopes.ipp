@@ -11,7 +11,8 @@
 // (scope_outliner.ipp has the algorithm). An Opaque parent with at least one outlined scope is
 // promoted to Orchestration after its `tensor.dim(param, k)` reads of declared dynamic symbols
 // are folded onto the symbols; Graph stays Graph. Requires SSAForm; produces SSAForm,
-// SplitIncoreOrch, AivSplitValid, NoScalarKernelReturn and ReturnParamsExplicit.
+// SplitIncoreOrch, AivSplitValid and NoScalarKernelReturn; the kernels it makes return the
+// parameters they write (normalize-return-order makes every kernel do so: ReturnParamsExplicit).
 // O(N log N) in the program size.
 #pragma once
 
@@ -42,7 +43,7 @@ PYPTO_DECL Pass OutlineIncoreScopes(const ir::OpRegistry& ops) {
   return Pass(
       "outline-incore-scopes", {Property::SSAForm},
       {Property::SSAForm, Property::SplitIncoreOrch, Property::AivSplitValid,
-       Property::NoScalarKernelReturn, Property::ReturnParamsExplicit},
+       Property::NoScalarKernelReturn},
       {}, [target, registry = std::make_shared<const ir::OpRegistry>(ops)](const ir::Program& p) {
         // The pass's own copy of the registry: `ops` may be a temporary.
         return outline_scopes(p, target, *registry, [](const ir::Function& f) {

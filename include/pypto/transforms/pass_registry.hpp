@@ -105,7 +105,7 @@ PYPTO_DECL PassRegistry standard_passes();
 /// `pypto-opt --target` default).
 inline constexpr std::string_view kCodegenPipeline =
     "convert-to-ssa,outline-incore-scopes,outline-cluster-scopes,deduplicate-outlined-kernels,"
-    "convert-tensor-to-tile-ops,expand-mixed-kernels";
+    "convert-tensor-to-tile-ops,expand-mixed-kernels,normalize-return-order";
 
 }  // namespace pypto::transforms
 

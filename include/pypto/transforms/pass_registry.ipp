@@ -8,6 +8,7 @@
 #include "pypto/transforms/convert_to_ssa.hpp"
 #include "pypto/transforms/deduplicate_outlined_kernels.hpp"
 #include "pypto/transforms/expand_mixed_kernels.hpp"
+#include "pypto/transforms/normalize_return_order.hpp"
 #include "pypto/transforms/normalize_stmt_structure.hpp"
 #include "pypto/transforms/outline_cluster_scopes.hpp"
 #include "pypto/transforms/outline_incore_scopes.hpp"
@@ -30,6 +31,10 @@ PYPTO_DECL PassRegistry standard_passes() {
       [] { return ConvertTensorToTileOps(); });
   registry.add("every Group member takes the Group's parameters: one argument list per mixed task",
                ExpandMixedKernels);
+  registry.add(
+      "kernels return the parameters they write, InCore kernels in their Out/InOut order; callers' "
+      "reads of the results follow",
+      [] { return NormalizeReturnOrder(); });
   return registry;
 }
 

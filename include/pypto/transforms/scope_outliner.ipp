@@ -51,6 +51,7 @@
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/identical.hpp"
+#include "pypto/ir/implicit_kernel.hpp"
 #include "pypto/ir/node.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/program.hpp"
@@ -250,22 +251,6 @@ class LiveIn {
   int loops_ = 0;
   ::pypto::detail::PointerMap<const ir::Call*> tuples_;  // tuple-typed results of calls
 };
-
-/// `s` with each statement directly inside it (a sequence's items, a compound statement's body
-/// slots) replaced by `fn(child)`; `s` itself when no child changed.
-template <class Fn>
-ir::StmtRef map_children(const ir::StmtRef& s, Fn&& fn) {
-  const auto* seq = ir::as<ir::SeqStmts>(s.get());
-  if (!seq) return transforms::detail::with_body_slots(s, fn);
-  decltype(ir::copy_node(*seq)) copy;
-  for (std::size_t k = 0; k < seq->stmts.size(); ++k) {
-    ir::StmtRef c = fn(seq->stmts[k]);
-    if (c == seq->stmts[k]) continue;
-    if (!copy) copy = ir::copy_node(*seq);
-    copy->stmts[k] = std::move(c);
-  }
-  return copy ? ir::StmtRef(copy) : s;
-}
 
 /// The dead carry slots of a function and their removal. A slot is one result of an if (the
 /// values its arms yield for it) or one carry of a loop (its init, the value its body yields,
@@ -1207,35 +1192,10 @@ class FunctionOutliner {
   std::deque<ScopeInfo> infos_;
 };
 
-/// `s` with every ReturnStmt's tensor value that is provably a parameter's buffer (but not the
-/// parameter) replaced by the parameter: a kernel the user wrote as `o1 = pl.store(t, [0, 0], o);
-/// return o1` returns `o`, as an outlined one does (ReturnParamsExplicit). The same buffer, so
-/// the meaning is unchanged.
-inline ir::StmtRef explicit_return_params(const ir::StmtRef& s, const ir::Function& fn,
-                                          ReturnLineage& lineage) {
-  if (const auto* ret = ir::as<ir::ReturnStmt>(s.get())) {
-    std::vector<ir::ExprRef> values = ret->values;
-    bool changed = false;
-    for (auto& v : values) {
-      const auto* var = ir::as<ir::Var>(v.get());
-      if (!var || !ir::isa<ir::TensorType>(*var->type)) continue;
-      const std::optional<std::size_t> p = lineage.param_of(fn, *var);
-      if (!p || fn.params[*p].get() == var) continue;
-      v = fn.params[*p];
-      changed = true;
-    }
-    return changed ? ir::StmtRef(ir::ReturnStmt::make(std::move(values), ret->span)) : s;
-  }
-  return map_children(s,
-                      [&](const ir::StmtRef& c) { return explicit_return_params(c, fn, lineage); });
-}
-
 /// `s` with every split_aiv region that no InCore scope encloses wrapped in one.
 inline ir::StmtRef wrap_bare_splits(const ir::StmtRef& s) {
   if (ir::isa<ir::InCoreScopeStmt>(*s)) return s;
-  if (ir::isa<ir::SplitAivScopeStmt>(*s))
-    return ir::InCoreScopeStmt::make(ir::SeqStmts::make({s}, s->span), "", ir::SplitMode::None, {},
-                                     s->span);
+  if (ir::isa<ir::SplitAivScopeStmt>(*s)) return ir::implicit_kernel(s);
   return map_children(s, [](const ir::StmtRef& c) { return wrap_bare_splits(c); });
 }
 
@@ -1258,18 +1218,14 @@ PYPTO_DECL ir::ProgramRef outline_scopes(const ir::Program& program, const Outli
   for (const auto& e : program.functions) {
     if (!scan(*e.function)) {
       ir::FunctionRef f = e.function;
-      // A kernel the program already has gets what the outlined ones are given: returns of
-      // its parameters themselves and the split_aiv attrs of its regions.
-      if (is_device_function(f->func_type) && f->body) {
-        ir::StmtRef body = detail::outline::explicit_return_params(f->body, *f, lineage);
+      // A kernel the program already has gets the split_aiv attrs of its regions, as the
+      // outlined ones do; its returns are normalize-return-order's to make explicit.
+      if (is_kernel_function(f->func_type) && f->body) {
         bool stamped = false;
-        ir::Attrs attrs = is_kernel_function(f->func_type)
-                              ? detail::outline::with_split_aiv_attrs(
-                                    f->attrs, detail::outline::split_regions(*f->body), &stamped)
-                              : f->attrs;
-        if (body != f->body || stamped) {
+        ir::Attrs attrs = detail::outline::with_split_aiv_attrs(
+            f->attrs, detail::outline::split_regions(*f->body), &stamped);
+        if (stamped) {
           auto copy = ir::copy_node(*f);
-          copy->body = std::move(body);
           copy->attrs = std::move(attrs);
           f = copy;
           changed = true;
