@@ -502,13 +502,15 @@ inline void ProgramGenerator::spmd_scope(int indent, OrchCtx& ctx) {
     count = std::to_string(hi);
   }
   line(indent, "with pl.spmd(" + count + "):");
-  line(indent + 1, "with pl.at(level=pl.Level.CORE_GROUP):");
+  // The kernel scope is written out, or implied by a body that reads the block index.
+  int body = indent + 1;
+  if (rng_.chance(50)) line(body++, "with pl.at(level=pl.Level.CORE_GROUP):");
   const std::string b = fresh("b");
-  line(indent + 2, b + " = pl.tile.get_block_idx()");
+  line(body, b + " = pl.tile.get_block_idx()");
   KernelCtx k = kernel_ctx(ctx);
   k.indices.push_back({b, 0, hi - 1});
   k.top = false;  // blocks run the same body: bindings would be per block
-  kernel_body(indent + 2, k);
+  kernel_body(body, k);
 }
 
 inline void ProgramGenerator::for_loop(int indent, OrchCtx& ctx) {

@@ -1596,9 +1596,10 @@ class Builder {
       return finish([&](ir::StmtRef body) -> ir::StmtRef {
         if (d == "pl._dump.spmd" || !ir::spmd_body_is_implicit_kernel(*body))
           return ir::SpmdScopeStmt::make(body, n, sync, h.name_hint, h.attrs, sp);
-        auto [dispatch, kernel] = spmd_hints(h.name_hint);
-        return ir::SpmdScopeStmt::make(ir::SeqStmts::make({ir::implicit_kernel(body, kernel)}, sp),
-                                       n, sync, dispatch, h.attrs, sp);
+        const SpmdNames names = spmd_hints(h.name_hint);
+        return ir::SpmdScopeStmt::make(
+            ir::SeqStmts::make({ir::implicit_kernel(body, names.kernel)}, sp), n, sync,
+            names.dispatch, h.attrs, sp);
       });
     }
     if (d == "pl.scope" || d == "pl.manual_scope") {  // manual_scope(): upstream's MANUAL form
@@ -1846,7 +1847,10 @@ class Builder {
 
   /// The dispatch's and the kernel's names of a spmd scope holding an implied kernel: one hint
   /// names both, `q` or `q_spmd` is the dispatch `q_spmd` of the kernel `q`.
-  static std::pair<std::string, std::string> spmd_hints(std::string hint) {
+  struct SpmdNames {
+    std::string dispatch, kernel;
+  };
+  static SpmdNames spmd_hints(std::string hint) {
     static constexpr std::string_view dispatch_suffix = "_spmd";
     if (hint.empty()) return {};
     if (!hint.ends_with(dispatch_suffix)) return {hint + std::string(dispatch_suffix), hint};
@@ -1863,7 +1867,7 @@ class Builder {
     if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name for the block index");
     ir::ExprRef n = expr(c.item(1));
     const bool sync = bool_keyword(c, "sync_start");
-    auto [name_hint, kernel_hint] = spmd_hints(name_hint_of(c));
+    const SpmdNames names = spmd_hints(name_hint_of(c));
     const SExpr* ok = keyword(c, "optimizations");
     const ir::Attrs attrs = attrs_of(c);
     ir::Attrs incore_attrs;  // the optimizations belong to the kernel, not to its dispatch
@@ -1881,10 +1885,10 @@ class Builder {
       for (const auto& st : s.body) statement(*st, inner);
     }
     out.push_back(guard(c, [&]() -> ir::StmtRef {
-      auto incore = ir::implicit_kernel(ir::SeqStmts::make(std::move(inner), sp), kernel_hint,
+      auto incore = ir::implicit_kernel(ir::SeqStmts::make(std::move(inner), sp), names.kernel,
                                         split, incore_attrs);
-      return ir::SpmdScopeStmt::make(ir::SeqStmts::make({incore}, sp), n, sync, name_hint, attrs,
-                                     sp);
+      return ir::SpmdScopeStmt::make(ir::SeqStmts::make({incore}, sp), n, sync, names.dispatch,
+                                     attrs, sp);
     }));
   }
 

@@ -666,7 +666,7 @@ class CallerRewriter {
 
 /// Which of a kernel's parameters its body reads and writes, through the parameter or any value
 /// provably its buffer (return_lineage.hpp); a return hands a buffer back and is no access. A
-/// read of a value whose buffer is unknown — not a registered op's result, so a loop or if
+/// read of a tensor whose buffer is unknown — not a registered op's result, so a loop or if
 /// result, an iter_arg or a callee's result that lineage cannot place — may read any parameter.
 class ParameterAccesses {
  public:
@@ -681,9 +681,8 @@ class ParameterAccesses {
     if (c && !ir::isa<ir::GlobalVar>(*c->op)) op_results_.insert(&v, true);
   }
   void use(const ir::Var& v, Access access) {
-    if (returns_ > 0 || access == Access::Bookkeeping || ir::isa<ir::ScalarType>(*v.type) ||
-        ir::isa<ir::TupleType>(*v.type))
-      return;
+    // Only a tensor can be a parameter's buffer (a tile lives in the core's own memory).
+    if (returns_ > 0 || access == Access::Bookkeeping || !ir::isa<ir::TensorType>(*v.type)) return;
     const bool reads = access == Access::Read || access == Access::ReadWrite;
     const bool writes = access == Access::Write || access == Access::ReadWrite;
     const std::optional<std::size_t> p = lineage_.param_of(fn_, v);
