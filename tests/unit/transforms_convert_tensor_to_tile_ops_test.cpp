@@ -657,3 +657,36 @@ class After:
         return r
 )");
 }
+
+TEST_CASE("tensor to tile: a read that may be of a written parameter makes it InOut") {
+  // `r` is `d` or `e`, whichever the branch takes: reading it may read `d`, which the kernel
+  // writes, so `d` is InOut, not Out (e, only read, stays In).
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, d: pl.Tensor[[4], pl.FP32], e: pl.Tensor[[4], pl.FP32], c: pl.Scalar[pl.BOOL]) -> pl.Tensor[[4], pl.FP32]:
+        if c:
+            r = pl.yield_(d)
+        else:
+            r = pl.yield_(e)
+        t = pl.tile.load(r, [0], [4])
+        d1 = pl.tile.store(t, [0], d)
+        return d1
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, d: pl.InOut[pl.Tensor[[4], pl.FP32]], e: pl.Tensor[[4], pl.FP32], c: pl.Scalar[pl.BOOL]) -> pl.Tensor[[4], pl.FP32]:
+        if c:
+            r = pl.yield_(d)
+        else:
+            r = pl.yield_(e)
+        t = pl.tile.load(r, [0], [4])
+        d1 = pl.tile.store(t, [0], d)
+        return d1
+)");
+}
