@@ -152,6 +152,33 @@ TEST_CASE("effects: notify reads its signal in the AtomicAdd form only, wait nev
   CHECK(isa<UnknownType>(wait->type));
 }
 
+TEST_CASE("effects: an op node made apart from the registry is found by name") {
+  Fixture f;
+  auto t = f.tile_var();
+  auto apart = Call::make(Op::make("tile.store"), {t, f.origin, f.out}, f.out->type);
+  CHECK(f.ops.effect(*apart, 2) == ArgEffect::Write);
+  CHECK(f.ops.find(*apart->op) == f.ops.find("tile.store"));
+  CHECK(f.ops.find(*Op::make("tile.no_such_op")) == nullptr);
+}
+
+TEST_CASE("effects: adding ops keeps every call's definition, whatever sorts before it") {
+  Fixture f;
+  auto t = f.tile_var();
+  auto store = f.ops.make_call("tile.store", {t, f.origin, f.out});
+  auto load = f.load();
+  // Names sorting before, between and after the two, so both move in the sorted table.
+  for (const char* name : {"a.first", "tile.m_between", "z.last"})
+    f.ops.add(OpDef{
+        name, {{"x"}}, {}, [](std::string_view, const std::vector<ExprRef>& args, const Attrs&) {
+          return args[0]->type;
+        }});
+  CHECK(f.ops.find(*store->op)->name == "tile.store");
+  CHECK(f.ops.find(*load->op)->name == "tile.load");
+  CHECK(f.ops.effect(*store, 2) == ArgEffect::Write);
+  auto added = f.ops.make_call("tile.m_between", {t});
+  CHECK(f.ops.find(*added->op)->name == "tile.m_between");
+}
+
 TEST_CASE("effects: a call of a program function reads its arguments as far as ops know") {
   Fixture f;
   auto call = Call::make(GlobalVar::make("kernel"), {f.a, f.out}, f.out->type);

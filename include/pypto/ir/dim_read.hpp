@@ -20,6 +20,18 @@
 
 namespace pypto::ir {
 
+/// Whether some tensor among `params` has an extent that is a variable other than a parameter:
+/// without one, no read is a signature symbol and a fold has nothing to do.
+inline bool has_dim_symbols(const std::vector<VarRef>& params) {
+  for (const VarRef& p : params)
+    if (const auto* tt = as<TensorType>(p->type.get()))
+      for (const ExprRef& dim : tt->shape)
+        if (isa<Var>(dim) && std::none_of(params.begin(), params.end(),
+                                          [&](const VarRef& q) { return q.get() == dim.get(); }))
+          return true;
+  return false;
+}
+
 /// The shape symbol `value` reads when it is `tensor.dim(a, k)` on one of `params` and the
 /// symbol has the type `var_type` of the variable it would bind; null otherwise.
 inline ExprRef param_dim_symbol(const std::vector<VarRef>& params, const TypeRef& var_type,

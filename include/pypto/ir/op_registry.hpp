@@ -20,6 +20,7 @@
 
 #include "pypto/core/config.hpp"
 #include "pypto/core/error.hpp"
+#include "pypto/detail/pointer_map.hpp"
 #include "pypto/ir/attrs.hpp"
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/type.hpp"
@@ -121,6 +122,8 @@ class OpRegistry {
       detail::fail("OpRegistry", "add", "op '" + def.name + "' is already registered");
     op_nodes_.insert(op_nodes_.begin() + (it - ops_.begin()), Op::make(def.name));
     ops_.insert(it, std::move(def));
+    for (std::size_t i = 0; i < op_nodes_.size(); ++i)  // positions after the new one moved
+      *node_index_.insert(op_nodes_[i].get(), i).first = i;
   }
 
   const OpDef* find(std::string_view name) const {
@@ -152,8 +155,15 @@ class OpRegistry {
   /// The effect of `call` on its argument `i`; Read for a callee that is not a registered op.
   ArgEffect effect(const Call& call, std::size_t i) const {
     if (isa<GlobalVar>(*call.op)) return ArgEffect::Read;
-    const OpDef* def = find(call.op->name);
+    const OpDef* def = find(*call.op);
     return def ? def->effect(i, call.kwargs) : ArgEffect::Read;
+  }
+
+  /// The definition of `op`: by identity when make_call built it (the walks' hot path), else
+  /// by name; null when unknown.
+  const OpDef* find(const Op& op) const {
+    if (const std::size_t* i = node_index_.find(&op)) return &ops_[*i];
+    return find(op.name);
   }
 
  private:
@@ -211,6 +221,7 @@ class OpRegistry {
   /// The one Op node of each op (parallel to ops_), shared by every call make_call builds: one
   /// node per op name keeps programs small and each op's record hot in the walks' caches.
   std::vector<OpRef> op_nodes_;
+  ::pypto::detail::PointerMap<std::size_t> node_index_;  // op_nodes_[i] -> i; never iterated
 };
 
 /// The ops the pipeline needs (tile, tensor, distributed, system and prefetch families).

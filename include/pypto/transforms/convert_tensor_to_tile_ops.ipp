@@ -730,22 +730,17 @@ class Functions {
  public:
   void set(const ir::FunctionRef& fn) {
     by_name_[fn->name] = fn;
-    infos_[fn->name] = CalleeInfo{fn->param_directions, {}};
+    infos_.set(fn->name, CalleeInfo{fn->param_directions, {}});
   }
   const ir::Function* find(std::string_view name) const {
     auto it = by_name_.find(name);
     return it == by_name_.end() ? nullptr : it->second.get();
   }
-  CalleeDirections callees() const {
-    return [this](std::string_view name) -> const CalleeInfo* {
-      auto it = infos_.find(name);
-      return it == infos_.end() ? nullptr : &it->second;
-    };
-  }
+  CalleeDirections callees() const { return infos_.lookup(); }
 
  private:
   std::map<std::string, ir::FunctionRef, std::less<>> by_name_;
-  std::map<std::string, CalleeInfo, std::less<>> infos_;
+  CalleeTable infos_;
 };
 
 /// `fn` with each In parameter it passes directly to a callee's Out slot made Out (InOut when
@@ -755,15 +750,17 @@ inline ir::FunctionRef with_caller_directions(const ir::FunctionRef& fn, const F
                                               const ir::OpRegistry& ops, ReturnLineage& lineage) {
   if (!fn->body || is_kernel_function(fn->func_type)) return fn;
   std::vector<std::optional<ir::ParamDirection>> via_call(fn->params.size());
+  ::pypto::detail::PointerMap<std::size_t> param_index;
+  for (std::size_t i = 0; i < fn->params.size(); ++i) param_index.insert(fn->params[i].get(), i);
   auto note = [&](const ir::Op& op, const std::vector<ir::ExprRef>& args) {
     const ir::Function* callee = ir::isa<ir::GlobalVar>(op) ? table.find(op.name) : nullptr;
     if (!callee) return;
-    for (std::size_t a = 0; a < args.size() && a < callee->param_directions.size(); ++a)
-      for (std::size_t i = 0; i < fn->params.size(); ++i)
-        if (args[a].get() == fn->params[i].get() &&
-            callee->param_directions[a] != ir::ParamDirection::In &&
-            via_call[i] != ir::ParamDirection::InOut)
-          via_call[i] = callee->param_directions[a];
+    for (std::size_t a = 0; a < args.size() && a < callee->param_directions.size(); ++a) {
+      const std::size_t* i = param_index.find(args[a].get());
+      if (i && callee->param_directions[a] != ir::ParamDirection::In &&
+          via_call[*i] != ir::ParamDirection::InOut)
+        via_call[*i] = callee->param_directions[a];
+    }
   };
   ir::for_each_node(ir::NodeRef(fn->body), [&](const ir::Node& n) {
     if (const auto* c = ir::as<ir::Call>(&n)) note(*c->op, c->args);

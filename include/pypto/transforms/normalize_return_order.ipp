@@ -152,16 +152,20 @@ class ResultReads : private FieldRewriter<ResultReads> {
     return true;
   }
 
-  /// The permutation of the kernel `e` calls or submits, or null.
-  const Permutation* reordered_callee(const ir::Node& e, std::string* callee = nullptr) const {
+  /// The function `e` calls or submits, or "" when it is no call of a program function.
+  static const std::string& callee_name(const ir::Node& e) {
+    static const std::string none;
     const ir::Op* op = nullptr;
     if (const auto* c = ir::as<ir::Call>(&e)) op = c->op.get();
     if (const auto* c = ir::as<ir::Submit>(&e)) op = c->op.get();
-    if (!op || !ir::isa<ir::GlobalVar>(*op)) return nullptr;
-    auto it = perms_.find(op->name);
-    if (it == perms_.end()) return nullptr;
-    if (callee) *callee = op->name;
-    return &it->second;
+    return op && ir::isa<ir::GlobalVar>(*op) ? op->name : none;
+  }
+
+  /// The permutation of the kernel `e` calls or submits, or null.
+  const Permutation* reordered_callee(const ir::Node& e) const {
+    const std::string& name = callee_name(e);
+    auto it = name.empty() ? perms_.end() : perms_.find(name);
+    return it == perms_.end() ? nullptr : &it->second;
   }
 
   /// `e` (a reordered call or submit) with its arguments rewritten and its result type
@@ -219,9 +223,7 @@ class ResultReads : private FieldRewriter<ResultReads> {
           auto copy = ir::copy_node(concrete);
           copy->value = reordered_call(concrete.value, *perm);
           copy->var = ir::Var::make(concrete.var->name_hint, copy->value->type, concrete.var->span);
-          std::string callee;
-          reordered_callee(*concrete.value, &callee);
-          rebound_.insert(concrete.var.get(), Rebound{copy->var, perm, std::move(callee)});
+          rebound_.insert(concrete.var.get(), Rebound{copy->var, perm, callee_name(*copy->value)});
           return copy;
         }
       } else if constexpr (std::is_same_v<N, ir::EvalStmt>) {
@@ -233,8 +235,7 @@ class ResultReads : private FieldRewriter<ResultReads> {
       } else if constexpr (std::is_same_v<N, ir::TupleGetItem>) {
         if (ir::NodeRef read = result_read(concrete)) return read;
       } else if constexpr (std::is_same_v<N, ir::Call> || std::is_same_v<N, ir::Submit>) {
-        std::string callee;
-        if (reordered_callee(concrete, &callee)) escaped_.insert(callee);
+        if (reordered_callee(concrete)) escaped_.insert(callee_name(concrete));
       }
       auto copy = rebuilt(concrete);
       return copy ? ir::NodeRef(copy) : nullptr;

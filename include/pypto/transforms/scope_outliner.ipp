@@ -544,7 +544,7 @@ class FunctionOutliner {
     // body a function written as Orchestration has.
     ir::StmtRef source = f->body;
     if (target_.fold_param_dims && f->func_type == ir::FunctionType::Opaque &&
-        contains_target(*source))
+        ir::has_dim_symbols(f->params) && contains_target(*source))
       source = folded_param_dims(source);
     // A value only a dead phi reads is no live-out: such phis go first (DeadCarries).
     if (contains_target(*source))
@@ -1056,25 +1056,25 @@ class FunctionOutliner {
   ir::StmtRef rebind_writes(const ir::StmtRef& body, const ScopeInfo& info) {
     ::pypto::detail::PointerMap<bool> rebound;
     for (const auto& v : info.rebound) rebound.insert(v.get(), true);
-    std::function<ir::StmtRef(const ir::StmtRef&)> walk = [&](const ir::StmtRef& s) {
-      if (const auto* a = ir::as<ir::AssignStmt>(s.get())) {
-        if (!rebound.find(a->var.get())) return s;
-        auto copy = ir::copy_node(*a);
-        copy->var = fresh(*a->var, "__store");
-        return ir::StmtRef(copy);
-      }
-      if (const auto* e = ir::as<ir::EvalStmt>(s.get())) {
-        const auto* call = ir::as<ir::Call>(e->expr.get());
-        if (!call || !call->op || call->op->name != "tile.store" || call->args.size() < 3) return s;
-        const auto* target = ir::as<ir::Var>(call->args[2].get());
-        ir::VarRef bound =
-            ir::Var::make((target ? target->name_hint : std::string("tensor")) + "__store",
-                          call->type, call->span);
-        return ir::StmtRef(ir::AssignStmt::make(std::move(bound), e->expr, e->span));
-      }
-      return map_children(s, walk);
-    };
-    return walk(body);
+    return rebind_writes(body, rebound);
+  }
+  ir::StmtRef rebind_writes(const ir::StmtRef& s,
+                            const ::pypto::detail::PointerMap<bool>& rebound) {
+    if (const auto* a = ir::as<ir::AssignStmt>(s.get())) {
+      if (!rebound.find(a->var.get())) return s;
+      auto copy = ir::copy_node(*a);
+      copy->var = fresh(*a->var, "__store");
+      return ir::StmtRef(copy);
+    }
+    if (const auto* e = ir::as<ir::EvalStmt>(s.get())) {
+      const auto* call = ir::as<ir::Call>(e->expr.get());
+      if (!call || call->op->name != "tile.store" || call->args.size() < 3) return s;
+      const auto* target = ir::as<ir::Var>(call->args[2].get());
+      ir::VarRef bound = ir::Var::make(
+          (target ? target->name_hint : std::string("tensor")) + "__store", call->type, call->span);
+      return ir::StmtRef(ir::AssignStmt::make(std::move(bound), e->expr, e->span));
+    }
+    return map_children(s, [&](const ir::StmtRef& c) { return rebind_writes(c, rebound); });
   }
 
   std::vector<ir::ExprRef> renames_attrs_exprs(const ir::Attrs& attrs, std::string_view key) {
@@ -1206,14 +1206,12 @@ PYPTO_DECL ir::ProgramRef outline_scopes(const ir::Program& program, const Outli
                                          const std::function<bool(const ir::Function&)>& scan) {
   detail::outline::Names names(program);
   std::vector<ir::FunctionRef> outlined, functions;
-  std::map<std::string, CalleeInfo, std::less<>> infos;
+  CalleeTable infos;
   ReturnLineage lineage(&program, ops);
   for (const auto& e : program.functions)
-    infos[e.name] = CalleeInfo{e.function->param_directions, lineage.returned_params(*e.function)};
-  const CalleeDirections callees = [&](std::string_view name) -> const CalleeInfo* {
-    auto it = infos.find(name);
-    return it == infos.end() ? nullptr : &it->second;
-  };
+    infos.set(e.name,
+              CalleeInfo{e.function->param_directions, lineage.returned_params(*e.function)});
+  const CalleeDirections callees = infos.lookup();
   bool changed = false;
   for (const auto& e : program.functions) {
     if (!scan(*e.function)) {

@@ -237,6 +237,8 @@ class Substitution : private detail::FieldRewriter<Substitution> {
 
   template <class T>
   bool rewrite_handle(ir::Ref<const T>& ref) {
+    if constexpr (std::is_base_of_v<ir::Type, T>)
+      if (!types_) return false;  // the common case, decided before any call
     return value(ref);
   }
   bool value(ir::AttrValue& v) {

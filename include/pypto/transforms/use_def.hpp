@@ -21,10 +21,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "pypto/core/error.hpp"
@@ -54,6 +56,23 @@ struct CalleeInfo {
 
 /// The program function of a name; nullptr when there is none.
 using CalleeDirections = std::function<const CalleeInfo*(std::string_view)>;
+
+/// A program's functions as callees, by name; a pass that changes a function's directions sets
+/// it again. `lookup()` refers to the table, which must outlive it.
+class CalleeTable {
+ public:
+  void set(const std::string& name, CalleeInfo info) { infos_[name] = std::move(info); }
+  const CalleeInfo* find(std::string_view name) const {
+    auto it = infos_.find(name);
+    return it == infos_.end() ? nullptr : &it->second;
+  }
+  CalleeDirections lookup() const {
+    return [this](std::string_view name) { return find(name); };
+  }
+
+ private:
+  std::map<std::string, CalleeInfo, std::less<>> infos_;
+};
 
 inline Access access_of(ir::ArgEffect e) {
   switch (e) {
