@@ -179,6 +179,24 @@ TEST_CASE("effects: adding ops keeps every call's definition, whatever sorts bef
   CHECK(f.ops.find(*added->op)->name == "tile.m_between");
 }
 
+TEST_CASE("spellings: the DSL's other name of an op resolves to it, and no name is taken twice") {
+  Fixture f;
+  REQUIRE(f.ops.find_spelled("create_tensor") != nullptr);
+  CHECK(f.ops.find_spelled("create_tensor")->name == "tensor.create");
+  CHECK(f.ops.find_spelled("tensor.create") == f.ops.find("tensor.create"));
+  CHECK(f.ops.find("create_tensor") == nullptr);  // a spelling is no op name
+  CHECK(f.ops.find_spelled("no_such_spelling") == nullptr);
+  const auto rule = [](std::string_view, const std::vector<ExprRef>& args, const Attrs&) {
+    return args[0]->type;
+  };
+  CHECK_THROWS_AS(f.ops.add(OpDef{"x.one", {{"x"}}, {}, rule, false, {"create_tensor"}}),
+                  ValueError);
+  CHECK_THROWS_AS(f.ops.add(OpDef{"x.two", {{"x"}}, {}, rule, false, {"tile.load"}}), ValueError);
+  CHECK_THROWS_AS(f.ops.add(OpDef{"create_tensor", {{"x"}}, {}, rule}), ValueError);
+  CHECK_THROWS_AS(f.ops.add(OpDef{"x.three", {{"x"}}, {}, rule, false, {"x.three"}}), ValueError);
+  CHECK(f.ops.find("x.one") == nullptr);  // a refused op is not half added
+}
+
 TEST_CASE("effects: a call of a program function reads its arguments as far as ops know") {
   Fixture f;
   auto call = Call::make(GlobalVar::make("kernel"), {f.a, f.out}, f.out->type);

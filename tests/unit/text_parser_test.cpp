@@ -437,13 +437,12 @@ class P:
   CHECK_NOTHROW(text::check_round_trip(*p));
 }
 
-TEST_CASE("parser: submit, self calls with attrs, a runtime-bound declaration, func_attr") {
+TEST_CASE("parser: submit, self calls with attrs, a runtime-bound declaration, function attrs") {
   const ProgramRef p = parse_program(R"(
 @pl.program
 class P:
-    @pl.function(type=pl.FunctionType.InCore)
+    @pl.function(type=pl.FunctionType.InCore, attrs={"priority": 2})
     def k(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
-        pl.func_attr({"priority": 2})
         ...
 
     @pl.function(type=pl.FunctionType.Orchestration)
@@ -466,6 +465,73 @@ class P:
   CHECK(s1.deps.size() == 1);
   CHECK(s1.allow_early_resolve);
   CHECK_NOTHROW(text::check_round_trip(*p));
+}
+
+TEST_CASE("parser: @pl.function(attrs={...}) in upstream's forms, auto_scope= beside it") {
+  const ProgramRef p = parse_program(R"(
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore, attrs={"split": pl.SplitMode.UP_DOWN, "slot_num": 16})
+    def k(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+        return a
+
+    @pl.function(type=pl.FunctionType.AIV, attrs={"dual_aiv_dispatch": True})
+    def v(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+        return a
+
+    @pl.function(attrs={}, auto_scope=True)
+    def main(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+        return a
+)");
+  const FunctionRef k = p->find("k");
+  CHECK(k->attrs.get<SplitMode>("split") == SplitMode::UpDown);
+  CHECK(k->attrs.get<std::int64_t>("slot_num") == 16);
+  CHECK(p->find("v")->attrs.get<bool>("dual_aiv_dispatch") == true);
+  const FunctionRef main = p->find("main");
+  REQUIRE(main->attrs.size() == 1);
+  CHECK(main->attrs.get<bool>("auto_scope") == true);
+  CHECK_NOTHROW(text::check_round_trip(*p));
+  const std::string printed = text::print(*p);
+  CHECK(printed.find("@pl.function(type=pl.FunctionType.InCore, attrs={\"split\": "
+                     "pl.SplitMode.UP_DOWN, \"slot_num\": 16})") != std::string::npos);
+  CHECK(printed.find("@pl.function(auto_scope=True)") != std::string::npos);
+}
+
+TEST_CASE("parser: pl.create_tensor is tensor.create, pl.system.task_invalid() a task id") {
+  const ProgramRef p = parse_program(R"(
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8, 4], pl.FP16]:
+        t = pl.create_tensor([8, 4], dtype=pl.FP16)
+        tid = pl.system.task_invalid()
+        return t
+)");
+  const auto& stmts = body_of(only_function(p));
+  const auto& create = static_cast<const Call&>(*static_cast<const AssignStmt&>(*stmts[0]).value);
+  CHECK(create.op->name == "tensor.create");
+  CHECK(structural::structural_equal(
+      *create.type, *TensorType::make(DataType::FP16, {ConstInt::make(8), ConstInt::make(4)})));
+  const auto& tid = static_cast<const AssignStmt&>(*stmts[1]);
+  CHECK(static_cast<const Call&>(*tid.value).op->name == "system.task_invalid");
+  CHECK(structural::structural_equal(*tid.var->type, *ScalarType::make(DataType::TASK_ID)));
+  const std::string printed = text::print(*p);
+  CHECK(printed.find("pl.tensor.create([8, 4], dtype=pl.FP16)") != std::string::npos);
+  CHECK_NOTHROW(text::check_round_trip(*p));
+}
+
+TEST_CASE("parser: function attrs that are no dict of string keys, or repeat auto_scope, fail") {
+  const auto with = [](const std::string& decorator) {
+    return "@pl.program\nclass P:\n    " + decorator +
+           "\n    def f(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:\n"
+           "        return a\n";
+  };
+  expect_parse_error(with("@pl.function(attrs=[1])"), 3, 24, "a dict of attributes");
+  expect_parse_error(with("@pl.function(attrs={1: 2})"), 3, 25, "a string key");
+  expect_parse_error(with("@pl.function(attrs={\"split\": pl.SplitMode.NONE})"), 3, 34,
+                     "a split mode other than NONE");
+  expect_parse_error(with("@pl.function(auto_scope=True, attrs={\"auto_scope\": False})"), 3, 41,
+                     "no \"auto_scope\" key beside the auto_scope= keyword");
 }
 
 TEST_CASE("parser: `(a, b), tid = pl.submit(...)` names the results, then the task id") {

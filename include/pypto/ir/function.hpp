@@ -22,6 +22,9 @@
 
 namespace pypto::ir {
 
+/// The function attr `@pl.function(auto_scope=...)` sets (the DSL's own keyword for it).
+inline constexpr std::string_view kAutoScopeAttr = "auto_scope";
+
 /// One parameter: its variable and the callee-side direction.
 struct Param {
   VarRef var;

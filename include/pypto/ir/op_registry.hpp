@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -82,6 +84,9 @@ struct OpDef {
   /// legacy statement-only allowlist, exactly nine ops). `set_cache_policy` is not one: it is a
   /// declaration that the parser hoists onto the enclosing scope, never a statement of the IR.
   bool statement_only = false;
+  /// The DSL's other names for the op, without `pl.` (`create_tensor` for tensor.create): the
+  /// parser resolves them, the printer writes the op's own name.
+  std::vector<std::string> spellings = {};
 
   std::size_t min_args() const {
     std::size_t n = 0;
@@ -118,8 +123,13 @@ class OpRegistry {
                      "an Enum keyword names its IR enum (use enum_kwarg<E>), no other kind does");
     }
     auto it = lower(def.name);
-    if (it != ops_.end() && it->name == def.name)
+    if ((it != ops_.end() && it->name == def.name) || spelled_.count(def.name))
       detail::fail("OpRegistry", "add", "op '" + def.name + "' is already registered");
+    for (const std::string& alias : def.spellings)
+      if (find(alias) || spelled_.count(alias) || alias == def.name)
+        detail::fail("OpRegistry", "add",
+                     "spelling '" + alias + "' of op '" + def.name + "' is already a name");
+    for (const std::string& alias : def.spellings) spelled_.emplace(alias, def.name);
     op_nodes_.insert(op_nodes_.begin() + (it - ops_.begin()), Op::make(def.name));
     ops_.insert(it, std::move(def));
     for (std::size_t i = 0; i < op_nodes_.size(); ++i)  // positions after the new one moved
@@ -129,6 +139,13 @@ class OpRegistry {
   const OpDef* find(std::string_view name) const {
     auto it = lower(name);
     return it != ops_.end() && it->name == name ? &*it : nullptr;
+  }
+
+  /// The op `name` names in the DSL: its own name or one of its spellings; null when none.
+  const OpDef* find_spelled(std::string_view name) const {
+    if (const OpDef* d = find(name)) return d;
+    auto it = spelled_.find(name);
+    return it == spelled_.end() ? nullptr : find(it->second);
   }
 
   /// The op named `name`; throws ValueError naming it when unknown.
@@ -221,7 +238,8 @@ class OpRegistry {
   /// The one Op node of each op (parallel to ops_), shared by every call make_call builds: one
   /// node per op name keeps programs small and each op's record hot in the walks' caches.
   std::vector<OpRef> op_nodes_;
-  ::pypto::detail::PointerMap<std::size_t> node_index_;  // op_nodes_[i] -> i; never iterated
+  ::pypto::detail::PointerMap<std::size_t> node_index_;      // op_nodes_[i] -> i; never iterated
+  std::map<std::string, std::string, std::less<>> spelled_;  // spelling -> op name
 };
 
 /// The ops the pipeline needs (tile, tensor, distributed, system and prefetch families).

@@ -211,6 +211,9 @@ inline TypeRef index_scalar(std::string_view, const std::vector<ExprRef>&, const
 inline TypeRef int32_scalar(std::string_view, const std::vector<ExprRef>&, const Attrs&) {
   return ScalarType::make(core::DataType::INT32);
 }
+inline TypeRef task_id_scalar(std::string_view, const std::vector<ExprRef>&, const Attrs&) {
+  return ScalarType::make(core::DataType::TASK_ID);
+}
 inline TypeRef bool_scalar(std::string_view, const std::vector<ExprRef>&, const Attrs&) {
   return ScalarType::make(core::DataType::BOOL);
 }
@@ -298,7 +301,9 @@ PYPTO_DECL OpRegistry standard_op_registry() {
           enum_kwarg<TensorLayout>("layout"),
           {"manual_dep", K::Bool},
           {"init_value", K::Double}},
-         tr::tensor_create});
+         tr::tensor_create,
+         false,
+         {"create_tensor"}});
   r.add({"tensor.full", {{"shape"}}, {{"dtype", K::DataType}, {"value", K::Any}}, tr::tensor_full});
   r.add({"tensor.expand_clone", {{"input"}, {"target", R::Write}}, {}, tr::tensor_expand_clone});
 
@@ -353,6 +358,7 @@ PYPTO_DECL OpRegistry standard_op_registry() {
          {{"pipe", K::Int}, {"event_id", K::Int}, {"core_type", K::String}},
          tr::unknown,
          true});
+  r.add({"system.task_invalid", {}, {}, tr::task_id_scalar});  // the "no producer" task id
   r.add({"system.import_peer_buffer",
          {},
          {{"name", K::String}, {"peer_func", K::String}},

@@ -240,7 +240,8 @@ class Builder {
     std::vector<ir::TypeRef> returns;
     ir::FunctionType type = ir::FunctionType::Opaque;
     ir::FunctionOptions options;
-    ir::Attrs extra_attrs;  // decorator keywords kept as function attrs (auto_scope)
+    const SExpr* attrs = nullptr;    // the decorator's `attrs={...}`, read in the function's scope
+    std::optional<bool> auto_scope;  // the decorator's `auto_scope=`, kept as a function attr
     FunctionScope scope;
   };
 
@@ -383,12 +384,13 @@ class Builder {
     const SExpr& d = *def.decorators[0];
     if (dotted(d) == "pl.function") return;
     if (d.kind != ExprKind::Call || dotted(d.item(0)) != "pl.function")
-      fail_at(d, "@pl.function or @pl.function(type=..., level=..., role=...)");
+      fail_at(d, "@pl.function or @pl.function(type=..., level=..., role=..., attrs={...})");
     positional_count(d, 0, 0, "@pl.function");
-    only_keywords(d, {"type", "level", "role", "strict_ssa", "auto_scope"}, "@pl.function");
+    only_keywords(d, {"type", "level", "role", "strict_ssa", "auto_scope", "attrs"},
+                  "@pl.function");
     // strict_ssa only tells upstream's parser to reject rebinding; this parser reads both forms.
-    if (const SExpr* a = keyword(d, "auto_scope"))
-      sig.extra_attrs.entries.push_back({"auto_scope", bool_literal(*a)});
+    if (const SExpr* a = keyword(d, "auto_scope")) sig.auto_scope = bool_literal(*a);
+    sig.attrs = keyword(d, "attrs");
     if (const SExpr* t = keyword(d, "type")) sig.type = enum_value<ir::FunctionType>(*t);
     if (const SExpr* l = keyword(d, "level")) sig.options.with_level(enum_value<ir::Level>(*l));
     if (const SExpr* r = keyword(d, "role")) sig.options.with_role(enum_value<ir::Role>(*r));
@@ -414,17 +416,15 @@ class Builder {
     scope_ = std::move(sig.scope);
     fold_extent_reads_ = sig.type == ir::FunctionType::Orchestration;
     kernel_function_ = ir::is_kernel_function(sig.type);
-    ir::Attrs attrs;
+    ir::Attrs attrs = sig.attrs ? function_attrs(*sig.attrs) : ir::Attrs{};
+    if (sig.auto_scope) {
+      if (attrs.contains(ir::kAutoScopeAttr))
+        fail_at(*sig.attrs, "no \"auto_scope\" key beside the auto_scope= keyword");
+      attrs = attrs.with(std::string(ir::kAutoScopeAttr), *sig.auto_scope);
+    }
     std::size_t first = 0;
     const auto& body = def.body;
     while (first < body.size() && is_docstring(*body[first])) ++first;
-    if (first < body.size() && body[first]->kind == StmtKind::Expr &&
-        body[first]->value->kind == ExprKind::Call &&
-        dotted(body[first]->value->item(0)) == "pl.func_attr") {
-      attrs = func_attrs(*body[first]->value);
-      ++first;
-    }
-    for (auto& e : sig.extra_attrs.entries) attrs.entries.push_back(e);
     ir::StmtRef body_stmt;
     const bool declaration = body.size() == first + 1 && body[first]->kind == StmtKind::Expr &&
                              body[first]->value->kind == ExprKind::Ellipsis;
@@ -440,15 +440,14 @@ class Builder {
     });
   }
 
-  ir::Attrs func_attrs(const SExpr& call) {
-    positional_count(call, 1, 1, "pl.func_attr");
-    only_keywords(call, {}, "pl.func_attr");
-    ir::Attrs attrs = attr_dict(call.item(1));
+  /// `@pl.function(attrs={...})`: a dict of string keys, read where the parameters are in scope.
+  ir::Attrs function_attrs(const SExpr& dict) {
+    ir::Attrs attrs = attr_dict(dict);
     for (std::size_t i = 0; i < attrs.size(); ++i) {
       const auto& e = attrs.entries[i];
       const auto* mode = e.value.get_if<ir::EnumValue>();
       if (e.key == "split" && mode && mode->get<ir::SplitMode>() == ir::SplitMode::None)
-        fail_at(call.item(1).item(2 * i + 1),
+        fail_at(dict.item(2 * i + 1),
                 "a split mode other than NONE (no `split` key is the canonical no-split)");
     }
     return attrs;
@@ -1015,9 +1014,9 @@ class Builder {
       }
     }
     for (std::string_view stmt_only :
-         {"pl.yield_", "pl._dump.yield_", "pl.cond", "pl.func_attr", "pl.range", "pl.parallel",
-          "pl.unroll", "pl.pipeline", "pl.while_", "pl.split_aiv", "pl._dump.split_aiv", "pl.at",
-          "pl.cluster", "pl.spmd", "pl._dump.spmd", "pl.scope", "pl.dynamic"})
+         {"pl.yield_", "pl._dump.yield_", "pl.cond", "pl.range", "pl.parallel", "pl.unroll",
+          "pl.pipeline", "pl.while_", "pl.split_aiv", "pl._dump.split_aiv", "pl.at", "pl.cluster",
+          "pl.spmd", "pl._dump.spmd", "pl.scope", "pl.dynamic"})
       if (d == stmt_only) fail_at(e, d + " only where the DSL places it, not inside an expression");
     if (d.starts_with("self.") || (!in_class_ && functions_.count(d))) {
       ir::OpRef op = callee_ref(callee);
@@ -1041,7 +1040,7 @@ class Builder {
   /// the first shaped operand (`tile.` for a Tile, `tensor.` for a Tensor).
   std::string resolve_op(const SExpr& at, const std::string& name,
                          const std::vector<ir::ExprRef>& args) {
-    if (ops_.find(name)) return name;
+    if (const ir::OpDef* d = ops_.find_spelled(name)) return d->name;
     if (name.find('.') == std::string::npos) {
       std::string first, second;
       for (const auto& a : args) {
@@ -1321,8 +1320,6 @@ class Builder {
     if (v.kind == ExprKind::String) return;  // a docstring
     const std::string d = v.kind == ExprKind::Call ? dotted(v.item(0)) : "";
     if (d == "pl.yield_" || d == "pl._dump.yield_") return yield(s, nullptr, out);
-    if (d == "pl.func_attr")
-      fail_at(v, "pl.func_attr only as the first statement of a function body");
     if (d == "pl.cond") fail_at(v, "pl.cond only as the first statement of a pl.while_ loop");
     if (d == "pl.set_cache_policy") return cache_policy_marker(v);
     ir::ExprRef e = expr(v);

@@ -611,10 +611,10 @@ class Printer {
   void print_function(const ir::Function& f, ScopeFacts facts) {
     enter_scope(std::move(facts), /*in_function=*/true);
     kernel_function_ = ir::is_kernel_function(f.func_type);
+    const std::string sig = signature(f);  // names the parameters the attrs may refer to
     line(decorator(f));
-    line(signature(f));
+    line(sig);
     ++indent_;
-    if (std::string attrs = func_attrs(f); !attrs.empty()) line(attrs);
     declare_free_vars();
     if (f.requires_runtime_binding || !f.body)
       line("...");
@@ -623,7 +623,7 @@ class Printer {
     --indent_;
   }
 
-  static std::string decorator(const ir::Function& f) {
+  std::string decorator(const ir::Function& f) {
     std::vector<std::string> kw;
     if (f.func_type != ir::FunctionType::Opaque) kw.push_back("type=" + enum_text(f.func_type));
     // The builder derives level/role from the type; print them only when they differ, so that
@@ -632,6 +632,15 @@ class Printer {
       kw.push_back("level=" + enum_text(*f.level));
     if (f.role && f.role != ir::default_role(f.func_type))
       kw.push_back("role=" + enum_text(*f.role));
+    // The parser appends auto_scope= after the attrs dict: only a last entry prints as it.
+    ir::Attrs attrs = f.attrs;
+    if (!attrs.empty() && attrs.entries.back().key == ir::kAutoScopeAttr &&
+        attrs.entries.back().value.is<bool>()) {
+      kw.push_back("auto_scope=" +
+                   std::string(*attrs.entries.back().value.get_if<bool>() ? "True" : "False"));
+      attrs.entries.pop_back();
+    }
+    if (!attrs.empty()) kw.push_back("attrs=" + attr_dict(attrs));
     return kw.empty() ? "@pl.function" : "@pl.function(" + join(kw) + ")";
   }
 
@@ -656,10 +665,6 @@ class Printer {
     }
     in_signature_ = false;
     return "def " + f.name + "(" + join(params) + ")" + ret + ":";
-  }
-
-  std::string func_attrs(const ir::Function& f) {
-    return f.attrs.empty() ? std::string() : "pl.func_attr(" + attr_dict(f.attrs) + ")";
   }
 
   // ---- statements ----
