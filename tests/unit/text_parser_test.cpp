@@ -520,6 +520,73 @@ class P:
   CHECK_NOTHROW(text::check_round_trip(*p));
 }
 
+TEST_CASE(
+    "parser: a module-level @pl.function the program calls joins it, one never called does not") {
+  const ProgramRef p = parse_program(R"(
+import pypto.language as pl
+
+@pl.function
+def double(x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+    y: pl.Tensor[[64], pl.FP32] = pl.add(x, x)
+    return y
+
+@pl.function
+def twice(x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+    y: pl.Tensor[[64], pl.FP32] = double(double(x))
+    return y
+
+@pl.function
+def unused(x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+    return x
+
+@pl.program
+class MyModel:
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        y: pl.Tensor[[64], pl.FP32] = twice(x)
+        return y
+)");
+  std::vector<std::string> names;
+  for (const auto& f : p->functions) names.push_back(f.name);
+  CHECK(names == std::vector<std::string>{"double", "main", "twice"});
+  const auto& call =
+      static_cast<const Call&>(*static_cast<const AssignStmt&>(*body_of(p->find("main"))[0]).value);
+  CHECK(isa<GlobalVar>(*call.op));
+  CHECK(call.op->name == "twice");
+  CHECK(p->find("double")->params.size() == 1);
+  // Printed, the externals are methods called through self, which read back as the same IR.
+  const std::string printed = text::print(*p);
+  CHECK(printed.find("def double(self, x:") != std::string::npos);
+  CHECK(printed.find("self.twice(x)") != std::string::npos);
+  CHECK_NOTHROW(text::check_round_trip(*p));
+}
+
+TEST_CASE("parser: an external function and a method of one name, or a bare method call, fail") {
+  expect_parse_error(R"(@pl.function
+def f(x: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+    return x
+
+@pl.program
+class P:
+    @pl.function
+    def f(self, x: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+        return x
+)",
+                     8, 5, "a function name not used before in this program");
+  expect_parse_error(R"(@pl.program
+class P:
+    @pl.function
+    def g(self, x: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+        return x
+
+    @pl.function
+    def main(self, x: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+        y = g(x)
+        return y
+)",
+                     9, 13, "a callee");
+}
+
 TEST_CASE("parser: function attrs that are no dict of string keys, or repeat auto_scope, fail") {
   const auto with = [](const std::string& decorator) {
     return "@pl.program\nclass P:\n    " + decorator +

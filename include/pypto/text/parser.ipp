@@ -206,7 +206,10 @@ class Builder {
           }
           break;
         }
-        case StmtKind::FunctionDef: defs.push_back(s.get()); break;
+        case StmtKind::FunctionDef:
+          defs.push_back(s.get());
+          externals_.insert(s->name);  // until a class makes the text a program of methods
+          break;
         case StmtKind::Pass: break;
         default:
           if (is_docstring(*s)) break;
@@ -216,6 +219,7 @@ class Builder {
       }
     }
     in_class_ = !name.empty();
+    if (!in_class_) externals_.clear();
     std::vector<Signature> sigs;
     std::set<std::string> seen;
     for (const SStmt* d : defs) {
@@ -228,6 +232,7 @@ class Builder {
     }
     std::vector<ir::FunctionRef> fns;
     for (auto& sig : sigs) fns.push_back(function(sig));
+    if (!externals_.empty()) fns = without_uncalled_externals(std::move(fns));
     return guard(module.empty() ? TextPos{} : module.front()->pos, "program", [&] {
       return ir::Program::make(name.empty() ? "Program" : name, std::move(fns));
     });
@@ -314,13 +319,47 @@ class Builder {
 
   // ---- functions ----
 
+  /// `fns` without the module-level functions no method reaches by calls: upstream PyPTO adds
+  /// an external @pl.function to the program when the program calls it.
+  std::vector<ir::FunctionRef> without_uncalled_externals(std::vector<ir::FunctionRef> fns) {
+    std::set<std::string> reached;
+    std::vector<const ir::Function*> todo;
+    for (const auto& f : fns)
+      if (!externals_.count(f->name)) todo.push_back(f.get());
+    while (!todo.empty()) {
+      const ir::Function* f = todo.back();
+      todo.pop_back();
+      if (!f->body) continue;
+      ir::for_each_node(ir::NodeRef(f->body), [&](const ir::Node& n) {
+        const auto* c = ir::as<ir::Call>(&n);
+        const ir::Op* op = c ? c->op.get() : nullptr;
+        if (const auto* sub = ir::as<ir::Submit>(&n)) op = sub->op.get();
+        if (!op || !ir::isa<ir::GlobalVar>(*op) || !externals_.count(op->name) ||
+            !reached.insert(op->name).second)
+          return;
+        for (const auto& g : fns)
+          if (g->name == op->name) todo.push_back(g.get());
+      });
+    }
+    std::erase_if(fns, [&](const ir::FunctionRef& f) {
+      return externals_.count(f->name) && !reached.count(f->name);
+    });
+    return fns;
+  }
+
+  /// Whether a bare name `d` calls a program function: any in a text of functions only, an
+  /// external (module-level) one beside a program class.
+  bool bare_callee(const std::string& d) const {
+    return functions_.count(d) && (!in_class_ || externals_.count(d));
+  }
+
   Signature signature(const SStmt& def) {
     Signature sig;
     sig.def = &def;
     decorator(def, sig);
     scope_ = FunctionScope();
     std::size_t first = 0;
-    if (in_class_) {
+    if (in_class_ && !externals_.count(def.name)) {
       if (def.params.empty() || def.params[0].name != "self" || def.params[0].annotation)
         throw ParseError(def.pos, def.name, "a method whose first parameter is `self`");
       first = 1;
@@ -947,8 +986,7 @@ class Builder {
     const std::string d = dotted(c);
     return guard(c, [&]() -> ir::OpRef {
       if (d.starts_with("self.") && in_class_) return ir::GlobalVar::make(d.substr(5));
-      if (!in_class_ && c.kind == ExprKind::Name && functions_.count(d))
-        return ir::GlobalVar::make(d);
+      if (c.kind == ExprKind::Name && bare_callee(d)) return ir::GlobalVar::make(d);
       if (d.starts_with("pl.") || d.starts_with("pld.")) return ir::Op::make(op_name(d));
       fail_at(c, "a callee: self.<function> or pl.<op>");
     });
@@ -1018,7 +1056,7 @@ class Builder {
           "pl.pipeline", "pl.while_", "pl.split_aiv", "pl._dump.split_aiv", "pl.at", "pl.cluster",
           "pl.spmd", "pl._dump.spmd", "pl.scope", "pl.dynamic"})
       if (d == stmt_only) fail_at(e, d + " only where the DSL places it, not inside an expression");
-    if (d.starts_with("self.") || (!in_class_ && functions_.count(d))) {
+    if (d.starts_with("self.") || (e.item(0).kind == ExprKind::Name && bare_callee(d))) {
       ir::OpRef op = callee_ref(callee);
       std::vector<ir::ExprRef> args = positional(e);
       ir::Attrs attrs;
@@ -1928,6 +1966,7 @@ class Builder {
   const ir::OpRegistry& ops_;
   core::Ref<const core::SourceFile> file_;
   bool in_class_ = false;
+  std::set<std::string> externals_;  // module-level functions beside the program class
   std::map<std::string, ir::VarRef, std::less<>> dynamic_;
   std::vector<ir::AttrValueList*> cache_policy_sinks_;  // the enclosing task scopes' markers
   std::map<std::string, ir::VarRef, std::less<>> free_;
