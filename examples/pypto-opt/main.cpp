@@ -57,6 +57,8 @@ constexpr const char* kUsage =
     "  --passes=P1,P2,...        run these passes in order (see --list-passes)\n"
     "  -o OUT                    write the result to OUT instead of stdout\n"
     "  --list-passes             list the passes and exit\n"
+    "  --list-ops                list the registered ops (arguments, effects, keywords, the\n"
+    "                            DSL's other spellings) and exit\n"
     "  --print-after-all         print the program after each pass (to stderr)\n"
     "  --verify-each             after each pass: binding verifier, text round trip, property\n"
     "                            verifiers\n"
@@ -86,6 +88,7 @@ struct Options {
   std::optional<std::string> output;
   std::optional<std::string> expected;
   bool list_passes = false;
+  bool list_ops = false;
   bool print_after_all = false;
   bool verify_each = false;
   bool pass_timing = false;
@@ -123,6 +126,8 @@ Options parse_args(int argc, char** argv) {
       o.help = true;
     } else if (arg == "--list-passes") {
       o.list_passes = true;
+    } else if (arg == "--list-ops") {
+      o.list_ops = true;
     } else if (arg == "--print-after-all") {
       o.print_after_all = true;
     } else if (arg == "--verify-each") {
@@ -224,6 +229,34 @@ pypto::ir::ProgramRef parse_file(const std::string& path, const pypto::ir::OpReg
   }
 }
 
+/// One op of the catalog on a line: `name(arg, out:W, [optional]) key=Kind ...  also pl.x`.
+std::string op_line(const pypto::ir::OpDef& def) {
+  namespace ir = pypto::ir;
+  std::string line = def.name + "(";
+  for (std::size_t i = 0; i < def.args.size(); ++i) {
+    const ir::ArgSpec& a = def.args[i];
+    std::string arg = a.name;
+    if (a.effect_rule)
+      arg += ":by-keywords";
+    else if (a.effect == ir::ArgEffect::Write)
+      arg += ":W";
+    else if (a.effect == ir::ArgEffect::ReadWrite)
+      arg += ":RW";
+    line += (i ? ", " : "") + (a.optional ? "[" + arg + "]" : arg);
+  }
+  line += ")";
+  static constexpr const char* kKinds[] = {"Bool", "Int",  "Double", "String", "DataType",
+                                           "Enum", "Expr", "List",   "Any"};
+  for (const ir::KwargSpec& k : def.kwargs)
+    line += " " + k.name + "=" +
+            (k.kind == ir::KwargKind::Enum
+                 ? std::string(ir::enum_type_name(ir::EnumValue{k.enum_id, 0}))
+                 : std::string(kKinds[static_cast<std::size_t>(k.kind)]));
+  if (def.statement_only) line += "  statement only";
+  for (const std::string& alias : def.spellings) line += "  also pl." + alias;
+  return line;
+}
+
 int run(const Options& o) {
   namespace tf = pypto::transforms;
   const tf::PassRegistry registry = tf::standard_passes();
@@ -234,6 +267,10 @@ int run(const Options& o) {
   }
 
   const auto ops = pypto::ir::standard_op_registry();
+  if (o.list_ops) {
+    for (const auto& def : ops.ops()) std::cout << op_line(def) << "\n";
+    return kSuccess;
+  }
   std::vector<tf::Pass> passes;
   try {
     passes = registry.pipeline(o.passes);
