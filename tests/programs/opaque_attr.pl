@@ -4,7 +4,8 @@ import pypto.language as pl
 
 @pl.program
 class OpaqueAttr:
-    @pl.function(attrs={"host_plan": pl._dump.opaque("HostPlan")})
+    @pl.function
     def main(self, x: pl.Tensor[[16], pl.FP32]) -> pl.Tensor[[16], pl.FP32]:
+        pl.func_attr({"host_plan": pl._dump.opaque("HostPlan")})
         y = pl.add(x, x)
         return y

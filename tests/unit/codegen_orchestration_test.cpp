@@ -599,8 +599,9 @@ class P:
         o1 = self.v(a, o)
         return o
 
-    @pl.function(type=pl.FunctionType.AIV@ATTR@)
+    @pl.function(type=pl.FunctionType.AIV)
     def v(self, x: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        @ATTR@
         t = pl.load(x, [0], [64])
         pl.store(t, [0], o)
         return o
@@ -611,10 +612,11 @@ class P:
     return s;
   };
   const cg::KernelCodeMap codes{{"v", {"v", CoreType::AIV}}};
-  CHECK(orchestration(with_attr(""), codes).find("        rt_submit_aiv_task(0, params_t0);\n") !=
-        std::string::npos);
+  CHECK(
+      orchestration(with_attr("pass"), codes).find("        rt_submit_aiv_task(0, params_t0);\n") !=
+      std::string::npos);
   const std::string split =
-      orchestration(with_attr(", attrs={\"dual_aiv_dispatch\": True}"), codes);
+      orchestration(with_attr("pl.func_attr({\"dual_aiv_dispatch\": True})"), codes);
   CHECK(split.find(R"(
         MixedKernels mixed_0 = {INVALID_KERNEL_ID, 0, 0};
         rt_submit_task(mixed_0, params_t0);

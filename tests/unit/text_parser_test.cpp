@@ -437,12 +437,13 @@ class P:
   CHECK_NOTHROW(text::check_round_trip(*p));
 }
 
-TEST_CASE("parser: submit, self calls with attrs, a runtime-bound declaration, function attrs") {
+TEST_CASE("parser: submit, self calls with attrs, a runtime-bound declaration, func_attr") {
   const ProgramRef p = parse_program(R"(
 @pl.program
 class P:
-    @pl.function(type=pl.FunctionType.InCore, attrs={"priority": 2})
+    @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+        pl.func_attr({"priority": 2})
         ...
 
     @pl.function(type=pl.FunctionType.Orchestration)
@@ -467,34 +468,44 @@ class P:
   CHECK_NOTHROW(text::check_round_trip(*p));
 }
 
-TEST_CASE("parser: @pl.function(attrs={...}) in upstream's forms, auto_scope= beside it") {
+TEST_CASE("parser: function attrs from the decorator and the pl.func_attr prologue merge") {
   const ProgramRef p = parse_program(R"(
 @pl.program
 class P:
-    @pl.function(type=pl.FunctionType.InCore, attrs={"split": pl.SplitMode.UP_DOWN, "slot_num": 16})
-    def k(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+    @pl.function(type=pl.FunctionType.InCore, attrs={"slot_num": 16})
+    def k(self, a: pl.Tensor[[8], pl.FP32], w: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+        """A docstring comes before the prologue."""
+        pl.func_attr({"split": pl.SplitMode.UP_DOWN})
+        pl.func_attr({"stationary": w, "windowize": True})
         return a
 
     @pl.function(type=pl.FunctionType.AIV, attrs={"dual_aiv_dispatch": True})
     def v(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+        pl.func_attr({"split": pl.SplitMode.NONE})
         return a
 
-    @pl.function(attrs={}, auto_scope=True)
+    @pl.function(attrs={}, auto_scope=False)
     def main(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
         return a
 )");
   const FunctionRef k = p->find("k");
-  CHECK(k->attrs.get<SplitMode>("split") == SplitMode::UpDown);
   CHECK(k->attrs.get<std::int64_t>("slot_num") == 16);
-  CHECK(p->find("v")->attrs.get<bool>("dual_aiv_dispatch") == true);
+  CHECK(k->attrs.get<SplitMode>("split") == SplitMode::UpDown);
+  CHECK(k->attrs.get<bool>("windowize") == true);
+  CHECK(k->attrs.get<ExprRef>("stationary") == ExprRef(k->params[1]));  // the parameter itself
+  const FunctionRef v = p->find("v");
+  CHECK(v->attrs.get<bool>("dual_aiv_dispatch") == true);
+  CHECK_FALSE(v->attrs.contains("split"));  // NONE is no split at all, as upstream drops it
   const FunctionRef main = p->find("main");
   REQUIRE(main->attrs.size() == 1);
-  CHECK(main->attrs.get<bool>("auto_scope") == true);
+  CHECK(main->attrs.get<bool>("auto_scope") == false);
   CHECK_NOTHROW(text::check_round_trip(*p));
+  // Printed as upstream prints them: the prologue, auto_scope as the decorator's keyword.
   const std::string printed = text::print(*p);
-  CHECK(printed.find("@pl.function(type=pl.FunctionType.InCore, attrs={\"split\": "
-                     "pl.SplitMode.UP_DOWN, \"slot_num\": 16})") != std::string::npos);
-  CHECK(printed.find("@pl.function(auto_scope=True)") != std::string::npos);
+  CHECK(printed.find("pl.func_attr({\"slot_num\": 16, \"split\": pl.SplitMode.UP_DOWN, "
+                     "\"stationary\": w, \"windowize\": True})") != std::string::npos);
+  CHECK(printed.find("@pl.function(auto_scope=False)") != std::string::npos);
+  CHECK(printed.find("attrs=") == std::string::npos);
 }
 
 TEST_CASE("parser: pl.create_tensor is tensor.create, pl.system.task_invalid() a task id") {
@@ -587,18 +598,27 @@ class P:
                      9, 13, "a callee");
 }
 
-TEST_CASE("parser: function attrs that are no dict of string keys, or repeat auto_scope, fail") {
-  const auto with = [](const std::string& decorator) {
+TEST_CASE("parser: function attrs that are no dict, repeat a key or come late, fail") {
+  const auto with = [](const std::string& decorator, const std::string& prologue) {
     return "@pl.program\nclass P:\n    " + decorator +
-           "\n    def f(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:\n"
-           "        return a\n";
+           "\n    def f(self, a: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:\n" +
+           prologue + "        return a\n";
   };
-  expect_parse_error(with("@pl.function(attrs=[1])"), 3, 24, "a dict of attributes");
-  expect_parse_error(with("@pl.function(attrs={1: 2})"), 3, 25, "a string key");
-  expect_parse_error(with("@pl.function(attrs={\"split\": pl.SplitMode.NONE})"), 3, 34,
-                     "a split mode other than NONE");
-  expect_parse_error(with("@pl.function(auto_scope=True, attrs={\"auto_scope\": False})"), 3, 41,
-                     "no \"auto_scope\" key beside the auto_scope= keyword");
+  expect_parse_error(with("@pl.function(attrs=[1])", ""), 3, 24, "a dict of attributes");
+  expect_parse_error(with("@pl.function", "        pl.func_attr({1: 2})\n"), 5, 23, "a string key");
+  expect_parse_error(with("@pl.function", "        pl.func_attr(split=1)\n"), 5, 9,
+                     "pl.func_attr takes");
+  expect_parse_error(with("@pl.function", "        pl.func_attr({\"w\": 1, \"w\": 2})\n"), 5, 31,
+                     "a key not given before");
+  expect_parse_error(with("@pl.function(attrs={\"split\": pl.SplitMode.UP_DOWN})",
+                          "        pl.func_attr({\"split\": pl.SplitMode.LEFT_RIGHT})\n"),
+                     5, 23, "no duplicate attribute key 'split'");
+  expect_parse_error(with("@pl.function", "        pl.func_attr({\"auto_scope\": True})\n"), 5, 23,
+                     "cannot be set with pl.func_attr");
+  expect_parse_error(with("@pl.function(auto_scope=True, attrs={\"auto_scope\": False})", ""), 3,
+                     41, "no \"auto_scope\" key beside the auto_scope= keyword");
+  expect_parse_error(with("@pl.function", "        b = a\n        pl.func_attr({\"w\": 1})\n"), 6,
+                     9, "pl.func_attr only before every other statement");
 }
 
 TEST_CASE("parser: `(a, b), tid = pl.submit(...)` names the results, then the task id") {

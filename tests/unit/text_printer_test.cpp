@@ -194,7 +194,7 @@ ProgramRef statements_program() {
       seq({loop, wloop, plain_while, seq({par, unr}), pip, rt_auto, rt_manual, ret({acc_rv, w})}),
       FunctionType::Orchestration);
 
-  // Function-level details: a yield stays a yield (not a return), function attrs, level/role.
+  // Function-level details: a yield stays a yield (not a return), func_attr, level/role.
   auto q = var("q", index);
   auto helper =
       Function::make("helper", {{q}}, {index}, seq({yield({q})}), FunctionType::InCore,
@@ -216,8 +216,9 @@ class Stmts:
     def empty(self):
         pass
 
-    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CORE_GROUP, role=pl.Role.Orchestrator, attrs={"cache_policy": "hot", "split2": pl.SplitMode.UP_DOWN})
+    @pl.function(type=pl.FunctionType.InCore, level=pl.Level.CORE_GROUP, role=pl.Role.Orchestrator)
     def helper(self, q: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+        pl.func_attr({"cache_policy": "hot", "split2": pl.SplitMode.UP_DOWN})
         pl.yield_(q)
 
     @pl.function(type=pl.FunctionType.Orchestration)
@@ -266,8 +267,9 @@ class Stmts:
                 pl._dump.call(pl.debug.touch, aiv_id, type=pl.Scalar[pl.INDEX])
         return acc_rv, w
 
-    @pl.function(attrs={"extern": True})
+    @pl.function
     def stub(self):
+        pl.func_attr({"extern": True})
         ...
 )");
 }

@@ -429,8 +429,9 @@ TEST_CASE(
 import pypto.language as pl
 @pl.program
 class Before:
-    @pl.function(type=pl.FunctionType.InCore, attrs={"cache_policy": [[0, 1], [1, 0]], "split2": 3})
+    @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32], c: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        pl.func_attr({"cache_policy": [[0, 1], [1, 0]], "split2": 3})
         s = pl.tensor.slice(a, [16, 64], [16, 0])
         t = pl.tensor.mul(s, b)
         u = pl.tensor.add(t, c)
@@ -441,8 +442,9 @@ class Before:
 import pypto.language as pl
 @pl.program
 class After:
-    @pl.function(type=pl.FunctionType.InCore, attrs={"split2": 3})
+    @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[32, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32], c: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        pl.func_attr({"split2": 3})
         s = pl.tile.load(a, [16, 0], [16, 64], cache=pl.CachePolicy.BYPASS)
         b_tile = pl.tile.load(b, [0, 0], [16, 64], cache=pl.CachePolicy.DEFAULT)
         t = pl.tile.mul(s, b_tile)
@@ -460,8 +462,9 @@ TEST_CASE(
 import pypto.language as pl
 @pl.program
 class Before:
-    @pl.function(type=pl.FunctionType.InCore, attrs={"cache_policy": [[0, 1]]})
+    @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        pl.func_attr({"cache_policy": [[0, 1]]})
         t0 = pl.load(a, [0], [64], cache=pl.CachePolicy.DEFAULT)
         for i in pl.range(2):
             t = pl.load(a, [0], [64])
@@ -508,8 +511,9 @@ class P:
 import pypto.language as pl
 @pl.program
 class P:
-    @pl.function(type=pl.FunctionType.InCore, attrs={"cache_policy": [[0, 1]]})
+    @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        pl.func_attr({"cache_policy": [[0, 1]]})
         b = pl.add(a, a)
         o1 = pl.tensor.assemble(o, b, [0])
         return o

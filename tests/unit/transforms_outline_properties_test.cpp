@@ -558,8 +558,8 @@ namespace {
 
 /// An InCore function `k` with `attrs` and a region per mode in `modes`.
 std::string incore_with_regions(std::string_view attrs, const std::vector<std::string>& modes) {
-  const std::string type = attrs.empty() ? "InCore" : "InCore, attrs=" + std::string(attrs);
-  std::string text = one_function(type, "    def k(self, x: pl.Tensor[[64], pl.FP32]):\n");
+  std::string text = one_function("InCore", "    def k(self, x: pl.Tensor[[64], pl.FP32]):\n");
+  if (!attrs.empty()) text += "        pl.func_attr(" + std::string(attrs) + ")\n";
   for (const std::string& mode : modes)
     text += "        for aiv in pl.split_aiv(2, mode=pl.SplitMode." + mode +
             "):\n            y = pl.tensor.add(x, x)\n";
@@ -641,8 +641,9 @@ TEST_CASE("AivSplitValid: nested regions") {
   check_violation(tf::find_aiv_split_valid_violation, R"(
 @pl.program
 class P:
-    @pl.function(type=pl.FunctionType.InCore, attrs={"split_aiv": True, "split": pl.SplitMode.UP_DOWN})
+    @pl.function(type=pl.FunctionType.InCore)
     def k(self, x: pl.Tensor[[64], pl.FP32]):
+        pl.func_attr({"split_aiv": True, "split": pl.SplitMode.UP_DOWN})
         for aiv in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN, name_hint="outer"):
             for aiv2 in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN, name_hint="inner"):
                 y = pl.tensor.add(x, x)

@@ -1093,8 +1093,9 @@ class After:
         s__store = pl.store(t, [0], s)
         return s
 
-    @pl.function(type=pl.FunctionType.Group, attrs={"spmd_unwrapped": True})
+    @pl.function(type=pl.FunctionType.Group)
     def main_cluster_0(self, a: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        pl.func_attr({"spmd_unwrapped": True})
         a1 = self.fill(a)
         return a
 
@@ -1592,8 +1593,9 @@ class P:
                 R"(
 @pl.program
 class P:
-    @pl.function(type=pl.FunctionType.InCore, attrs={"split_aiv": True, "split": pl.SplitMode.UP_DOWN})
+    @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        pl.func_attr({"split_aiv": True, "split": pl.SplitMode.UP_DOWN})
         t = pl.load(a, [0, 0], [16, 16])
         for aiv in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
             u = pl.load(a, [aiv * 8, 0], [8, 16])
@@ -1625,8 +1627,9 @@ class P:
                 R"(
 @pl.program
 class P:
-    @pl.function(type=pl.FunctionType.InCore, attrs={"split_aiv": True, "split": pl.SplitMode.UP_DOWN})
+    @pl.function(type=pl.FunctionType.InCore)
     def main_incore_0(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        pl.func_attr({"split_aiv": True, "split": pl.SplitMode.UP_DOWN})
         for aiv in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
             t = pl.load(x, [aiv * 8, 0], [8, 16])
             o__store = pl.store(t, [aiv * 8, 0], o)

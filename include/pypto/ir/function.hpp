@@ -25,6 +25,12 @@ namespace pypto::ir {
 /// The function attr `@pl.function(auto_scope=...)` sets (the DSL's own keyword for it).
 inline constexpr std::string_view kAutoScopeAttr = "auto_scope";
 
+/// Whether a function attr is the decorator's to set, never a `pl.func_attr` prologue's (the
+/// DSL reads these before the body).
+inline bool decorator_only_attr(std::string_view key) {
+  return key == kAutoScopeAttr || key == "external_source";
+}
+
 /// One parameter: its variable and the callee-side direction.
 struct Param {
   VarRef var;

@@ -455,15 +455,27 @@ class Builder {
     scope_ = std::move(sig.scope);
     fold_extent_reads_ = sig.type == ir::FunctionType::Orchestration;
     kernel_function_ = ir::is_kernel_function(sig.type);
-    ir::Attrs attrs = sig.attrs ? function_attrs(*sig.attrs) : ir::Attrs{};
+    // The attrs: the decorator's `attrs={...}`, then each `pl.func_attr({...})` of the body's
+    // prologue (after a docstring), then `auto_scope=`; a key given twice is an error.
+    ir::Attrs attrs;
+    if (sig.attrs) merge_function_attrs(attrs, *sig.attrs, false);
+    std::size_t first = 0;
+    const auto& body = def.body;
+    while (first < body.size() && is_docstring(*body[first])) ++first;
+    for (; first < body.size() && body[first]->kind == StmtKind::Expr &&
+           body[first]->value->kind == ExprKind::Call &&
+           dotted(body[first]->value->item(0)) == "pl.func_attr";
+         ++first) {
+      const SExpr& call = *body[first]->value;
+      positional_count(call, 1, 1, "pl.func_attr");
+      only_keywords(call, {}, "pl.func_attr");
+      merge_function_attrs(attrs, call.item(1), true);
+    }
     if (sig.auto_scope) {
       if (attrs.contains(ir::kAutoScopeAttr))
         fail_at(*sig.attrs, "no \"auto_scope\" key beside the auto_scope= keyword");
       attrs = attrs.with(std::string(ir::kAutoScopeAttr), *sig.auto_scope);
     }
-    std::size_t first = 0;
-    const auto& body = def.body;
-    while (first < body.size() && is_docstring(*body[first])) ++first;
     ir::StmtRef body_stmt;
     const bool declaration = body.size() == first + 1 && body[first]->kind == StmtKind::Expr &&
                              body[first]->value->kind == ExprKind::Ellipsis;
@@ -479,17 +491,22 @@ class Builder {
     });
   }
 
-  /// `@pl.function(attrs={...})`: a dict of string keys, read where the parameters are in scope.
-  ir::Attrs function_attrs(const SExpr& dict) {
-    ir::Attrs attrs = attr_dict(dict);
+  /// Adds the dict `{"key": value, ...}` of `@pl.function(attrs=...)` or of a `pl.func_attr`
+  /// prologue statement (`prologue`) to `into`, read where the parameters are in scope. A
+  /// `"split": pl.SplitMode.NONE` entry is dropped (no `split` key is the one no-split).
+  void merge_function_attrs(ir::Attrs& into, const SExpr& dict, bool prologue) {
+    const ir::Attrs attrs = attr_dict(dict);
     for (std::size_t i = 0; i < attrs.size(); ++i) {
       const auto& e = attrs.entries[i];
+      const SExpr& key = dict.item(2 * i);
+      if (prologue && ir::decorator_only_attr(e.key))
+        fail_at(key, "a key other than '" + e.key +
+                         "', which cannot be set with pl.func_attr (a decorator keyword)");
+      if (into.contains(e.key)) fail_at(key, "no duplicate attribute key '" + e.key + "'");
       const auto* mode = e.value.get_if<ir::EnumValue>();
-      if (e.key == "split" && mode && mode->get<ir::SplitMode>() == ir::SplitMode::None)
-        fail_at(dict.item(2 * i + 1),
-                "a split mode other than NONE (no `split` key is the canonical no-split)");
+      if (e.key == "split" && mode && mode->get<ir::SplitMode>() == ir::SplitMode::None) continue;
+      into.entries.push_back(e);
     }
-    return attrs;
   }
 
   // ---- types ----
@@ -1052,9 +1069,9 @@ class Builder {
       }
     }
     for (std::string_view stmt_only :
-         {"pl.yield_", "pl._dump.yield_", "pl.cond", "pl.range", "pl.parallel", "pl.unroll",
-          "pl.pipeline", "pl.while_", "pl.split_aiv", "pl._dump.split_aiv", "pl.at", "pl.cluster",
-          "pl.spmd", "pl._dump.spmd", "pl.scope", "pl.dynamic"})
+         {"pl.yield_", "pl._dump.yield_", "pl.cond", "pl.func_attr", "pl.range", "pl.parallel",
+          "pl.unroll", "pl.pipeline", "pl.while_", "pl.split_aiv", "pl._dump.split_aiv", "pl.at",
+          "pl.cluster", "pl.spmd", "pl._dump.spmd", "pl.scope", "pl.dynamic"})
       if (d == stmt_only) fail_at(e, d + " only where the DSL places it, not inside an expression");
     if (d.starts_with("self.") || (e.item(0).kind == ExprKind::Name && bare_callee(d))) {
       ir::OpRef op = callee_ref(callee);
@@ -1358,6 +1375,8 @@ class Builder {
     if (v.kind == ExprKind::String) return;  // a docstring
     const std::string d = v.kind == ExprKind::Call ? dotted(v.item(0)) : "";
     if (d == "pl.yield_" || d == "pl._dump.yield_") return yield(s, nullptr, out);
+    if (d == "pl.func_attr")
+      fail_at(v, "pl.func_attr only before every other statement of a function body");
     if (d == "pl.cond") fail_at(v, "pl.cond only as the first statement of a pl.while_ loop");
     if (d == "pl.set_cache_policy") return cache_policy_marker(v);
     ir::ExprRef e = expr(v);

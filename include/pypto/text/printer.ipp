@@ -611,10 +611,10 @@ class Printer {
   void print_function(const ir::Function& f, ScopeFacts facts) {
     enter_scope(std::move(facts), /*in_function=*/true);
     kernel_function_ = ir::is_kernel_function(f.func_type);
-    const std::string sig = signature(f);  // names the parameters the attrs may refer to
     line(decorator(f));
-    line(sig);
+    line(signature(f));
     ++indent_;
+    if (std::string attrs = func_attrs(f); !attrs.empty()) line(attrs);
     declare_free_vars();
     if (f.requires_runtime_binding || !f.body)
       line("...");
@@ -632,15 +632,14 @@ class Printer {
       kw.push_back("level=" + enum_text(*f.level));
     if (f.role && f.role != ir::default_role(f.func_type))
       kw.push_back("role=" + enum_text(*f.role));
-    // The parser appends auto_scope= after the attrs dict: only a last entry prints as it.
-    ir::Attrs attrs = f.attrs;
-    if (!attrs.empty() && attrs.entries.back().key == ir::kAutoScopeAttr &&
-        attrs.entries.back().value.is<bool>()) {
-      kw.push_back("auto_scope=" +
-                   std::string(*attrs.entries.back().value.get_if<bool>() ? "True" : "False"));
-      attrs.entries.pop_back();
-    }
-    if (!attrs.empty()) kw.push_back("attrs=" + attr_dict(attrs));
+    // Keys the prologue may not set: a boolean auto_scope is the keyword, the rest `attrs=`.
+    ir::Attrs decorator_only;
+    for (const auto& e : f.attrs)
+      if (e.key == ir::kAutoScopeAttr && e.value.is<bool>())
+        kw.push_back("auto_scope=" + std::string(*e.value.get_if<bool>() ? "True" : "False"));
+      else if (ir::decorator_only_attr(e.key))
+        decorator_only.entries.push_back(e);
+    if (!decorator_only.empty()) kw.push_back("attrs=" + attr_dict(decorator_only));
     return kw.empty() ? "@pl.function" : "@pl.function(" + join(kw) + ")";
   }
 
@@ -665,6 +664,15 @@ class Printer {
     }
     in_signature_ = false;
     return "def " + f.name + "(" + join(params) + ")" + ret + ":";
+  }
+
+  /// The attrs as the body's `pl.func_attr({...})` prologue (upstream's printed form; a
+  /// boolean auto_scope is the decorator's keyword), or "".
+  std::string func_attrs(const ir::Function& f) {
+    ir::Attrs attrs;
+    for (const auto& e : f.attrs)
+      if (!ir::decorator_only_attr(e.key)) attrs.entries.push_back(e);
+    return attrs.empty() ? std::string() : "pl.func_attr(" + attr_dict(attrs) + ")";
   }
 
   // ---- statements ----

@@ -6,8 +6,9 @@ V26 = pl.dynamic("V26")
 
 @pl.program
 class prog:
-    @pl.function(type=pl.FunctionType.Orchestration, attrs={"priority": 3})
+    @pl.function(type=pl.FunctionType.Orchestration)
     def f0(self, a0: pl.Tensor[[pl.const(64, pl.INT64), 64, pl.const(128, pl.INT64)], pl.FP16], a1: pl.InOut[pl.Tensor[[pl.const(64, pl.INT64), 64, pl.const(128, pl.INT64)], pl.FP16]], p2: pl.Scalar[pl.INDEX]):
+        pl.func_attr({"priority": 3})
         with pl.scope():
             for i3, (acc4,) in pl.range(40, init_values=(a1,)):
                 t5: pl.Tensor[[pl.const(64, pl.INT64), 64, pl.const(128, pl.INT64)], pl.FP16] = pl.tensor.sub(acc4, a1)
@@ -15,8 +16,9 @@ class prog:
         s7: pl.Scalar[pl.INDEX] = 124
         return
 
-    @pl.function(type=pl.FunctionType.AIV, attrs={"note": "hot"})
+    @pl.function(type=pl.FunctionType.AIV)
     def f1(self, a9: pl.Tensor[[16, 16], pl.INT8], a10: pl.Tensor[[M8, 128, M8 + 1], pl.INT8], a11: pl.Tensor[[M8, 128, M8 + 1], pl.INT8], p12: pl.Scalar[pl.FP32]) -> pl.Scalar[pl.INDEX]:
+        pl.func_attr({"note": "hot"})
         tl13: pl.Tile[[32, 32], pl.INT8, pl.Mem.Vec] = pl._dump.call(pl.tile.load, a11, [0, 0], target_memory=pl.Mem.Vec, type=pl.Tile[[32, 32], pl.INT8, pl.Mem.Vec])
         for i14, (acc15,) in pl.range(0, 46, 2, init_values=(a9,)):
             tl16: pl.Tile[[16, 16], pl.INT8, pl.Mem.Vec] = pl._dump.call(pl.tile.load, a9, [0, 0], target_memory=pl.Mem.Vec, type=pl.Tile[[16, 16], pl.INT8, pl.Mem.Vec])
@@ -30,8 +32,9 @@ class prog:
         t24: pl.Tensor[[M8, 128, M8 + 1], pl.INT8] = pl._dump.call(pl.tensor.adds, a10, -4.5, mode=0, round='floor', scale=4.0, attrs={"tags": [7, "t", pl.Mem.Vec], "dtype": pl.FP16}, type=pl.Tensor[[M8, 128, M8 + 1], pl.INT8])
         return M8
 
-    @pl.function(type=pl.FunctionType.Orchestration, attrs={"note": "hot"})
+    @pl.function(type=pl.FunctionType.Orchestration)
     def f2(self, a27: pl.Tensor[[32, 64, n25], pl.FP32], a28: pl.Tensor[[pl.const(32, pl.INT64), pl.const(32, pl.INT64)], pl.FP16, pl.TensorView(valid_shape=[V26, pl.const(32, pl.INT64)], stride=[4, 2])], p29: pl.Scalar[pl.INT32], n25: pl.Scalar[pl.INDEX]):
+        pl.func_attr({"note": "hot"})
         t30: pl.Tensor[[32, 64, n25], pl.FP32] = pl.tensor.maximum(a27, a27)
         for i31, (acc32,) in pl.parallel(0, 55, 2, init_values=(a27,)):
             for aiv33 in pl.split_aiv(2, mode=pl.SplitMode.LEFT_RIGHT, name_hint="split35"):

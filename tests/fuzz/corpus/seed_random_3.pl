@@ -37,8 +37,9 @@ class prog:
             phi35: pl.Tile[[16, 16], pl.FP32, pl.MemRef("base17", 3072, 1024), pl.Mem.Vec, pl.TileView()] = pl.yield_(tl31)
         return a12
 
-    @pl.function(type=pl.FunctionType.Orchestration, attrs={"priority": 0})
+    @pl.function(type=pl.FunctionType.Orchestration)
     def f2(self, a37: pl.Tensor[[M36], pl.FP32], a38: pl.Tensor[[32, 64, M36], pl.INT8]) -> pl.Tensor[[32, 64, M36], pl.INT8]:
+        pl.func_attr({"priority": 0})
         tl40: pl.Tile[[32, 32], pl.INT8, pl.MemRef("base39", 1024, 4096), pl.Mem.Vec] = pl._dump.call(pl.tile.load, a38, [0, 0], target_memory=pl.Mem.Vec, type=pl.Tile[[32, 32], pl.INT8, pl.MemRef("base39", 1024, 4096), pl.Mem.Vec])
         for i41 in pl.unroll(M36):
             s42: pl.Scalar[pl.INT32] = pl.const(84, pl.INT32)

@@ -21,8 +21,9 @@ class prog:
         pl._dump.call(pl.system.notify, abs(M0), channel=3, type=pl._dump.Unknown)
         return a3, a5
 
-    @pl.function(type=pl.FunctionType.AIV, attrs={"priority": 5, "note": "hot"})
+    @pl.function(type=pl.FunctionType.AIV)
     def f1(self, a16: pl.Tensor[[32, 16], pl.INT8, pl.TensorView(valid_shape=[V15, 16], stride=[4, 2], pad=pl.PadValue.zero)], a17: pl.Tensor[[128], pl.FP16, pl.TensorView(pad=pl.PadValue.zero)], a18: pl.Tensor[[32, 16], pl.INT8, pl.TensorView(valid_shape=[V15, 16], stride=[4, 2], pad=pl.PadValue.zero)]) -> pl.Tensor[[128], pl.FP16, pl.TensorView(pad=pl.PadValue.zero)]:
+        pl.func_attr({"priority": 5, "note": "hot"})
         s19: pl.Scalar[pl.INT32] = pl.min(pl.const(242, pl.INT32) // pl.const(282, pl.INT32) & pl.const(232, pl.INT32) - pl.const(11, pl.INT32), pl.max(pl.const(292, pl.INT32), pl.const(122, pl.INT32)) - pl.const(251, pl.INT32))
         for i20, (acc21,) in pl.range(0, 29, 2, init_values=(a18,)):
             with pl.scope():

@@ -13,8 +13,9 @@ class prog:
         s6: pl.Scalar[pl.INT32] = pl.max(pl.const(73, pl.INT32) & pl.const(270, pl.INT32), pl.const(35, pl.INT32) - pl.const(174, pl.INT32)) + pl.max(pl.const(220, pl.INT32), pl.const(1, pl.INT32) & pl.const(176, pl.INT32))
         return a2, a2
 
-    @pl.function(attrs={"priority": 4})
+    @pl.function
     def f1(self, a7: pl.Tensor[[128, 128, 16], pl.INT8], a8: pl.Tensor[[pl.const(16, pl.INT64), 16, 64], pl.BF16]) -> tuple[pl.Tensor[[pl.const(16, pl.INT64), 16, 64], pl.BF16], pl.Tensor[[pl.const(16, pl.INT64), 16, 64], pl.BF16]]:
+        pl.func_attr({"priority": 4})
         pl._dump.call(pl.system.notify, 1, channel=0, type=pl._dump.Unknown)
         tl10: pl.Tile[[32, 32], pl.BF16, pl.MemRef("base9", 2048, 4096, pinned=True), pl.Mem.Vec] = pl._dump.call(pl.tile.load, a8, [0, 0], target_memory=pl.Mem.Vec, type=pl.Tile[[32, 32], pl.BF16, pl.MemRef("base9", 2048, 4096, pinned=True), pl.Mem.Vec])
         return a8, a8
