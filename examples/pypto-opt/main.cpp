@@ -247,6 +247,8 @@ std::string op_line(const pypto::ir::OpDef& def) {
   line += ")";
   static constexpr const char* kKinds[] = {"Bool", "Int",  "Double", "String", "DataType",
                                            "Enum", "Expr", "List",   "Any"};
+  static_assert(std::size(kKinds) == static_cast<std::size_t>(ir::KwargKind::Any) + 1,
+                "one name per KwargKind");
   for (const ir::KwargSpec& k : def.kwargs)
     line += " " + k.name + "=" +
             (k.kind == ir::KwargKind::Enum

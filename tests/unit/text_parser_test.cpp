@@ -584,6 +584,18 @@ class P:
         return x
 )",
                      8, 5, "a function name not used before in this program");
+  // The same, the external written after the class: the method is still read as a method.
+  expect_parse_error(R"(@pl.program
+class P:
+    @pl.function
+    def f(self, x: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+        return x
+
+@pl.function
+def f(x: pl.Tensor[[8], pl.FP32]) -> pl.Tensor[[8], pl.FP32]:
+    return x
+)",
+                     8, 1, "a function name not used before in this program");
   expect_parse_error(R"(@pl.program
 class P:
     @pl.function

@@ -189,6 +189,7 @@ class Builder {
   ir::ProgramRef program(const syntax::Module& module) {
     std::string name;
     std::vector<const SStmt*> defs;
+    std::set<const SStmt*> module_level;  // defs outside the class: no `self`
     for (const auto& s : module) {
       switch (s->kind) {
         case StmtKind::Import: check_import(*s); break;
@@ -208,6 +209,7 @@ class Builder {
         }
         case StmtKind::FunctionDef:
           defs.push_back(s.get());
+          module_level.insert(s.get());
           externals_.insert(s->name);  // until a class makes the text a program of methods
           break;
         case StmtKind::Pass: break;
@@ -225,7 +227,7 @@ class Builder {
     for (const SStmt* d : defs) {
       if (!seen.insert(d->name).second)
         throw ParseError(d->pos, d->name, "a function name not used before in this program");
-      sigs.push_back(signature(*d));
+      sigs.push_back(signature(*d, /*method=*/in_class_ && !module_level.count(d)));
       FunctionSignature& known = functions_[d->name];
       for (const ir::Param& p : sigs.back().params) known.params.push_back(p.var);
       known.returns = sigs.back().returns;
@@ -353,13 +355,13 @@ class Builder {
     return functions_.count(d) && (!in_class_ || externals_.count(d));
   }
 
-  Signature signature(const SStmt& def) {
+  Signature signature(const SStmt& def, bool method) {
     Signature sig;
     sig.def = &def;
     decorator(def, sig);
     scope_ = FunctionScope();
     std::size_t first = 0;
-    if (in_class_ && !externals_.count(def.name)) {
+    if (method) {
       if (def.params.empty() || def.params[0].name != "self" || def.params[0].annotation)
         throw ParseError(def.pos, def.name, "a method whose first parameter is `self`");
       first = 1;
