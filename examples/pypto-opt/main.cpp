@@ -256,6 +256,11 @@ std::string op_line(const pypto::ir::OpDef& def) {
                  : std::string(kKinds[static_cast<std::size_t>(k.kind)]));
   if (def.statement_only) line += "  statement only";
   for (const std::string& alias : def.spellings) line += "  also pl." + alias;
+  if (!def.params.empty()) {  // the DSL's positional order, when it is not the arguments'
+    line += "  positional (";
+    for (std::size_t i = 0; i < def.params.size(); ++i) line += (i ? ", " : "") + def.params[i];
+    line += ")";
+  }
   return line;
 }
 

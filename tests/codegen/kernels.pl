@@ -15,7 +15,7 @@ class Kernels:
         z = pl.tile.add(x, y)
         w = pl.tile.mul(z, 0.5)
         u = pl.tile.sub(w, s)
-        v = pl.tile.max(u, x)
+        v = pl.tile.maximum(u, x)
         e = pl.tile.exp(v)
         o1 = pl.tile.store(e, [0, 0], o)
         return o1
@@ -86,7 +86,7 @@ class Kernels:
         x = pl.tile.load(a, [0, 0], [8, 16])
         y = pl.tile.load(b, [0, 0], [8, 16])
         z = pl.tile.mul(pl.tile.add(x, y), y)
-        w = pl.tile.max(z, pl.tile.neg(x))
+        w = pl.tile.maximum(z, pl.tile.neg(x))
         o1 = pl.tile.store(w, [0, 0], o)
         g = pl.tile.cast(w, target_type=pl.FP32)
         f1 = pl.tile.store(pl.tile.mul(g, 0.25), [0, 0], f)

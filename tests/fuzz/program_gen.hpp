@@ -356,7 +356,7 @@ inline void ProgramGenerator::make_group() {
                 tc + ":");
     line(2, "t = pl.load(c, [0, 0], [16, 16])");
     const bool same = std::string(variant) == "a" || rng_.chance(50);
-    line(2, same ? "u = pl.max(pl.mul(t, 0.5), 0.0)" : "u = pl.min(pl.add(t, t), 1.0)");
+    line(2, same ? "u = pl.maximum(pl.mul(t, 0.5), 0.0)" : "u = pl.minimum(pl.add(t, t), 1.0)");
     line(2, "pl.store(u, [0, 0], o)");
     line(2, "return o");
     line(0, "");
@@ -721,7 +721,7 @@ inline std::string ProgramGenerator::tile_expr(KernelCtx& k, const Tile& like, i
   const auto r = rng_.below(100u);
   const bool fp32 = like.dtype == "FP32";
   if (r < 45) {
-    const char* ops[] = {"pl.add", "pl.sub", "pl.mul", "pl.div", "pl.max", "pl.min"};
+    const char* ops[] = {"pl.add", "pl.sub", "pl.mul", "pl.div", "pl.maximum", "pl.minimum"};
     const std::string op = ops[rng_.below(6u)];
     std::string b;
     if (fp32 && rng_.chance(35))

@@ -19,7 +19,7 @@ class GroupBundle:
     def vec_a(self, c: pl.Tensor[[16, 16], pl.FP32], bias: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         tc = pl.load(c, [0, 0], [16, 16])
         tb = pl.load(bias, [0, 0], [16, 16])
-        y = pl.max(pl.add(tc, tb), 0.0)
+        y = pl.maximum(pl.add(tc, tb), 0.0)
         pl.store(y, [0, 0], o)
         return o
 
@@ -35,7 +35,7 @@ class GroupBundle:
     def vec_b(self, c: pl.Tensor[[16, 16], pl.FP32], bias: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         tc = pl.load(c, [0, 0], [16, 16])
         tb = pl.load(bias, [0, 0], [16, 16])
-        y = pl.max(pl.add(tc, tb), 0.0)
+        y = pl.maximum(pl.add(tc, tb), 0.0)
         pl.store(y, [0, 0], o)
         return o
 

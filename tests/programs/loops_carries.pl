@@ -29,6 +29,6 @@ class LoopsCarries:
         while m < n:
             with pl.at(level=pl.Level.CORE_GROUP):
                 g = pl.load(grid, [0, 0], [32, 64])
-                pl.store(pl.max(g, pl.neg(g)), [0, 0], grid)
+                pl.store(pl.maximum(g, pl.neg(g)), [0, 0], grid)
             m = m + 2
         return s

@@ -767,7 +767,7 @@ TEST_CASE("codegen cpu: [1, cols] and rank-1 [1] second operands broadcast bit f
       "tuple[pl.Tensor[[16, 64], pl.FP32], pl.Tensor[[64], pl.FP32]]",
       "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
       "        r = pl.tile.load(b, [0, 0], [1, 64])\n"
-      "        y = pl.tile.max(pl.tile.sub(x, 0.5), r)\n"
+      "        y = pl.tile.maximum(pl.tile.sub(x, 0.5), r)\n"
       "        o1 = pl.tile.store(y, [0, 0], o)\n"
       "        v = pl.tile.load(u, [0], [64])\n"
       "        w = pl.tile.load(u, [5], [1])\n"
@@ -817,7 +817,7 @@ const std::string kHalfKernel = kernel_program(
     "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
     "        y = pl.tile.load(b, [0, 0], [16, 64])\n"
     "        z = pl.tile.div(pl.tile.sub(pl.tile.mul(pl.tile.add(x, y), x), y), y)\n"
-    "        w = pl.tile.max(pl.tile.min(z, x), pl.tile.neg(pl.tile.abs(y)))\n"
+    "        w = pl.tile.maximum(pl.tile.minimum(z, x), pl.tile.neg(pl.tile.abs(y)))\n"
     "        o1 = pl.tile.store(w, [0, 0], o, atomic=pl.AtomicType.Add)\n"
     "        g = pl.tile.cast(pl.tile.load(f, [0, 0], [16, 64]), target_type=pl.FP16)\n"
     "        u = pl.tile.load(c, [0, 0], [16, 64])\n"

@@ -428,7 +428,7 @@ TEST_CASE("orchestration: a manual runtime scope, a scalar if result and a tenso
 TEST_CASE("orchestration: errors name the function and line:column") {
   SUBCASE("a tensor op outside a kernel") {
     CHECK(error_of(one_kernel("        y = pl.add(a, 1.0)\n        return y\n"), kK) ==
-          "codegen: main: 7:9: 'y' is computed by the op 'tensor.add', which belongs inside a "
+          "codegen: main: 7:9: 'y' is computed by the op 'tensor.adds', which belongs inside a "
           "kernel");
   }
   SUBCASE("an InCore scope that was not outlined") {

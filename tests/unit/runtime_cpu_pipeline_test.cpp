@@ -224,7 +224,7 @@ TEST_CASE("cpu pipeline: what the CPU target cannot express yet is a CodegenErro
   for (const Case& c : {
            // orchestration code cannot compute tensors: tensor.add belongs inside a kernel
            Case{"outline_seed_basic.pl",
-                "codegen: main: 8:9: 'y' is computed by the op 'tensor.add', which belongs "
+                "codegen: main: 8:9: 'y' is computed by the op 'tensor.adds', which belongs "
                 "inside a kernel"},
            // its scope's result now comes back through an Out parameter the orchestration
            // allocates; what is left is the tensor.add outside any scope

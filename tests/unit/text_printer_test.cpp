@@ -541,8 +541,8 @@ TEST_CASE("printer: calls, kwargs and attrs of every value type") {
   // Op names: `pl.` prefix, except `pld.`; a keyword leaf gets `_`. These ops are not in the
   // standard registry, so their recorded types are written out.
   auto boolean = scalar(DataType::BOOL);
-  CHECK(print(call("tile.and", {x, x}, t)) ==
-        "pl._dump.call(pl.tile.and_, x, x, type=pl.Tensor[[8], pl.FP32])");
+  CHECK(print(call("tile.in", {x, x}, t)) ==
+        "pl._dump.call(pl.tile.in_, x, x, type=pl.Tensor[[8], pl.FP32])");
   CHECK(print(call("pld.system.notify", {x, i}, UnknownType::make(), {{"op", 1}})) ==
         "pl._dump.call(pld.system.notify, x, i, op=1, type=pl._dump.Unknown)");
   CHECK(print(call("system.barrier", {}, boolean)) ==

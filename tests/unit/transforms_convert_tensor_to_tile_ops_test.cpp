@@ -78,7 +78,7 @@ class After:
         b_tile = pl.tile.load(b, [0], [64])
         c = pl.tile.add(a_tile, b_tile)
         d = pl.tile.mul(c, a_tile)
-        e = pl.tile.max(d, s)
+        e = pl.tile.maximum(d, s)
         f = pl.tile.exp(e)
         g = pl.tile.sub(f, b_tile)
         o1 = pl.tile.store(g, [0], o)
@@ -193,7 +193,7 @@ class After:
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, x: pl.Tensor[[16, 8], pl.FP32], s: pl.Scalar[pl.FP32], p_out: pl.Out[pl.Tensor[[16, 8], pl.FP32]], q_out: pl.Out[pl.Tensor[[16, 8], pl.FP32]]) -> tuple[pl.Tensor[[16, 8], pl.FP32], pl.Tensor[[16, 8], pl.FP32]]:
         x_tile = pl.tile.load(x, [0, 0], [16, 8])
-        q = pl.tile.mul(x_tile, s)
+        q = pl.tile.muls(x_tile, s)
         p = pl.tile.add(q, x_tile)
         q_gm = pl.tile.store(q, [0, 0], q_out)
         v = pl.tensor.read(q_gm, [1, 2])

@@ -41,7 +41,10 @@ inline std::optional<kernel::Op> spec_op(std::string_view name) {
   static constexpr std::pair<std::string_view, kernel::Op> kTable[] = {
       {"tile.add", kernel::Op::Add},       {"tile.sub", kernel::Op::Sub},
       {"tile.mul", kernel::Op::Mul},       {"tile.div", kernel::Op::Div},
-      {"tile.max", kernel::Op::Max},       {"tile.min", kernel::Op::Min},
+      {"tile.maximum", kernel::Op::Max},   {"tile.minimum", kernel::Op::Min},
+      {"tile.adds", kernel::Op::Add},      {"tile.subs", kernel::Op::Sub},
+      {"tile.muls", kernel::Op::Mul},      {"tile.divs", kernel::Op::Div},
+      {"tile.maximums", kernel::Op::Max},  {"tile.minimums", kernel::Op::Min},
       {"tile.neg", kernel::Op::Neg},       {"tile.abs", kernel::Op::Abs},
       {"tile.exp", kernel::Op::Exp},       {"tile.sqrt", kernel::Op::Sqrt},
       {"tile.rsqrt", kernel::Op::Rsqrt},   {"tile.row_sum", kernel::Op::RowSum},

@@ -84,6 +84,7 @@ namespace detail {
 /// enum id instead of instantiating a walk over every enum in each of them.
 struct ErasedEnum {
   std::string_view type_name;
+  bool (*names_type)(std::string_view);
   std::string_view (*value_name)(std::int64_t);
   std::optional<std::int64_t> (*parse)(std::string_view);
 };
@@ -98,7 +99,8 @@ std::optional<std::int64_t> erased_parse(std::string_view name) {
 }
 template <class... Es>
 constexpr std::array<ErasedEnum, sizeof...(Es)> erase_enums(EnumList<Es...>) {
-  return {ErasedEnum{EnumTraits<Es>::type_name, &erased_value_name<Es>, &erased_parse<Es>}...};
+  return {ErasedEnum{EnumTraits<Es>::type_name, &is_enum_type_name<Es>, &erased_value_name<Es>,
+                     &erased_parse<Es>}...};
 }
 inline constexpr auto kErasedEnums = erase_enums(AttrEnums{});
 }  // namespace detail
@@ -120,7 +122,7 @@ inline std::optional<EnumValue> parse_enum_value(std::string_view type_name,
                                                  std::string_view value_name) {
   for (std::size_t id = 0; id < detail::kErasedEnums.size(); ++id) {
     const detail::ErasedEnum& e = detail::kErasedEnums[id];
-    if (e.type_name != type_name) continue;
+    if (!e.names_type(type_name)) continue;
     if (auto v = e.parse(value_name)) return EnumValue{static_cast<std::uint8_t>(id), *v};
     return std::nullopt;
   }

@@ -1,10 +1,11 @@
 // pypto/ir/enums.hpp — the enumerations of the IR and their DSL spellings.
 //
-// Each enum has one EnumTraits specialisation: its DSL type name (`pl.<type_name>.<value>`)
-// and a table of (value, spelling) entries. The first entry of a value is its printed name;
-// later entries with the same value are aliases the parser also accepts (Level::L2CACHE).
-// `enum_name`, `parse_enum` and the attribute payload EnumValue are all derived from the
-// tables, so a new value is one table row. Lookups are O(entries) and constexpr.
+// Each enum has one EnumTraits specialisation: its DSL type name (`pl.<type_name>.<value>`),
+// the longer name the DSL also accepts (`pl.MemorySpace` for the printed `pl.Mem`), and a table of
+// (value, spelling) entries. The first entry of a value is its printed name; later entries with the
+// same value are aliases the parser also accepts (Level::L2CACHE). `enum_name`, `parse_enum` and
+// the attribute payload EnumValue are all derived from the tables, so a new value is one table row.
+// Lookups are O(entries) and constexpr.
 #pragma once
 
 #include <cstdint>
@@ -110,6 +111,13 @@ constexpr std::optional<E> parse_enum(std::string_view name) {
   return std::nullopt;
 }
 
+/// True when `written` names the enum type E in the DSL: its printed name or its alias.
+template <IrEnum E>
+constexpr bool is_enum_type_name(std::string_view written) {
+  return written == EnumTraits<E>::type_name ||
+         (!EnumTraits<E>::type_alias.empty() && written == EnumTraits<E>::type_alias);
+}
+
 /// True when `raw` is the underlying value of some enumerator (for decoding untrusted input).
 template <IrEnum E>
 constexpr bool is_valid_enum(std::int64_t raw) {
@@ -118,12 +126,14 @@ constexpr bool is_valid_enum(std::int64_t raw) {
   return false;
 }
 
-#define PYPTO_ENUM_TRAITS(E, TYPE_NAME, ...)                                   \
+#define PYPTO_ENUM_TRAITS_AKA(E, TYPE_NAME, TYPE_ALIAS, ...)                   \
   template <>                                                                  \
   struct EnumTraits<E> {                                                       \
     static constexpr std::string_view type_name = TYPE_NAME;                   \
+    static constexpr std::string_view type_alias = TYPE_ALIAS;                 \
     static constexpr std::pair<E, std::string_view> entries[] = {__VA_ARGS__}; \
   }
+#define PYPTO_ENUM_TRAITS(E, TYPE_NAME, ...) PYPTO_ENUM_TRAITS_AKA(E, TYPE_NAME, "", __VA_ARGS__)
 
 PYPTO_ENUM_TRAITS(FunctionType, "FunctionType", {FunctionType::Opaque, "Opaque"},
                   {FunctionType::Orchestration, "Orchestration"}, {FunctionType::InCore, "InCore"},
@@ -152,11 +162,13 @@ PYPTO_ENUM_TRAITS(ForKind, "ForKind", {ForKind::Sequential, "Sequential"},
                   {ForKind::Pipeline, "Pipeline"});
 PYPTO_ENUM_TRAITS(SplitMode, "SplitMode", {SplitMode::None, "NONE"}, {SplitMode::UpDown, "UP_DOWN"},
                   {SplitMode::LeftRight, "LEFT_RIGHT"});
-PYPTO_ENUM_TRAITS(MemorySpace, "Mem", {MemorySpace::DDR, "DDR"}, {MemorySpace::Vec, "Vec"},
-                  {MemorySpace::Mat, "Mat"}, {MemorySpace::Left, "Left"},
-                  {MemorySpace::Right, "Right"}, {MemorySpace::Acc, "Acc"},
-                  {MemorySpace::Bias, "Bias"}, {MemorySpace::ScalarLocal, "ScalarLocal"},
-                  {MemorySpace::LeftScale, "LeftScale"}, {MemorySpace::RightScale, "RightScale"});
+PYPTO_ENUM_TRAITS_AKA(MemorySpace, "Mem", "MemorySpace", {MemorySpace::DDR, "DDR"},
+                      {MemorySpace::Vec, "Vec"}, {MemorySpace::Mat, "Mat"},
+                      {MemorySpace::Left, "Left"}, {MemorySpace::Right, "Right"},
+                      {MemorySpace::Acc, "Acc"}, {MemorySpace::Bias, "Bias"},
+                      {MemorySpace::ScalarLocal, "ScalarLocal"},
+                      {MemorySpace::LeftScale, "LeftScale"},
+                      {MemorySpace::RightScale, "RightScale"});
 PYPTO_ENUM_TRAITS(TensorLayout, "TensorLayout", {TensorLayout::ND, "ND"}, {TensorLayout::DN, "DN"},
                   {TensorLayout::NZ, "NZ"}, {TensorLayout::MX_A_ZZ, "MX_A_ZZ"},
                   {TensorLayout::MX_B_NN, "MX_B_NN"});
@@ -172,6 +184,7 @@ PYPTO_ENUM_TRAITS(ScopeMode, "ScopeMode", {ScopeMode::AUTO, "AUTO"}, {ScopeMode:
 PYPTO_ENUM_TRAITS(AtomicType, "AtomicType", {AtomicType::None, "None_"}, {AtomicType::Add, "Add"});
 
 #undef PYPTO_ENUM_TRAITS
+#undef PYPTO_ENUM_TRAITS_AKA
 
 /// True for the kernel function types that run on one core kind (InCore and its AIC/AIV forms).
 constexpr bool is_incore_type(FunctionType t) {

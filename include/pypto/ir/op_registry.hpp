@@ -69,6 +69,9 @@ struct ArgSpec {
   bool optional = false;  ///< may be omitted (only trailing arguments)
   /// When set, decides the effect from the call's keywords instead of `effect`.
   ArgEffect (*effect_rule)(const Attrs& kwargs) = nullptr;
+  /// A bare literal written here takes argument 0's element dtype (an int literal always, a
+  /// float literal when that dtype is a float): `pl.mul(t, 2.0)` on an FP16 tile is FP16.
+  bool adopts_dtype = false;
 };
 
 /// Computes a call's result type; throws TypeError naming the offending argument.
@@ -77,8 +80,8 @@ using TypeRule = TypeRef (*)(std::string_view op, const std::vector<ExprRef>& ar
 
 struct OpDef {
   std::string name;
-  std::vector<ArgSpec> args;
-  std::vector<KwargSpec> kwargs;
+  std::vector<ArgSpec> args = {};
+  std::vector<KwargSpec> kwargs = {};
   TypeRule type_rule = nullptr;
   /// The result is UnknownType and the call may only stand alone as an EvalStmt (the
   /// legacy statement-only allowlist, exactly nine ops). `set_cache_policy` is not one: it is a
@@ -87,6 +90,10 @@ struct OpDef {
   /// The DSL's other names for the op, without `pl.` (`create_tensor` for tensor.create): the
   /// parser resolves them, the printer writes the op's own name.
   std::vector<std::string> spellings = {};
+  /// The DSL's positional parameter order when it is not the arguments in order: names of
+  /// arguments and keywords (`pl.tile.create(shape, dtype, target_memory)`). Every required
+  /// argument is listed; what is not is keyword-only. See docs/text-format.md.
+  std::vector<std::string> params = {};
 
   std::size_t min_args() const {
     std::size_t n = 0;
@@ -103,6 +110,17 @@ struct OpDef {
       if (s.name == k) return &s;
     return nullptr;
   }
+  /// The index of the argument named `a`, or args.size().
+  std::size_t arg_index(std::string_view a) const {
+    std::size_t i = 0;
+    while (i < args.size() && args[i].name != a) ++i;
+    return i;
+  }
+  /// The name of positional parameter `i` of the DSL call, or null past the last.
+  const std::string* positional_param(std::size_t i) const {
+    if (!params.empty()) return i < params.size() ? &params[i] : nullptr;
+    return i < args.size() ? &args[i].name : nullptr;
+  }
 };
 
 class OpRegistry {
@@ -115,6 +133,7 @@ class OpRegistry {
       if (!def.args[i].optional && def.args[i - 1].optional)
         detail::fail("OpDef " + def.name, detail::indexed("args", i),
                      "a required argument cannot follow an optional one");
+    check_params(def);
     for (std::size_t i = 0; i < def.kwargs.size(); ++i) {
       const KwargSpec& k = def.kwargs[i];
       if ((k.kind == KwargKind::Enum) != (k.enum_id != kNoEnum) ||
@@ -184,6 +203,29 @@ class OpRegistry {
   }
 
  private:
+  /// Parameter names are unique across arguments and keywords; `params` lists the arguments in
+  /// order (every required one; an optional one left out is keyword-only), names each once.
+  static void check_params(const OpDef& def) {
+    const std::string where = "OpDef " + def.name;
+    for (std::size_t i = 0; i < def.args.size(); ++i)
+      if (def.find_kwarg(def.args[i].name) || def.arg_index(def.args[i].name) != i)
+        detail::fail(where, detail::indexed("args", i), "names a parameter twice");
+    if (def.params.empty()) return;
+    std::size_t next_arg = 0;
+    for (std::size_t i = 0; i < def.params.size(); ++i) {
+      const std::string& p = def.params[i];
+      const bool repeated =
+          std::find(def.params.begin(), def.params.begin() + static_cast<std::ptrdiff_t>(i), p) !=
+          def.params.begin() + static_cast<std::ptrdiff_t>(i);
+      if (repeated || (def.arg_index(p) == def.args.size() && !def.find_kwarg(p)))
+        detail::fail(where, detail::indexed("params", i), "is not a parameter named once");
+      if (def.arg_index(p) < def.args.size() && def.arg_index(p) != next_arg++)
+        detail::fail(where, detail::indexed("params", i), "lists the arguments out of order");
+    }
+    if (next_arg < def.min_args())
+      detail::fail(where, "params", "must list every required argument");
+  }
+
   static void check_call(const OpDef& def, const std::vector<ExprRef>& args, const Attrs& kw) {
     if (args.size() < def.min_args() || args.size() > def.args.size())
       throw core::TypeError(def.name + ": expected " + count_text(def) + " arguments, got " +

@@ -884,16 +884,17 @@ class Interpreter {
     if (name == "tile.row_sum" || name == "tile.row_max") return row_reduce(c, args);
     if (name == "tile.matmul") return matmul(c, args);
     static constexpr std::pair<std::string_view, kernel::Op> kBinary[] = {
-        {"add", kernel::Op::Add},     {"sub", kernel::Op::Sub},    {"mul", kernel::Op::Mul},
-        {"div", kernel::Op::Div},     {"max", kernel::Op::Max},    {"min", kernel::Op::Min},
-        {"maximum", kernel::Op::Max}, {"minimum", kernel::Op::Min}};
+        {"add", kernel::Op::Add},  {"sub", kernel::Op::Sub},      {"mul", kernel::Op::Mul},
+        {"div", kernel::Op::Div},  {"maximum", kernel::Op::Max},  {"minimum", kernel::Op::Min},
+        {"adds", kernel::Op::Add}, {"subs", kernel::Op::Sub},     {"muls", kernel::Op::Mul},
+        {"divs", kernel::Op::Div}, {"maximums", kernel::Op::Max}, {"minimums", kernel::Op::Min}};
     static constexpr std::pair<std::string_view, kernel::Op> kUnary[] = {
         {"neg", kernel::Op::Neg},
         {"abs", kernel::Op::Abs},
         {"exp", kernel::Op::Exp},
         {"sqrt", kernel::Op::Sqrt},
         {"rsqrt", kernel::Op::Rsqrt}};
-    const bool known = ops_.find(name) != nullptr;  // tile.maximum is no alias of tile.max
+    const bool known = ops_.find(name) != nullptr;
     for (const auto& [suffix, op] : kBinary)
       if (known && tile_or_tensor(suffix)) {
         need(2, 2);

@@ -456,6 +456,8 @@ class Builder {
     current_def_ = &def;
     scope_ = std::move(sig.scope);
     fold_extent_reads_ = sig.type == ir::FunctionType::Orchestration;
+    param_vars_.clear();  // the signature pass left the last function's parameters here
+    for (const ir::Param& p : sig.params) param_vars_.push_back(p.var);
     kernel_function_ = ir::is_kernel_function(sig.type);
     // The attrs: the decorator's `attrs={...}`, then each `pl.func_attr({...})` of the body's
     // prologue (after a docstring), then `auto_scope=`; a key given twice is an error.
@@ -524,8 +526,9 @@ class Builder {
   E enum_value(const SExpr& e) {
     const std::string d = dotted(e);
     const std::string prefix = "pl." + std::string(ir::EnumTraits<E>::type_name) + ".";
-    if (d.starts_with(prefix))
-      if (auto v = ir::parse_enum<E>(std::string_view(d).substr(prefix.size()))) return *v;
+    if (const std::size_t dot = d.rfind('.');
+        d.starts_with("pl.") && dot > 3 && ir::is_enum_type_name<E>(d.substr(3, dot - 3)))
+      if (auto v = ir::parse_enum<E>(std::string_view(d).substr(dot + 1))) return *v;
     std::string names;
     for (const auto& [v, n] : ir::EnumTraits<E>::entries)
       names += (names.empty() ? "" : ", ") + std::string(n);
@@ -597,7 +600,8 @@ class Builder {
           tview->layout = *ir::parse_enum<ir::TensorLayout>(std::string_view(d).substr(3));
         } else if (tile && callee == "pl.TileView" && !lview) {
           lview = tile_view(p);
-        } else if (tile && d.starts_with("pl.Mem.") && !space) {
+        } else if (tile && (d.starts_with("pl.Mem.") || d.starts_with("pl.MemorySpace.")) &&
+                   !space) {
           space = enum_value<ir::MemorySpace>(p);
         } else {
           fail_at(p, tile ? "at most one each of pl.MemRef(...), a pl.Mem.<space> and "
@@ -1086,34 +1090,118 @@ class Builder {
     }
     if (!(d.starts_with("pl.") || d.starts_with("pld.")))
       fail_at(callee, "a callee: self.<function>, pl.<op> or a builtin such as abs");
-    std::vector<ir::ExprRef> args = positional(e);
-    ir::Attrs attrs;
-    ir::Attrs kw = kwargs_of(e, attrs);
-    const std::string name = resolve_op(callee, op_name(d), args);
-    return guard(e, [&] { return ops_.make_call(name, args, kw, attrs, sp); });
+    ParsedOperands operands;
+    const ir::OpDef& def = resolve_op(e, op_name(d), operands);
+    std::vector<ir::ExprRef> args;
+    ir::Attrs kw, attrs;
+    bind_op_call(e, def, operands, args, kw, attrs);
+    return guard(e, [&] { return ops_.make_call(def.name, args, kw, attrs, sp); });
   }
 
-  /// A registered op name for `pl.<name>`: the name itself, else the short form resolved by
-  /// the first shaped operand (`tile.` for a Tile, `tensor.` for a Tensor).
-  std::string resolve_op(const SExpr& at, const std::string& name,
-                         const std::vector<ir::ExprRef>& args) {
-    if (const ir::OpDef* d = ops_.find_spelled(name)) return d->name;
-    if (name.find('.') == std::string::npos) {
-      std::string first, second;
-      for (const auto& a : args) {
-        if (ir::isa<ir::TileType>(a->type)) {
-          first = "tile.";
-          break;
-        }
-        if (ir::isa<ir::TensorType>(a->type)) {
-          first = "tensor.";
-          break;
-        }
-      }
-      for (std::string prefix : {first, std::string("tensor."), std::string("tile.")})
-        if (!prefix.empty() && ops_.find(prefix + name)) return prefix + name;
+  /// Operands parsed while resolving an op, by item index, so that binding does not parse
+  /// them again.
+  using ParsedOperands = std::map<std::size_t, ir::ExprRef>;
+
+  ir::ExprRef operand(const SExpr& call, std::size_t item, ParsedOperands& parsed) {
+    auto [it, fresh] = parsed.try_emplace(item);
+    if (fresh) it->second = expr(call.item(item));
+    return it->second;
+  }
+
+  /// The op `pl.<name>(...)` calls: the name or one of its spellings, else the short form
+  /// resolved as upstream's unified ops are: by the first operand, `tensor.` for a Tensor and
+  /// `tile.` for a Tile (a name only one family has is that one); given a scalar second
+  /// operand, the `<name>s` form where there is one (`pl.add(t, 2.0)` is tile.adds). A full
+  /// name is that op: the printer writes what the IR holds.
+  const ir::OpDef& resolve_op(const SExpr& call, const std::string& name, ParsedOperands& parsed) {
+    const ir::OpDef* def = ops_.find_spelled(name);
+    if (!def && name.find('.') == std::string::npos && call.items.size() >= 2) {
+      const ir::ExprRef first = operand(call, 1, parsed);
+      const char* family = ir::isa<ir::TileType>(first->type)     ? "tile."
+                           : ir::isa<ir::TensorType>(first->type) ? "tensor."
+                                                                  : nullptr;
+      for (const char* f : {family, "tensor.", "tile."})
+        if (f && !def) def = ops_.find(f + name);
     }
-    fail_at(at, "a registered op ('" + name + "' is not one)");
+    if (!def) fail_at(call.item(0), "a registered op ('" + name + "' is not one)");
+    const bool unified = name.find('.') == std::string::npos && def->name != name;
+    const ir::OpDef* scalar_form = unified ? ops_.find(def->name + "s") : nullptr;
+    if (scalar_form && call.items.size() >= 3 && scalar_form->args.size() >= 2 &&
+        call.item(2).kind != ExprKind::List &&
+        ir::isa<ir::ScalarType>(operand(call, 2, parsed)->type))
+      return *scalar_form;
+    return *def;
+  }
+
+  /// Binds a call's items to the op's parameters as the DSL declares them: positional items
+  /// fill OpDef::positional_param in order, a keyword names an argument or a keyword of the
+  /// op; an argument takes a value, a keyword an attribute value; `None` leaves a parameter
+  /// unset. A bare literal in an argument that adopts argument 0's dtype takes it.
+  void bind_op_call(const SExpr& call, const ir::OpDef& def, ParsedOperands& parsed,
+                    std::vector<ir::ExprRef>& args, ir::Attrs& kw, ir::Attrs& attrs) {
+    std::vector<const SExpr*> slot(def.args.size(), nullptr);
+    std::vector<std::size_t> slot_item(def.args.size(), 0);
+    std::vector<std::string> bound;
+    auto bind = [&](const SExpr& at, const std::string& param, const SExpr& value,
+                    std::size_t item) {
+      if (std::find(bound.begin(), bound.end(), param) != bound.end())
+        fail_at(at, def.name + ": '" + param + "' given once");
+      bound.push_back(param);
+      if (value.kind == ExprKind::None) return;
+      if (const std::size_t i = def.arg_index(param); i < def.args.size()) {
+        slot[i] = &value;
+        slot_item[i] = item;
+      } else {
+        kw.entries.push_back({param, attr_value(value)});
+      }
+    };
+    for (std::size_t i = 1; i < call.items.size(); ++i) {
+      const std::string* param = def.positional_param(i - 1);
+      if (!param)
+        fail_at(call.item(i), def.name + " takes at most " + std::to_string(i - 1) +
+                                  " positional arguments (" + param_list(def) + ")");
+      bind(call.item(i), *param, call.item(i), i);
+    }
+    for (const auto& k : call.keywords) {
+      if (k.name == "attrs") {
+        attrs = attr_dict(*k.value);
+        continue;
+      }
+      if (def.arg_index(k.name) == def.args.size() && !def.find_kwarg(k.name))
+        fail_at(*k.value,
+                def.name + ": a parameter (" + param_list(def) + "), not '" + k.name + "'");
+      bind(*k.value, k.name, *k.value, 0);
+    }
+    std::size_t n = slot.size();
+    while (n > 0 && !slot[n - 1]) --n;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!slot[i])
+        fail_at(call, def.name + ": argument '" + def.args[i].name + "' is required" +
+                          (def.args[i].optional ? " when a later one is given" : ""));
+      ir::ExprRef v = slot_item[i] ? operand(call, slot_item[i], parsed) : expr(*slot[i]);
+      if (i > 0 && def.args[i].adopts_dtype && is_bare_literal(*slot[i]) && !args.empty())
+        if (auto dt = element_dtype(args[0]))
+          if (ir::as<ir::ConstInt>(v.get()) || core::is_float(*dt))
+            if (auto x = retype_literal(v, *dt)) v = x;
+      args.push_back(std::move(v));
+    }
+  }
+
+  /// "tile, offsets, shapes[, valid_shape]": an op's parameters for an error message.
+  static std::string param_list(const ir::OpDef& def) {
+    std::string out;
+    for (std::size_t i = 0; const std::string* p = def.positional_param(i); ++i)
+      out += (out.empty() ? "" : ", ") + *p;
+    for (const auto& k : def.kwargs)
+      if (std::find(def.params.begin(), def.params.end(), k.name) == def.params.end())
+        out += (out.empty() ? "" : ", ") + k.name + "=";
+    return out;
+  }
+
+  static std::optional<core::DataType> element_dtype(const ir::ExprRef& e) {
+    if (const auto* t = ir::as<ir::TileType>(e->type.get())) return t->dtype;
+    if (const auto* t = ir::as<ir::TensorType>(e->type.get())) return t->dtype;
+    return std::nullopt;
   }
 
   double float_bits(const SExpr& s) {

@@ -1211,7 +1211,17 @@ class Printer {
                        });
     std::vector<std::string> args;
     if (!plain) args.push_back(callee(*c.op));
-    for (const auto& a : c.args) args.push_back(expr(*a));
+    // An argument the DSL does not take at this position (tile.full's value follows the dtype
+    // keyword there) is written by name, and so is every one after it.
+    const ir::OpDef* def = plain && ir::isa<ir::Op>(*c.op) ? ops().find(*c.op) : nullptr;
+    bool by_name = false;
+    for (std::size_t i = 0; i < c.args.size(); ++i) {
+      if (def && i < def->args.size()) {
+        const std::string* p = def->positional_param(i);
+        by_name = by_name || !p || *p != def->args[i].name;
+      }
+      args.push_back((by_name ? def->args[i].name + "=" : std::string()) + expr(*c.args[i]));
+    }
     for (const auto& e : c.kwargs) args.push_back(e.key + "=" + attr_value(e.value, '\''));
     if (!c.attrs.empty()) args.push_back("attrs=" + attr_dict(c.attrs));
     if (plain) return callee(*c.op) + "(" + join(args) + ")";

@@ -95,9 +95,13 @@ namespace detail::tensor_to_tile {
 /// The tile op of an elementwise tensor op, or empty.
 inline std::string_view elementwise_tile_op(std::string_view op) {
   static constexpr std::pair<std::string_view, std::string_view> kTable[] = {
-      {"tensor.add", "tile.add"}, {"tensor.sub", "tile.sub"},     {"tensor.mul", "tile.mul"},
-      {"tensor.div", "tile.div"}, {"tensor.maximum", "tile.max"}, {"tensor.minimum", "tile.min"},
-      {"tensor.neg", "tile.neg"}, {"tensor.exp", "tile.exp"},     {"tensor.sqrt", "tile.sqrt"},
+      {"tensor.add", "tile.add"},         {"tensor.sub", "tile.sub"},
+      {"tensor.mul", "tile.mul"},         {"tensor.div", "tile.div"},
+      {"tensor.maximum", "tile.maximum"}, {"tensor.minimum", "tile.minimum"},
+      {"tensor.neg", "tile.neg"},         {"tensor.exp", "tile.exp"},
+      {"tensor.sqrt", "tile.sqrt"},       {"tensor.adds", "tile.adds"},
+      {"tensor.subs", "tile.subs"},       {"tensor.muls", "tile.muls"},
+      {"tensor.divs", "tile.divs"},       {"tensor.abs", "tile.abs"},
   };
   for (const auto& [from, to] : kTable)
     if (from == op) return to;

@@ -1,0 +1,148 @@
+// pypto/ir/ops/system.ipp — the system, distributed and prefetch op families: synchronisation,
+// task ids, buffers, cross-core pipes, remote stores and signals (docs/text-format.md lists them).
+#pragma once
+
+#include <cstdint>
+
+#include "pypto/ir/op_registry.hpp"
+#include "pypto/ir/ops/type_rules.hpp"
+
+namespace pypto::ir::ops {
+
+/// pld.system.notify: the AtomicAdd form (op=0, the default) reads the signal; Set (op=1)
+/// only writes.
+inline ArgEffect notify_effect(const Attrs& kw) {
+  auto op = kw.get<std::int64_t>("op");
+  return op && *op == 1 ? ArgEffect::Write : ArgEffect::ReadWrite;
+}
+
+inline void add_system_ops(OpRegistry& r) {
+  using K = KwargKind;
+  using R = ArgEffect;
+  const KwargSpec atomic = enum_kwarg<AtomicType>("atomic");
+  auto atomic_dst = [](std::string name) {
+    return ArgSpec{std::move(name), R::Write, false, [](const Attrs& kw) {
+                     auto a = kw.get<AtomicType>("atomic");
+                     return a && *a != AtomicType::None ? R::ReadWrite : R::Write;
+                   }};
+  };
+  auto stmt = [&r](OpDef d) {  // seed 001's legacy statement-only allowlist
+    d.statement_only = true;
+    d.type_rule = unknown;
+    r.add(std::move(d));
+  };
+  auto effect_only = [&r](OpDef d) {
+    d.type_rule = nothing;
+    r.add(std::move(d));
+  };
+
+  // A declaration that the parser hoists onto the enclosing scope: it does not access the data
+  // and is not one of the statement-only calls.
+  r.add({.name = "set_cache_policy", .args = {{"tensor"}, {"policy"}}, .type_rule = unknown});
+
+  // distributed
+  stmt({.name = "pld.tensor.put",
+        .args = {atomic_dst("dst"),
+                 {"peer"},
+                 {"src"},
+                 {"dst_offsets", R::Read, true},
+                 {"src_offsets", R::Read, true},
+                 {"shape", R::Read, true}},
+        .kwargs = {atomic, {"chunk_rows", K::Int}, {"chunk_cols", K::Int}, {"pipeline", K::Bool}}});
+  stmt({.name = "pld.tile.remote_store",
+        .args = {{"src_tile"}, atomic_dst("target"), {"peer"}, {"offsets"}},
+        .kwargs = {atomic}});
+  stmt({.name = "pld.tensor.remote_store",
+        .args = {{"src"}, atomic_dst("target"), {"peer"}, {"offsets"}},
+        .kwargs = {atomic}});
+  stmt({.name = "pld.system.notify",
+        .args = {{"target", R::ReadWrite, false, notify_effect}, {"peer"}, {"offsets"}, {"value"}},
+        .kwargs = {{"op", K::Int}}});
+  stmt({.name = "pld.system.wait",
+        .args = {{"signal"}, {"offsets"}, {"expected"}},
+        .kwargs = {{"cmp", K::Int}}});
+  stmt({.name = "pld.system.defer_wait",
+        .args = {{"signal"}, {"offsets"}, {"expected"}},
+        .kwargs = {{"cmp", K::Int}}});
+  r.add({.name = "pld.system.world_size",
+         .type_rule = scalar<core::DataType::INT64>,
+         .spellings = {"pld.world_size"}});
+
+  // synchronisation
+  stmt({.name = "system.set_ffts", .args = {{"workspace"}}});
+  stmt({.name = "system.sync_set",
+        .args = {{"event_id_dyn", R::Read, true}},
+        .kwargs = {{"pipe", K::Int},
+                   {"event_id", K::Int},
+                   {"ffts_mode", K::Int},
+                   {"core_type", K::String}}});
+  stmt({.name = "system.sync_wait",
+        .args = {{"event_id_dyn", R::Read, true}},
+        .kwargs = {{"pipe", K::Int}, {"event_id", K::Int}, {"core_type", K::String}}});
+  for (const char* name : {"system.sync_src", "system.sync_dst"})
+    effect_only({.name = name,
+                 .kwargs = {{"set_pipe", K::Any}, {"wait_pipe", K::Any}, {"event_id", K::Int}}});
+  for (const char* name : {"system.bar_v", "system.bar_m", "system.bar_all", "system.fence"})
+    effect_only({.name = name});
+  effect_only(
+      {.name = "system.cacheinvalid",
+       .args = {{"tensor", R::Read, true}, {"shapes", R::Read, true}, {"offsets", R::Read, true}}});
+  effect_only({.name = "system.syncall",
+               .args = {{"gm_workspace", R::ReadWrite, true}, {"used_cores", R::Read, true}},
+               .kwargs = {{"core_type", K::String}, {"mode", K::String}}});
+
+  // task ids and counts
+  r.add({.name = "system.task_invalid", .type_rule = scalar<core::DataType::TASK_ID>});
+  r.add({.name = "system.task_dummy",
+         .kwargs = {{"deps", K::Any}},
+         .type_rule = scalar<core::DataType::TASK_ID>});
+  r.add({.name = "system.task_is_valid",
+         .args = {{"task_id"}},
+         .type_rule = scalar<core::DataType::BOOL>});
+  r.add({.name = "system.available_aiv_count", .type_rule = scalar<core::DataType::INDEX>});
+  r.add({.name = "system.available_cluster_count", .type_rule = scalar<core::DataType::INDEX>});
+
+  // buffers and the cross-core pipes
+  r.add({.name = "system.import_peer_buffer",
+         .kwargs = {{"name", K::String}, {"peer_func", K::String}},
+         .type_rule = scalar<core::DataType::INT32>});
+  r.add({.name = "system.reserve_buffer",
+         .kwargs = {{"name", K::String}, {"size", K::Int}, {"base", K::Any}},
+         .type_rule = scalar<core::DataType::INT32>,
+         .spellings = {"reserve_buffer"}});
+  const std::vector<KwargSpec> pipe_kw = {{"dir_mask", K::Int},
+                                          {"slot_size", K::Int},
+                                          {"slot_num", K::Int},
+                                          {"local_slot_num", K::Int},
+                                          {"id", K::Int}};
+  effect_only({.name = "system.aic_initialize_pipe",
+               .args = {{"c2v_consumer_buf", R::Read, true}, {"v2c_consumer_buf", R::Read, true}},
+               .kwargs = pipe_kw,
+               .spellings = {"aic_initialize_pipe"}});
+  effect_only({.name = "system.aiv_initialize_pipe",
+               .args = {{"c2v_consumer_buf", R::Read, true}, {"v2c_consumer_buf", R::Read, true}},
+               .kwargs = pipe_kw,
+               .spellings = {"aiv_initialize_pipe"}});
+  effect_only({.name = "system.tfree_to_aic",
+               .args = {{"tile"}},
+               .kwargs = {{"split", K::Int}, {"id", K::Int}},
+               .spellings = {"tfree_to_aic"}});
+  effect_only({.name = "system.tfree_to_aiv",
+               .args = {{"tile"}},
+               .kwargs = {{"split", K::Int}, {"id", K::Int}},
+               .spellings = {"tfree_to_aiv"}});
+
+  // prefetch: a context, its events and sessions, produced and consumed locally
+  r.add({.name = "prefetch.make_context",
+         .args = {{"workspace", R::Read, true}},
+         .type_rule = resource<PrefetchAsyncContextType>});
+  r.add({.name = "prefetch.async_prefetch",
+         .args = {{"src"}, {"ctx"}},
+         .type_rule = resource<AsyncEventType>});
+  r.add({.name = "prefetch.session", .args = {{"ctx"}}, .type_rule = resource<AsyncSessionType>});
+  r.add({.name = "prefetch.wait",
+         .args = {{"event"}, {"session"}},
+         .type_rule = scalar<core::DataType::BOOL>});
+}
+
+}  // namespace pypto::ir::ops
