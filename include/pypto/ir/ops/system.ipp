@@ -16,7 +16,8 @@ inline ArgEffect notify_effect(const Attrs& kw) {
   return op && *op == 1 ? ArgEffect::Write : ArgEffect::ReadWrite;
 }
 
-inline void add_system_ops(OpRegistry& r) {
+// Cold: it runs once per registry, and the optimizer then spends little on its initialisers.
+[[gnu::cold]] inline void add_system_ops(OpRegistry& r) {
   using K = KwargKind;
   using R = ArgEffect;
   const KwargSpec atomic = enum_kwarg<AtomicType>("atomic");

@@ -76,7 +76,8 @@ TypeRef tensor_reduce(std::string_view op, const Args& args, const Attrs& kw) {
   return reduce<Rows, Index>(op, args, kw);
 }
 
-inline void add_tensor_ops(OpRegistry& r) {
+// Cold: it runs once per registry, and the optimizer then spends little on its initialisers.
+[[gnu::cold]] inline void add_tensor_ops(OpRegistry& r) {
   using K = KwargKind;
   using R = ArgEffect;
   const KwargSpec pad_value = enum_kwarg<PadValue>("pad_value");

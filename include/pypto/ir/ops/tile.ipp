@@ -80,7 +80,8 @@ inline TypeRef tile_div(std::string_view op, const Args& args, const Attrs& kw) 
   return elementwise(op, args, kw);
 }
 
-inline void add_tile_ops(OpRegistry& r) {
+// Cold: it runs once per registry, and the optimizer then spends little on its initialisers.
+[[gnu::cold]] inline void add_tile_ops(OpRegistry& r) {
   using K = KwargKind;
   using R = ArgEffect;
   const KwargSpec atomic = enum_kwarg<AtomicType>("atomic");
