@@ -74,6 +74,20 @@ struct ArgSpec {
   bool adopts_dtype = false;
 };
 
+/// A store's destination: Write, or ReadWrite when the `atomic` keyword asks for an atomic
+/// update (out += x reads it).
+inline ArgSpec atomic_destination(std::string name) {
+  return {std::move(name), ArgEffect::Write, false, [](const Attrs& kw) {
+            auto a = kw.get<AtomicType>("atomic");
+            return a && *a != AtomicType::None ? ArgEffect::ReadWrite : ArgEffect::Write;
+          }};
+}
+
+/// The second operand of an elementwise op: a bare literal there takes argument 0's dtype.
+inline ArgSpec scalar_operand(std::string name) {
+  return {std::move(name), ArgEffect::Read, false, nullptr, true};
+}
+
 /// Computes a call's result type; throws TypeError naming the offending argument.
 using TypeRule = TypeRef (*)(std::string_view op, const std::vector<ExprRef>& args,
                              const Attrs& kwargs);

@@ -21,12 +21,6 @@ inline ArgEffect notify_effect(const Attrs& kw) {
   using K = KwargKind;
   using R = ArgEffect;
   const KwargSpec atomic = enum_kwarg<AtomicType>("atomic");
-  auto atomic_dst = [](std::string name) {
-    return ArgSpec{std::move(name), R::Write, false, [](const Attrs& kw) {
-                     auto a = kw.get<AtomicType>("atomic");
-                     return a && *a != AtomicType::None ? R::ReadWrite : R::Write;
-                   }};
-  };
   auto stmt = [&r](OpDef d) {  // seed 001's legacy statement-only allowlist
     d.statement_only = true;
     d.type_rule = unknown;
@@ -43,7 +37,7 @@ inline ArgEffect notify_effect(const Attrs& kw) {
 
   // distributed
   stmt({.name = "pld.tensor.put",
-        .args = {atomic_dst("dst"),
+        .args = {atomic_destination("dst"),
                  {"peer"},
                  {"src"},
                  {"dst_offsets", R::Read, true},
@@ -51,10 +45,10 @@ inline ArgEffect notify_effect(const Attrs& kw) {
                  {"shape", R::Read, true}},
         .kwargs = {atomic, {"chunk_rows", K::Int}, {"chunk_cols", K::Int}, {"pipeline", K::Bool}}});
   stmt({.name = "pld.tile.remote_store",
-        .args = {{"src_tile"}, atomic_dst("target"), {"peer"}, {"offsets"}},
+        .args = {{"src_tile"}, atomic_destination("target"), {"peer"}, {"offsets"}},
         .kwargs = {atomic}});
   stmt({.name = "pld.tensor.remote_store",
-        .args = {{"src"}, atomic_dst("target"), {"peer"}, {"offsets"}},
+        .args = {{"src"}, atomic_destination("target"), {"peer"}, {"offsets"}},
         .kwargs = {atomic}});
   stmt({.name = "pld.system.notify",
         .args = {{"target", R::ReadWrite, false, notify_effect}, {"peer"}, {"offsets"}, {"value"}},

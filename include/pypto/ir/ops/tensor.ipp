@@ -70,22 +70,12 @@ inline TypeRef tensor_expand_clone(std::string_view op, const Args& args, const 
   return args[1]->type;
 }
 
-/// tensor.row_* / col_* reductions keep the reduced axis as 1 (argmax / argmin: INT32).
-template <bool Rows, bool Index>
-TypeRef tensor_reduce(std::string_view op, const Args& args, const Attrs& kw) {
-  return reduce<Rows, Index>(op, args, kw);
-}
-
 // Cold: it runs once per registry, and the optimizer then spends little on its initialisers.
 [[gnu::cold]] inline void add_tensor_ops(OpRegistry& r) {
   using K = KwargKind;
   using R = ArgEffect;
   const KwargSpec pad_value = enum_kwarg<PadValue>("pad_value");
-  const ArgSpec rhs_operand{"rhs", R::Read, false, nullptr, true};
-  const ArgSpec atomic_target{"target", R::Write, false, [](const Attrs& kw) {
-                                auto a = kw.get<AtomicType>("atomic");
-                                return a && *a != AtomicType::None ? R::ReadWrite : R::Write;
-                              }};
+  const ArgSpec rhs_operand = scalar_operand("rhs");
 
   // creation and access
   r.add({.name = "tensor.create",
@@ -138,7 +128,7 @@ TypeRef tensor_reduce(std::string_view op, const Args& args, const Attrs& kw) {
        .type_rule = tensor_slice,
        .params = {"tensor", "shape", "offset", "valid_shape", "drop_dims", "pad_value", "clamp"}});
   r.add({.name = "tensor.assemble",
-         .args = {atomic_target, {"source"}, {"offset"}},
+         .args = {atomic_destination("target"), {"source"}, {"offset"}},
          .kwargs = {enum_kwarg<AtomicType>("atomic")},
          .type_rule = tensor_assemble});
   r.add({.name = "tensor.expand_clone",
@@ -215,25 +205,19 @@ TypeRef tensor_reduce(std::string_view op, const Args& args, const Attrs& kw) {
   // reductions and expands
   const std::vector<KwargSpec> reduce_kw = {{"axis", K::Int}, {"keep_dim", K::Bool}};
   for (const char* name : {"tensor.row_sum", "tensor.row_max", "tensor.row_min", "tensor.row_prod"})
-    r.add({.name = name,
-           .args = {{"input"}},
-           .kwargs = reduce_kw,
-           .type_rule = tensor_reduce<true, false>});
+    r.add(
+        {.name = name, .args = {{"input"}}, .kwargs = reduce_kw, .type_rule = reduce<true, false>});
   for (const char* name : {"tensor.row_argmax", "tensor.row_argmin"})
-    r.add({.name = name,
-           .args = {{"input"}},
-           .kwargs = reduce_kw,
-           .type_rule = tensor_reduce<true, true>});
+    r.add(
+        {.name = name, .args = {{"input"}}, .kwargs = reduce_kw, .type_rule = reduce<true, true>});
   for (const char* name : {"tensor.col_sum", "tensor.col_max", "tensor.col_min", "tensor.col_prod"})
     r.add({.name = name,
            .args = {{"input"}},
            .kwargs = reduce_kw,
-           .type_rule = tensor_reduce<false, false>});
+           .type_rule = reduce<false, false>});
   for (const char* name : {"tensor.col_argmax", "tensor.col_argmin"})
-    r.add({.name = name,
-           .args = {{"input"}},
-           .kwargs = reduce_kw,
-           .type_rule = tensor_reduce<false, true>});
+    r.add(
+        {.name = name, .args = {{"input"}}, .kwargs = reduce_kw, .type_rule = reduce<false, true>});
   for (const char* name :
        {"tensor.row_expand", "tensor.row_expand_mul", "tensor.row_expand_div",
         "tensor.row_expand_add", "tensor.row_expand_sub", "tensor.row_expand_max",

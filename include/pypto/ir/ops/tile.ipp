@@ -87,13 +87,7 @@ inline TypeRef tile_div(std::string_view op, const Args& args, const Attrs& kw) 
   const KwargSpec atomic = enum_kwarg<AtomicType>("atomic");
   const KwargSpec target_memory = enum_kwarg<MemorySpace>("target_memory");
   const KwargSpec pad_value = enum_kwarg<PadValue>("pad_value");
-  const ArgSpec rhs_operand{"rhs", R::Read, false, nullptr, true};
-  auto atomic_dst = [](std::string name) {
-    return ArgSpec{std::move(name), R::Write, false, [](const Attrs& kw) {
-                     auto a = kw.get<AtomicType>("atomic");
-                     return a && *a != AtomicType::None ? R::ReadWrite : R::Write;
-                   }};
-  };
+  const ArgSpec rhs_operand = scalar_operand("rhs");
 
   // memory: load, store, move, create, views
   r.add({.name = "tile.load",
@@ -102,7 +96,10 @@ inline TypeRef tile_div(std::string_view op, const Args& args, const Attrs& kw) 
          .type_rule = tile_load,
          .params = {"tensor", "offsets", "shapes", "valid_shape", "target_memory", "clamp"}});
   r.add({.name = "tile.store",
-         .args = {{"tile"}, {"offsets"}, atomic_dst("output_tensor"), {"shapes", R::Read, true}},
+         .args = {{"tile"},
+                  {"offsets"},
+                  atomic_destination("output_tensor"),
+                  {"shapes", R::Read, true}},
          .kwargs = {atomic},
          .type_rule = tile_store});
   r.add({.name = "tile.move",
