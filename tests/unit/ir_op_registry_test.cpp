@@ -141,16 +141,25 @@ TEST_CASE("effects: tensor.assemble, tensor.write and expand_clone declare their
 
 TEST_CASE("effects: notify reads its signal in the AtomicAdd form only, wait never writes") {
   Fixture f;
-  auto sig = Var::make("sig", tensor(DataType::INT32, 1, 8));
+  auto sig =
+      Var::make("sig", TensorType::make(DataType::INT32, {ConstInt::make(1), ConstInt::make(8)},
+                                        std::nullopt, nullptr, true));
   auto peer = ConstInt::make(1, DataType::INT32);
   auto one = ConstInt::make(1, DataType::INT32);
   auto add = f.ops.make_call("pld.system.notify", {sig, peer, f.origin, one});
   CHECK(f.ops.effect(*add, 0) == ArgEffect::ReadWrite);
-  auto set = f.ops.make_call("pld.system.notify", {sig, peer, f.origin, one}, {{"op", 1}});
+  auto set =
+      f.ops.make_call("pld.system.notify", {sig, peer, f.origin, one}, {{"op", NotifyOp::Set}});
   CHECK(f.ops.effect(*set, 0) == ArgEffect::Write);
-  auto wait = f.ops.make_call("pld.system.wait", {sig, f.origin, one}, {{"cmp", 0}});
+  auto wait = f.ops.make_call("pld.system.wait", {sig, f.origin, one}, {{"cmp", WaitCmp::Eq}});
   for (std::size_t i = 0; i < 3; ++i) CHECK(f.ops.effect(*wait, i) == ArgEffect::Read);
   CHECK(isa<UnknownType>(wait->type));
+  // The cross-rank ops take window views only.
+  auto local = Var::make("local", tensor(DataType::INT32, 1, 8));
+  CHECK_THROWS_WITH_AS(
+      f.ops.make_call("pld.system.wait", {local, f.origin, one}),
+      "pld.system.wait: argument 0 must be a pld.DistributedTensor (a window view)",
+      pypto::core::TypeError);
 }
 
 TEST_CASE("effects: an op node made apart from the registry is found by name") {

@@ -236,7 +236,7 @@ TEST_CASE("dedup admission: a CommCtx is an explicit communication resource") {
 
 TEST_CASE("dedup admission: an allow-listed call whose result is bound to a name is rejected") {
   const std::string bound =
-      "u = pl.add(t, 1.0)\n        s = pl.system.sync_set(pipe=1, event_id=0)";
+      "u = pl.add(t, 1.0)\n        s = pl.system.sync_set(pipe=pl.PipeType.V, event_id=0)";
   check_twins_not_closed(kernel("step", bound), kernel("step_copy", bound),
                          "unresolved value type (UnknownType in a");
 }
@@ -297,7 +297,8 @@ TEST_CASE("dedup admission: a call outside the allow-list may not carry UnknownT
 
 TEST_CASE("dedup admission: UnknownType nested in a tuple type is rejected") {
   const std::string nested =
-      "u = pl.add(t, 1.0)\n        pl._dump.call(pl.system.sync_set, pipe=1, event_id=0, "
+      "u = pl.add(t, 1.0)\n        pl._dump.call(pl.system.sync_set, pipe=pl.PipeType.V, "
+      "event_id=0, "
       "type=pl.Tuple[pl._dump.Unknown])";
   check_twins_not_closed(kernel("step", nested), kernel("step_copy", nested),
                          "UnknownType in a TupleType");
@@ -305,10 +306,33 @@ TEST_CASE("dedup admission: UnknownType nested in a tuple type is rejected") {
 
 TEST_CASE("dedup admission: UnknownType in call metadata (an attribute expression) is rejected") {
   const std::string meta =
-      "u = pl.add(t, 1.0)\n        pl.system.sync_set(pipe=1, event_id=0, attrs={\"e\": "
+      "u = pl.add(t, 1.0)\n        pl.system.sync_set(pipe=pl.PipeType.V, event_id=0, "
+      "attrs={\"e\": "
       "pl._dump.call(pl.tile.get_block_idx, type=pl._dump.Unknown)})";
   check_twins_not_closed(kernel("step", meta), kernel("step_copy", meta),
                          "UnknownType in a Call of tile.get_block_idx");
+}
+
+/// Twins `step` / `step_copy` (or `step` twice when `merged`) taking the windows `d` and `s`.
+std::string windowed(std::string_view step, std::string_view step_copy, bool merged) {
+  const std::string main = R"(
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x0: pl.Tensor[[64], pl.FP32], o1: pl.Out[pl.Tensor[[64], pl.FP32]], o2: pl.Out[pl.Tensor[[64], pl.FP32]], d: pl.InOut[pld.DistributedTensor[[64], pl.FP32]], s: pl.InOut[pld.DistributedTensor[[64], pl.INT32]]) -> pl.Tensor[[64], pl.FP32]:
+        x1 = self.step(x0, o1, d, s)
+        x2 = self.SECOND(x1, o2, d, s)
+        return x2
+)";
+  auto kernel = [](std::string_view name, std::string_view body) {
+    return "\n    @pl.function(type=pl.FunctionType.InCore)\n    def " + std::string(name) +
+           "(self, x: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]], d: "
+           "pl.InOut[pld.DistributedTensor[[64], pl.FP32]], s: "
+           "pl.InOut[pld.DistributedTensor[[64], pl.INT32]]) -> pl.Tensor[[64], pl.FP32]:\n"
+           "        t = pl.load(x, [0], [64])\n        " +
+           std::string(body) + "\n        pl.store(u, [0], o)\n        return o\n";
+  };
+  std::string m = main;
+  m.replace(m.find("SECOND"), 6, merged ? "step" : "step_copy");
+  return program(m + kernel("step", step) + (merged ? "" : kernel("step_copy", step_copy)));
 }
 
 TEST_CASE(
@@ -317,25 +341,27 @@ TEST_CASE(
   const std::string calls =
       "u = pl.add(t, 1.0)\n"
       "        pl.system.set_ffts(x)\n"
-      "        pl.system.sync_set(pipe=1, event_id=0)\n"
-      "        pl.system.sync_wait(pipe=1, event_id=0)\n"
-      "        pld.tensor.put(o, 1, x)\n"
-      "        pld.tile.remote_store(u, o, 1, [0])\n"
-      "        pld.tensor.remote_store(x, o, 1, [0])\n"
-      "        pld.system.notify(o, 1, [0], 1, op=0)\n"
-      "        pld.system.wait(x, [0], 1, cmp=0)\n"
-      "        pld.system.defer_wait(x, [0], 1, cmp=0)";
+      "        pl.system.sync_set(pipe=pl.PipeType.V, event_id=0)\n"
+      "        pl.system.sync_wait(pipe=pl.PipeType.V, event_id=0)\n"
+      "        pld.tensor.put(d, 1, x)\n"
+      "        pld.tile.remote_store(u, d, 1, [0])\n"
+      "        pld.tensor.remote_store(x, d, 1, [0])\n"
+      "        pld.system.notify(s, 1, [0], 1, op=pld.NotifyOp.AtomicAdd)\n"
+      "        pld.system.wait(s, [0], 1, cmp=pld.WaitCmp.Eq)\n"
+      "        pld.system.defer_wait(s, [0], 1, cmp=pld.WaitCmp.Ge)";
   tf::DedupLog log;
-  ProgramRef after = dedup(
-      program(std::string(kMainTwo) + kernel("step", calls) + kernel("step_copy", calls)), log);
+  ProgramRef after = dedup(windowed(calls, calls, false), log);
   INFO(all_lines(log));
   CHECK(log.count(Kind::Skipped) == 0);
   REQUIRE(log.count(Kind::Merged) == 1);
-  check_equal(after, program(std::string(kMainMerged) + kernel("step", calls)));
+  check_equal(after, windowed(calls, calls, true));
   // The exception does not relax equality: a different event id keeps the twins apart.
   std::string other = calls;
-  other.replace(other.find("sync_wait(pipe=1, event_id=0)"), 29, "sync_wait(pipe=1, event_id=1)");
-  const tf::DedupLog kept = check_twins_kept(kernel("step", calls), kernel("step_copy", other));
+  other.replace(other.find("pl.PipeType.V, event_id=0)\n        pld"), 26,
+                "pl.PipeType.V, event_id=1)");
+  tf::DedupLog kept;
+  dedup(windowed(calls, other, false), kept);
+  CHECK(kept.count(Kind::Merged) == 0);
   CHECK(kept.count(Kind::Skipped) == 0);
 }
 
@@ -546,8 +572,8 @@ TEST_CASE("dedup admission: a member naming a function outside its bundle blocks
 TEST_CASE("dedup admission: Group members may use the statement-only sync calls") {
   // Cross-core synchronization is what AIC/AIV members of a Group typically hold; the
   // allow-list admits it in bundles exactly as in ordinary kernels.
-  const std::string set = "pl.system.sync_set(pipe=1, event_id=0)";
-  const std::string wait = "pl.system.sync_wait(pipe=1, event_id=0)";
+  const std::string set = "pl.system.sync_set(pipe=pl.PipeType.V, event_id=0)";
+  const std::string wait = "pl.system.sync_wait(pipe=pl.PipeType.V, event_id=0)";
   tf::DedupLog log;
   ProgramRef after = dedup(program(std::string(kMainGroups) + group("g_a", "cube_a", "vec_a") +
                                    cube("cube_a", "vec_a", set) + vec("vec_a", "cube_a", wait) +

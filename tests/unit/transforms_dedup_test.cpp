@@ -199,7 +199,8 @@ TEST_CASE("dedup: a Submit is re-pointed keeping deps, core_num, sync and attrs,
 }
 
 TEST_CASE("dedup: UnknownType is admitted only as a statement-only call's EvalStmt result") {
-  const std::string sync = "u = pl.add(t, 1.0)\n        pl.system.sync_set(pipe=1, event_id=0)";
+  const std::string sync =
+      "u = pl.add(t, 1.0)\n        pl.system.sync_set(pipe=pl.PipeType.V, event_id=0)";
   tf::DedupLog log;
   ProgramRef after =
       dedup(program(std::string(kMainTwo) + kernel("step", sync) + kernel("step_copy", sync)), log);

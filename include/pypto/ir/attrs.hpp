@@ -32,9 +32,10 @@ namespace pypto::ir {
 /// The IR enums an attribute may hold, in a fixed order (the order defines EnumValue::id).
 template <class... E>
 struct EnumList {};
-using AttrEnums = EnumList<FunctionType, ParamDirection, ArgDirection, Level, Role, ForKind,
-                           SplitMode, MemorySpace, TensorLayout, TileLayout, PadValue, CompactMode,
-                           CachePolicy, ScopeMode, AtomicType>;
+using AttrEnums =
+    EnumList<FunctionType, ParamDirection, ArgDirection, Level, Role, ForKind, SplitMode,
+             MemorySpace, TensorLayout, TileLayout, PadValue, CompactMode, CachePolicy, ScopeMode,
+             AtomicType, NotifyOp, WaitCmp, ReduceOp, PipeType>;
 
 namespace detail {
 template <class E, class... Es>
@@ -83,6 +84,7 @@ namespace detail {
 /// One enum of AttrEnums with its type erased: the queries on an EnumValue index this table by
 /// enum id instead of instantiating a walk over every enum in each of them.
 struct ErasedEnum {
+  std::string_view module;
   std::string_view type_name;
   bool (*names_type)(std::string_view);
   std::string_view (*value_name)(std::int64_t);
@@ -99,8 +101,8 @@ std::optional<std::int64_t> erased_parse(std::string_view name) {
 }
 template <class... Es>
 constexpr std::array<ErasedEnum, sizeof...(Es)> erase_enums(EnumList<Es...>) {
-  return {ErasedEnum{EnumTraits<Es>::type_name, &is_enum_type_name<Es>, &erased_value_name<Es>,
-                     &erased_parse<Es>}...};
+  return {ErasedEnum{EnumTraits<Es>::module, EnumTraits<Es>::type_name, &is_enum_type_name<Es>,
+                     &erased_value_name<Es>, &erased_parse<Es>}...};
 }
 inline constexpr auto kErasedEnums = erase_enums(AttrEnums{});
 }  // namespace detail
@@ -108,6 +110,11 @@ inline constexpr auto kErasedEnums = erase_enums(AttrEnums{});
 /// `pl.<Enum>` type name of an EnumValue ("SplitMode"); "?" for an unknown id.
 inline std::string_view enum_type_name(const EnumValue& e) {
   return e.enum_id < detail::kErasedEnums.size() ? detail::kErasedEnums[e.enum_id].type_name : "?";
+}
+
+/// The DSL module (`pl` or `pld`) an EnumValue is printed in; "?" for an unknown id.
+inline std::string_view enum_module(const EnumValue& e) {
+  return e.enum_id < detail::kErasedEnums.size() ? detail::kErasedEnums[e.enum_id].module : "?";
 }
 
 /// Printed name of an EnumValue's value ("UP_DOWN"); "?" when out of range.

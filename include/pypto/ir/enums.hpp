@@ -85,6 +85,23 @@ enum class CachePolicy : std::uint8_t { DEFAULT = 0, BYPASS = 1 };
 enum class ScopeMode : std::uint8_t { AUTO = 0, MANUAL = 1 };
 /// Atomic read-modify-write of a store; `None` is a plain store.
 enum class AtomicType : std::uint8_t { None = 0, Add = 1 };
+/// What pld.system.notify does to the peer's signal: add to it (reading it) or overwrite it.
+enum class NotifyOp : std::uint8_t { AtomicAdd = 0, Set = 1 };
+/// How pld.system.wait compares the signal with the expected value.
+enum class WaitCmp : std::uint8_t { Eq = 0, Ge = 1 };
+/// The elementwise combination of a collective across ranks.
+enum class ReduceOp : std::uint8_t { Sum = 0, Max = 1, Min = 2, Prod = 3 };
+/// A hardware pipe of one core, as synchronisation ops name them.
+enum class PipeType : std::uint8_t {
+  MTE1 = 0,
+  MTE2 = 1,
+  MTE3 = 2,
+  M = 3,
+  V = 4,
+  S = 5,
+  FIX = 6,
+  ALL = 7
+};
 
 template <class E>
 struct EnumTraits;  // specialised below for every IR enum
@@ -111,6 +128,19 @@ constexpr std::optional<E> parse_enum(std::string_view name) {
   return std::nullopt;
 }
 
+/// The DSL module an enum is printed in (`pl` or `pld`); the parser accepts either.
+template <IrEnum E>
+constexpr std::string_view enum_module() {
+  return EnumTraits<E>::module;
+}
+
+/// `written` without its DSL module prefix (`pl.` or `pld.`); empty when it has neither.
+constexpr std::string_view strip_dsl_module(std::string_view written) {
+  for (std::string_view m : {std::string_view("pl."), std::string_view("pld.")})
+    if (written.starts_with(m)) return written.substr(m.size());
+  return {};
+}
+
 /// True when `written` names the enum type E in the DSL: its printed name or its alias.
 template <IrEnum E>
 constexpr bool is_enum_type_name(std::string_view written) {
@@ -126,13 +156,16 @@ constexpr bool is_valid_enum(std::int64_t raw) {
   return false;
 }
 
-#define PYPTO_ENUM_TRAITS_AKA(E, TYPE_NAME, TYPE_ALIAS, ...)                   \
+#define PYPTO_ENUM_TRAITS_IN(MODULE, E, TYPE_NAME, TYPE_ALIAS, ...)            \
   template <>                                                                  \
   struct EnumTraits<E> {                                                       \
+    static constexpr std::string_view module = MODULE;                         \
     static constexpr std::string_view type_name = TYPE_NAME;                   \
     static constexpr std::string_view type_alias = TYPE_ALIAS;                 \
     static constexpr std::pair<E, std::string_view> entries[] = {__VA_ARGS__}; \
   }
+#define PYPTO_ENUM_TRAITS_AKA(E, TYPE_NAME, TYPE_ALIAS, ...) \
+  PYPTO_ENUM_TRAITS_IN("pl", E, TYPE_NAME, TYPE_ALIAS, __VA_ARGS__)
 #define PYPTO_ENUM_TRAITS(E, TYPE_NAME, ...) PYPTO_ENUM_TRAITS_AKA(E, TYPE_NAME, "", __VA_ARGS__)
 
 PYPTO_ENUM_TRAITS(FunctionType, "FunctionType", {FunctionType::Opaque, "Opaque"},
@@ -182,9 +215,18 @@ PYPTO_ENUM_TRAITS(CachePolicy, "CachePolicy", {CachePolicy::DEFAULT, "DEFAULT"},
                   {CachePolicy::BYPASS, "BYPASS"});
 PYPTO_ENUM_TRAITS(ScopeMode, "ScopeMode", {ScopeMode::AUTO, "AUTO"}, {ScopeMode::MANUAL, "MANUAL"});
 PYPTO_ENUM_TRAITS(AtomicType, "AtomicType", {AtomicType::None, "None_"}, {AtomicType::Add, "Add"});
+PYPTO_ENUM_TRAITS_IN("pld", NotifyOp, "NotifyOp", "", {NotifyOp::AtomicAdd, "AtomicAdd"},
+                     {NotifyOp::Set, "Set"});
+PYPTO_ENUM_TRAITS_IN("pld", WaitCmp, "WaitCmp", "", {WaitCmp::Eq, "Eq"}, {WaitCmp::Ge, "Ge"});
+PYPTO_ENUM_TRAITS_IN("pld", ReduceOp, "ReduceOp", "", {ReduceOp::Sum, "Sum"},
+                     {ReduceOp::Max, "Max"}, {ReduceOp::Min, "Min"}, {ReduceOp::Prod, "Prod"});
+PYPTO_ENUM_TRAITS(PipeType, "PipeType", {PipeType::MTE1, "MTE1"}, {PipeType::MTE2, "MTE2"},
+                  {PipeType::MTE3, "MTE3"}, {PipeType::M, "M"}, {PipeType::V, "V"},
+                  {PipeType::S, "S"}, {PipeType::FIX, "FIX"}, {PipeType::ALL, "ALL"});
 
 #undef PYPTO_ENUM_TRAITS
 #undef PYPTO_ENUM_TRAITS_AKA
+#undef PYPTO_ENUM_TRAITS_IN
 
 /// True for the kernel function types that run on one core kind (InCore and its AIC/AIV forms).
 constexpr bool is_incore_type(FunctionType t) {

@@ -236,16 +236,21 @@ struct ShapedType : Type {
   }
 };
 
+/// A tensor in DDR. A `distributed` tensor (`pld.DistributedTensor`) is this rank's slice of a
+/// window buffer shared between ranks: the cross-rank ops take only these, every tensor op
+/// takes them too, and views of one stay distributed.
 struct TensorType final : ShapedType {
   PYPTO_CONCRETE_NODE(TensorType)
   std::optional<TensorView> tensor_view;
+  bool distributed = false;
 
   using fields = ConcatFields<ShapedType::fields,
-                              FieldList<UsualField<&TensorType::tensor_view, "tensor_view">>>;
+                              FieldList<UsualField<&TensorType::tensor_view, "tensor_view">,
+                                        UsualField<&TensorType::distributed, "distributed">>>;
 
   static Ref<const TensorType> make(DataType dtype, std::vector<ExprRef> shape,
                                     std::optional<TensorView> view = std::nullopt,
-                                    MemRefRef memref = nullptr) {
+                                    MemRefRef memref = nullptr, bool distributed = false) {
     detail::require_dims(shape, "TensorType", "shape");
     if (view) {
       check_view_dims(view->stride, shape.size(), "TensorType", "tensor_view.stride");
@@ -256,6 +261,7 @@ struct TensorType final : ShapedType {
     t->shape = std::move(shape);
     t->tensor_view = std::move(view);
     t->memref = std::move(memref);
+    t->distributed = distributed;
     return t;
   }
 };

@@ -1568,7 +1568,7 @@ struct PathSink {
     token(std::string(index < std::size(kNames) ? kNames[index] : "?") + " attribute");
   }
   void enum_value(const ir::EnumValue& e) {
-    token(concat("pl.", ir::enum_type_name(e), ".", ir::enum_value_name(e)));
+    token(concat(ir::enum_module(e), ".", ir::enum_type_name(e), ".", ir::enum_value_name(e)));
   }
   template <class T>
   void value(const T& v) {

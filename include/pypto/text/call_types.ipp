@@ -71,7 +71,7 @@ class CallBinding {
       }
       ir::MemRefRef memref = storage(tensor->memref, changed);
       return changed ? ir::TensorType::make(tensor->dtype, std::move(shape), std::move(view),
-                                            std::move(memref))
+                                            std::move(memref), tensor->distributed)
                      : t;
     }
     if (const auto* tile = ir::as<ir::TileType>(t.get())) {

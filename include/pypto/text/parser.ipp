@@ -525,10 +525,12 @@ class Builder {
   template <ir::IrEnum E>
   E enum_value(const SExpr& e) {
     const std::string d = dotted(e);
-    const std::string prefix = "pl." + std::string(ir::EnumTraits<E>::type_name) + ".";
-    if (const std::size_t dot = d.rfind('.');
-        d.starts_with("pl.") && dot > 3 && ir::is_enum_type_name<E>(d.substr(3, dot - 3)))
-      if (auto v = ir::parse_enum<E>(std::string_view(d).substr(dot + 1))) return *v;
+    const std::string prefix =
+        std::string(ir::enum_module<E>()) + "." + std::string(ir::EnumTraits<E>::type_name) + ".";
+    const std::string_view rest = ir::strip_dsl_module(d);
+    if (const std::size_t dot = rest.rfind('.');
+        dot != std::string_view::npos && ir::is_enum_type_name<E>(rest.substr(0, dot)))
+      if (auto v = ir::parse_enum<E>(rest.substr(dot + 1))) return *v;
     std::string names;
     for (const auto& [v, n] : ir::EnumTraits<E>::entries)
       names += (names.empty() ? "" : ", ") + std::string(n);
@@ -573,7 +575,7 @@ class Builder {
         for (const SExpr* p : parts) types.push_back(type(*p));
       return ir::TupleType::make(std::move(types));
     }
-    if (head == "pl.Tensor" || head == "pl.Tile") {
+    if (head == "pl.Tensor" || head == "pl.Tile" || head == "pld.DistributedTensor") {
       const bool tile = head == "pl.Tile";
       if (parts.size() < 2)
         fail_at(idx, "a shape list and a dtype: " + head + "[[16, 16], pl.FP32]");
@@ -612,12 +614,15 @@ class Builder {
       }
       return guard(e, [&]() -> ir::TypeRef {
         if (tile) return ir::TileType::make(dt, std::move(shape), space, lview, memref);
-        return ir::TensorType::make(dt, std::move(shape), tview, memref);
+        return ir::TensorType::make(dt, std::move(shape), tview, memref,
+                                    head == "pld.DistributedTensor");
       });
     }
     if (head == "pl.Out" || head == "pl.InOut")
       fail_at(e, head + "[...] only on a function parameter");
-    fail_at(e, "a type: pl.Tensor[...], pl.Tile[...], pl.Scalar[...] or pl.Tuple[...]");
+    fail_at(e,
+            "a type: pl.Tensor[...], pl.Tile[...], pl.Scalar[...], pl.Tuple[...] or "
+            "pld.DistributedTensor[...]");
   }
 
   std::vector<ir::ExprRef> dims(const SExpr& list) {
@@ -769,7 +774,11 @@ class Builder {
                ", the value is a " + std::string(ir::kind_name(inferred->kind())));
     if (const auto* a = ir::as<ir::ScalarType>(ann.get())) {
       const auto& b = static_cast<const ir::ScalarType&>(*inferred);
-      if (a->dtype != b.dtype)
+      // INDEX is the integer of loops and addressing: an integer annotation names it (as
+      // upstream's parser allows), and the variable takes the annotated dtype.
+      const bool index_as_int = (a->dtype == core::DataType::INDEX && core::is_int(b.dtype)) ||
+                                (b.dtype == core::DataType::INDEX && core::is_int(a->dtype));
+      if (a->dtype != b.dtype && !index_as_int)
         mismatch("annotated " + std::string(core::dtype_name(a->dtype)) + ", the value is " +
                  std::string(core::dtype_name(b.dtype)));
       return ann;
@@ -800,8 +809,12 @@ class Builder {
           mismatch("dimension " + std::to_string(i) + " differs");
       if (const auto* ta = ir::as<ir::TensorType>(ann.get())) {
         const auto& tb = static_cast<const ir::TensorType&>(*inferred);
+        if (ta->distributed != tb.distributed)
+          mismatch(ta->distributed ? "annotated pld.DistributedTensor, the value is a pl.Tensor"
+                                   : "annotated pl.Tensor, the value is a pld.DistributedTensor");
         if (ta->tensor_view || !tb.tensor_view) return ann;
-        return ir::TensorType::make(ta->dtype, ta->shape, tb.tensor_view, ta->memref);
+        return ir::TensorType::make(ta->dtype, ta->shape, tb.tensor_view, ta->memref,
+                                    ta->distributed);
       }
       const auto& la = static_cast<const ir::TileType&>(*ann);
       const auto& lb = static_cast<const ir::TileType&>(*inferred);
@@ -1115,13 +1128,16 @@ class Builder {
   /// name is that op: the printer writes what the IR holds.
   const ir::OpDef& resolve_op(const SExpr& call, const std::string& name, ParsedOperands& parsed) {
     const ir::OpDef* def = ops_.find_spelled(name);
-    if (!def && name.find('.') == std::string::npos && call.items.size() >= 2) {
+    // `pld.remote_store(t, ...)` dispatches as `pl.<name>` does, within the pld families.
+    const std::string module = name.starts_with("pld.") ? "pld." : "";
+    const std::string leaf = name.substr(module.size());
+    if (!def && leaf.find('.') == std::string::npos && call.items.size() >= 2) {
       const ir::ExprRef first = operand(call, 1, parsed);
       const char* family = ir::isa<ir::TileType>(first->type)     ? "tile."
                            : ir::isa<ir::TensorType>(first->type) ? "tensor."
                                                                   : nullptr;
       for (const char* f : {family, "tensor.", "tile."})
-        if (f && !def) def = ops_.find(f + name);
+        if (f && !def) def = ops_.find(module + f + leaf);
     }
     if (!def) fail_at(call.item(0), "a registered op ('" + name + "' is not one)");
     const bool unified = name.find('.') == std::string::npos && def->name != name;
@@ -1317,14 +1333,12 @@ class Builder {
         break;
       case ExprKind::Attribute: {
         const std::string d = dotted(e);
-        if (d.starts_with("pl.")) {
+        if (d == "pl.AUTO") return std::int64_t{-1};  // "let the compiler choose" (a base address)
+        if (d.starts_with("pl."))
           if (auto t = core::parse_dtype(std::string_view(d).substr(3))) return *t;
-          const std::size_t dot = d.rfind('.');
-          if (dot > 3)
-            if (auto v = ir::parse_enum_value(std::string_view(d).substr(3, dot - 3),
-                                              std::string_view(d).substr(dot + 1)))
-              return *v;
-        }
+        const std::string_view rest = ir::strip_dsl_module(d);
+        if (const std::size_t dot = rest.rfind('.'); dot != std::string_view::npos)
+          if (auto v = ir::parse_enum_value(rest.substr(0, dot), rest.substr(dot + 1))) return *v;
         break;
       }
       case ExprKind::Call: {

@@ -111,7 +111,8 @@ inline std::string dtype(core::DataType t) { return "pl." + std::string(core::dt
 
 template <ir::IrEnum E>
 std::string enum_text(E v) {
-  return "pl." + std::string(ir::EnumTraits<E>::type_name) + "." + std::string(ir::enum_name(v));
+  return std::string(ir::enum_module<E>()) + "." + std::string(ir::EnumTraits<E>::type_name) + "." +
+         std::string(ir::enum_name(v));
 }
 
 inline std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ") {
@@ -1024,7 +1025,9 @@ class Printer {
   std::string type_of(const ir::ScalarType& t) { return "pl.Scalar[" + dtype(t.dtype) + "]"; }
 
   std::string type_of(const ir::TensorType& t) {
-    std::string s = "pl.Tensor[" + dims(t.shape) + ", " + dtype(t.dtype);
+    uses_pld_ = uses_pld_ || t.distributed;
+    std::string s = (t.distributed ? "pld.DistributedTensor[" : "pl.Tensor[") + dims(t.shape) +
+                    ", " + dtype(t.dtype);
     if (t.tensor_view) s += ", " + tensor_view(*t.tensor_view);
     if (t.memref) s += ", " + memref(*t.memref);
     return s + "]";
@@ -1255,6 +1258,12 @@ class Printer {
 
   // ---- attribute values ----
 
+  std::string enum_value_text(const ir::EnumValue& x) {
+    uses_pld_ = uses_pld_ || ir::enum_module(x) == "pld";
+    return std::string(ir::enum_module(x)) + "." + std::string(ir::enum_type_name(x)) + "." +
+           std::string(ir::enum_value_name(x));
+  }
+
   /// One attribute value; strings use quote `q` (`"` in attrs dicts, `'` for op kwargs).
   std::string attr_value(const ir::AttrValue& v, char q = '"') {
     const Nesting level(depth_);
@@ -1272,8 +1281,7 @@ class Printer {
           else if constexpr (std::is_same_v<T, core::DataType>)
             return dtype(x);
           else if constexpr (std::is_same_v<T, ir::EnumValue>)
-            return "pl." + std::string(ir::enum_type_name(x)) + "." +
-                   std::string(ir::enum_value_name(x));
+            return enum_value_text(x);
           else if constexpr (std::is_same_v<T, ir::ExprRef>)
             return attr_expr(*x);
           else if constexpr (std::is_same_v<T, ir::AttrValueList>) {

@@ -1,5 +1,5 @@
-// pypto/ir/ops/system.ipp — the system, distributed and prefetch op families: synchronisation,
-// task ids, buffers, cross-core pipes, remote stores and signals (docs/text-format.md lists them).
+// pypto/ir/ops/system.ipp — the system and prefetch op families: synchronisation, task ids,
+// buffers and the cross-core pipes (docs/text-format.md lists them).
 #pragma once
 
 #include <cstdint>
@@ -9,18 +9,10 @@
 
 namespace pypto::ir::ops {
 
-/// pld.system.notify: the AtomicAdd form (op=0, the default) reads the signal; Set (op=1)
-/// only writes.
-inline ArgEffect notify_effect(const Attrs& kw) {
-  auto op = kw.get<std::int64_t>("op");
-  return op && *op == 1 ? ArgEffect::Write : ArgEffect::ReadWrite;
-}
-
 // Cold: it runs once per registry, and the optimizer then spends little on its initialisers.
 [[gnu::cold]] inline void add_system_ops(OpRegistry& r) {
   using K = KwargKind;
   using R = ArgEffect;
-  const KwargSpec atomic = enum_kwarg<AtomicType>("atomic");
   auto stmt = [&r](OpDef d) {  // seed 001's legacy statement-only allowlist
     d.statement_only = true;
     d.type_rule = unknown;
@@ -35,48 +27,22 @@ inline ArgEffect notify_effect(const Attrs& kw) {
   // and is not one of the statement-only calls.
   r.add({.name = "set_cache_policy", .args = {{"tensor"}, {"policy"}}, .type_rule = unknown});
 
-  // distributed
-  stmt({.name = "pld.tensor.put",
-        .args = {atomic_destination("dst"),
-                 {"peer"},
-                 {"src"},
-                 {"dst_offsets", R::Read, true},
-                 {"src_offsets", R::Read, true},
-                 {"shape", R::Read, true}},
-        .kwargs = {atomic, {"chunk_rows", K::Int}, {"chunk_cols", K::Int}, {"pipeline", K::Bool}}});
-  stmt({.name = "pld.tile.remote_store",
-        .args = {{"src_tile"}, atomic_destination("target"), {"peer"}, {"offsets"}},
-        .kwargs = {atomic}});
-  stmt({.name = "pld.tensor.remote_store",
-        .args = {{"src"}, atomic_destination("target"), {"peer"}, {"offsets"}},
-        .kwargs = {atomic}});
-  stmt({.name = "pld.system.notify",
-        .args = {{"target", R::ReadWrite, false, notify_effect}, {"peer"}, {"offsets"}, {"value"}},
-        .kwargs = {{"op", K::Int}}});
-  stmt({.name = "pld.system.wait",
-        .args = {{"signal"}, {"offsets"}, {"expected"}},
-        .kwargs = {{"cmp", K::Int}}});
-  stmt({.name = "pld.system.defer_wait",
-        .args = {{"signal"}, {"offsets"}, {"expected"}},
-        .kwargs = {{"cmp", K::Int}}});
-  r.add({.name = "pld.system.world_size",
-         .type_rule = scalar<core::DataType::INT64>,
-         .spellings = {"pld.world_size"}});
-
   // synchronisation
   stmt({.name = "system.set_ffts", .args = {{"workspace"}}});
   stmt({.name = "system.sync_set",
         .args = {{"event_id_dyn", R::Read, true}},
-        .kwargs = {{"pipe", K::Int},
+        .kwargs = {enum_kwarg<PipeType>("pipe"),
                    {"event_id", K::Int},
                    {"ffts_mode", K::Int},
                    {"core_type", K::String}}});
   stmt({.name = "system.sync_wait",
         .args = {{"event_id_dyn", R::Read, true}},
-        .kwargs = {{"pipe", K::Int}, {"event_id", K::Int}, {"core_type", K::String}}});
+        .kwargs = {enum_kwarg<PipeType>("pipe"), {"event_id", K::Int}, {"core_type", K::String}}});
   for (const char* name : {"system.sync_src", "system.sync_dst"})
     effect_only({.name = name,
-                 .kwargs = {{"set_pipe", K::Any}, {"wait_pipe", K::Any}, {"event_id", K::Int}}});
+                 .kwargs = {enum_kwarg<PipeType>("set_pipe"),
+                            enum_kwarg<PipeType>("wait_pipe"),
+                            {"event_id", K::Int}}});
   for (const char* name : {"system.bar_v", "system.bar_m", "system.bar_all", "system.fence"})
     effect_only({.name = name});
   effect_only(
@@ -100,9 +66,10 @@ inline ArgEffect notify_effect(const Attrs& kw) {
   // buffers and the cross-core pipes
   r.add({.name = "system.import_peer_buffer",
          .kwargs = {{"name", K::String}, {"peer_func", K::String}},
-         .type_rule = scalar<core::DataType::INT32>});
+         .type_rule = scalar<core::DataType::INT32>,
+         .spellings = {"import_peer_buffer"}});
   r.add({.name = "system.reserve_buffer",
-         .kwargs = {{"name", K::String}, {"size", K::Int}, {"base", K::Any}},
+         .kwargs = {{"name", K::String}, {"size", K::Int}, {"base", K::Int}},
          .type_rule = scalar<core::DataType::INT32>,
          .spellings = {"reserve_buffer"}});
   const std::vector<KwargSpec> pipe_kw = {{"dir_mask", K::Int},

@@ -31,7 +31,14 @@ inline TypeRef tensor_slice(std::string_view op, const Args& args, const Attrs&)
   const auto& t = arg_as<TensorType>(op, args, 0);
   auto shape = shape_arg(op, args, 1);
   if (shape_arg(op, args, 2).size() != shape.size()) fail(op, 2, "must match the shape's rank");
-  return TensorType::make(t.dtype, std::move(shape));
+  return TensorType::make(t.dtype, std::move(shape), std::nullopt, nullptr, t.distributed);
+}
+
+/// tensor.view(tensor, shape[, valid_shape]) -> the tensor seen with another shape; a view of a
+/// distributed tensor stays one.
+inline TypeRef tensor_view(std::string_view op, const Args& args, const Attrs&) {
+  const auto& t = arg_as<TensorType>(op, args, 0);
+  return TensorType::make(t.dtype, shape_arg(op, args, 1), std::nullopt, nullptr, t.distributed);
 }
 
 /// tensor.assemble(target, source, offset) -> the target's type.
@@ -153,7 +160,7 @@ inline TypeRef tensor_expand_clone(std::string_view op, const Args& args, const 
   r.add({.name = "tensor.view",
          .args = {{"tensor"}, {"shape"}, {"valid_shape", R::Read, true}},
          .kwargs = {enum_kwarg<TensorLayout>("layout")},
-         .type_rule = reshaped<1>});
+         .type_rule = tensor_view});
   r.add({.name = "tensor.reinterpret_view",
          .args = {{"data"}, {"shape", R::Read, true}},
          .kwargs = {{"dtype", K::DataType}},

@@ -128,14 +128,15 @@ inline bool same_shape(const std::vector<ExprRef>& a, const std::vector<ExprRef>
 }
 
 /// A tile or tensor like argument 0 (tile or tensor, its memory space) of this dtype and shape;
-/// argument 0's own type when both are unchanged.
+/// argument 0's own type when both are unchanged. The result is fresh data: a distributed
+/// operand gives a plain tensor.
 inline TypeRef like_arg0(const Args& args, core::DataType dtype, std::vector<ExprRef> shape) {
   if (const auto* t = as<TileType>(args[0]->type.get())) {
     if (t->dtype == dtype && same_shape(t->shape, shape)) return args[0]->type;
     return TileType::make(dtype, std::move(shape), t->memory_space);
   }
   const auto& t = *as<TensorType>(args[0]->type.get());
-  if (t.dtype == dtype && same_shape(t.shape, shape)) return args[0]->type;
+  if (t.dtype == dtype && same_shape(t.shape, shape) && !t.distributed) return args[0]->type;
   return TensorType::make(dtype, std::move(shape));
 }
 
