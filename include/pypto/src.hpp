@@ -20,6 +20,7 @@
 #include "pypto/codegen/spec_emitter.ipp"
 #include "pypto/codegen/target_traits.ipp"
 #include "pypto/ir/nesting.ipp"
+#include "pypto/ir/ops/array.ipp"
 #include "pypto/ir/ops/distributed.ipp"
 #include "pypto/ir/ops/system.ipp"
 #include "pypto/ir/ops/tensor.ipp"

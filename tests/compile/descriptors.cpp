@@ -251,7 +251,7 @@ static_assert(kinds_in(kinds::binary) == 23);
 static_assert(kinds_in(kinds::unary) == 5);
 static_assert(kinds_in(kinds::scope) == 6);
 static_assert(kinds_in(kinds::var) == 3);
-static_assert(kinds_in(kinds::type) == 12);
+static_assert(kinds_in(kinds::type) == 13);
 static_assert(kinds_in(kinds::op) == 2);
 static_assert(range_is(kinds::type, kTypeKinds));
 static_assert(range_is(kinds::expr, kExprKinds));

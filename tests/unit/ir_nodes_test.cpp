@@ -43,7 +43,7 @@ TEST_CASE("catalog: kind_name is the class name of each concrete node and names 
   PYPTO_IR_NODES(PYPTO_X)
 #undef PYPTO_X
   CHECK(names.size() == kNodeKindCount);
-  CHECK(kNodeKindCount == 71);
+  CHECK(kNodeKindCount == 73);
 }
 
 TEST_CASE("catalog: each concrete class accepts exactly its own kind") {
@@ -640,11 +640,19 @@ TEST_CASE("Submit: the result type must be a tuple ending with Scalar[TASK_ID]")
                        core::ValueError);
 }
 
-TEST_CASE("Submit: every dependency must be a TASK_ID") {
+TEST_CASE("Submit: every dependency must be a TASK_ID or an array of them") {
   SubmitLaunch launch;
   launch.deps = {var("t0", DataType::TASK_ID), idx(3)};
   CHECK_THROWS_WITH_AS(Submit::make(GlobalVar::make("k"), {}, task_tuple(), launch),
-                       "Submit.deps[1]: a dependency must be a TASK_ID", core::ValueError);
+                       "Submit.deps[1]: a dependency must be a TASK_ID or an array of them",
+                       core::ValueError);
+  launch.deps = {Var::make("fence", ArrayType::make(DataType::TASK_ID, 4))};
+  CHECK_NOTHROW(Submit::make(GlobalVar::make("k"), {}, task_tuple(), launch));
+  launch.deps = {Var::make("counts", ArrayType::make(DataType::INT32, 4))};
+  CHECK_THROWS_WITH_AS(Submit::make(GlobalVar::make("k"), {}, task_tuple(), launch),
+                       "Submit.deps[0]: a dependency must be a TASK_ID or an array of them",
+                       core::ValueError);
+  launch.deps = {var("t0", DataType::TASK_ID), idx(3)};
   SubmitLaunch null_dep;
   null_dep.deps = {nullptr};
   CHECK_THROWS_WITH_AS(Submit::make(GlobalVar::make("k"), {}, task_tuple(), null_dep),

@@ -44,6 +44,7 @@ inline std::vector<NodeRef> one_node_of_each_kind() {
   add(PrefetchAsyncContextType::make());
   add(AsyncEventType::make());
   add(AsyncSessionType::make());
+  add(ArrayType::make(DataType::TASK_ID, 4));
   // variables
   add(var("x"));
   add(IterArg::make("acc", scalar(DataType::FP32), ConstFloat::make(0.0)));
@@ -77,6 +78,7 @@ inline std::vector<NodeRef> one_node_of_each_kind() {
   add(ReturnStmt::make({}));
   add(BreakStmt::make());
   add(ContinueStmt::make());
+  add(InlineStmt::make("print(x)"));
   add(InCoreScopeStmt::make(empty_body(), "k"));
   add(ClusterScopeStmt::make(empty_body()));
   add(HierarchyScopeStmt::make(empty_body(), Level::HOST));

@@ -382,8 +382,9 @@ struct Submit final : Expr {
     detail::require_non_null(args, "Submit", "args");
     detail::require_non_null(launch.deps, "Submit", "deps");
     for (std::size_t i = 0; i < launch.deps.size(); ++i)
-      if (!has_scalar_dtype(launch.deps[i], DataType::TASK_ID))
-        detail::fail("Submit", detail::indexed("deps", i), "a dependency must be a TASK_ID");
+      if (!is_task_dependency(launch.deps[i]))
+        detail::fail("Submit", detail::indexed("deps", i),
+                     "a dependency must be a TASK_ID or an array of them");
     detail::require(!launch.core_num || is_integer_scalar(launch.core_num), "Submit", "core_num",
                     "must be an integer scalar expression");
     detail::require(!launch.predicate || has_scalar_dtype(launch.predicate, DataType::BOOL),

@@ -63,6 +63,12 @@ struct FunctionOptions {
   }
 };
 
+/// True for a sub-worker at HOST level or above: its body is host code carried verbatim (an
+/// InlineStmt, or `...` when bound at run time) and it takes no `self` in the text.
+constexpr bool is_host_sub_worker(std::optional<Level> level, std::optional<Role> role) {
+  return level && *level >= Level::HOST && role == Role::SubWorker;
+}
+
 struct Function final : Node {
   PYPTO_CONCRETE_NODE(Function)
   Span span;
@@ -128,6 +134,10 @@ struct Function final : Node {
     f->role = options.role ? options.role : default_role(func_type);
     f->attrs = std::move(attrs);
     f->requires_runtime_binding = options.requires_runtime_binding;
+    if (f->body && f->body->kind() == NodeKind::InlineStmt &&
+        !is_host_sub_worker(f->level, f->role))
+      detail::fail("Function " + f->name, "body",
+                   "host code (an InlineStmt) is the body of a HOST sub-worker only");
     return f;
   }
 

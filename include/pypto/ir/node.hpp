@@ -31,7 +31,7 @@ using core::Ref;
 #define PYPTO_IR_TYPE_NODES(X)                                                                  \
   X(UnknownType) X(ScalarType) X(TensorType) X(TileType) X(TupleType) X(MemRefType) X(PtrType) \
   X(WindowBufferType) X(CommCtxType) X(PrefetchAsyncContextType) X(AsyncEventType)             \
-  X(AsyncSessionType)
+  X(AsyncSessionType) X(ArrayType)
 #define PYPTO_IR_VAR_NODES(X) X(Var) X(IterArg) X(WindowBuffer)
 #define PYPTO_IR_BINARY_NODES(X)                                                               \
   X(Add) X(Sub) X(Mul) X(FloorDiv) X(FloorMod) X(FloatDiv) X(Min) X(Max) X(Pow) X(Eq) X(Ne)     \
@@ -46,7 +46,7 @@ using core::Ref;
   X(SplitAivScopeStmt) X(RuntimeScopeStmt)
 #define PYPTO_IR_STMT_NODES(X)                                                                 \
   X(AssignStmt) X(EvalStmt) X(SeqStmts) X(ForStmt) X(WhileStmt) X(IfStmt) X(YieldStmt)          \
-  X(ReturnStmt) X(BreakStmt) X(ContinueStmt) PYPTO_IR_SCOPE_NODES(X)
+  X(ReturnStmt) X(BreakStmt) X(ContinueStmt) X(InlineStmt) PYPTO_IR_SCOPE_NODES(X)
 #define PYPTO_IR_NODES(X)                                                                      \
   PYPTO_IR_TYPE_NODES(X) PYPTO_IR_EXPR_NODES(X) PYPTO_IR_STMT_NODES(X) X(Op) X(GlobalVar)       \
   X(Function) X(Program)
@@ -81,7 +81,7 @@ struct KindRange {
 };
 
 namespace kinds {
-inline constexpr KindRange type{NodeKind::UnknownType, NodeKind::AsyncSessionType};
+inline constexpr KindRange type{NodeKind::UnknownType, NodeKind::ArrayType};
 inline constexpr KindRange expr{NodeKind::Var, NodeKind::TupleGetItem};
 inline constexpr KindRange var{NodeKind::Var, NodeKind::WindowBuffer};
 inline constexpr KindRange binary{NodeKind::Add, NodeKind::BitShiftRight};

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pypto/ir/ops/array.ipp"
 #include "pypto/ir/ops/distributed.ipp"
 #include "pypto/ir/ops/system.ipp"
 #include "pypto/ir/ops/tensor.ipp"
@@ -22,6 +23,7 @@ PYPTO_DECL OpRegistry standard_op_registry() {
   ops::add_tensor_ops(r);
   ops::add_system_ops(r);
   ops::add_distributed_ops(r);
+  ops::add_array_ops(r);
   return r;
 }
 

@@ -241,6 +241,21 @@ struct ContinueStmt final : Stmt {
   }
 };
 
+/// Source in the host language (Python) carried verbatim: the body of a HOST sub-worker, which
+/// runs on the host as written and is not IR. A leaf: passes do not look inside.
+struct InlineStmt final : Stmt {
+  PYPTO_CONCRETE_NODE(InlineStmt)
+  std::string body;
+
+  using fields = ConcatFields<Stmt::fields, FieldList<UsualField<&InlineStmt::body, "body">>>;
+
+  static Ref<const InlineStmt> make(std::string body, Span span = {}) {
+    auto s = detail::make_stmt<InlineStmt>(std::move(span));
+    s->body = std::move(body);
+    return s;
+  }
+};
+
 // ---- scopes -----------------------------------------------------------------------------------
 
 /// Base of the scope statements: a named region with attributes. Unlike Var and Function

@@ -1,8 +1,9 @@
 // pypto/ir/type.hpp — the types of the IR and the storage descriptors they carry.
 //
 // Types are immutable nodes without spans: ScalarType (a dtype), TensorType (a DDR tensor with
-// an optional TensorView), TileType (an on-core tile with an optional TileView and memory
-// space), TupleType, UnknownType (not inferred yet), and fieldless resource types (MemRef, Ptr,
+// an optional TensorView, possibly a distributed window view), TileType (an on-core tile with
+// an optional TileView and memory space), ArrayType (a small on-core array of integers),
+// TupleType, UnknownType (not inferred yet), and fieldless resource types (MemRef, Ptr,
 // WindowBuffer, CommCtx, prefetch context/event/session). Shapes are expressions: a constant,
 // a shape symbol Var, or an arithmetic expression over them, always of an integer dtype (a
 // dimension keeps its exact dtype: INDEX and INT64 dims differ).
@@ -296,6 +297,35 @@ struct TileType final : ShapedType {
     return t;
   }
 };
+
+/// A small fixed-size array of integers, BOOLs or task ids held in on-core scalar storage
+/// (`pl.Array[4, pl.TASK_ID]`); it never crosses a function boundary. Upstream's extent is a
+/// constant expression; here it is the constant.
+struct ArrayType final : Type {
+  PYPTO_CONCRETE_NODE(ArrayType)
+  DataType dtype{};
+  std::int64_t extent = 0;
+
+  using fields = ConcatFields<Type::fields, FieldList<UsualField<&ArrayType::dtype, "dtype">,
+                                                      UsualField<&ArrayType::extent, "extent">>>;
+
+  static Ref<const ArrayType> make(DataType dtype, std::int64_t extent) {
+    detail::require(core::is_int(dtype) || dtype == DataType::BOOL || dtype == DataType::TASK_ID,
+                    "ArrayType", "dtype", "must be an integer, BOOL or TASK_ID");
+    detail::require(extent > 0, "ArrayType", "extent", "must be positive");
+    auto t = make_node<ArrayType>();
+    t->dtype = dtype;
+    t->extent = extent;
+    return t;
+  }
+};
+
+/// True for a task dependency: a TASK_ID scalar, or a pl.Array of task ids (a fence on each).
+inline bool is_task_dependency(const ExprRef& e) {
+  if (has_scalar_dtype(e, DataType::TASK_ID)) return true;
+  const auto* a = e ? as<ArrayType>(e->type.get()) : nullptr;
+  return a && a->dtype == DataType::TASK_ID;
+}
 
 struct TupleType final : Type {
   PYPTO_CONCRETE_NODE(TupleType)

@@ -182,9 +182,10 @@ struct FunctionScope {
 
 class Builder {
  public:
-  Builder(const ir::OpRegistry& ops, std::string file_name)
+  Builder(const ir::OpRegistry& ops, std::string file_name, std::string_view source)
       : ops_(ops),
-        file_(core::Ref<const core::SourceFile>(new core::SourceFile(std::move(file_name)))) {}
+        file_(core::Ref<const core::SourceFile>(new core::SourceFile(std::move(file_name)))),
+        source_(source) {}
 
   ir::ProgramRef program(const syntax::Module& module) {
     std::string name;
@@ -361,9 +362,14 @@ class Builder {
     decorator(def, sig);
     scope_ = FunctionScope();
     std::size_t first = 0;
-    if (method) {
-      if (def.params.empty() || def.params[0].name != "self" || def.params[0].annotation)
-        throw ParseError(def.pos, def.name, "a method whose first parameter is `self`");
+    if (is_host_sub_worker(sig)) {
+      if (!def.params.empty() && def.params[0].name == "self")
+        throw ParseError(def.params[0].pos, "self",
+                         "no `self`: a HOST sub-worker is host code, not a method");
+    } else if (method && !def.params.empty() && def.params[0].name == "self") {
+      // A method takes `self` first; upstream also reads a method without it.
+      if (def.params[0].annotation)
+        throw ParseError(def.params[0].pos, "self", "`self` without an annotation");
       first = 1;
     }
     // Parameters are built on demand so an annotation may name a later parameter.
@@ -485,6 +491,8 @@ class Builder {
                              body[first]->value->kind == ExprKind::Ellipsis;
     if (declaration) {
       sig.options.with_runtime_binding();
+    } else if (is_host_sub_worker(sig)) {
+      body_stmt = ir::InlineStmt::make(host_code(def, first), span(body[first]->pos));
     } else {
       body_stmt = body_slot(body, def.pos, first);
     }
@@ -493,6 +501,45 @@ class Builder {
       return ir::Function::make(def.name, sig.params, sig.returns, body_stmt, sig.type, attrs,
                                 sig.options);
     });
+  }
+
+  /// A HOST sub-worker is host code when the decorator says so (level and role written out, as
+  /// upstream decides): an InCore kernel at HOST level is a sub-worker by default but DSL code.
+  static bool is_host_sub_worker(const Signature& sig) {
+    return ir::is_host_sub_worker(sig.options.level, sig.options.role);
+  }
+
+  /// The source of `def`'s body from statement `first` on, as written, without the indentation
+  /// of its first statement and without the blank and comment lines that end it.
+  std::string host_code(const SStmt& def, std::size_t first) const {
+    const TextPos from = def.body[first]->pos;
+    std::vector<std::string_view> lines;
+    std::size_t at = 0;
+    for (std::uint32_t n = 1; at <= source_.size() && n < def.end.line; ++n) {
+      std::size_t eol = source_.find('\n', at);
+      if (eol == std::string_view::npos) eol = source_.size();
+      if (n >= from.line) {
+        std::string_view l = source_.substr(at, eol - at);
+        if (l.ends_with('\r')) l.remove_suffix(1);
+        lines.push_back(l);
+      }
+      at = eol + 1;
+    }
+    auto blank = [](std::string_view l) {
+      const std::size_t k = l.find_first_not_of(" \t");
+      return k == std::string_view::npos || l[k] == '#';
+    };
+    while (!lines.empty() && blank(lines.back())) lines.pop_back();
+    const std::size_t indent = from.column - 1;
+    std::string out;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      std::string_view l = lines[i];
+      const std::size_t lead = std::min(indent, std::min(l.size(), l.find_first_not_of(" \t")));
+      l.remove_prefix(i == 0 ? indent : lead);
+      if (i) out += '\n';
+      out += l;
+    }
+    return out;
   }
 
   /// Adds the dict `{"key": value, ...}` of `@pl.function(attrs=...)` or of a `pl.func_attr`
@@ -568,6 +615,12 @@ class Builder {
     if (head == "pl.Scalar") {
       if (parts.size() != 1) fail_at(idx, "one dtype: pl.Scalar[pl.INT64]");
       return ir::ScalarType::make(dtype(*parts[0]));
+    }
+    if (head == "pl.Array") {
+      if (parts.size() != 2) fail_at(idx, "an extent and a dtype: pl.Array[4, pl.INT32]");
+      const std::int64_t extent = non_negative_int(*parts[0], "a constant extent");
+      const core::DataType dt = dtype(*parts[1]);
+      return guard(e, [&]() -> ir::TypeRef { return ir::ArrayType::make(dt, extent); });
     }
     if (head == "pl.Tuple" || head == "tuple") {
       std::vector<ir::TypeRef> types;
@@ -901,6 +954,11 @@ class Builder {
       case ExprKind::BoolOp: return binary(e);
       case ExprKind::Subscript: {
         ir::ExprRef t = expr(e.item(0));
+        if (ir::isa<ir::ArrayType>(t->type))  // `arr[i]`: array.get_element
+          return guard(e, [&]() -> ir::ExprRef {
+            return ops_.make_call("array.get_element", {t, array_index(e.item(1))}, {}, {},
+                                  span(e.pos));
+          });
         const std::int64_t index = non_negative_int(e.item(1), "a constant tuple index");
         return guard(e, [&] { return ir::TupleGetItem::make(t, index, span(e.pos)); });
       }
@@ -1491,12 +1549,40 @@ class Builder {
     const SExpr& v = *s.value;
     const std::string d = v.kind == ExprKind::Call ? dotted(v.item(0)) : "";
     if (d == "pl.yield_" || d == "pl._dump.yield_") return yield(s, s.target.get(), out);
+    if (s.target->kind == ExprKind::Subscript) return element_write(s, out);
     ir::ExprRef value = expr(v);
     // `x: pl.INT64 = 0`: a bare literal takes the annotated scalar dtype.
     if (s.annotation && is_bare_literal(v))
       if (const auto* st = ir::as<ir::ScalarType>(type(*s.annotation).get()))
         if (auto x = retype_literal(value, st->dtype)) value = x;
     bind_assignment(*s.target, s.annotation.get(), value, out, span(s.pos));
+  }
+
+  /// The index of `arr[i]`: one integer (a bare literal is INDEX).
+  ir::ExprRef array_index(const SExpr& i) {
+    if (i.kind == ExprKind::Tuple && !i.parenthesized)
+      fail_at(i, "one index: an array has one dimension");
+    return expr(i);
+  }
+
+  /// `arr[i] = v`: `arr = array.update_element(arr, i, v)`, the name rebound to the new value
+  /// (a bare literal takes the element dtype).
+  void element_write(const SStmt& s, std::vector<ir::StmtRef>& out) {
+    const SExpr& target = *s.target;
+    if (s.annotation) fail_at(*s.annotation, "no annotation on an element write");
+    if (target.item(0).kind != ExprKind::Name) fail_at(target.item(0), "a name");
+    ir::ExprRef arr = expr(target.item(0));
+    const auto* at = ir::as<ir::ArrayType>(arr->type.get());
+    if (!at) fail_at(target, "an array (`arr[i] = v` writes one element of a pl.Array)");
+    ir::ExprRef index = array_index(target.item(1));
+    ir::ExprRef value = expr(*s.value);
+    if (is_bare_literal(*s.value))
+      if (auto x = retype_literal(value, at->dtype)) value = x;
+    const core::Span sp = span(s.pos);
+    ir::ExprRef updated = guard(target, [&]() -> ir::ExprRef {
+      return ops_.make_call("array.update_element", {arr, index, value}, {}, {}, sp);
+    });
+    bind_assignment(target.item(0), nullptr, updated, out, sp);
   }
 
   /// True when `v` is a shape symbol of a parameter's type: a name that stands for it (a folded
@@ -1849,8 +1935,8 @@ class Builder {
       ir::AttrValueList items;
       for (const auto& item : k->items) {
         ir::ExprRef e = expr(*item);
-        if (task_ids && !ir::has_scalar_dtype(e, core::DataType::TASK_ID))
-          fail_at(*item, "a Scalar[TASK_ID] task id");
+        if (task_ids && !ir::is_task_dependency(e))
+          fail_at(*item, "a Scalar[TASK_ID] task id or a pl.Array of them");
         if (!task_ids && !ir::isa<ir::Var>(*e)) fail_at(*item, "a variable name");
         items.emplace_back(std::move(e));
       }
@@ -2110,6 +2196,9 @@ class Builder {
 
  public:
   TextPos current_stmt_;  ///< the statement being built (for errors no narrower guard caught)
+
+ private:
+  std::string_view source_;  // the text being read: a HOST sub-worker's body is kept verbatim
 };
 
 }  // namespace detail
@@ -2117,7 +2206,7 @@ class Builder {
 PYPTO_DECL ir::ProgramRef parse_program(std::string_view text, const ParseOptions& options) {
   const ir::OpRegistry& ops = options.ops ? *options.ops : default_op_registry();
   const syntax::Module module = syntax::parse_module(text);
-  detail::Builder builder(ops, options.file_name);
+  detail::Builder builder(ops, options.file_name, text);
   try {
     ir::ProgramRef program = builder.program(module);
     // The text's blocks and brackets are bounded as it is read; the IR they build is held to the

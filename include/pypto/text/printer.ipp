@@ -619,9 +619,18 @@ class Printer {
     declare_free_vars();
     if (f.requires_runtime_binding || !f.body)
       line("...");
+    else if (const auto* host = ir::as<ir::InlineStmt>(f.body.get()))
+      stmt(*host, {});
     else
       body(*f.body, {});
     --indent_;
+  }
+
+  /// A HOST sub-worker whose body is host code (or bound at run time): no `self`, and its
+  /// decorator names level and role, which is how the parser tells it from DSL code.
+  static bool host_code(const ir::Function& f) {
+    return ir::is_host_sub_worker(f.level, f.role) &&
+           (f.requires_runtime_binding || (f.body && ir::isa<ir::InlineStmt>(*f.body)));
   }
 
   std::string decorator(const ir::Function& f) {
@@ -631,7 +640,7 @@ class Printer {
     // parsing the text back through the builder yields the same Function.
     if (f.level && f.level != ir::default_level(f.func_type))
       kw.push_back("level=" + enum_text(*f.level));
-    if (f.role && f.role != ir::default_role(f.func_type))
+    if (f.role && (f.role != ir::default_role(f.func_type) || host_code(f)))
       kw.push_back("role=" + enum_text(*f.role));
     // Keys the prologue may not set: a boolean auto_scope is the keyword, the rest `attrs=`.
     ir::Attrs decorator_only;
@@ -647,7 +656,7 @@ class Printer {
   std::string signature(const ir::Function& f) {
     in_signature_ = true;
     std::vector<std::string> params;
-    if (in_program_) params.push_back("self");
+    if (in_program_ && !host_code(f)) params.push_back("self");
     for (std::size_t i = 0; i < f.params.size(); ++i) {
       std::string t = annotation(*f.params[i]);
       const auto dir =
@@ -766,6 +775,20 @@ class Printer {
     line(lhs + " = " + expr(*s.value));
   }
   void stmt(const ir::EvalStmt& s, const StmtContext&) { line(expr(*s.expr)); }
+  /// Host code, line by line at the current indent (blank lines stay blank).
+  void stmt(const ir::InlineStmt& s, const StmtContext&) {
+    std::size_t from = 0;
+    while (from <= s.body.size()) {
+      std::size_t to = s.body.find('\n', from);
+      if (to == std::string::npos) to = s.body.size();
+      const std::string_view text = std::string_view(s.body).substr(from, to - from);
+      if (text.empty())
+        out_ += '\n';
+      else
+        line(std::string(text));
+      from = to + 1;
+    }
+  }
   void stmt(const ir::BreakStmt&, const StmtContext&) { line("break"); }
   void stmt(const ir::ContinueStmt&, const StmtContext&) { line("continue"); }
   void stmt(const ir::ReturnStmt& s, const StmtContext&) { line(return_line(s.values)); }
@@ -1039,6 +1062,10 @@ class Printer {
     if (t.memory_space) s += ", " + enum_text(*t.memory_space);
     if (t.tile_view) s += ", " + tile_view(*t.tile_view);
     return s + "]";
+  }
+
+  std::string type_of(const ir::ArrayType& t) {
+    return "pl.Array[" + std::to_string(t.extent) + ", " + dtype(t.dtype) + "]";
   }
 
   std::string type_of(const ir::TupleType& t) {

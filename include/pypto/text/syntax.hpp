@@ -138,6 +138,7 @@ struct Stmt {
   ExprPtr returns;
   std::vector<StmtPtr> body;
   std::vector<StmtPtr> orelse;
+  TextPos end;  ///< FunctionDef: where the text after its body begins (its body's source ends)
 };
 
 using Module = std::vector<StmtPtr>;

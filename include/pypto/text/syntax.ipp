@@ -570,6 +570,7 @@ class Parser {
     expect_punct(")", "to close the parameter list");
     if (accept_punct("->")) s->returns = expression();
     block(s->body);
+    s->end = at(TokenKind::End) ? TextPos{UINT32_MAX, 1} : cur().pos;
     return s;
   }
 
