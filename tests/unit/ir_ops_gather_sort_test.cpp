@@ -361,6 +361,13 @@ TEST_CASE("matmul_mx: FP8 operands with E8M0 scales give an FP32 accumulator til
   const OpRegistry& ops = standard_op_registry();
   CHECK(ops.effect(first_call(f, "tile.matmul_mx_acc"), 0) == ArgEffect::ReadWrite);
   CHECK(ops.effect(first_call(f, "tile.matmul_mx"), 0) == ArgEffect::Read);
+  // The scale-address op upstream's InsertMxScaleAddr inserts writes its first argument.
+  const Ref<const Call> addr_ref = ops.make_call(
+      "tile.tget_scale_addr",
+      {first_call(f, "tile.matmul_mx").args[1], first_call(f, "tile.matmul_mx").args[1]});
+  const Call& addr = *addr_ref;
+  CHECK(addr.type.get() == addr.args[0]->type.get());
+  CHECK(ops.effect(addr, 0) == ArgEffect::Write);
   text::check_round_trip(*p);
 }
 

@@ -528,6 +528,10 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
   r.add({.name = "tile.matmul_mx_bias",
          .args = {{"lhs"}, {"lhs_scale"}, {"rhs"}, {"rhs_scale"}, {"bias"}},
          .type_rule = tile_matmul_mx<0, true>});
+  // the scale address an MX matmul reads (inserted by upstream's InsertMxScaleAddr pass)
+  r.add({.name = "tile.tget_scale_addr",
+         .args = {{"dst_scale", R::Write}, {"src"}},
+         .type_rule = like_first});
 
   // block indices
   r.add({.name = "tile.get_block_idx", .type_rule = scalar<core::DataType::INDEX>});
