@@ -55,6 +55,12 @@ struct KwargSpec {
   std::string name;
   KwargKind kind = KwargKind::Any;
   std::uint8_t enum_id = kNoEnum;
+  /// An Int keyword the DSL also takes by name: the parser stores the string `names[i]` as i
+  /// (`cmp_mode="ge"` is 5), as upstream's builders do; the IR and the printer hold the int.
+  std::vector<std::string> names = {};
+  /// Left out inside a `pl.split_aiv` region, it takes the region's split mode as an int
+  /// (`pl.aiv_shard(t)` there splits as the region does).
+  bool from_split_region = false;
 };
 
 /// The spec of a keyword taking a value of the IR enum E.
@@ -72,6 +78,10 @@ struct ArgSpec {
   /// A bare literal written here takes argument 0's element dtype (an int literal always, a
   /// float literal when that dtype is a float): `pl.mul(t, 2.0)` on an FP16 tile is FP16.
   bool adopts_dtype = false;
+  /// An optional argument that may be left out while a later one, a shape list, is given: the
+  /// later ones move up, as upstream's builders append only what is given (tile.mgather's
+  /// scratch before its valid_shape). A shape list in this slot is the later argument.
+  bool skippable = false;
 };
 
 /// A store's destination: Write, or ReadWrite when the `atomic` keyword asks for an atomic
@@ -108,6 +118,9 @@ struct OpDef {
   /// arguments and keywords (`pl.tile.create(shape, dtype, target_memory)`). Every required
   /// argument is listed; what is not is keyword-only. See docs/text-format.md.
   std::vector<std::string> params = {};
+  /// {keyword, op}: a call naming the keyword is that op instead, as one DSL function of
+  /// upstream's builds several ops (`pl.gather(x, mask_pattern=...)` is tensor.gather_mask).
+  std::vector<std::pair<std::string, std::string>> by_keyword = {};
 
   std::size_t min_args() const {
     std::size_t n = 0;
@@ -118,6 +131,25 @@ struct OpDef {
   ArgEffect effect(std::size_t i, const Attrs& call_kwargs) const {
     if (i >= args.size()) return ArgEffect::Read;
     return args[i].effect_rule ? args[i].effect_rule(call_kwargs) : args[i].effect;
+  }
+  /// The op a call naming these keywords is: by_keyword's first match, else this one.
+  template <class Keywords>
+  std::string_view variant(const Keywords& keywords) const {
+    for (const auto& [k, op] : by_keyword)
+      for (const auto& written : keywords)
+        if (written.name == k) return op;
+    return name;
+  }
+  /// The parameter name argument `i` of `args` is written under: its slot's, after the
+  /// skippable slots a shape list passed over (see ArgSpec::skippable).
+  const std::string& arg_name(const std::vector<ExprRef>& call_args, std::size_t i) const {
+    std::size_t slot = 0;
+    for (std::size_t k = 0;; ++k, ++slot) {
+      while (slot + 1 < args.size() && args[slot].skippable && isa<MakeTuple>(call_args[k]) &&
+             call_args.size() - k < args.size() - slot)
+        ++slot;
+      if (k == i || slot + 1 >= args.size()) return args[slot].name;
+    }
   }
   const KwargSpec* find_kwarg(std::string_view k) const {
     for (const auto& s : kwargs)
@@ -150,6 +182,9 @@ class OpRegistry {
     check_params(def);
     for (std::size_t i = 0; i < def.kwargs.size(); ++i) {
       const KwargSpec& k = def.kwargs[i];
+      if (!k.names.empty() && k.kind != KwargKind::Int)
+        detail::fail("OpDef " + def.name, detail::indexed("kwargs", i),
+                     "only an Int keyword takes names");
       if ((k.kind == KwargKind::Enum) != (k.enum_id != kNoEnum) ||
           (k.enum_id != kNoEnum && enum_type_name(EnumValue{k.enum_id, 0}) == "?"))
         detail::fail("OpDef " + def.name, detail::indexed("kwargs", i),

@@ -53,6 +53,19 @@ using syntax::StmtKind;
 using SExpr = syntax::Expr;
 using SStmt = syntax::Stmt;
 
+/// The DSL's plain int constants, read as their values (upstream keeps them ints, so the printer
+/// writes the int back): pl.AUTO lets the compiler choose (a base address); tile.MaskPattern
+/// selects columns for the gather/scatter mask forms.
+inline constexpr std::pair<std::string_view, std::int64_t> kIntConstants[] = {
+    {"pl.AUTO", -1},
+    {"pl.tile.MaskPattern.P0101", 1},
+    {"pl.tile.MaskPattern.P1010", 2},
+    {"pl.tile.MaskPattern.P0001", 3},
+    {"pl.tile.MaskPattern.P0010", 4},
+    {"pl.tile.MaskPattern.P0100", 5},
+    {"pl.tile.MaskPattern.P1000", 6},
+    {"pl.tile.MaskPattern.P1111", 7}};
+
 /// `pl.tile.load` for a Name/Attribute chain; empty for anything else.
 inline std::string dotted(const SExpr& e) {
   if (e.kind == ExprKind::Name) return e.text;
@@ -1195,9 +1208,10 @@ class Builder {
                            : ir::isa<ir::TensorType>(first->type) ? "tensor."
                                                                   : nullptr;
       for (const char* f : {family, "tensor.", "tile."})
-        if (f && !def) def = ops_.find(module + f + leaf);
+        if (f && !def) def = ops_.find_spelled(module + f + leaf);
     }
     if (!def) fail_at(call.item(0), "a registered op ('" + name + "' is not one)");
+    if (const std::string_view v = def->variant(call.keywords); v != def->name) return ops_.at(v);
     const bool unified = name.find('.') == std::string::npos && def->name != name;
     const ir::OpDef* scalar_form = unified ? ops_.find(def->name + "s") : nullptr;
     if (scalar_form && call.items.size() >= 3 && scalar_form->args.size() >= 2 &&
@@ -1226,7 +1240,7 @@ class Builder {
         slot[i] = &value;
         slot_item[i] = item;
       } else {
-        kw.entries.push_back({param, attr_value(value)});
+        kw.entries.push_back({param, kwarg_value(def, param, value)});
       }
     };
     for (std::size_t i = 1; i < call.items.size(); ++i) {
@@ -1246,9 +1260,14 @@ class Builder {
                 def.name + ": a parameter (" + param_list(def) + "), not '" + k.name + "'");
       bind(*k.value, k.name, *k.value, 0);
     }
+    for (const ir::KwargSpec& k : def.kwargs)
+      if (k.from_split_region && !split_modes_.empty() &&
+          std::find(bound.begin(), bound.end(), k.name) == bound.end())
+        kw.entries.push_back({k.name, static_cast<std::int64_t>(split_modes_.back())});
     std::size_t n = slot.size();
     while (n > 0 && !slot[n - 1]) --n;
     for (std::size_t i = 0; i < n; ++i) {
+      if (!slot[i] && def.args[i].skippable) continue;
       if (!slot[i])
         fail_at(call, def.name + ": argument '" + def.args[i].name + "' is required" +
                           (def.args[i].optional ? " when a later one is given" : ""));
@@ -1259,6 +1278,19 @@ class Builder {
             if (auto x = retype_literal(v, *dt)) v = x;
       args.push_back(std::move(v));
     }
+  }
+
+  /// A keyword's value: an attribute value, a name an Int keyword takes stored as its index.
+  ir::AttrValue kwarg_value(const ir::OpDef& def, const std::string& param, const SExpr& value) {
+    const ir::KwargSpec* spec = def.find_kwarg(param);
+    if (!spec || spec->names.empty() || value.kind != ExprKind::String) return attr_value(value);
+    const auto it = std::find(spec->names.begin(), spec->names.end(), value.text);
+    if (it == spec->names.end()) {
+      std::string names;
+      for (const auto& n : spec->names) names += (names.empty() ? "'" : ", '") + n + "'";
+      fail_at(value, def.name + ": " + param + " as an int or one of " + names);
+    }
+    return static_cast<std::int64_t>(it - spec->names.begin());
   }
 
   /// "tile, offsets, shapes[, valid_shape]": an op's parameters for an error message.
@@ -1391,7 +1423,8 @@ class Builder {
         break;
       case ExprKind::Attribute: {
         const std::string d = dotted(e);
-        if (d == "pl.AUTO") return std::int64_t{-1};  // "let the compiler choose" (a base address)
+        for (const auto& [name, value] : kIntConstants)
+          if (d == name) return value;
         if (d.starts_with("pl."))
           if (auto t = core::parse_dtype(std::string_view(d).substr(3))) return *t;
         const std::string_view rest = ir::strip_dsl_module(d);
@@ -2160,6 +2193,8 @@ class Builder {
     scope_.names[s.target->text] = aiv;
     const bool wrap = !bare && incore_depth_ == 0 && !kernel_function_;
     const InCoreDepth in_kernel(incore_depth_, wrap);
+    split_modes_.push_back(mode);
+    const OnExit leave{[this] { split_modes_.pop_back(); }};
     ir::StmtRef body = body_slot(s.body, s.pos);
     out.push_back(guard(c, [&]() -> ir::StmtRef {
       const core::Span sp = span(s.pos);
@@ -2186,9 +2221,10 @@ class Builder {
   std::map<std::string, std::size_t, std::less<>> pending_params_;
   std::vector<int> param_state_;  // 0 not built, 1 building, 2 built
   std::vector<ir::VarRef> param_vars_;
-  bool fold_extent_reads_ = false;  // the function being built is Orchestration
-  bool kernel_function_ = false;    // the function being built is InCore, AIC or AIV
-  std::size_t incore_depth_ = 0;    // the InCore scopes enclosing the statement being built
+  bool fold_extent_reads_ = false;          // the function being built is Orchestration
+  bool kernel_function_ = false;            // the function being built is InCore, AIC or AIV
+  std::size_t incore_depth_ = 0;            // the InCore scopes enclosing the statement being built
+  std::vector<ir::SplitMode> split_modes_;  // the pl.split_aiv regions enclosing it
   std::vector<ir::ParamDirection> param_dirs_;
   std::vector<RegionResults*> regions_;
   std::size_t type_depth_ = 0;

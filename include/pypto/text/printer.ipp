@@ -1246,11 +1246,12 @@ class Printer {
     const ir::OpDef* def = plain && ir::isa<ir::Op>(*c.op) ? ops().find(*c.op) : nullptr;
     bool by_name = false;
     for (std::size_t i = 0; i < c.args.size(); ++i) {
-      if (def && i < def->args.size()) {
+      const std::string* name = def && i < def->args.size() ? &def->arg_name(c.args, i) : nullptr;
+      if (name) {
         const std::string* p = def->positional_param(i);
-        by_name = by_name || !p || *p != def->args[i].name;
+        by_name = by_name || !p || *p != *name;
       }
-      args.push_back((by_name ? def->args[i].name + "=" : std::string()) + expr(*c.args[i]));
+      args.push_back((by_name ? *name + "=" : std::string()) + expr(*c.args[i]));
     }
     for (const auto& e : c.kwargs) args.push_back(e.key + "=" + attr_value(e.value, '\''));
     if (!c.attrs.empty()) args.push_back("attrs=" + attr_dict(c.attrs));

@@ -77,6 +77,55 @@ inline TypeRef tensor_expand_clone(std::string_view op, const Args& args, const 
   return args[1]->type;
 }
 
+/// tensor.mrgsort_format2(src0, src1[, src2[, src3]], exhausted=): two to four sorted lists of
+/// one dtype and rank, alike but in the last dimension, merged: that dimension summed.
+inline TypeRef tensor_merge_lists(std::string_view op, const Args& args, const Attrs&) {
+  const auto& first = arg_as<TensorType>(op, args, 0);
+  require_dtype(op, 0, first.dtype, kSortDtypes);
+  if (first.shape.empty()) fail(op, 0, "must not be rank 0");
+  std::vector<ExprRef> shape = first.shape;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const auto& t = arg_as<TensorType>(op, args, i);
+    if (t.dtype != first.dtype || t.rank() != first.rank())
+      fail(op, i, "must have argument 0's dtype and rank");
+    for (std::size_t k = 0; k + 1 < t.rank(); ++k)
+      if (!same_extent(t.shape[k], first.shape[k]) && constant_of(t.shape[k]) &&
+          constant_of(first.shape[k]))
+        fail(op, i, "must have argument 0's shape but in the last dimension");
+    const auto a = constant_of(shape.back()), b = constant_of(t.shape.back());
+    shape.back() =
+        a && b ? ConstInt::make(*a + *b) : ExprRef(Add::make(shape.back(), t.shape.back()));
+  }
+  return TensorType::make(first.dtype, std::move(shape));
+}
+
+/// tensor.paged_gather(src, indices, block_table, block_size=, size=, max_indices=, col_off=,
+/// is_trans=, space=): rows of a paged 2-D source gathered through an INT32 block table:
+/// [max_indices, size] of its dtype, [size, max_indices] transposed (Mat only).
+inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const Attrs& kw) {
+  using D = core::DataType;
+  static constexpr D allowed[] = {D::FP16, D::BF16, D::FP32, D::INT8};
+  const auto& src = arg_as<TensorType>(op, args, 0);
+  require_dtype(op, 0, src.dtype, allowed);
+  if (src.rank() != 2) fail(op, 0, "must have rank 2");
+  for (std::size_t i : {1, 2}) {
+    const auto& t = arg_as<TensorType>(op, args, i);
+    if (t.dtype != D::INT32 || (t.rank() != 1 && (t.rank() != 2 || !is_one(t.shape[0]))))
+      fail(op, i, "must be INT32 [n] or [1, n]");
+  }
+  int_kwarg(op, kw, "block_size", 1, INT64_MAX);
+  const std::int64_t size = int_kwarg(op, kw, "size", 1, INT64_MAX);
+  const std::int64_t rows = int_kwarg(op, kw, "max_indices", 1, INT64_MAX);
+  const std::int64_t col_off = int_kwarg(op, kw, "col_off", 0, INT64_MAX, 0);
+  const bool trans = kw.get<bool>("is_trans").value_or(false);
+  if (trans && kw.get<MemorySpace>("space").value_or(MemorySpace::Mat) != MemorySpace::Mat)
+    fail_kwarg(op, "is_trans", "needs space=pl.Mem.Mat");
+  if (auto cols = constant_of(src.shape[1]); cols && col_off + size > *cols)
+    fail_kwarg(op, "size", "must fit in argument 0's columns after col_off");
+  if (trans) return TensorType::make(src.dtype, {ConstInt::make(size), ConstInt::make(rows)});
+  return TensorType::make(src.dtype, {ConstInt::make(rows), ConstInt::make(size)});
+}
+
 // Cold: it runs once per registry, and the optimizer then spends little on its initialisers.
 [[gnu::cold]] inline void add_tensor_ops(OpRegistry& r) {
   using K = KwargKind;
@@ -109,7 +158,7 @@ inline TypeRef tensor_expand_clone(std::string_view op, const Args& args, const 
          .args = {{"start"}, {"shape"}},
          .kwargs = {{"dtype", K::DataType}, {"descending", K::Bool}},
          .type_rule = fresh<false, 1, false, core::DataType::INT32>,
-         .spellings = {"arange"},
+         .spellings = {"arange", "tensor.arange"},
          .params = {"start", "shape", "dtype", "descending"}});
   r.add(
       {.name = "tensor.random",
@@ -250,10 +299,93 @@ inline TypeRef tensor_expand_clone(std::string_view op, const Args& args, const 
          .kwargs = {{"a_trans", K::Bool}, {"b_trans", K::Bool}},
          .type_rule = matmul<1>});
 
+  // gather, scatter and sort; one DSL function builds each family's forms by its keywords
+  const KwargSpec mask_pattern{"mask_pattern", K::Int};
+  const KwargSpec cmp_mode{"cmp_mode", K::Int, kNoEnum, {"eq", "ne", "lt", "le", "gt", "ge"}};
+  r.add({.name = "tensor.gather",
+         .args = {{"input"}, {"index"}},
+         .kwargs = {{"dim", K::Int}},
+         .type_rule = gather,
+         .params = {"input", "dim", "index"},
+         .by_keyword = {{"mask_pattern", "tensor.gather_mask"},
+                        {"output_dtype", "tensor.gather_mask"},
+                        {"kvalue", "tensor.gather_compare"},
+                        {"cmp_mode", "tensor.gather_compare"},
+                        {"out_cols", "tensor.gather_compare"}}});
+  r.add({.name = "tensor.gather_mask",
+         .args = {{"input"}},
+         .kwargs = {mask_pattern, {"output_dtype", K::DataType}},
+         .type_rule = gather_mask,
+         .params = {"input", "mask_pattern", "output_dtype"}});
+  r.add(
+      {.name = "tensor.gather_compare",
+       .args = {{"input"}, {"kvalue"}},
+       .kwargs = {cmp_mode, {"offset", K::Int}, {"out_cols", K::Int}, {"count_dtype", K::DataType}},
+       .type_rule = gather_compare});
+  r.add({.name = "tensor.gather_row",
+         .args = {{"acc"},
+                  {"src"},
+                  {"dst_offset"},
+                  {"src_offset"},
+                  {"shapes"},
+                  {"valid_shape", R::Read, true}},
+         .kwargs = {{"transpose", K::Bool}},
+         .type_rule = gather_row,
+         .params = {"acc", "src", "dst_offset", "src_offset", "shapes", "transpose"}});
+  r.add({.name = "tensor.paged_gather",
+         .args = {{"src"}, {"indices"}, {"block_table"}},
+         .kwargs = {{"block_size", K::Int},
+                    {"size", K::Int},
+                    {"max_indices", K::Int},
+                    {"col_off", K::Int},
+                    {"is_trans", K::Bool},
+                    {"is_b_matrix", K::Bool},
+                    enum_kwarg<MemorySpace>("space")},
+         .type_rule = tensor_paged_gather,
+         .params = {"src", "indices", "block_table", "block_size", "size", "max_indices"}});
+  r.add({.name = "tensor.scatter",
+         .args = {{"input"}, {"index"}, {"src"}},
+         .kwargs = {{"dim", K::Int}},
+         .type_rule = scatter<1, 2>,
+         .params = {"input", "dim", "index", "src"},
+         .by_keyword = {{"mask_pattern", "tensor.scatter_mask"}, {"dst", "tensor.scatter_mask"}}});
+  r.add({.name = "tensor.scatter_mask",
+         .args = {{"input"}, {"dst"}},
+         .kwargs = {mask_pattern},
+         .type_rule = scatter_mask<1, 0, false>,
+         .params = {"input", "dst", "mask_pattern"}});
+  r.add({.name = "tensor.scatter_update",
+         .args = {{"input"}, {"index"}, {"src"}},
+         .kwargs = {{"dim", K::Int}},
+         .type_rule = scatter_update,
+         .params = {"input", "dim", "index", "src"}});
+  r.add({.name = "tensor.sort32", .args = {{"src"}, {"idx"}}, .type_rule = sort32});
+  r.add({.name = "tensor.mrgsort_format1",
+         .args = {{"src"}, {"block_len"}},
+         .type_rule = mrgsort_runs});
+  r.add({.name = "tensor.mrgsort_format2",
+         .args = {{"src0"}, {"src1"}, {"src2", R::Read, true}, {"src3", R::Read, true}},
+         .kwargs = {{"exhausted", K::Bool}},
+         .type_rule = tensor_merge_lists,
+         .spellings = {"tensor.mrgsort"},
+         .by_keyword = {{"block_len", "tensor.mrgsort_format1"}}});
+
+  // crossing the AIC/AIV split (split defaults to the enclosing pl.split_aiv region's mode)
+  const KwargSpec region_split{"split", K::Int, kNoEnum, {}, true};
+  r.add({.name = "tensor.aiv_shard",
+         .args = {{"tensor"}},
+         .kwargs = {region_split},
+         .type_rule = split_crossing<false>});
+  r.add({.name = "tensor.aic_gather",
+         .args = {{"tensor"}},
+         .kwargs = {region_split},
+         .type_rule = split_crossing<true>});
+
   // block indices
-  r.add({.name = "tensor.get_block_idx", .type_rule = scalar<core::DataType::INDEX>});
-  r.add({.name = "tensor.get_subblock_idx", .type_rule = scalar<core::DataType::INDEX>});
-  r.add({.name = "tensor.get_block_num", .type_rule = scalar<core::DataType::INDEX>});
+  for (const char* name : {"get_block_idx", "get_subblock_idx", "get_block_num"})
+    r.add({.name = std::string("tensor.") + name,
+           .type_rule = scalar<core::DataType::INDEX>,
+           .spellings = {name}});
 }
 
 }  // namespace pypto::ir::ops

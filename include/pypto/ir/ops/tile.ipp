@@ -2,7 +2,11 @@
 // parameters, effects and type rules (docs/text-format.md lists them).
 #pragma once
 
+#include <algorithm>
+#include <iterator>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pypto/ir/op_registry.hpp"
@@ -80,6 +84,135 @@ inline TypeRef tile_div(std::string_view op, const Args& args, const Attrs& kw) 
   return elementwise(op, args, kw);
 }
 
+/// tile.gatherb(src, offset, output_dtype=): the 32-byte source blocks the UINT32 offsets
+/// [rows, cols] select: [rows, cols * (32 / element bytes)] of output_dtype (default src's).
+inline TypeRef tile_gatherb(std::string_view op, const Args& args, const Attrs& kw) {
+  using D = core::DataType;
+  static constexpr D allowed[] = {D::INT8,   D::UINT8, D::INT16, D::UINT16, D::INT32,
+                                  D::UINT32, D::FP16,  D::BF16,  D::FP32};
+  const auto& src = arg_as<TileType>(op, args, 0);
+  require_dtype(op, 0, src.dtype, allowed);
+  if (src.shape.size() != 2) fail(op, 0, "must have rank 2");
+  const auto& offset = arg_as<TileType>(op, args, 1);
+  const auto cols = offset.shape.size() == 2 ? constant_of(offset.shape[1]) : std::nullopt;
+  if (offset.dtype != D::UINT32 || !cols || *cols <= 0 || *cols % 8 != 0)
+    fail(op, 1, "must be UINT32 [rows, cols], cols a constant positive multiple of 8");
+  const D out = kw.get<D>("output_dtype").value_or(src.dtype);
+  if (std::find(std::begin(allowed), std::end(allowed), out) == std::end(allowed))
+    fail_kwarg(op, "output_dtype", "must be a 1, 2 or 4-byte integer or float dtype");
+  return TileType::make(out,
+                        {offset.shape[0], ConstInt::make(*cols * 32 / (core::bit_width(out) / 8))},
+                        src.memory_space);
+}
+
+/// tile.mgather(mem, idx[, scratch][, valid_shape], coalesce=, gather_oob=, target_memory=):
+/// the tensor's elements at the INT32 indices, in the indices' shape (coalesce=1, elementwise),
+/// or whole rows [R, mem cols] for R row indices (coalesce=0). Vec takes an index tile; Mat an
+/// index tensor, a scratch tensor of mem's dtype in the elementwise form, and a valid_shape.
+inline TypeRef tile_mgather(std::string_view op, const Args& args, const Attrs& kw) {
+  using D = core::DataType;
+  static constexpr D allowed[] = {D::INT8, D::UINT8, D::INT16, D::UINT16,    D::INT32,   D::UINT32,
+                                  D::FP16, D::BF16,  D::FP32,  D::FP8E4M3FN, D::FP8E5M2, D::HF8};
+  const auto& mem = arg_as<TensorType>(op, args, 0);
+  require_dtype(op, 0, mem.dtype, allowed);
+  if (mem.shape.empty()) fail(op, 0, "must not be rank 0");
+  const bool elem = int_kwarg(op, kw, "coalesce", 0, 1, 0) == 1;
+  int_kwarg(op, kw, "gather_oob", 0, 3, 0);
+  const MemorySpace space = kw.get<MemorySpace>("target_memory").value_or(MemorySpace::Vec);
+  if (space != MemorySpace::Vec && space != MemorySpace::Mat)
+    fail_kwarg(op, "target_memory", "must be pl.Mem.Vec or pl.Mem.Mat");
+  const bool mat = space == MemorySpace::Mat;
+  const Shaped idx = ranked_arg(op, args, 1, 2);
+  if (idx.tile == mat || idx.dtype != D::INT32)
+    fail(op, 1, mat ? "must be an INT32 tensor for a Mat gather" : "must be an INT32 tile");
+  const bool scratch = args.size() > 2 && !isa<MakeTuple>(args[2]);
+  if (args.size() > 2 && !mat) fail(op, 2, "is taken only with target_memory=pl.Mem.Mat");
+  if (scratch != elem && mat)
+    fail(op, 2, "must be a scratch tensor exactly in the Mat elementwise form");
+  if (scratch && arg_as<TensorType>(op, args, 2).dtype != mem.dtype)
+    fail(op, 2, "must have argument 0's dtype");
+  if (args.size() > 2 && isa<MakeTuple>(args.back()) &&
+      shape_arg(op, args, args.size() - 1).size() != 2)
+    fail(op, args.size() - 1, "must have rank 2");
+  std::vector<ExprRef> shape = idx.shape;
+  if (!elem) {
+    if (mem.shape.size() < 2) fail(op, 0, "must have at least 2 dimensions to gather rows");
+    const auto r = constant_of(idx.shape[0]), c = constant_of(idx.shape[1]);
+    if (!r || !c || (*r != 1 && *c != 1)) fail(op, 1, "must be a constant [1, R] or [R, 1]");
+    shape = {*r == 1 ? idx.shape[1] : idx.shape[0], mem.shape.back()};
+  }
+  return TileType::make(mem.dtype, std::move(shape), kw.get<MemorySpace>("target_memory"));
+}
+
+/// tile.mscatter(src, idx, output_tensor): the output tensor's type, src's elements written at
+/// the INT32 indices (a tile of src's shape).
+inline TypeRef tile_mscatter(std::string_view op, const Args& args, const Attrs&) {
+  const auto& src = arg_as<TileType>(op, args, 0);
+  require_dtype(op, 0, src.dtype, kGatherDtypes);
+  const auto& idx = arg_as<TileType>(op, args, 1);
+  if (idx.dtype != core::DataType::INT32 || idx.shape.size() != src.shape.size())
+    fail(op, 1, "must be INT32 of argument 0's rank");
+  for (std::size_t k = 0; k < idx.shape.size(); ++k) {
+    const auto i = constant_of(idx.shape[k]), s = constant_of(src.shape[k]);
+    if (i && s && *i != *s) fail(op, 1, "must have argument 0's shape");
+  }
+  const auto& out = arg_as<TensorType>(op, args, 2);
+  if (out.shape.empty() || out.dtype != src.dtype)
+    fail(op, 2, "must have argument 0's dtype and rank 1 or more");
+  return args[2]->type;
+}
+
+/// The MX block-scale matmul: FP8E4M3FN lhs [M, K] and rhs [K, N] scaled per 32 K elements by
+/// FP8E8M0 tiles [M, K/32] and [K/32, N] (M a multiple of 16, N of 32, K of 64): FP32 [M, N] in
+/// Acc. `First` is 1 when an FP32 [M, N] accumulator leads; `Bias` takes an FP32 [1, N] bias last.
+template <std::size_t First, bool Bias>
+TypeRef tile_matmul_mx(std::string_view op, const Args& args, const Attrs&) {
+  using D = core::DataType;
+  auto operand = [&](std::size_t i, D dtype, const char* what) {
+    const auto& t = arg_as<TileType>(op, args, i);
+    if (t.shape.size() != 2 || t.dtype != dtype)
+      fail(op, i,
+           std::string("must be a 2-D ") + std::string(core::dtype_name(dtype)) + " tile" + what);
+    return std::pair{constant_of(t.shape[0]), constant_of(t.shape[1])};
+  };
+  const char* fp8 = " (cast FP4 operands with pl.cast first)";
+  const auto [m, k] = operand(First, D::FP8E4M3FN, fp8);
+  const auto [sm, sk] = operand(First + 1, D::FP8E8M0, "");
+  const auto [k2, n] = operand(First + 2, D::FP8E4M3FN, fp8);
+  const auto [sk2, sn] = operand(First + 3, D::FP8E8M0, "");
+  if (m && *m % 16 != 0) fail(op, First, "must have a multiple of 16 rows");
+  if (k && *k % 64 != 0) fail(op, First, "must have a multiple of 64 columns (K)");
+  if (n && *n % 32 != 0) fail(op, First + 2, "must have a multiple of 32 columns");
+  if (k && k2 && *k != *k2) fail(op, First + 2, "must have as many rows as the lhs has columns");
+  const auto groups = k ? std::optional<std::int64_t>((*k + 31) / 32) : std::nullopt;
+  auto differ = [](auto a, auto b) { return a && b && *a != *b; };
+  if (differ(sm, m) || differ(sk, groups)) fail(op, First + 1, "must be [M, K/32]");
+  if (differ(sk2, groups) || differ(sn, n)) fail(op, First + 3, "must be [K/32, N]");
+  const auto& lhs = *as<TileType>(args[First]->type.get());
+  const auto& rhs = *as<TileType>(args[First + 2]->type.get());
+  if constexpr (First > 0) {
+    const auto [am, an] = operand(0, D::FP32, " accumulator");
+    if (differ(am, m) || differ(an, n)) fail(op, 0, "must be the [M, N] result's shape");
+  }
+  if constexpr (Bias) {
+    const auto [br, bn] = operand(4, D::FP32, " bias");
+    if ((br && *br != 1) || differ(bn, n)) fail(op, 4, "must be [1, N]");
+  }
+  return TileType::make(D::FP32, {lhs.shape[0], rhs.shape[1]}, MemorySpace::Acc);
+}
+
+/// tile.mrgsort_format2(src0, src1[, src2[, src3]], tmp, exhausted=): two to four sorted lists
+/// of one dtype merged into a tile of tmp's shape (tmp is the last argument).
+inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Attrs&) {
+  const auto& first = arg_as<TileType>(op, args, 0);
+  require_dtype(op, 0, first.dtype, kSortDtypes);
+  for (std::size_t i = 1; i + 1 < args.size(); ++i)
+    if (arg_as<TileType>(op, args, i).dtype != first.dtype)
+      fail(op, i, "must have argument 0's dtype");
+  const auto& tmp = arg_as<TileType>(op, args, args.size() - 1);
+  return TileType::make(first.dtype, tmp.shape, first.memory_space);
+}
+
 // Cold: it runs once per registry, and the optimizer then spends little on its initialisers.
 [[gnu::cold]] inline void add_tile_ops(OpRegistry& r) {
   using K = KwargKind;
@@ -131,6 +264,7 @@ inline TypeRef tile_div(std::string_view op, const Args& args, const Attrs& kw) 
          .args = {{"start"}, {"shape"}},
          .kwargs = {{"dtype", K::DataType}, {"descending", K::Bool}},
          .type_rule = fresh<true, 1, false, core::DataType::INT32>,
+         .spellings = {"tile.arange"},
          .params = {"start", "shape", "dtype", "descending"}});
   r.add({.name = "tile.tri",
          .args = {{"diagonal"}, {"shape"}, {"valid_shape", R::Read, true}},
@@ -312,6 +446,93 @@ inline TypeRef tile_div(std::string_view op, const Args& args, const Attrs& kw) 
          .kwargs = {{"acc_phase", K::String}},
          .type_rule = matmul<1>});
 
+  // gather, scatter and sort (pto.tgather, tscatter, tsort32, tmrgsort)
+  const KwargSpec mask_pattern{"mask_pattern", K::Int};
+  const KwargSpec cmp_mode{"cmp_mode", K::Int, kNoEnum, {"eq", "ne", "lt", "le", "gt", "ge"}};
+  r.add({.name = "tile.gather", .args = {{"src"}, {"indices"}, {"tmp"}}, .type_rule = gather});
+  r.add({.name = "tile.gather_mask",
+         .args = {{"src"}},
+         .kwargs = {mask_pattern, {"output_dtype", K::DataType}},
+         .type_rule = gather_mask,
+         .params = {"src", "mask_pattern"}});
+  r.add(
+      {.name = "tile.gather_compare",
+       .args = {{"src"}, {"kvalue"}, {"tmp"}},
+       .kwargs = {cmp_mode, {"offset", K::Int}, {"out_cols", K::Int}, {"count_dtype", K::DataType}},
+       .type_rule = gather_compare});
+  r.add({.name = "tile.gatherb",
+         .args = {{"src"}, {"offset"}},
+         .kwargs = {{"output_dtype", K::DataType}},
+         .type_rule = tile_gatherb});
+  r.add({.name = "tile.mgather",
+         .args = {{"mem"},
+                  {"idx"},
+                  {"scratch", R::Read, true,
+                   [](const Attrs& kw) {
+                     return kw.get<MemorySpace>("target_memory") == MemorySpace::Mat &&
+                                    kw.get<std::int64_t>("coalesce") == 1
+                                ? R::Write
+                                : R::Read;
+                   },
+                   false, true},
+                  {"valid_shape", R::Read, true}},
+         .kwargs = {{"coalesce", K::Int, kNoEnum, {"row", "elem"}},
+                    {"gather_oob", K::Int, kNoEnum, {"undefined", "clamp", "wrap", "zero"}},
+                    target_memory},
+         .type_rule = tile_mgather,
+         .params = {"mem", "idx", "coalesce"}});
+  r.add({.name = "tile.gather_row",
+         .args = {{"dst", R::ReadWrite},
+                  {"src"},
+                  {"dst_offset"},
+                  {"src_offset"},
+                  {"shapes"},
+                  {"valid_shape", R::Read, true}},
+         .kwargs = {{"transpose", K::Bool}},
+         .type_rule = gather_row,
+         .params = {"dst", "src", "dst_offset", "src_offset", "shapes", "transpose"}});
+  r.add({.name = "tile.scatter",
+         .args = {{"dst", R::ReadWrite}, {"src"}, {"indexes"}},
+         .type_rule = scatter<2, 1>});
+  r.add({.name = "tile.scatter_mask",
+         .args = {{"dst", R::ReadWrite}, {"src"}},
+         .kwargs = {mask_pattern},
+         .type_rule = scatter_mask<0, 1, true>,
+         .params = {"dst", "src", "mask_pattern"}});
+  r.add({.name = "tile.scatter_update",
+         .args = {{"input", R::ReadWrite}, {"index"}, {"src"}},
+         .kwargs = {{"dim", K::Int}},
+         .type_rule = scatter_update,
+         .params = {"input", "dim", "index", "src"}});
+  r.add({.name = "tile.mscatter",
+         .args = {{"src"}, {"idx"}, {"output_tensor", R::Write}},
+         .type_rule = tile_mscatter});
+  r.add({.name = "tile.sort32", .args = {{"src"}, {"idx"}}, .type_rule = sort32});
+  r.add({.name = "tile.mrgsort_format1",
+         .args = {{"src"}, {"block_len"}},
+         .type_rule = mrgsort_runs});
+  r.add({.name = "tile.mrgsort_format2",
+         .args = {{"src0"}, {"src1"}, {"src2"}, {"src3", R::Read, true}, {"tmp", R::Read, true}},
+         .kwargs = {{"exhausted", K::Bool}},
+         .type_rule = tile_merge_lists,
+         .spellings = {"tile.mrgsort"},
+         .by_keyword = {{"block_len", "tile.mrgsort_format1"}}});
+
+  // MX block-scale matmul
+  r.add({.name = "tile.matmul_mx",
+         .args = {{"lhs"}, {"lhs_scale"}, {"rhs"}, {"rhs_scale"}},
+         .type_rule = tile_matmul_mx<0, false>});
+  r.add({.name = "tile.matmul_mx_acc",
+         .args = {{"acc", R::ReadWrite}, {"lhs"}, {"lhs_scale"}, {"rhs"}, {"rhs_scale"}},
+         .type_rule = tile_matmul_mx<1, false>});
+  r.add({.name = "tile.matmul_mx_bias",
+         .args = {{"lhs"}, {"lhs_scale"}, {"rhs"}, {"rhs_scale"}, {"bias"}},
+         .type_rule = tile_matmul_mx<0, true>});
+  // the scale address an MX matmul reads (inserted by upstream's InsertMxScaleAddr pass)
+  r.add({.name = "tile.tget_scale_addr",
+         .args = {{"dst_scale", R::Write}, {"src"}},
+         .type_rule = like_first});
+
   // block indices
   r.add({.name = "tile.get_block_idx", .type_rule = scalar<core::DataType::INDEX>});
   r.add({.name = "tile.get_subblock_idx", .type_rule = scalar<core::DataType::INDEX>});
@@ -337,6 +558,16 @@ inline TypeRef tile_div(std::string_view op, const Args& args, const Attrs& kw) 
          .kwargs = {{"shape", K::List}, {"dtype", K::DataType}, split, id},
          .type_rule = tile_pop,
          .spellings = {"tpop_from_aiv", "system.tpop_from_aiv"}});
+  // crossing the AIC/AIV split: `split` defaults to the enclosing pl.split_aiv region's mode
+  const KwargSpec region_split{"split", K::Int, kNoEnum, {}, true};
+  r.add({.name = "tile.aiv_shard",
+         .args = {{"tile"}},
+         .kwargs = {region_split, lane_stride},
+         .type_rule = split_crossing<false>});
+  r.add({.name = "tile.aic_gather",
+         .args = {{"tile"}},
+         .kwargs = {region_split},
+         .type_rule = split_crossing<true>});
 }
 
 }  // namespace pypto::ir::ops

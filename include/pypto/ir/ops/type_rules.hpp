@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -338,6 +339,281 @@ TypeRef scalar(std::string_view, const Args&, const Attrs&) {
 template <class T>
 TypeRef resource(std::string_view, const Args&, const Attrs&) {
   return T::make();
+}
+
+}  // namespace pypto::ir::ops
+
+// ---- gather, scatter, sort and AIV-split rules (the tile and tensor forms alike) -------------
+
+namespace pypto::ir::ops {
+
+[[noreturn]] inline void fail_kwarg(std::string_view op, std::string_view key,
+                                    std::string_view what) {
+  throw core::TypeError(std::string(op) + ": keyword '" + std::string(key) + "' " +
+                        std::string(what));
+}
+
+/// The Int keyword `key` (or `fallback` when absent), a TypeError unless in [lo, hi].
+inline std::int64_t int_kwarg(std::string_view op, const Attrs& kw, std::string_view key,
+                              std::int64_t lo, std::int64_t hi,
+                              std::optional<std::int64_t> fallback = std::nullopt) {
+  const std::int64_t v = fallback ? kw.get<std::int64_t>(key).value_or(*fallback)
+                                  : required_kwarg<std::int64_t>(op, kw, key);
+  if (v < lo || v > hi)
+    fail_kwarg(op, key,
+               "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                   std::to_string(v));
+  return v;
+}
+
+/// The value of a constant extent; nothing for a symbolic one.
+inline std::optional<std::int64_t> constant_of(const ExprRef& e) {
+  if (const auto* c = as<ConstInt>(e.get())) return c->value;
+  return std::nullopt;
+}
+
+/// A TypeError on argument `i` unless `dt` is one of `allowed`.
+inline void require_dtype(std::string_view op, std::size_t i, core::DataType dt,
+                          std::span<const core::DataType> allowed) {
+  std::string names;
+  for (core::DataType a : allowed) {
+    if (a == dt) return;
+    names += (names.empty() ? "" : ", ") + std::string(core::dtype_name(a));
+  }
+  fail(op, i, "must have dtype " + names + ", got " + std::string(core::dtype_name(dt)));
+}
+
+/// A tile or tensor argument of the given rank.
+inline Shaped ranked_arg(std::string_view op, const Args& args, std::size_t i, std::size_t rank) {
+  Shaped s = shaped_arg(op, args, i);
+  if (s.shape.size() != rank) fail(op, i, "must have rank " + std::to_string(rank));
+  return s;
+}
+
+/// `e` * k, folded when constant.
+inline ExprRef scaled(const ExprRef& e, std::int64_t k) {
+  if (auto c = constant_of(e)) return ConstInt::make(*c * k);
+  return Mul::make(e, ConstInt::make(k));
+}
+
+inline constexpr core::DataType kGatherDtypes[] = {core::DataType::FP16, core::DataType::FP32,
+                                                   core::DataType::INT16, core::DataType::INT32};
+inline constexpr core::DataType kScatterDtypes[] = {core::DataType::INT8,  core::DataType::INT16,
+                                                    core::DataType::INT32, core::DataType::FP16,
+                                                    core::DataType::FP32,  core::DataType::BF16};
+inline constexpr core::DataType kSortDtypes[] = {core::DataType::FP16, core::DataType::FP32};
+
+/// The column stride a `mask_pattern` keyword (1..7, pl.tile.MaskPattern) selects: every
+/// column for P1111, every 2nd for P0101/P1010, every 4th for P0001..P1000.
+inline std::int64_t mask_stride(std::string_view op, const Attrs& kw) {
+  const std::int64_t p = int_kwarg(op, kw, "mask_pattern", 1, 7);
+  return p == 7 ? 1 : p <= 2 ? 2 : 4;
+}
+
+/// gather(src, index[, tmp]) (dim= on a tensor): the source's elements at the indices, in the
+/// index's shape. INT16 indices only for a 16-bit source.
+inline TypeRef gather(std::string_view op, const Args& args, const Attrs& kw) {
+  const Shaped src = shaped_arg(op, args, 0);
+  require_dtype(op, 0, src.dtype, kGatherDtypes);
+  const Shaped idx = shaped_arg(op, args, 1);
+  if (idx.tile != src.tile) fail(op, 1, src.tile ? "must be a tile" : "must be a tensor");
+  if (idx.dtype != core::DataType::INT32 &&
+      (idx.dtype != core::DataType::INT16 || core::bit_width(src.dtype) != 16))
+    fail(op, 1, "must have dtype INT32 (INT16 only with a 16-bit source)");
+  if (src.tile) {
+    arg_as<TileType>(op, args, 2);
+  } else {
+    const auto rank = static_cast<std::int64_t>(src.shape.size());
+    if (rank < 2) fail(op, 0, "must have at least 2 dimensions");
+    if (idx.shape.size() != src.shape.size()) fail(op, 1, "must have argument 0's rank");
+    std::int64_t dim = int_kwarg(op, kw, "dim", -rank, rank - 1);
+    if (dim < 0) dim += rank;
+    for (std::size_t k = 0; k < src.shape.size(); ++k) {
+      const auto i = constant_of(idx.shape[k]), s = constant_of(src.shape[k]);
+      if (static_cast<std::int64_t>(k) != dim && i && s && *i > *s)
+        fail(op, 1, "must not be larger than argument 0 off the gather axis");
+    }
+  }
+  return like_arg0(args, src.dtype, idx.shape);
+}
+
+/// gather_mask(src, mask_pattern=, output_dtype=): the columns the pattern selects,
+/// [rows, cols / stride], in output_dtype (of the source's width) or the source's dtype.
+inline TypeRef gather_mask(std::string_view op, const Args& args, const Attrs& kw) {
+  const Shaped src = ranked_arg(op, args, 0, 2);
+  require_dtype(op, 0, src.dtype, kGatherDtypes);
+  const std::int64_t stride = mask_stride(op, kw);
+  const core::DataType out = kw.get<core::DataType>("output_dtype").value_or(src.dtype);
+  if (core::bit_width(out) != core::bit_width(src.dtype))
+    fail_kwarg(op, "output_dtype", "must have the source's bit width");
+  ExprRef cols = src.shape[1];
+  if (auto c = constant_of(cols)) {
+    if (*c % stride != 0)
+      fail(op, 0, "must have a column count divisible by " + std::to_string(stride));
+    cols = ConstInt::make(*c / stride);
+  } else if (stride > 1) {
+    cols = FloorDiv::make(cols, ConstInt::make(stride));
+  }
+  return like_arg0(args, out, {src.shape[0], cols});
+}
+
+/// gather_compare(src, kvalue[, tmp], cmp_mode=, out_cols=, count_dtype=): the INT32 column
+/// indices [rows, out_cols] of the elements comparing true with kvalue, and their counts
+/// [1, rows] in count_dtype (INT32 or UINT32).
+inline TypeRef gather_compare(std::string_view op, const Args& args, const Attrs& kw) {
+  const Shaped src = ranked_arg(op, args, 0, 2);
+  require_dtype(op, 0, src.dtype, kGatherDtypes);
+  if (arg_as<ScalarType>(op, args, 1).dtype != src.dtype)
+    fail(op, 1, "must have argument 0's dtype");
+  if (src.tile) arg_as<TileType>(op, args, 2);
+  int_kwarg(op, kw, "cmp_mode", 0, 5, 0);  // the DSL defaults it to "eq"
+  const std::int64_t cols = int_kwarg(op, kw, "out_cols", 1, INT64_MAX);
+  const auto count = kw.get<core::DataType>("count_dtype").value_or(core::DataType::INT32);
+  if (count != core::DataType::INT32 && count != core::DataType::UINT32)
+    fail_kwarg(op, "count_dtype", "must be INT32 or UINT32");
+  return TupleType::make(
+      {like_arg0(args, core::DataType::INT32, {src.shape[0], ConstInt::make(cols)}),
+       like_arg0(args, count, {ConstInt::make(1), src.shape[0]})});
+}
+
+/// scatter by index onto argument 0 (2-D, as are the index and the source): argument 0's type.
+/// The index is INT32 for a 32-bit destination, INT16 for a narrower one, and has the source's
+/// shape; a tensor's `dim` is the last axis.
+template <std::size_t Index, std::size_t Src>
+TypeRef scatter(std::string_view op, const Args& args, const Attrs& kw) {
+  const Shaped dst = ranked_arg(op, args, 0, 2);
+  require_dtype(op, 0, dst.dtype, kScatterDtypes);
+  const Shaped src = ranked_arg(op, args, Src, 2);
+  if (src.dtype != dst.dtype) fail(op, Src, "must have argument 0's dtype");
+  const Shaped idx = ranked_arg(op, args, Index, 2);
+  const bool wide = core::bit_width(dst.dtype) == 32;
+  if (idx.dtype != (wide ? core::DataType::INT32 : core::DataType::INT16))
+    fail(op, Index,
+         std::string("must have dtype ") + (wide ? "INT32 for a 32-bit" : "INT16 for a narrower") +
+             " destination");
+  for (std::size_t k = 0; k < 2; ++k) {
+    const auto i = constant_of(idx.shape[k]), s = constant_of(src.shape[k]);
+    if (i && s && *i != *s) fail(op, Index, "must have the source's shape");
+    const auto d = constant_of(dst.shape[k]);
+    if (!dst.tile && d && s && *s > *d) fail(op, Src, "must fit in argument 0");
+  }
+  if (!dst.tile && int_kwarg(op, kw, "dim", -1, 1) == 0) fail_kwarg(op, "dim", "must be -1 or 1");
+  return args[0]->type;
+}
+
+/// scatter_mask: the source's columns spread into the destination's at the pattern's stride
+/// (dst cols = src cols * stride; rows equal where `Rows`): the destination's type.
+template <std::size_t Dst, std::size_t Src, bool Rows>
+TypeRef scatter_mask(std::string_view op, const Args& args, const Attrs& kw) {
+  const Shaped dst = ranked_arg(op, args, Dst, 2);
+  require_dtype(op, Dst, dst.dtype, kScatterDtypes);
+  const Shaped src = ranked_arg(op, args, Src, 2);
+  if (src.dtype != dst.dtype)
+    fail(op, Src, "must have argument " + std::to_string(Dst) + "'s dtype");
+  const std::int64_t stride = mask_stride(op, kw);
+  const auto dr = constant_of(dst.shape[0]), sr = constant_of(src.shape[0]);
+  if (Rows && dr && sr && *dr != *sr) fail(op, Src, "must have the destination's rows");
+  const auto dc = constant_of(dst.shape[1]), sc = constant_of(src.shape[1]);
+  if (dc && sc && *dc != *sc * stride)
+    fail(op, Dst,
+         "must have " + std::to_string(stride) + " times the source's columns for this pattern");
+  return args[Dst]->type;
+}
+
+/// scatter_update(input, index, src, dim=-2): the input's type; rows of src written at the
+/// [b, s] indices of an input [rows, d] or [blocks, block_size, 1, d].
+inline TypeRef scatter_update(std::string_view op, const Args& args, const Attrs& kw) {
+  const Shaped in = shaped_arg(op, args, 0);
+  if (in.shape.size() != 2 && in.shape.size() != 4) fail(op, 0, "must have rank 2 or 4");
+  const Shaped idx = ranked_arg(op, args, 1, 2);
+  if (idx.tile != in.tile || !core::is_int(idx.dtype))
+    fail(op, 1, std::string("must be an integer ") + (in.tile ? "tile" : "tensor"));
+  const Shaped src = shaped_arg(op, args, 2);
+  if (src.tile != in.tile || src.shape.size() != in.shape.size() || src.dtype != in.dtype)
+    fail(op, 2, "must have argument 0's kind, rank and dtype");
+  if (kw.get<std::int64_t>("dim")) int_kwarg(op, kw, "dim", -2, -2);
+  return args[0]->type;
+}
+
+/// sort32(src, idx): each 32-element block sorted, every value beside its index: the last
+/// dimension doubled. A tensor's idx is UINT32 of the source's shape (a multiple of 32 long).
+inline TypeRef sort32(std::string_view op, const Args& args, const Attrs&) {
+  const Shaped src = shaped_arg(op, args, 0);
+  require_dtype(op, 0, src.dtype, kSortDtypes);
+  if (src.shape.empty()) fail(op, 0, "must not be rank 0");
+  const Shaped idx = shaped_arg(op, args, 1);
+  if (idx.tile != src.tile) fail(op, 1, src.tile ? "must be a tile" : "must be a tensor");
+  if (!src.tile) {
+    if (idx.dtype != core::DataType::UINT32 || !same_shape(idx.shape, src.shape))
+      fail(op, 1, "must be UINT32 of argument 0's shape");
+    if (auto n = constant_of(src.shape.back()); n && (*n <= 0 || *n % 32 != 0))
+      fail(op, 0, "must have a last dimension that is a positive multiple of 32");
+  }
+  std::vector<ExprRef> shape = src.shape;
+  shape.back() = scaled(shape.back(), 2);
+  return like_arg0(args, src.dtype, std::move(shape));
+}
+
+/// mrgsort_format1(src, block_len): the source's type, its sorted runs of block_len (an
+/// integer, a positive multiple of 64 when constant) merged.
+inline TypeRef mrgsort_runs(std::string_view op, const Args& args, const Attrs&) {
+  require_dtype(op, 0, shaped_arg(op, args, 0).dtype, kSortDtypes);
+  if (!is_integer_scalar(args[1])) fail(op, 1, "must be an integer block length");
+  if (auto n = constant_of(args[1]); n && (*n <= 0 || *n % 64 != 0))
+    fail(op, 1, "must be a positive multiple of 64");
+  return args[0]->type;
+}
+
+/// gather_row(dst, src, dst_offset, src_offset, shapes[, valid_shape], transpose=): the
+/// destination's type (a DPS accumulator), rows of the GM tensor src copied into it. The shapes
+/// are constants (they size the copy); a valid_shape within them narrows what is read.
+inline TypeRef gather_row(std::string_view op, const Args& args, const Attrs& kw) {
+  const Shaped dst = shaped_arg(op, args, 0);
+  if (arg_as<TensorType>(op, args, 1).dtype != dst.dtype)
+    fail(op, 1, "must have argument 0's dtype");
+  shape_arg(op, args, 2);
+  shape_arg(op, args, 3);
+  const std::vector<ExprRef> shapes = shape_arg(op, args, 4);
+  for (const ExprRef& d : shapes)
+    if (!constant_of(d)) fail(op, 4, "must list constant extents (they size the copy)");
+  if (args.size() > 5) {
+    const std::vector<ExprRef> valid = shape_arg(op, args, 5);
+    if (valid.size() != shapes.size()) fail(op, 5, "must have the shapes' rank");
+    const bool transpose = kw.get<bool>("transpose").value_or(false);
+    for (std::size_t k = 0; k < valid.size(); ++k) {
+      const auto v = constant_of(valid[k]);
+      if (transpose && !v) fail(op, 5, "must be constant with transpose=True");
+      if (v && (*v < 0 || *v > *constant_of(shapes[k]))) fail(op, 5, "must lie within the shapes");
+    }
+  }
+  return args[0]->type;
+}
+
+/// aiv_shard / aic_gather(x, split=): across the AIC/AIV split, split 0 (NONE) keeps the shape;
+/// 1 (UP_DOWN) / 2 (LEFT_RIGHT) halves, rounding up, (shard) or doubles (gather) axis 0 / 1
+/// of a 2-D operand. A tile result is fresh (no memory space yet).
+template <bool Gather>
+TypeRef split_crossing(std::string_view op, const Args& args, const Attrs& kw) {
+  const Shaped in = shaped_arg(op, args, 0);
+  if (!in.tile && as<TensorType>(args[0]->type.get())->distributed)
+    fail(op, 0, "must not be a distributed tensor");
+  const std::int64_t split = int_kwarg(op, kw, "split", 0, 2);
+  if (kw.get<std::int64_t>("lane_stride")) int_kwarg(op, kw, "lane_stride", 1, INT64_MAX);
+  std::vector<ExprRef> shape = in.shape;
+  if (split != 0) {
+    if (shape.size() != 2) fail(op, 0, "must have rank 2 to be split");
+    ExprRef& e = shape[static_cast<std::size_t>(split - 1)];
+    if (Gather)
+      e = scaled(e, 2);
+    else if (auto n = constant_of(e))
+      e = ConstInt::make((*n + 1) / 2);
+    else
+      e = FloorDiv::make(e, ConstInt::make(2));
+  } else if (!in.tile) {
+    return args[0]->type;
+  }
+  if (in.tile) return TileType::make(in.dtype, std::move(shape));
+  return TensorType::make(in.dtype, std::move(shape));
 }
 
 }  // namespace pypto::ir::ops
