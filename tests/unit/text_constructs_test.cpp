@@ -27,6 +27,17 @@ const Call* find_call(const Function& f, std::string_view op) {
   return found;
 }
 
+/// The ParseError message of `text` with `a` replaced by `b` ("no error" when it parses).
+std::string error_of(std::string text, const std::string& a, const std::string& b) {
+  text.replace(text.find(a), a.size(), b);
+  try {
+    text::parse_program(text);
+  } catch (const text::ParseError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 constexpr const char* kArrays = R"(import pypto.language as pl
 
 @pl.program
@@ -74,32 +85,18 @@ TEST_CASE("constructs: pl.Array values, element reads and writes, a task id arra
 }
 
 TEST_CASE("constructs: array errors say what and where") {
-  auto error_of = [](const std::string& text) -> std::string {
-    try {
-      text::parse_program(text);
-    } catch (const text::ParseError& e) {
-      return e.what();
-    }
-    return "no error";
-  };
-  auto replaced = [](std::string from, const std::string& a, const std::string& b) {
-    from.replace(from.find(a), a.size(), b);
-    return from;
-  };
-  CHECK(error_of(replaced(kArrays, "pl.array.create(4, dtype=pl.INT32)",
-                          "pl.array.create(4, dtype=pl.FP32)"))
+  CHECK(error_of(kArrays, "pl.array.create(4, dtype=pl.INT32)", "pl.array.create(4, dtype=pl.FP32)")
             .find("array.create: keyword 'dtype' must be an integer, BOOL or TASK_ID") !=
         std::string::npos);
-  CHECK(error_of(
-            replaced(kArrays, "pl.array.create(2, pl.TASK_ID)", "pl.array.create(0, pl.TASK_ID)"))
+  CHECK(error_of(kArrays, "pl.array.create(2, pl.TASK_ID)", "pl.array.create(0, pl.TASK_ID)")
             .find("array.create: argument 0 must be a positive constant extent") !=
         std::string::npos);
-  CHECK(error_of(replaced(kArrays, "counts[1] = 7", "counts[1, 2] = 7"))
+  CHECK(error_of(kArrays, "counts[1] = 7", "counts[1, 2] = 7")
             .find("one index: an array has one dimension") != std::string::npos);
-  CHECK(error_of(replaced(kArrays, "counts[1] = 7", "counts[1] = 1.5"))
+  CHECK(error_of(kArrays, "counts[1] = 7", "counts[1] = 1.5")
             .find("array.update_element: argument 2 must have the array's dtype INT32") !=
         std::string::npos);
-  CHECK(error_of(replaced(kArrays, "deps=[tids]", "deps=[counts]"))
+  CHECK(error_of(kArrays, "deps=[tids]", "deps=[counts]")
             .find("a dependency must be a TASK_ID or an array of them") != std::string::npos);
 }
 
@@ -185,6 +182,63 @@ class Dims:
   wrong.replace(wrong.find("d0: pl.Scalar[pl.INT64]"), 23, "d0: pl.Scalar[pl.FP32]");
   CHECK_THROWS_WITH_AS(text::parse_program(wrong),
                        doctest::Contains("annotated FP32, the value is INDEX"), text::ParseError);
+}
+
+constexpr const char* kWindows = R"(import pypto.language as pl
+
+@pl.program
+class Windows:
+    @pl.function(type=pl.FunctionType.InCore)
+    def halves(self, x: pl.Tensor[[4, 16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        row = x[1]
+        t = pl.load(row, [0, 0], [16, 64])
+        hi = t[:, 32:64]
+        lo = t[0:16, :32]
+        s = pl.add(lo, hi)
+        t[:, 0:32] = s
+        e = t[2, 3]
+        o[0:16, :] = pl.store(t, [0, 0], o)
+        return o
+)";
+
+TEST_CASE("constructs: subscripts are windows (slice, drop an indexed axis) and element reads") {
+  const ProgramRef p = text::parse_program(kWindows);
+  const Function& f = *p->find("halves");
+  // `x[1]` on a rank-3 tensor: the window [1, 16, 64] at [1, 0, 0] without axis 0.
+  const Call* row = find_call(f, "tensor.slice");
+  REQUIRE(row);
+  const auto* rt = as<TensorType>(row->type.get());
+  REQUIRE(rt);
+  CHECK(rt->rank() == 2);
+  CHECK(as<ConstInt>(rt->shape[0].get())->value == 16);
+  // `t[:, 32:64]`: a [16, 32] tile window at [0, 32].
+  const Call* hi = find_call(f, "tile.slice");
+  REQUIRE(hi);
+  const auto* ht = as<TileType>(hi->type.get());
+  REQUIRE(ht);
+  CHECK(as<ConstInt>(ht->shape[1].get())->value == 32);
+  CHECK(as<ConstInt>(as<MakeTuple>(hi->args[2].get())->elements[1].get())->value == 32);
+  // `t[:, 0:32] = s` assembles into t; `t[2, 3]` reads one element.
+  const Call* put = find_call(f, "tile.assemble");
+  REQUIRE(put);
+  CHECK(as<ConstInt>(as<MakeTuple>(put->args[2].get())->elements[1].get())->value == 0);
+  const Call* read = find_call(f, "tile.read");
+  REQUIRE(read);
+  CHECK(as<ScalarType>(read->type.get())->dtype == DataType::FP32);
+  CHECK(find_call(f, "tensor.assemble") != nullptr);
+  text::check_round_trip(*p);
+}
+
+TEST_CASE("constructs: a subscript's errors say what and where") {
+  CHECK(
+      error_of(kWindows, "hi = t[:, 32:64]", "hi = t[:, 32:64:2]").find("a slice without a step") !=
+      std::string::npos);
+  CHECK(error_of(kWindows, "hi = t[:, 32:64]", "hi = t[:, 32:64, 0]")
+            .find("at most 2 indices (the value's rank)") != std::string::npos);
+  CHECK(error_of(kWindows, "t[:, 0:32] = s", "t[1, 2] = s").find("a window (an element write") !=
+        std::string::npos);
+  CHECK(error_of(kWindows, "t[:, 0:32] = s", "t[:, 0:32] = x")
+            .find("a tile of rank 2 to write into the window") != std::string::npos);
 }
 
 }  // namespace

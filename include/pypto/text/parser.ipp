@@ -972,6 +972,7 @@ class Builder {
             return ops_.make_call("array.get_element", {t, array_index(e.item(1))}, {}, {},
                                   span(e.pos));
           });
+        if (const auto* st = ir::as<ir::ShapedType>(t->type.get())) return shaped_read(e, t, *st);
         const std::int64_t index = non_negative_int(e.item(1), "a constant tuple index");
         return guard(e, [&] { return ir::TupleGetItem::make(t, index, span(e.pos)); });
       }
@@ -1591,6 +1592,96 @@ class Builder {
     bind_assignment(*s.target, s.annotation.get(), value, out, span(s.pos));
   }
 
+  /// The window `x[i, lo:hi, :]` selects of a value of `shape`, numpy's way: a slice keeps its
+  /// axis (`lo` defaults to 0, `hi` to the extent), a scalar index takes one element of its axis
+  /// and drops it (`drop`), axes past the indices are whole.
+  struct Window {
+    std::vector<ir::ExprRef> offsets, extents;
+    std::vector<ir::ExprRef> drop;
+    bool any_slice = false;
+  };
+
+  Window window(const SExpr& index, const std::vector<ir::ExprRef>& shape) {
+    std::vector<const SExpr*> items;
+    if (index.kind == ExprKind::Tuple && !index.parenthesized)
+      for (const auto& i : index.items) items.push_back(i.get());
+    else
+      items.push_back(&index);
+    if (items.size() > shape.size())
+      fail_at(index, "at most " + std::to_string(shape.size()) + " indices (the value's rank)");
+    Window w;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      const SExpr* item = d < items.size() ? items[d] : nullptr;
+      if (item && item->kind != ExprKind::Slice) {
+        w.offsets.push_back(expr(*item));
+        w.extents.push_back(ir::ConstInt::make(1));
+        w.drop.push_back(ir::ConstInt::make(static_cast<std::int64_t>(d)));
+        continue;
+      }
+      w.any_slice = w.any_slice || item;
+      const bool has_lo = item && item->item(0).kind != ExprKind::None;
+      const bool has_hi = item && item->item(1).kind != ExprKind::None;
+      ir::ExprRef lo = has_lo ? expr(item->item(0)) : ir::ConstInt::make(0);
+      ir::ExprRef hi = has_hi ? expr(item->item(1)) : shape[d];
+      w.offsets.push_back(lo);
+      w.extents.push_back(guard(*(item ? item : &index), [&] { return extent(hi, lo, has_lo); }));
+    }
+    return w;
+  }
+
+  /// hi - lo, folded when both are constants (or lo is an absent 0).
+  static ir::ExprRef extent(const ir::ExprRef& hi, const ir::ExprRef& lo, bool has_lo) {
+    if (!has_lo) return hi;
+    const auto* h = ir::as<ir::ConstInt>(hi.get());
+    const auto* l = ir::as<ir::ConstInt>(lo.get());
+    if (h && l) return ir::ConstInt::make(h->value - l->value, h->dtype());
+    return ir::Sub::make(hi, lo);
+  }
+
+  /// `x[...]` on a tensor or tile: every axis indexed by a scalar is an element read
+  /// (tensor.read / tile.read), anything else a window (tensor.slice / tile.slice, dropping
+  /// the scalar-indexed axes).
+  ir::ExprRef shaped_read(const SExpr& e, const ir::ExprRef& x, const ir::ShapedType& st) {
+    const bool tile = ir::isa<ir::TileType>(st);
+    Window w = window(e.item(1), st.shape);
+    const core::Span sp = span(e.pos);
+    return guard(e, [&]() -> ir::ExprRef {
+      const std::size_t indexed = w.drop.size();
+      if (!w.any_slice && indexed == st.rank())
+        return ops_.make_call(tile ? "tile.read" : "tensor.read",
+                              {x, ir::MakeTuple::make(w.offsets, sp)}, {}, {}, sp);
+      std::vector<ir::ExprRef> args{x, ir::MakeTuple::make(w.extents, sp),
+                                    ir::MakeTuple::make(w.offsets, sp)};
+      if (!w.drop.empty()) {
+        args.push_back(ir::MakeTuple::make({}, sp));
+        args.push_back(ir::MakeTuple::make(w.drop, sp));
+      }
+      return ops_.make_call(tile ? "tile.slice" : "tensor.slice", args, {}, {}, sp);
+    });
+  }
+
+  /// `x[...] = src` on a tensor or tile: `x = assemble(x, src, offsets)` over the window the
+  /// indices select (a source of the window's rank).
+  void window_write(const SStmt& s, const ir::ExprRef& x, const ir::ShapedType& st,
+                    std::vector<ir::StmtRef>& out) {
+    const SExpr& target = *s.target;
+    const bool tile = ir::isa<ir::TileType>(st);
+    Window w = window(target.item(1), st.shape);
+    if (!w.any_slice && w.drop.size() == st.rank())
+      fail_at(target, "a window (an element write `x[i, j] = v` is not a subscript write)");
+    ir::ExprRef src = expr(*s.value);
+    const auto* source = ir::as<ir::ShapedType>(src->type.get());
+    if (!source || source->rank() != st.rank())
+      fail_at(*s.value, "a " + std::string(tile ? "tile" : "tensor") + " of rank " +
+                            std::to_string(st.rank()) + " to write into the window");
+    const core::Span sp = span(s.pos);
+    ir::ExprRef assembled = guard(target, [&]() -> ir::ExprRef {
+      return ops_.make_call(tile ? "tile.assemble" : "tensor.assemble",
+                            {x, src, ir::MakeTuple::make(w.offsets, sp)}, {}, {}, sp);
+    });
+    bind_assignment(target.item(0), nullptr, assembled, out, sp);
+  }
+
   /// The index of `arr[i]`: one integer (a bare literal is INDEX).
   ir::ExprRef array_index(const SExpr& i) {
     if (i.kind == ExprKind::Tuple && !i.parenthesized)
@@ -1599,14 +1690,16 @@ class Builder {
   }
 
   /// `arr[i] = v`: `arr = array.update_element(arr, i, v)`, the name rebound to the new value
-  /// (a bare literal takes the element dtype).
+  /// (a bare literal takes the element dtype); `x[...] = src` on a tensor or tile assembles.
   void element_write(const SStmt& s, std::vector<ir::StmtRef>& out) {
     const SExpr& target = *s.target;
     if (s.annotation) fail_at(*s.annotation, "no annotation on an element write");
     if (target.item(0).kind != ExprKind::Name) fail_at(target.item(0), "a name");
     ir::ExprRef arr = expr(target.item(0));
+    if (const auto* st = ir::as<ir::ShapedType>(arr->type.get()))
+      return window_write(s, arr, *st, out);
     const auto* at = ir::as<ir::ArrayType>(arr->type.get());
-    if (!at) fail_at(target, "an array (`arr[i] = v` writes one element of a pl.Array)");
+    if (!at) fail_at(target, "an array, tensor or tile to write into");
     ir::ExprRef index = array_index(target.item(1));
     ir::ExprRef value = expr(*s.value);
     if (is_bare_literal(*s.value))

@@ -44,6 +44,7 @@ enum class ExprKind : std::uint8_t {
   Unary,    ///< text items[0]: - + ~ not
   Compare,  ///< items[0] text items[1]: == != < <= > >= (a chain is nested left to right)
   BoolOp,   ///< items[0] text items[1]: and / or
+  Slice,    ///< items[0]:items[1] in a subscript; an absent bound is a None
 };
 
 struct Expr;

@@ -823,19 +823,33 @@ class Parser {
     }
   }
 
-  /// `x[a]` or `x[a, b]` (a tuple index).
+  /// `x[a]`, `x[a, b]` (a tuple index); each index may be a slice `lo:hi`, `:hi`, `lo:`, `:`.
   ExprPtr subscript_index(TextPos p) {
-    if (at_punct(":")) fail("an index (slices are not supported)");
-    ExprPtr first = expression();
-    if (at_punct(":")) fail("']' (slices are not supported)");
+    ExprPtr first = index_item();
     if (!at_punct(",")) return first;
     auto t = node(ExprKind::Tuple, p);
     t->items.push_back(std::move(first));
     while (accept_punct(",")) {
       if (at_punct("]")) break;
-      t->items.push_back(expression());
+      t->items.push_back(index_item());
     }
     return t;
+  }
+
+  ExprPtr index_item() {
+    const TextPos p = cur().pos;
+    auto bound = [&]() { return at_punct(":") || at_punct(",") || at_punct("]"); };
+    const bool open = bound();
+    ExprPtr lo = open ? node(ExprKind::None, p) : expression();
+    if (!accept_punct(":")) {
+      if (open) fail("an index");
+      return lo;
+    }
+    auto slice = node(ExprKind::Slice, p);
+    slice->items.push_back(std::move(lo));
+    slice->items.push_back(bound() ? node(ExprKind::None, cur().pos) : expression());
+    if (at_punct(":")) fail("']' (a slice without a step)");
+    return slice;
   }
 
   ExprPtr call(ExprPtr callee) {

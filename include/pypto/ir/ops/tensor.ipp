@@ -26,14 +26,6 @@ inline TypeRef tensor_write(std::string_view op, const Args& args, const Attrs&)
   return args[0]->type;
 }
 
-/// tensor.slice(tensor, shape, offset[, valid_shape]) -> a tensor of the slice shape.
-inline TypeRef tensor_slice(std::string_view op, const Args& args, const Attrs&) {
-  const auto& t = arg_as<TensorType>(op, args, 0);
-  auto shape = shape_arg(op, args, 1);
-  if (shape_arg(op, args, 2).size() != shape.size()) fail(op, 2, "must match the shape's rank");
-  return TensorType::make(t.dtype, std::move(shape), std::nullopt, nullptr, t.distributed);
-}
-
 /// tensor.view(tensor, shape[, valid_shape]) -> the tensor seen with another shape; a view of a
 /// distributed tensor stays one.
 inline TypeRef tensor_view(std::string_view op, const Args& args, const Attrs&) {
@@ -181,7 +173,7 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
                 {"valid_shape", R::Read, true},
                 {"drop_dims", R::Read, true}},
        .kwargs = {pad_value, {"clamp", K::Bool}},
-       .type_rule = tensor_slice,
+       .type_rule = sliced,
        .params = {"tensor", "shape", "offset", "valid_shape", "drop_dims", "pad_value", "clamp"}});
   r.add({.name = "tensor.assemble",
          .args = {atomic_destination("target"), {"source"}, {"offset"}},

@@ -229,6 +229,34 @@ TypeRef reshaped(std::string_view op, const Args& args, const Attrs& kw) {
   return TensorType::make(in.dtype, std::move(shape));
 }
 
+/// slice(x, shape, offset[, valid_shape[, drop_dims]]) -> x's window of `shape` at `offset`,
+/// without the axes `drop_dims` names (constants); a tile stays at least 2-D (unit axes
+/// prepended), a window of a distributed tensor stays distributed.
+inline TypeRef sliced(std::string_view op, const Args& args, const Attrs&) {
+  const Shaped in = shaped_arg(op, args, 0);
+  std::vector<ExprRef> shape = shape_arg(op, args, 1);
+  if (shape_arg(op, args, 2).size() != shape.size()) fail(op, 2, "must match the shape's rank");
+  if (args.size() > 4) {
+    std::vector<bool> drop(shape.size(), false);
+    for (const ExprRef& d : shape_arg(op, args, 4)) {
+      const auto* c = as<ConstInt>(d.get());
+      if (!c || c->value < 0 || static_cast<std::size_t>(c->value) >= shape.size())
+        fail(op, 4, "must name axes of the input by constant");
+      drop[static_cast<std::size_t>(c->value)] = true;
+    }
+    std::vector<ExprRef> kept;
+    for (std::size_t i = 0; i < shape.size(); ++i)
+      if (!drop[i]) kept.push_back(shape[i]);
+    shape = std::move(kept);
+  }
+  if (const auto* t = as<TileType>(args[0]->type.get())) {
+    while (shape.size() < 2) shape.insert(shape.begin(), ConstInt::make(1));
+    return TileType::make(in.dtype, std::move(shape), t->memory_space);
+  }
+  return TensorType::make(in.dtype, std::move(shape), std::nullopt, nullptr,
+                          as<TensorType>(args[0]->type.get())->distributed);
+}
+
 /// Argument 0 with the dimensions named by constant arguments 1 and 2 swapped.
 inline TypeRef transpose(std::string_view op, const Args& args, const Attrs&) {
   const Shaped in = shaped_arg(op, args, 0);
