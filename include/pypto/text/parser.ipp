@@ -655,7 +655,8 @@ class Builder {
         const SExpr& p = *parts[i];
         const std::string callee = p.kind == ExprKind::Call ? dotted(p.item(0)) : "";
         const std::string d = dotted(p);
-        const bool memref_slot = p.kind == ExprKind::Subscript && p.item(0).kind == ExprKind::Call &&
+        const bool memref_slot = p.kind == ExprKind::Subscript &&
+                                 p.item(0).kind == ExprKind::Call &&
                                  dotted(p.item(0).item(0)) == "pl.MemRef";
         if ((callee == "pl.MemRef" || memref_slot) && !memref) {
           memref = memref_expr(p);
@@ -765,7 +766,8 @@ class Builder {
       if (m->slot_count <= 1)
         fail_at(e, "a multi-slot MemRef (slots=N, N > 1) to take a slot [k] of");
       ir::ExprRef k = expr(e.item(1));
-      if (const auto* c = ir::as<ir::ConstInt>(k.get()); c && (c->value < 0 || c->value >= m->slot_count))
+      if (const auto* c = ir::as<ir::ConstInt>(k.get());
+          c && (c->value < 0 || c->value >= m->slot_count))
         fail_at(e.item(1), "a slot index in [0, " + std::to_string(m->slot_count) + ")");
       return guard(e, [&] {
         return ir::MemRef::make(m->base, m->byte_offset, m->size, m->is_pinned, m->slot_count, k,
@@ -795,8 +797,8 @@ class Builder {
       }
       const std::int64_t slots = slot_count();
       return guard(call, [&] {
-        return ir::MemRef::make(base, ir::ConstInt::make(0, core::DataType::INDEX), 0, true,
-                                slots, nullptr, span(call.pos));
+        return ir::MemRef::make(base, ir::ConstInt::make(0, core::DataType::INDEX), 0, true, slots,
+                                nullptr, span(call.pos));
       });
     }
     if (n == 2) fail_at(call, "pl.MemRef takes 0, 1, 3 or 4 positional arguments, got 2");
@@ -812,16 +814,21 @@ class Builder {
         for (char& c : sp) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         name += sp + "_";
       }
-      ir::ExprRef addr = n == 4 ? expr(call.item(a)) : ir::ConstInt::make(int_literal(call.item(a), "an address"), core::DataType::INDEX, span(call.item(a).pos));
+      ir::ExprRef addr = n == 4 ? expr(call.item(a))
+                                : ir::ConstInt::make(int_literal(call.item(a), "an address"),
+                                                     core::DataType::INDEX, span(call.item(a).pos));
       const auto size =
           static_cast<std::uint64_t>(non_negative_int(call.item(a + 1), "a size in bytes"));
       name += std::to_string(non_negative_int(call.item(a + 2), "an allocation id"));
       ir::VarRef base = implicit_base(name, b.pos, /*declared=*/false);
-      return guard(call, [&] { return ir::MemRef::make(base, addr, size, false, 1, nullptr, span(call.pos)); });
+      return guard(call, [&] {
+        return ir::MemRef::make(base, addr, size, false, 1, nullptr, span(call.pos));
+      });
     }
     only_keywords(call, {"pinned", "slots", "slot_index"}, "pl.MemRef");
     ir::VarRef base;
-    if (b.kind == ExprKind::String) {
+    if (b.kind == ExprKind::String || (b.kind == ExprKind::Name && !scope_.names.count(b.text))) {
+      // A quoted name, or a bare one the text does not bind (upstream interns both alike).
       base = implicit_base(b.text, b.pos, /*declared=*/false);
     } else if (b.kind == ExprKind::Name) {
       ir::ExprRef r = expr(b);
@@ -1893,10 +1900,11 @@ class Builder {
       ir::StmtRef body = body_slot(s.body, s.pos);
       out.push_back(guard(c, [&]() -> ir::StmtRef { return make(std::move(body)); }));
     };
-    const bool task =
-        d == "pl.at" || d == "pl.incore" || d == "pl.cluster" || d == "pl.spmd" || d == "pl._dump.spmd";
+    const bool task = d == "pl.at" || d == "pl.incore" || d == "pl.cluster" || d == "pl.spmd" ||
+                      d == "pl._dump.spmd";
     if (s.target && !(task && (d != "pl.at" || is_core_group(c))))
-      fail_at(*s.target, "':' (only a CORE_GROUP pl.at, a pl.cluster or a pl.spmd scope binds a task id)");
+      fail_at(*s.target,
+              "':' (only a CORE_GROUP pl.at, a pl.cluster or a pl.spmd scope binds a task id)");
     // A task scope: `as tid` binds its task id after the body (the body cannot see it).
     auto finish_task = [&](auto make) {
       std::vector<ir::AttrValueList> policies(1);
@@ -1918,13 +1926,12 @@ class Builder {
     };
     if (d == "pl.at" || d == "pl.incore") {  // pl.incore(): upstream's earlier CORE_GROUP form
       const bool core_group = d == "pl.incore" || is_core_group(c);
-      const Header h =
-          !core_group ? header(0, {"level", "role", "name_hint", "attrs"})
-          : d == "pl.at"
-              ? header(0, {"level", "name_hint", "optimizations", "attrs", "deps", "no_dep_args",
-                           "dumps", "allow_early_resolve"})
-              : header(0, {"name_hint", "optimizations", "attrs", "deps", "no_dep_args", "dumps",
-                           "allow_early_resolve"});
+      const Header h = !core_group ? header(0, {"level", "role", "name_hint", "attrs"})
+                       : d == "pl.at"
+                           ? header(0, {"level", "name_hint", "optimizations", "attrs", "deps",
+                                        "no_dep_args", "dumps", "allow_early_resolve"})
+                           : header(0, {"name_hint", "optimizations", "attrs", "deps",
+                                        "no_dep_args", "dumps", "allow_early_resolve"});
       if (core_group) {
         const InCoreDepth in_kernel(incore_depth_);
         ir::SplitMode split = ir::SplitMode::None;
@@ -1962,9 +1969,9 @@ class Builder {
         ir::Attrs attrs = h.attrs;
         if (!policies.empty())
           attrs = attrs.with(std::string(ir::scope_attr::kCachePolicyVars), std::move(policies));
-        const bool implicit = d == "pl.spmd" && (h.optimizations
-                                                     ? !ir::spmd_body_has_kernel(*body)
-                                                     : ir::spmd_body_is_implicit_kernel(*body));
+        const bool implicit =
+            d == "pl.spmd" && (h.optimizations ? !ir::spmd_body_has_kernel(*body)
+                                               : ir::spmd_body_is_implicit_kernel(*body));
         if (h.optimizations && !implicit)
           fail_at(*h.optimizations,
                   "optimizations= on the inner pl.at(level=pl.Level.CORE_GROUP, ...) the body "

@@ -1137,8 +1137,7 @@ class Printer {
     const bool bare = !in_signature_ && facts_.body_defs.count(m.base.get());
     const auto* zero = ir::as<ir::ConstInt>(m.byte_offset.get());
     const bool declared = m.is_pinned && m.size == 0 && zero && zero->value == 0 &&
-                          zero->dtype() == core::DataType::INDEX &&
-                          !facts_.bound(m.base.get());
+                          zero->dtype() == core::DataType::INDEX && !facts_.bound(m.base.get());
     const bool subscript = m.slot_index && m.slot_count > 1;
     std::vector<std::string> args{bare ? var_name(*m.base) : quote(var_name(*m.base, false))};
     if (!declared) {
