@@ -390,7 +390,7 @@ class Shapes:
         N_1: pl.Scalar[pl.INDEX] = N + M
         mem_vec_0: pl.Ptr = pl._dump.call(pl.tile.alloc, type=pl.Ptr)
         slot: pl.Scalar[pl.INDEX] = 1
-        t: pl.Tile[[16, 16], pl.FP32, pl.MemRef(mem_vec_0, pl.const(0, pl.INT64), 2048, pinned=True, slots=2, slot_index=slot), pl.Mem.Vec] = pl._dump.call(pl.tile.load, g, [0, 0], [16, 16], type=pl.Tile[[16, 16], pl.FP32, pl.MemRef(mem_vec_0, pl.const(0, pl.INT64), 2048, pinned=True, slots=2, slot_index=slot), pl.Mem.Vec])
+        t: pl.Tile[[16, 16], pl.FP32, pl.MemRef(mem_vec_0, pl.const(0, pl.INT64), 2048, pinned=True, slots=2)[slot], pl.Mem.Vec] = pl._dump.call(pl.tile.load, g, [0, 0], [16, 16], type=pl.Tile[[16, 16], pl.FP32, pl.MemRef(mem_vec_0, pl.const(0, pl.INT64), 2048, pinned=True, slots=2)[slot], pl.Mem.Vec])
         ctx: pld.CommCtx = pl._dump.call(pld.comm.context, type=pld.CommCtx)
         return o
 )");

@@ -31,6 +31,15 @@ inline Ref<const InCoreScopeStmt> implicit_kernel(StmtRef body, std::string name
                                std::move(span));
 }
 
+/// True when `body` holds an InCore scope (a kernel of its own).
+inline bool spmd_body_has_kernel(const Stmt& body) {
+  bool has_kernel = false;
+  for_each_node(NodeRef(&body), [&](const Node& n) {
+    if (isa<InCoreScopeStmt>(n)) has_kernel = true;
+  });
+  return has_kernel;
+}
+
 /// True when a `with pl.spmd(n):` body is per-block work of its own, which the parser wraps in
 /// an InCore scope: it reads the block index, holds no InCore scope, and is not one.
 inline bool spmd_body_is_implicit_kernel(const Stmt& body) {

@@ -1,7 +1,8 @@
 // pypto/ir/scope_attrs.hpp — the attribute keys a scope statement's surface options become.
 //
 // `with pl.at(level=pl.Level.CORE_GROUP, deps=[t0], no_dep_args=[kv], dumps=[x],
-// optimizations=[pl.cross_core_slot(slot_num=2)]) as tid:` and the `pl.set_cache_policy(t, p)`
+// optimizations=[pl.cross_core_slot(slot_num=2)], allow_early_resolve=True) as tid:`, the
+// `predicate=` of a `pl.spmd` and the `pl.set_cache_policy(t, p)`
 // markers of its body are carried in ScopeStmt::attrs under the keys below (upstream PyPTO's
 // names), so every generic walk (comparison, hashing, binding checks, SSA renaming) sees the
 // variables they reference as ordinary uses. The outliners consume them: a Var-keyed list
@@ -27,6 +28,13 @@ inline constexpr std::string_view kDumpVars = "dump_vars";
 inline constexpr std::string_view kCachePolicyVars = "cache_policy_vars";
 /// `optimizations=[pl.cross_core_slot(slot_num=N)]`: the cross-core pipe depth (an int).
 inline constexpr std::string_view kSlotNum = "slot_num";
+/// `allow_early_resolve=True` on a CORE_GROUP `pl.at` or a `pl.spmd`: the speculative
+/// early-dispatch opt-in the outliner moves onto the dispatching Submit (a bool, present only
+/// when true).
+inline constexpr std::string_view kAllowEarlyResolve = "allow_early_resolve";
+/// `predicate=e` on a `pl.spmd`: the dispatch predicate (a BOOL scalar Expr) the outliner
+/// moves onto the dispatching Submit.
+inline constexpr std::string_view kPredicate = "predicate";
 
 /// The expressions of a list-valued key (empty when absent); non-expression items are skipped.
 inline std::vector<ExprRef> exprs(const Attrs& attrs, std::string_view key) {
@@ -42,7 +50,7 @@ inline std::vector<ExprRef> exprs(const Attrs& attrs, std::string_view key) {
 /// True for the keys the surface syntax writes outside `attrs={...}`.
 constexpr bool is_surface_key(std::string_view key) {
   return key == kDeps || key == kNoDepVars || key == kDumpVars || key == kCachePolicyVars ||
-         key == kSlotNum;
+         key == kSlotNum || key == kAllowEarlyResolve || key == kPredicate;
 }
 
 }  // namespace pypto::ir::scope_attr

@@ -50,8 +50,12 @@ struct ParseOptions {
 /// region results), then the program's shape symbols, then `X__FREE_VAR` (a free variable, one
 /// per name per program). `x: T` without a value declares the type of the next binding or free
 /// use of `x` (the printer writes it for loop variables and free variables that are not
-/// Scalar[INDEX]). A quoted memref base (`pl.MemRef("buf", 0, 512)`) is the function's implicit
-/// allocation binding of that name. Parameter annotations may name later parameters.
+/// Scalar[INDEX]). A quoted memref base (`pl.MemRef("buf", 0, 512)`), or a bare one the text
+/// does not bind, is the function's implicit allocation binding of that name. Upstream's other
+/// MemRef forms read too: `pl.MemRef("buf"[, slots=N])` (a declared allocation: pinned, offset 0,
+/// size 0), `pl.MemRef()` (the same, a fresh unnamed one), the legacy `pl.MemRef(addr, size, id)`
+/// and `pl.MemRef(pl.Mem.<space>, addr, size, id)` (base `mem_<id>` / `mem_<space>_<id>`), and a
+/// slot `pl.MemRef(...)[k]` of a multi-slot one. Parameter annotations may name later parameters.
 ///
 /// Blocks are SeqStmts. `with pl._dump.seq():` is a nested SeqStmts and `with pl._dump.stmt():`
 /// a body slot that holds one statement unwrapped: the printer writes them only for IR whose

@@ -655,7 +655,10 @@ class Builder {
         const SExpr& p = *parts[i];
         const std::string callee = p.kind == ExprKind::Call ? dotted(p.item(0)) : "";
         const std::string d = dotted(p);
-        if (callee == "pl.MemRef" && !memref) {
+        const bool memref_slot = p.kind == ExprKind::Subscript &&
+                                 p.item(0).kind == ExprKind::Call &&
+                                 dotted(p.item(0).item(0)) == "pl.MemRef";
+        if ((callee == "pl.MemRef" || memref_slot) && !memref) {
           memref = memref_expr(p);
         } else if (!tile && callee == "pl.TensorView" && !tview) {
           tview = tensor_view(p);
@@ -743,14 +746,90 @@ class Builder {
     return v;
   }
 
-  /// `pl.MemRef(base, offset, size[, pinned=True][, slots=N][, slot_index=e])`.
-  ir::MemRefRef memref_expr(const SExpr& call) {
-    positional_count(call, 3, 3, "pl.MemRef");
-    only_keywords(call, {"pinned", "slots", "slot_index"}, "pl.MemRef");
+  /// A MemRef, in each form upstream reads:
+  ///   `pl.MemRef(base, offset, size[, pinned=True][, slots=N][, slot_index=e])` (a resolved
+  ///     view; `base` a variable or a quoted name),
+  ///   `pl.MemRef("name"[, slots=N])` (an author-declared allocation: pinned, offset 0, size 0,
+  ///     left to InitMemRef; the name is its own namespace, never a parameter),
+  ///   `pl.MemRef([slots=N])` (the same, unnamed: a fresh allocation at each occurrence, where
+  ///     upstream names it after the Python variable holding it),
+  ///   `pl.MemRef(addr, size, id)` and `pl.MemRef(pl.Mem.<space>, addr, size, id)` (legacy:
+  ///     base `mem_<id>` / `mem_<space>_<id>`, offset `addr`),
+  /// and any of them subscripted, `pl.MemRef(...)[k]`: slot `k` of a multi-slot allocation.
+  ir::MemRefRef memref_expr(const SExpr& e) {
+    if (e.kind == ExprKind::Subscript) {
+      const SExpr& call = e.item(0);
+      if (call.kind != ExprKind::Call || dotted(call.item(0)) != "pl.MemRef")
+        fail_at(e, "a slot of a MemRef: pl.MemRef(...)[k]");
+      if (keyword(call, "slot_index")) fail_at(e, "one slot index: [k] or slot_index=, not both");
+      const ir::MemRefRef m = memref_expr(call);
+      if (m->slot_count <= 1)
+        fail_at(e, "a multi-slot MemRef (slots=N, N > 1) to take a slot [k] of");
+      ir::ExprRef k = expr(e.item(1));
+      if (const auto* c = ir::as<ir::ConstInt>(k.get());
+          c && (c->value < 0 || c->value >= m->slot_count))
+        fail_at(e.item(1), "a slot index in [0, " + std::to_string(m->slot_count) + ")");
+      return guard(e, [&] {
+        return ir::MemRef::make(m->base, m->byte_offset, m->size, m->is_pinned, m->slot_count, k,
+                                m->span);
+      });
+    }
+    const SExpr& call = e;
+    positional_count(call, 0, 4, "pl.MemRef");
+    const std::size_t n = call.items.size() - 1;
+    const auto slot_count = [&] {
+      const SExpr* k = keyword(call, "slots");
+      if (!k) return std::int64_t{1};
+      const std::int64_t v = int_literal(*k, "a slot count");
+      if (v < 1) fail_at(*k, "a slot count of at least 1");
+      return v;
+    };
+    if (n <= 1) {  // a declared allocation
+      only_keywords(call, {"slots"}, "a declared pl.MemRef(\"name\")");
+      ir::VarRef base;
+      if (n == 0) {
+        base = ir::Var::make("mem", ir::PtrType::make(), span(call.pos));
+      } else {
+        const SExpr& name = call.item(1);
+        if (name.kind != ExprKind::String || name.text.empty())
+          fail_at(name, "a declared allocation's name: a non-empty string such as \"scratch\"");
+        base = implicit_base(name.text, name.pos, /*declared=*/true);
+      }
+      const std::int64_t slots = slot_count();
+      return guard(call, [&] {
+        return ir::MemRef::make(base, ir::ConstInt::make(0, core::DataType::INDEX), 0, true, slots,
+                                nullptr, span(call.pos));
+      });
+    }
+    if (n == 2) fail_at(call, "pl.MemRef takes 0, 1, 3 or 4 positional arguments, got 2");
     const SExpr& b = call.item(1);
+    if (n == 4 || b.kind == ExprKind::Int ||
+        (b.kind == ExprKind::Unary && b.item(0).kind == ExprKind::Int)) {
+      // Legacy: (addr, size, id) or (space, addr, size, id).
+      only_keywords(call, {}, "a legacy pl.MemRef(addr, size, id)");
+      const std::size_t a = n == 4 ? 2 : 1;
+      std::string name = "mem_";
+      if (n == 4) {
+        std::string sp(ir::enum_name(enum_value<ir::MemorySpace>(b)));
+        for (char& c : sp) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        name += sp + "_";
+      }
+      ir::ExprRef addr = n == 4 ? expr(call.item(a))
+                                : ir::ConstInt::make(int_literal(call.item(a), "an address"),
+                                                     core::DataType::INDEX, span(call.item(a).pos));
+      const auto size =
+          static_cast<std::uint64_t>(non_negative_int(call.item(a + 1), "a size in bytes"));
+      name += std::to_string(non_negative_int(call.item(a + 2), "an allocation id"));
+      ir::VarRef base = implicit_base(name, b.pos, /*declared=*/false);
+      return guard(call, [&] {
+        return ir::MemRef::make(base, addr, size, false, 1, nullptr, span(call.pos));
+      });
+    }
+    only_keywords(call, {"pinned", "slots", "slot_index"}, "pl.MemRef");
     ir::VarRef base;
-    if (b.kind == ExprKind::String) {
-      base = implicit_base(b);
+    if (b.kind == ExprKind::String || (b.kind == ExprKind::Name && !scope_.names.count(b.text))) {
+      // A quoted name, or a bare one the text does not bind (upstream interns both alike).
+      base = implicit_base(b.text, b.pos, /*declared=*/false);
     } else if (b.kind == ExprKind::Name) {
       ir::ExprRef r = expr(b);
       base = ir::as<ir::Var>(r);
@@ -761,28 +840,28 @@ class Builder {
     ir::ExprRef offset = expr(call.item(2));
     const auto size = static_cast<std::uint64_t>(non_negative_int(call.item(3), "a size in bytes"));
     bool pinned = false;
-    std::int64_t slots = 1;
+    const std::int64_t slots = slot_count();
     ir::ExprRef slot_index;
     if (const SExpr* k = keyword(call, "pinned")) pinned = bool_literal(*k);
-    if (const SExpr* k = keyword(call, "slots")) slots = int_literal(*k, "a slot count");
     if (const SExpr* k = keyword(call, "slot_index")) slot_index = expr(*k);
     return guard(call,
                  [&] { return ir::MemRef::make(base, offset, size, pinned, slots, slot_index); });
   }
 
   /// A quoted base: the parameter of that name, else the function's implicit binding.
-  ir::VarRef implicit_base(const SExpr& s) {
-    if (in_signature_) {
-      if (auto it = pending_params_.find(s.text); it != pending_params_.end()) {
+  /// A `declared` allocation's name is its own namespace: it never names a parameter.
+  ir::VarRef implicit_base(const std::string& name, TextPos pos, bool declared) {
+    if (!declared && in_signature_) {
+      if (auto it = pending_params_.find(name); it != pending_params_.end()) {
         build_param(it->second);
         return param_vars_[it->second];
       }
-    } else if (auto it = scope_.names.find(s.text); it != scope_.names.end()) {
+    } else if (auto it = scope_.names.find(name); !declared && it != scope_.names.end()) {
       for (const auto& p : current_params())
         if (p == it->second) return it->second;
     }
-    auto [it, fresh] = scope_.bases.try_emplace(s.text);
-    if (fresh) it->second = ir::Var::make(s.text, ir::PtrType::make(), span(s.pos));
+    auto [it, fresh] = scope_.bases.try_emplace(name);
+    if (fresh) it->second = ir::Var::make(name, ir::PtrType::make(), span(pos));
     return it->second;
   }
 
@@ -966,6 +1045,8 @@ class Builder {
       case ExprKind::Compare:
       case ExprKind::BoolOp: return binary(e);
       case ExprKind::Subscript: {
+        if (e.item(0).kind == ExprKind::Call && dotted(e.item(0).item(0)) == "pl.MemRef")
+          return memref_expr(e);  // `pl.MemRef(...)[k]`: a slot
         ir::ExprRef t = expr(e.item(0));
         if (ir::isa<ir::ArrayType>(t->type))  // `arr[i]`: array.get_element
           return guard(e, [&]() -> ir::ExprRef {
@@ -1899,9 +1980,11 @@ class Builder {
       ir::StmtRef body = body_slot(s.body, s.pos);
       out.push_back(guard(c, [&]() -> ir::StmtRef { return make(std::move(body)); }));
     };
-    const bool task = d == "pl.at" || d == "pl.incore" || d == "pl.cluster";
+    const bool task = d == "pl.at" || d == "pl.incore" || d == "pl.cluster" || d == "pl.spmd" ||
+                      d == "pl._dump.spmd";
     if (s.target && !(task && (d != "pl.at" || is_core_group(c))))
-      fail_at(*s.target, "':' (only a CORE_GROUP pl.at or pl.cluster scope binds a task id)");
+      fail_at(*s.target,
+              "':' (only a CORE_GROUP pl.at, a pl.cluster or a pl.spmd scope binds a task id)");
     // A task scope: `as tid` binds its task id after the body (the body cannot see it).
     auto finish_task = [&](auto make) {
       std::vector<ir::AttrValueList> policies(1);
@@ -1923,12 +2006,12 @@ class Builder {
     };
     if (d == "pl.at" || d == "pl.incore") {  // pl.incore(): upstream's earlier CORE_GROUP form
       const bool core_group = d == "pl.incore" || is_core_group(c);
-      const Header h =
-          !core_group ? header(0, {"level", "role", "name_hint", "attrs"})
-          : d == "pl.at"
-              ? header(0, {"level", "name_hint", "optimizations", "attrs", "deps", "no_dep_args",
-                           "dumps"})
-              : header(0, {"name_hint", "optimizations", "attrs", "deps", "no_dep_args", "dumps"});
+      const Header h = !core_group ? header(0, {"level", "role", "name_hint", "attrs"})
+                       : d == "pl.at"
+                           ? header(0, {"level", "name_hint", "optimizations", "attrs", "deps",
+                                        "no_dep_args", "dumps", "allow_early_resolve"})
+                           : header(0, {"name_hint", "optimizations", "attrs", "deps",
+                                        "no_dep_args", "dumps", "allow_early_resolve"});
       if (core_group) {
         const InCoreDepth in_kernel(incore_depth_);
         ir::SplitMode split = ir::SplitMode::None;
@@ -1959,17 +2042,27 @@ class Builder {
     if (d == "pl.spmd" || d == "pl._dump.spmd") {
       // A body doing per-block work itself is a kernel: it reads back inside an InCore scope, as
       // upstream PyPTO's parser reads it (ir/implicit_kernel.hpp); `pl._dump.spmd` is the body
-      // without that wrapper, which only IR built in C++ holds.
-      const Header h = header(1, {"sync_start", "name_hint", "attrs"});
-      ir::ExprRef n = expr(c.item(1));
-      const bool sync = bool_keyword(c, "sync_start");
-      return finish([&](ir::StmtRef body) -> ir::StmtRef {
-        if (d == "pl._dump.spmd" || !ir::spmd_body_is_implicit_kernel(*body))
-          return ir::SpmdScopeStmt::make(body, n, sync, h.name_hint, h.attrs, sp);
+      // without that wrapper, which only IR built in C++ holds. `optimizations=` belongs to that
+      // kernel: it makes one of any body that holds none.
+      const SpmdHeader h = spmd_header(c, d, /*with_form=*/true);
+      return finish_task([&](ir::StmtRef body, ir::AttrValueList policies) {
+        ir::Attrs attrs = h.attrs;
+        if (!policies.empty())
+          attrs = attrs.with(std::string(ir::scope_attr::kCachePolicyVars), std::move(policies));
+        const bool implicit =
+            d == "pl.spmd" && (h.optimizations ? !ir::spmd_body_has_kernel(*body)
+                                               : ir::spmd_body_is_implicit_kernel(*body));
+        if (h.optimizations && !implicit)
+          fail_at(*h.optimizations,
+                  "optimizations= on the inner pl.at(level=pl.Level.CORE_GROUP, ...) the body "
+                  "already holds, not on pl.spmd");
+        if (!implicit)
+          return ir::SpmdScopeStmt::make(body, h.core_num, h.sync, h.name_hint, attrs, sp);
         const SpmdNames names = spmd_hints(h.name_hint);
         return ir::SpmdScopeStmt::make(
-            ir::SeqStmts::make({ir::implicit_kernel(body, names.kernel)}, sp), n, sync,
-            names.dispatch, h.attrs, sp);
+            ir::SeqStmts::make({ir::implicit_kernel(body, names.kernel, h.split, h.kernel_attrs)},
+                               sp),
+            h.core_num, h.sync, names.dispatch, attrs, sp);
       });
     }
     if (d == "pl.scope" || d == "pl.manual_scope") {  // manual_scope(): upstream's MANUAL form
@@ -2071,7 +2164,55 @@ class Builder {
     list("deps", ir::scope_attr::kDeps, true);
     list("no_dep_args", ir::scope_attr::kNoDepVars, false);
     list("dumps", ir::scope_attr::kDumpVars, false);
+    if (bool_keyword(call, "allow_early_resolve"))
+      attrs = attrs.with(std::string(ir::scope_attr::kAllowEarlyResolve), true);
+    if (const SExpr* k = keyword(call, "predicate")) {
+      ir::ExprRef p = expr(*k);
+      if (!ir::has_scalar_dtype(p, core::DataType::BOOL))
+        fail_at(*k, "a BOOL scalar dispatch predicate such as t[0, 0] > 0");
+      attrs = attrs.with(std::string(ir::scope_attr::kPredicate), std::move(p));
+    }
     return attrs;
+  }
+
+  /// The header of `pl.spmd(core_num, sync_start=, name_hint=, optimizations=, deps=,
+  /// allow_early_resolve=, predicate=, attrs=)` (core_num positional or a keyword); the for-form
+  /// takes no deps=. Read in the outer scope, before the body.
+  struct SpmdHeader {
+    ir::ExprRef core_num;
+    bool sync = false;
+    std::string name_hint;
+    ir::Attrs attrs;                       // the dispatch's: deps, allow_early_resolve, predicate
+    const SExpr* optimizations = nullptr;  // the kernel's, when given
+    ir::SplitMode split = ir::SplitMode::None;
+    ir::Attrs kernel_attrs;
+  };
+  SpmdHeader spmd_header(const SExpr& c, std::string_view d, bool with_form) {
+    positional_count(c, 0, 1, d);
+    if (with_form)
+      only_keywords(c,
+                    {"core_num", "sync_start", "name_hint", "optimizations", "deps",
+                     "allow_early_resolve", "predicate", "attrs"},
+                    d);
+    else
+      only_keywords(c,
+                    {"core_num", "sync_start", "name_hint", "optimizations", "allow_early_resolve",
+                     "predicate", "attrs"},
+                    d);
+    SpmdHeader h;
+    const SExpr* kn = keyword(c, "core_num");
+    if (kn && c.items.size() > 1) fail_at(*kn, "core_num once: positional or as a keyword");
+    if (!kn && c.items.size() < 2) fail_at(c, std::string(d) + " needs core_num: pl.spmd(4)");
+    const SExpr& n = kn ? *kn : c.item(1);
+    h.core_num = expr(n);
+    if (const auto* ci = ir::as<ir::ConstInt>(h.core_num.get()); ci && ci->value <= 0)
+      fail_at(n, "a positive core_num");
+    h.sync = bool_keyword(c, "sync_start");
+    h.name_hint = name_hint_of(c);
+    h.attrs = task_attrs(c, attrs_of(c));
+    h.optimizations = keyword(c, "optimizations");
+    if (h.optimizations) h.split = optimizations(*h.optimizations, h.kernel_attrs);
+    return h;
   }
 
   /// `pl.set_cache_policy(t, pl.CachePolicy.BYPASS)` in a task scope's body: a marker the
@@ -2232,16 +2373,9 @@ class Builder {
   /// region inside an Spmd scope whose first statement binds `i = pl.tile.get_block_idx()`.
   void spmd_loop(const SStmt& s, std::vector<ir::StmtRef>& out) {
     const SExpr& c = *s.value;
-    positional_count(c, 1, 1, "pl.spmd");
-    only_keywords(c, {"sync_start", "name_hint", "optimizations", "attrs"}, "pl.spmd");
     if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name for the block index");
-    ir::ExprRef n = expr(c.item(1));
-    const bool sync = bool_keyword(c, "sync_start");
-    const SpmdNames names = spmd_hints(name_hint_of(c));
-    const SExpr* ok = keyword(c, "optimizations");
-    const ir::Attrs attrs = attrs_of(c);
-    ir::Attrs incore_attrs;  // the optimizations belong to the kernel, not to its dispatch
-    const ir::SplitMode split = ok ? optimizations(*ok, incore_attrs) : ir::SplitMode::None;
+    const SpmdHeader h = spmd_header(c, "pl.spmd", /*with_form=*/false);
+    const SpmdNames names = spmd_hints(h.name_hint);
     const core::Span sp = span(s.pos);
     ir::ExprRef idx =
         guard(c, [&] { return ops_.make_call("tile.get_block_idx", {}, {}, {}, sp); });
@@ -2256,9 +2390,9 @@ class Builder {
     }
     out.push_back(guard(c, [&]() -> ir::StmtRef {
       auto incore = ir::implicit_kernel(ir::SeqStmts::make(std::move(inner), sp), names.kernel,
-                                        split, incore_attrs);
-      return ir::SpmdScopeStmt::make(ir::SeqStmts::make({incore}, sp), n, sync, names.dispatch,
-                                     attrs, sp);
+                                        h.split, h.kernel_attrs);
+      return ir::SpmdScopeStmt::make(ir::SeqStmts::make({incore}, sp), h.core_num, h.sync,
+                                     names.dispatch, h.attrs, sp);
     }));
   }
 

@@ -893,7 +893,7 @@ class Printer {
   void stmt(const ir::InCoreScopeStmt& s, const StmtContext& ctx) {
     std::vector<std::string> kw{"level=" + enum_text(ir::Level::CORE_GROUP)};
     if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
-    TaskOptions task = task_options(s, /*kernel=*/true);
+    TaskOptions task = task_options(s, TaskScope::Kernel);
     std::vector<std::string> opts;
     if (s.split != ir::SplitMode::None) opts.push_back("pl.split(" + enum_text(s.split) + ")");
     if (task.slot_num) opts.push_back("pl.cross_core_slot(slot_num=" + *task.slot_num + ")");
@@ -912,7 +912,7 @@ class Printer {
   void stmt(const ir::ClusterScopeStmt& s, const StmtContext& ctx) {
     std::vector<std::string> kw;
     if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
-    TaskOptions task = task_options(s, /*kernel=*/false);
+    TaskOptions task = task_options(s, TaskScope::Cluster);
     kw.insert(kw.end(), task.keywords.begin(), task.keywords.end());
     scope("with pl.cluster(", kw, s, ctx, task);
   }
@@ -920,9 +920,11 @@ class Printer {
     std::vector<std::string> kw{expr(*s.core_num)};
     if (s.sync_start) kw.push_back("sync_start=True");
     if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
+    TaskOptions task = task_options(s, TaskScope::Spmd);
+    kw.insert(kw.end(), task.keywords.begin(), task.keywords.end());
     // A body the parser would read as a kernel of its own is written in the form it reads bare.
     scope(ir::spmd_body_is_implicit_kernel(*s.body) ? "with pl._dump.spmd(" : "with pl.spmd(", kw,
-          s, ctx);
+          s, ctx, task);
   }
   void stmt(const ir::SplitAivScopeStmt& s, const StmtContext& ctx) {
     std::vector<std::string> kw{std::to_string(s.count)};
@@ -951,8 +953,13 @@ class Printer {
     ir::Attrs rest;
   };
 
-  TaskOptions task_options(const ir::ScopeStmt& s, bool kernel) {
+  /// Which header spells a task scope's attrs: a CORE_GROUP `pl.at`, a `pl.cluster` or a
+  /// `pl.spmd` (each reads a different set of keywords back).
+  enum class TaskScope : std::uint8_t { Kernel, Cluster, Spmd };
+
+  TaskOptions task_options(const ir::ScopeStmt& s, TaskScope where) {
     namespace key = ir::scope_attr;
+    const bool kernel = where == TaskScope::Kernel, spmd = where == TaskScope::Spmd;
     TaskOptions t;
     const bool one_statement_body = !ir::isa<ir::SeqStmts>(*s.body);
     for (const auto& e : s.attrs) {
@@ -969,10 +976,16 @@ class Printer {
       };
       if (e.key == key::kDeps && all([](const ir::AttrValue& v) { return v.is<ir::ExprRef>(); }))
         t.keywords.push_back("deps=" + names());
-      else if (e.key == key::kNoDepVars && all(var))
+      else if (e.key == key::kNoDepVars && !spmd && all(var))
         t.keywords.push_back("no_dep_args=" + names());
-      else if (e.key == key::kDumpVars && all(var))
+      else if (e.key == key::kDumpVars && !spmd && all(var))
         t.keywords.push_back("dumps=" + names());
+      else if (e.key == key::kAllowEarlyResolve && (kernel || spmd) && e.value.is<bool>() &&
+               *e.value.get_if<bool>())
+        t.keywords.push_back("allow_early_resolve=True");
+      else if (e.key == key::kPredicate && spmd && e.value.is<ir::ExprRef>() &&
+               ir::has_scalar_dtype(*e.value.get_if<ir::ExprRef>(), core::DataType::BOOL))
+        t.keywords.push_back("predicate=" + expr(**e.value.get_if<ir::ExprRef>()));
       else if (e.key == key::kSlotNum && kernel && e.value.is<std::int64_t>() &&
                *e.value.get_if<std::int64_t>() > 0)
         t.slot_num = std::to_string(*e.value.get_if<std::int64_t>());
@@ -1117,15 +1130,26 @@ class Printer {
   }
 
   /// `pl.MemRef(base, offset, size[, pinned=True][, slots=N][, slot_index=e])`. The base is a
-  /// bare name only where the text has bound it (a body definition, outside the signature).
+  /// bare name only where the text has bound it (a body definition, outside the signature). A
+  /// declared allocation (pinned, offset INDEX 0, size 0) prints as upstream writes it,
+  /// `pl.MemRef("name"[, slots=N])`, and a slot of a multi-slot one as a subscript `[k]`.
   std::string memref(const ir::MemRef& m) {
     const bool bare = !in_signature_ && facts_.body_defs.count(m.base.get());
-    std::vector<std::string> args{bare ? var_name(*m.base) : quote(var_name(*m.base, false)),
-                                  expr(*m.byte_offset), std::to_string(m.size)};
-    if (m.is_pinned) args.push_back("pinned=True");
+    const auto* zero = ir::as<ir::ConstInt>(m.byte_offset.get());
+    const bool declared = m.is_pinned && m.size == 0 && zero && zero->value == 0 &&
+                          zero->dtype() == core::DataType::INDEX && !facts_.bound(m.base.get());
+    const bool subscript = m.slot_index && m.slot_count > 1;
+    std::vector<std::string> args{bare ? var_name(*m.base) : quote(var_name(*m.base, false))};
+    if (!declared) {
+      args.push_back(expr(*m.byte_offset));
+      args.push_back(std::to_string(m.size));
+      if (m.is_pinned) args.push_back("pinned=True");
+    }
     if (m.slot_count > 1) args.push_back("slots=" + std::to_string(m.slot_count));
-    if (m.slot_index) args.push_back("slot_index=" + expr(*m.slot_index));
-    return "pl.MemRef(" + join(args) + ")";
+    if (m.slot_index && !subscript) args.push_back("slot_index=" + expr(*m.slot_index));
+    std::string s = "pl.MemRef(" + join(args) + ")";
+    if (subscript) s += "[" + expr(*m.slot_index) + "]";
+    return s;
   }
 
   // ---- expressions ----
