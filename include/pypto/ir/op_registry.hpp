@@ -61,7 +61,17 @@ struct KwargSpec {
   /// Left out inside a `pl.split_aiv` region, it takes the region's split mode as an int
   /// (`pl.aiv_shard(t)` there splits as the region does).
   bool from_split_region = false;
+  /// The value upstream's DSL builder records when the call leaves the keyword out
+  /// (`pl.create_tensor(s, dtype=d)` holds layout=ND): the parser fills it in, so the two
+  /// spellings are one program. Passes that build calls state what they mean.
+  std::optional<AttrValue> dsl_default = std::nullopt;
 };
+
+/// `k` with the value the DSL fills in when a call leaves it out.
+inline KwargSpec dsl_default(KwargSpec k, AttrValue value) {
+  k.dsl_default = std::move(value);
+  return k;
+}
 
 /// The spec of a keyword taking a value of the IR enum E.
 template <IrEnum E>
@@ -82,6 +92,9 @@ struct ArgSpec {
   /// later ones move up, as upstream's builders append only what is given (tile.mgather's
   /// scratch before its valid_shape). A shape list in this slot is the later argument.
   bool skippable = false;
+  /// An optional argument the DSL fills with a copy of argument `dsl_copy_of` when the call
+  /// ends just before it (tile.load's valid_shape is its shapes), as upstream's builder does.
+  int dsl_copy_of = -1;
 };
 
 /// A store's destination: Write, or ReadWrite when the `atomic` keyword asks for an atomic
@@ -96,6 +109,14 @@ inline ArgSpec atomic_destination(std::string name) {
 /// The second operand of an elementwise op: a bare literal there takes argument 0's dtype.
 inline ArgSpec scalar_operand(std::string name) {
   return {std::move(name), ArgEffect::Read, false, nullptr, true};
+}
+
+/// A cast's rounding `mode=`: an int, or upstream's name of one ("round" is 2), which the DSL
+/// records as 2 when the call leaves it out.
+inline KwargSpec cast_mode_kwarg() {
+  return dsl_default(
+      {"mode", KwargKind::Int, kNoEnum, {"none", "rint", "round", "floor", "ceil", "trunc", "odd"}},
+      std::int64_t{2});
 }
 
 /// Computes a call's result type; throws TypeError naming the offending argument.
@@ -161,6 +182,16 @@ struct OpDef {
     std::size_t i = 0;
     while (i < args.size() && args[i].name != a) ++i;
     return i;
+  }
+  /// Completes a call written in the DSL with what upstream's builders record for what it
+  /// leaves out: an argument copied from an earlier one, keywords' default values.
+  void fill_dsl_defaults(std::vector<ExprRef>& call_args, Attrs& call_kwargs) const {
+    if (call_args.size() < args.size() && args[call_args.size()].dsl_copy_of >= 0 &&
+        static_cast<std::size_t>(args[call_args.size()].dsl_copy_of) < call_args.size())
+      call_args.push_back(call_args[static_cast<std::size_t>(args[call_args.size()].dsl_copy_of)]);
+    for (const KwargSpec& k : kwargs)
+      if (k.dsl_default && !call_kwargs.find(k.name))
+        call_kwargs = call_kwargs.with(k.name, *k.dsl_default);
   }
   /// The name of positional parameter `i` of the DSL call, or null past the last.
   const std::string* positional_param(std::size_t i) const {

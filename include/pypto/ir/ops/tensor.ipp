@@ -126,15 +126,16 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
   const ArgSpec rhs_operand = scalar_operand("rhs");
 
   // creation and access
-  r.add({.name = "tensor.create",
-         .args = {{"shape"}},
-         .kwargs = {{"dtype", K::DataType},
-                    enum_kwarg<TensorLayout>("layout"),
-                    {"manual_dep", K::Bool},
-                    {"init_value", K::Double}},
-         .type_rule = tensor_create,
-         .spellings = {"create_tensor"},
-         .params = {"shape", "dtype", "layout", "manual_dep", "init_value"}});
+  r.add(
+      {.name = "tensor.create",
+       .args = {{"shape"}},
+       .kwargs = {{"dtype", K::DataType},
+                  dsl_default(enum_kwarg<TensorLayout>("layout"), EnumValue::of(TensorLayout::ND)),
+                  {"manual_dep", K::Bool},
+                  {"init_value", K::Double}},
+       .type_rule = tensor_create,
+       .spellings = {"create_tensor"},
+       .params = {"shape", "dtype", "layout", "manual_dep", "init_value"}});
   r.add({.name = "tensor.create_l1",
          .args = {{"shape"}},
          .kwargs = {{"dtype", K::DataType}, {"transpose", K::Bool}},
@@ -148,7 +149,8 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
          .params = {"shape", "dtype", "value"}});
   r.add({.name = "tensor.ci",
          .args = {{"start"}, {"shape"}},
-         .kwargs = {{"dtype", K::DataType}, {"descending", K::Bool}},
+         .kwargs = {dsl_default({"dtype", K::DataType}, core::DataType::INT32),
+                    dsl_default({"descending", K::Bool}, false)},
          .type_rule = fresh<false, 1, false, core::DataType::INT32>,
          .spellings = {"arange", "tensor.arange"},
          .params = {"start", "shape", "dtype", "descending"}});
@@ -213,7 +215,7 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
   r.add({.name = "tensor.concat", .args = {{"src0"}, {"src1"}}, .type_rule = concat});
   r.add({.name = "tensor.cast",
          .args = {{"input"}},
-         .kwargs = {{"target_type", K::DataType}, {"mode", K::Any}},
+         .kwargs = {{"target_type", K::DataType}, cast_mode_kwarg()},
          .type_rule = cast,
          .params = {"input", "target_type", "mode"}});
 
@@ -281,8 +283,8 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
   r.add({.name = "tensor.matmul",
          .args = {{"lhs"}, {"rhs"}},
          .kwargs = {{"out_dtype", K::DataType},
-                    {"a_trans", K::Bool},
-                    {"b_trans", K::Bool},
+                    dsl_default({"a_trans", K::Bool}, false),
+                    dsl_default({"b_trans", K::Bool}, false),
                     {"c_matrix_nz", K::Bool}},
          .type_rule = matmul<0>,
          .params = {"lhs", "rhs", "out_dtype", "a_trans", "b_trans", "c_matrix_nz"}});

@@ -224,8 +224,13 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
 
   // memory: load, store, move, create, views
   r.add({.name = "tile.load",
-         .args = {{"tensor"}, {"offsets"}, {"shapes"}, {"valid_shape", R::Read, true}},
-         .kwargs = {target_memory, {"clamp", K::Bool}, enum_kwarg<CachePolicy>("cache")},
+         .args = {{"tensor"},
+                  {"offsets"},
+                  {"shapes"},
+                  {.name = "valid_shape", .optional = true, .dsl_copy_of = 2}},
+         .kwargs = {dsl_default(target_memory, EnumValue::of(MemorySpace::Vec)),
+                    {"clamp", K::Bool},
+                    enum_kwarg<CachePolicy>("cache")},
          .type_rule = tile_load,
          .params = {"tensor", "offsets", "shapes", "valid_shape", "target_memory", "clamp"}});
   r.add({.name = "tile.store",
@@ -244,7 +249,7 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
   r.add({.name = "tile.create",
          .args = {{"shape"}},
          .kwargs = {{"dtype", K::DataType},
-                    target_memory,
+                    dsl_default(target_memory, EnumValue::of(MemorySpace::Vec)),
                     {"transpose", K::Bool},
                     {"flat_layout", K::Bool}},
          .type_rule = fresh<true, 0, true>,
@@ -262,7 +267,8 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
          .params = {"memory_space", "size"}});
   r.add({.name = "tile.ci",
          .args = {{"start"}, {"shape"}},
-         .kwargs = {{"dtype", K::DataType}, {"descending", K::Bool}},
+         .kwargs = {dsl_default({"dtype", K::DataType}, core::DataType::INT32),
+                    dsl_default({"descending", K::Bool}, false)},
          .type_rule = fresh<true, 1, false, core::DataType::INT32>,
          .spellings = {"tile.arange"},
          .params = {"start", "shape", "dtype", "descending"}});
@@ -335,7 +341,7 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
          .params = {"tile", "shape", "pad_value"}});
   r.add({.name = "tile.cast",
          .args = {{"tile"}, {"tmp", R::Read, true}},
-         .kwargs = {{"target_type", K::DataType}, {"mode", K::Any}, {"saturation_mode", K::Int}},
+         .kwargs = {{"target_type", K::DataType}, cast_mode_kwarg(), {"saturation_mode", K::Int}},
          .type_rule = cast,
          .params = {"tile", "target_type", "mode"}});
 
