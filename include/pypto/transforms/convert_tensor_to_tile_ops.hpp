@@ -1,15 +1,15 @@
 // pypto/transforms/convert_tensor_to_tile_ops.hpp — kernels' tensor ops become tile ops.
 //
 // ConvertTensorToTileOps runs after DeduplicateOutlinedKernels. In every InCore / AIC / AIV
-// kernel the tensor compute ops of the body's top-level statements (elementwise ops, full,
-// slice, assemble) become tile.load / tile ops / tile.store; a global tensor is loaded once, at
-// its first converted use, and a computed value a later statement reads is stored back: into a
-// new trailing pl.Out parameter `<name>_out` when the kernel returns it (the kernel returns the
-// parameter; each Orchestration / Opaque caller allocates it), else into a kernel-local buffer.
-// The `cache_policy` attr becomes `cache=` kwargs on tile.load. What it cannot convert is a
-// TensorToTileError, a call it cannot give the new outputs a KernelOutputCallError. A kernel with
-// nothing to convert and no cache_policy comes back as the same object (idempotent). Requires
-// SSAForm and SplitIncoreOrch, keeps every property. O(N) per function, O(1) expected per lookup.
+// kernel the tensor parameters converted ops read are loaded at the entry, every tensor op with
+// a tile form becomes it — through loops and branches, iter_args and return vars becoming tiles
+// with their values — and each returned tile is stored into a new trailing pl.Out parameter whose
+// store result the kernel returns; callers in Orchestration / Opaque functions allocate the new
+// parameters, and written parameters become Out / InOut. The `cache_policy` attr becomes `cache=`
+// kwargs on tile.load. What it cannot convert is a TensorToTileError, a call it cannot give the
+// new outputs a KernelOutputCallError. A kernel with nothing to convert and no cache_policy comes
+// back as the same object (idempotent). Requires SSAForm and SplitIncoreOrch, keeps every
+// property. O(N) per function, O(1) expected per lookup. The steps: the .ipp's top comment.
 #pragma once
 
 #include <string>

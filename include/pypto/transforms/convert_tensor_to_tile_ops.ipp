@@ -24,6 +24,7 @@
 #include "pypto/ir/enums.hpp"
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
+#include "pypto/ir/identical.hpp"
 #include "pypto/ir/node.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/program.hpp"
@@ -41,49 +42,53 @@
 #include "pypto/transforms/substitute.hpp"
 #include "pypto/transforms/use_def.hpp"
 
-// The conversion in full:
+// The conversion in full, step by step as upstream PyPTO's ConvertTensorToTileOps:
 //
-// In every InCore / AIC / AIV function the tensor-level compute ops of the body's top-level
-// statement list become tile ops on tiles loaded from and stored to global-memory tensors:
-//   tensor.add/sub/mul/div/maximum/minimum  -> tile.add/sub/mul/div/max/min
-//   tensor.neg/exp/sqrt                     -> tile.neg/exp/sqrt
-//   tensor.full(shape, dtype, value)        -> tile.full
-//   tensor.slice(t, shape, offset[, valid]) -> tile.load(t, offset, shape[, valid]) (clamp kept)
-//   tensor.assemble(dst, src, offset)       -> tile.store(src_tile, offset, dst) (atomic kept;
-//                                              the result keeps its Var: it is the written dst)
-// A tensor operand held in global memory (a parameter, an assemble/store result, ...) is loaded
-// once, whole, at its first converted use: `x_tile = tile.load(x, [0, ..], shape)`. A value a
-// converted op computed lives only in a tile; when a statement that is not converted reads it
-// (a return, a call, tensor.read/dim, ...) it is materialized just before that statement:
-//   - a value the kernel returns (a Var of any ReturnStmt) is stored into a new trailing
-//     `pl.Out` parameter `<name>_out` of the stored value's tensor type —
-//     `y_gm = tile.store(y_tile, [0, ..], y_out)` — and the kernel returns `y_out` itself
-//     (kernels return the parameters they write; ReturnParamsExplicit). The new parameters
-//     follow the existing ones in the order of the values' first return position.
-//     Every caller then passes them (see CallerRewriter below): before `r = self.k(...)` an
-//     Orchestration or Opaque function allocates `y_out = tensor.create(shape, dtype=...)` with
-//     the shape of the call's recorded result type (the caller's coordinates; a dimension using
-//     a variable the caller does not bind before the call is a KernelOutputCallError), and a
-//     Submit is left as it is — it omits trailing outputs and the runtime allocates them. A call
-//     from a Group / Spmd wrapper or another kernel, or one nested in an expression, is a
-//     KernelOutputCallError naming the caller, the kernel and line:column.
-//   - any other value (scratch the kernel reads as a tensor) is stored into a kernel-local
-//     buffer — `y_buf = tensor.create(shape, dtype)`, `y_gm = tile.store(y_tile, [0, ..], y_buf)`.
-// Either way the statement, and every later one, reads `y_gm`. A tensor.create the kernel
-// itself writes is kept as it is.
-// tensor.dim / tensor.create / tensor.read / tensor.write stay: they are global-memory accesses
-// a kernel may keep. Any other `tensor.*` op, and a convertible one nested in an expression or
-// inside a loop, if or scope, is a TensorToTileError naming the function, the op and line:column.
+// In every InCore / AIC / AIV function that calls a tensor op:
+//  1. Entry loads. Each tensor parameter that a converted op reads directly — also through the
+//     initial value of a loop's iter_arg that one reads — is loaded whole at the entry, in
+//     parameter order: `x_tile = tile.load(x, [0, ..], shape, shape, target_memory=Vec)`, and
+//     the tile stands for it from there. Self-loading ops (slice, assemble, read, write) place
+//     their own loads and do not ask for one.
+//  2. The body, statement by statement, through for / while / if / scope bodies: `v =
+//  tensor.op(..)`
+//     becomes `v_tile = <tile form>` and the tile stands for v:
+//       tensor.X -> tile.X for the same-named ops (elementwise, scalar forms, expands, casts,
+//                   full, ci, random, index ops, col reductions, sort32, transpose, ...)
+//       maximum / minimum -> tile.maximum(s) / tile.minimum(s) by the operand's kind
+//       create(shape, dtype=d) -> tile.create(shape, dtype=d, target_memory=Vec)
+//       slice(t, shape, offset[, valid]) -> tile.load(t, offset, shape, valid or shape,
+//                   target_memory=Vec) from a tensor, tile.slice from a tile
+//       assemble(dst, src, offset) -> tile.store(src, offset, dst) into a tensor, tile.assemble
+//                   into a tile (a tensor source loaded first); tensor into tensor stays
+//       read / write -> tile.read / tile.write on a tile; on a tensor they stay
+//     A loop's iter_arg whose initial value became a tile is a tile, and so is its return var;
+//     an if's return var takes the type its branch yields. A tensor operand no entry load
+//     covered is loaded whole just before its op. tensor.dim / tensor.view stay and read the
+//     parameter itself.
+//  3. Exit stores. Each value of the top-level return that is a tile is stored into a new
+//     trailing `pl.Out` parameter of the declared return type — `ret0_store = tile.store(v,
+//     [0, ..], ret0_out)` — and the store's result is returned.
+// Any other tensor op, or a tensor op nested in an expression, is a TensorToTileError naming the
+// function, the op and line:column.
+//
+// Callers then pass the new parameters (CallerRewriter): before `r = self.k(...)` an
+// Orchestration or Opaque function allocates each with `tensor.create(shape, dtype=..,
+// layout=ND)` of the call's recorded result type (the caller's coordinates; a dimension using a
+// variable the caller does not bind before the call is a KernelOutputCallError), and so does a
+// Submit passing every parameter the kernel had (one omitting trailing outputs leaves them, the
+// new ones too, to the runtime). A call from a Group / Spmd wrapper or
+// another kernel, or one nested in an expression, is a KernelOutputCallError naming the caller,
+// the kernel and line:column. Last, a parameter a kernel writes is made Out (InOut when it may
+// also be read), and callers passing their parameters there follow, until nothing changes.
 //
 // The function's `cache_policy` attr — sorted (parameter index, CachePolicy) pairs written by the
 // outliner (scope_outliner.hpp) — becomes a `cache=` kwarg on every tile.load of that parameter
 // anywhere in the body (a load that already has one keeps it), and the attr is erased: after
 // this pass the loads are the only carriers of the policy.
 //
-// Orchestration, Group, Spmd, Graph and Opaque functions are not touched except where they call
-// a kernel that gained Out parameters. A kernel with nothing to convert and no cache_policy attr
-// is returned as the same object, and so is the program when no function changed: the pass is
-// idempotent (a kernel returning its parameter has nothing left to move). Requires SSAForm and
+// A kernel with no tensor op to convert and no cache_policy attr is returned as the same object,
+// and so is the program when no function changed: the pass is idempotent. Requires SSAForm and
 // SplitIncoreOrch; keeps SSA (every new Var is bound once) and every other property. Parameter
 // order and names follow statement order and name hints only, never pointer values. O(N) per
 // function plus O(1) expected per lookup.
@@ -92,34 +97,128 @@ namespace pypto::transforms {
 
 namespace detail::tensor_to_tile {
 
-/// The tile op of an elementwise tensor op, or empty.
-inline std::string_view elementwise_tile_op(std::string_view op) {
-  static constexpr std::pair<std::string_view, std::string_view> kTable[] = {
-      {"tensor.add", "tile.add"},         {"tensor.sub", "tile.sub"},
-      {"tensor.mul", "tile.mul"},         {"tensor.div", "tile.div"},
-      {"tensor.maximum", "tile.maximum"}, {"tensor.minimum", "tile.minimum"},
-      {"tensor.neg", "tile.neg"},         {"tensor.exp", "tile.exp"},
-      {"tensor.sqrt", "tile.sqrt"},       {"tensor.adds", "tile.adds"},
-      {"tensor.subs", "tile.subs"},       {"tensor.muls", "tile.muls"},
-      {"tensor.divs", "tile.divs"},       {"tensor.abs", "tile.abs"},
-  };
+/// Tensor ops whose tile form is the tile op of the same name with the same arguments and
+/// keywords (upstream PyPTO's one-to-one conversions that both our families define).
+inline std::string_view simple_tile_form(std::string_view op) {
+  static constexpr std::string_view kSimple[] = {"add",
+                                                 "sub",
+                                                 "mul",
+                                                 "div",
+                                                 "adds",
+                                                 "subs",
+                                                 "muls",
+                                                 "divs",
+                                                 "fmod",
+                                                 "fmods",
+                                                 "neg",
+                                                 "abs",
+                                                 "recip",
+                                                 "exp",
+                                                 "log",
+                                                 "sin",
+                                                 "cos",
+                                                 "sqrt",
+                                                 "rsqrt",
+                                                 "cast",
+                                                 "and",
+                                                 "ands",
+                                                 "or",
+                                                 "ors",
+                                                 "not",
+                                                 "shl",
+                                                 "shls",
+                                                 "shr",
+                                                 "shrs",
+                                                 "xor",
+                                                 "xors",
+                                                 "row_expand_mul",
+                                                 "row_expand_div",
+                                                 "col_expand_mul",
+                                                 "col_expand_add",
+                                                 "row_expand",
+                                                 "row_expand_add",
+                                                 "row_expand_sub",
+                                                 "col_expand",
+                                                 "col_expand_sub",
+                                                 "col_expand_div",
+                                                 "row_expand_max",
+                                                 "row_expand_min",
+                                                 "row_expand_expdif",
+                                                 "col_expand_max",
+                                                 "col_expand_min",
+                                                 "col_expand_expdif",
+                                                 "expands",
+                                                 "reshape",
+                                                 "reinterpret_view",
+                                                 "concat",
+                                                 "set_validshape",
+                                                 "full",
+                                                 "ci",
+                                                 "random",
+                                                 "part_add",
+                                                 "part_mul",
+                                                 "part_max",
+                                                 "part_min",
+                                                 "get_block_idx",
+                                                 "get_subblock_idx",
+                                                 "get_block_num",
+                                                 "col_sum",
+                                                 "col_max",
+                                                 "col_min",
+                                                 "col_prod",
+                                                 "sort32",
+                                                 "mrgsort_format1",
+                                                 "gather_mask",
+                                                 "transpose"};
+  // Both families share the suffix: "tensor.add" -> "tile.add" lives in one static string each.
+  static const std::vector<std::pair<std::string, std::string>> kTable = [] {
+    std::vector<std::pair<std::string, std::string>> t;
+    for (std::string_view s : kSimple)
+      t.emplace_back("tensor." + std::string(s), "tile." + std::string(s));
+    return t;
+  }();
   for (const auto& [from, to] : kTable)
     if (from == op) return to;
   return {};
 }
 
-inline bool is_converted(std::string_view op) {
-  return !elementwise_tile_op(op).empty() || op == "tensor.slice" || op == "tensor.assemble" ||
-         op == "tensor.full";
+/// What the refusals list as converted.
+inline constexpr std::string_view kTileForms =
+    "converted: the elementwise, expand, reduction-free and index ops with a same-named tile op, "
+    "create, slice, assemble, maximum, minimum, read and write of a loaded tensor";
+
+/// Ops that read and place their own data: a converted op's operand is loaded at the entry,
+/// theirs are not.
+inline bool is_self_loading(std::string_view op) {
+  return op == "tensor.slice" || op == "tensor.assemble" || op == "tensor.read" ||
+         op == "tensor.write" || op == "pld.tensor.put" || op == "pld.tensor.get";
 }
 
-/// Global-memory accesses a kernel keeps as they are.
+/// True for a tensor op this pass converts (into a tile op, or keeps when its operands stay in
+/// global memory).
+inline bool has_tile_form(const ir::Call& c) {
+  const std::string& op = c.op->name;
+  return !simple_tile_form(op).empty() || is_self_loading(op) || op == "tensor.create" ||
+         op == "tensor.maximum" || op == "tensor.minimum" || op == "pld.tensor.remote_store";
+}
+
+/// Global-memory accesses a kernel may keep as they are (read / write / assemble only while
+/// their operands stay tensors).
 inline bool is_kept(std::string_view op) {
-  return op == "tensor.dim" || op == "tensor.create" || op == "tensor.read" || op == "tensor.write";
+  return op == "tensor.dim" || op == "tensor.view" || op == "tensor.read" || op == "tensor.write" ||
+         op == "tensor.assemble";
 }
 
+/// The distributed transfers with a tile form: put and get through a staging tile,
+/// remote_store of a tile.
+inline bool is_distributed_transfer(std::string_view op) {
+  return op == "pld.tensor.put" || op == "pld.tensor.get" || op == "pld.tensor.remote_store";
+}
+
+/// A call of a `tensor.*` op, or of a distributed transfer (the ops this pass looks at).
 inline bool is_tensor_op(const ir::Call& c) {
-  return !ir::isa<ir::GlobalVar>(*c.op) && c.op->name.rfind("tensor.", 0) == 0;
+  return !ir::isa<ir::GlobalVar>(*c.op) &&
+         (c.op->name.rfind("tensor.", 0) == 0 || is_distributed_transfer(c.op->name));
 }
 
 /// The `cache_policy` attr as parameter index -> policy; a malformed attr is an InternalError
@@ -216,27 +315,6 @@ inline ir::StmtRef with_cache_kwargs(const ir::StmtRef& body, const ir::Function
       .stmt(body);
 }
 
-/// `body` with each value of a ReturnStmt that `to` maps (by Var identity) replaced.
-inline ir::StmtRef with_returned(const ir::StmtRef& body,
-                                 const ::pypto::detail::PointerMap<ir::VarRef>& to) {
-  return BottomUpRewriter([&](const ir::NodeRef& n) -> ir::NodeRef {
-           const auto* ret = ir::as<ir::ReturnStmt>(n.get());
-           if (!ret) return n;
-           std::vector<ir::ExprRef> values = ret->values;
-           bool changed = false;
-           for (ir::ExprRef& v : values)
-             if (const ir::VarRef* p = to.find(v.get())) {
-               v = *p;
-               changed = true;
-             }
-           if (!changed) return n;
-           auto copy = ir::copy_node(*ret);
-           copy->values = std::move(values);
-           return copy;
-         })
-      .stmt(body);
-}
-
 /// A trailing Out parameter a kernel gained: the returned value it holds, and the first return
 /// position that hands it back (its type at a call site is the call's result type there).
 struct AddedOutput {
@@ -244,7 +322,8 @@ struct AddedOutput {
   std::size_t return_position = 0;
 };
 
-/// The conversion of one kernel's body.
+/// The conversion of one kernel: entry loads, the body converted statement by statement through
+/// control flow, exit stores into new Out parameters (see the top of this file).
 class KernelConverter {
  public:
   KernelConverter(const ir::Function& f, const ir::OpRegistry& ops) : f_(f), ops_(ops) {}
@@ -253,40 +332,27 @@ class KernelConverter {
   ir::FunctionRef run(const ir::FunctionRef& fn) {
     const auto policies = cache_policies(f_);
     if (!f_.body) return fn;
-    find_returned_values();
-    const auto* seq = ir::as<ir::SeqStmts>(f_.body.get());
-    std::vector<ir::StmtRef> input = seq ? seq->stmts : std::vector<ir::StmtRef>{f_.body};
-    for (const ir::StmtRef& s : input) statement(s);
-    if (!changed_ && policies.empty()) return fn;
-
     ir::StmtRef body = f_.body;
-    if (changed_) {
-      if (seq) {
-        auto copy = ir::copy_node(*seq);
-        copy->stmts = std::move(out_);
-        body = copy;
-      } else {
-        body = ir::SeqStmts::make(std::move(out_), f_.body->span);
+    auto copy = ir::copy_node(f_);
+    if (has_tensor_op()) {
+      std::vector<ir::StmtRef> out;
+      entry_loads(out);
+      const auto* seq = ir::as<ir::SeqStmts>(f_.body.get());
+      const std::vector<ir::StmtRef> input = seq ? seq->stmts : std::vector<ir::StmtRef>{f_.body};
+      const ir::ReturnStmt* ret = nullptr;
+      for (const ir::StmtRef& s : input) {
+        if (const auto* r = ir::as<ir::ReturnStmt>(s.get())) {
+          ret = r;
+          continue;
+        }
+        statement(s, out);
       }
+      exit_stores(ret, *copy, out);
+      body = ir::SeqStmts::make(std::move(out), f_.body->span);
+    } else if (policies.empty()) {
+      return fn;
     }
     if (!policies.empty()) body = with_cache_kwargs(body, f_, policies);
-
-    auto copy = ir::copy_node(f_);
-    if (!outputs_.empty()) {
-      // The kernel returns the parameters it stores into (ReturnParamsExplicit), which follow
-      // the existing ones in the order of the values' first return position.
-      std::stable_sort(outputs_.begin(), outputs_.end(), [](const Output& a, const Output& b) {
-        return a.added.return_position < b.added.return_position;
-      });
-      ::pypto::detail::PointerMap<ir::VarRef> param_of_store;  // looked up, never iterated
-      for (const Output& o : outputs_) {
-        param_of_store.insert(o.stored.get(), o.added.param);
-        copy->params.push_back(o.added.param);
-        copy->param_directions.push_back(ir::ParamDirection::Out);
-        added_.push_back(o.added);
-      }
-      body = with_returned(body, param_of_store);
-    }
     copy->body = std::move(body);
     copy->attrs = f_.attrs.without("cache_policy");
     return copy;
@@ -300,185 +366,412 @@ class KernelConverter {
     throw TensorToTileError(f_.name, c.op->name, c.span.is_known() ? c.span : fallback, why);
   }
 
-  void statement(const ir::StmtRef& s) {
-    if (const auto* assign = ir::as<ir::AssignStmt>(s.get()))
-      if (const auto* call = ir::as<ir::Call>(assign->value.get()))
-        if (is_tensor_op(*call) && is_converted(call->op->name)) {
-          convert(*assign, *call);
-          changed_ = true;
-          return;
-        }
-    keep(s);
+  /// True when the body calls a tensor op (something to convert, or to refuse).
+  bool has_tensor_op() const {
+    bool found = false;
+    ir::for_each_node(ir::NodeRef(f_.body), [&](const ir::Node& n) {
+      if (const auto* c = ir::as<ir::Call>(&n); c && is_tensor_op(*c) && !is_kept(c->op->name))
+        found = true;
+    });
+    return found;
   }
 
-  /// A statement kept as it is, after materializing the computed values it reads.
-  void keep(const ir::StmtRef& s) {
-    std::vector<ir::VarRef> reads;
-    ir::for_each_node(ir::NodeRef(s), [&](const ir::Node& n) {
-      if (const auto* c = ir::as<ir::Call>(&n)) {
-        if (!is_tensor_op(*c) || is_kept(c->op->name)) return;
-        if (!is_converted(c->op->name))
-          fail(*c, s->span,
-               "has no tile form (converted: tensor.add/sub/mul/div/maximum/minimum/neg/exp/"
-               "sqrt/full/slice/assemble; kept: tensor.dim/create/read/write)");
-        fail(*c, s->span,
-             ir::isa<ir::AssignStmt>(*s) || ir::isa<ir::EvalStmt>(*s)
-                 ? "is nested in an expression; only `v = " + c->op->name +
-                       "(...)` statements are converted"
-                 : "is inside a " + std::string(ir::kind_name(s->kind())) +
-                       "; only the kernel's top-level statements are converted yet");
+  /// Step 1: each tensor parameter a converted op reads directly (not a self-loading one:
+  /// slice, assemble, read, write place their own loads), also through the initial values of
+  /// the loops' iter_args, is loaded whole at the function's entry, in parameter order.
+  void entry_loads(std::vector<ir::StmtRef>& out) {
+    ::pypto::detail::PointerMap<bool> used;          // looked up, never iterated
+    ::pypto::detail::PointerMap<ir::ExprRef> inits;  // iter_arg -> its initial value
+    std::vector<const ir::IterArg*> iter_args;
+    ir::for_each_node(ir::NodeRef(f_.body), [&](const ir::Node& n) {
+      if (const auto* ia = ir::as<ir::IterArg>(&n)) {
+        if (inits.insert(ia, ia->init_value).second) iter_args.push_back(ia);
+        return;
       }
-      if (const auto* v = ir::as<ir::Var>(&n))
-        if (computed(*v)) reads.push_back(ir::VarRef(v));
+      const auto* c = ir::as<ir::Call>(&n);
+      if (!c || !is_tensor_op(*c) || is_self_loading(c->op->name) || !has_tile_form(*c)) return;
+      for (const ir::ExprRef& a : c->args)
+        if (ir::isa<ir::Var>(*a) && ir::isa<ir::TensorType>(*a->type)) used.insert(a.get(), true);
     });
-    if (reads.empty()) {
-      out_.push_back(changed_ ? subst_.stmt(s) : s);
+    for (bool grew = true; grew;) {  // an iter_arg a converted op reads loads its initial value
+      grew = false;
+      for (const ir::IterArg* ia : iter_args) {
+        const ir::ExprRef* init = inits.find(ia);
+        if (used.find(ia) && ir::isa<ir::Var>(**init) && ir::isa<ir::TensorType>(*(*init)->type))
+          grew = used.insert(init->get(), true).second || grew;
+      }
+    }
+    for (const ir::VarRef& p : f_.params) {
+      const auto* t = ir::as<ir::TensorType>(p->type.get());
+      if (!t || !used.find(p.get())) continue;
+      subst_.set(*p, load_whole(p, *t, p->name_hint + "_tile", p->span, out));
+      loaded_.insert(p.get(), true);
+    }
+  }
+
+  /// `v = tile.load(v, [0, ..], shape, shape, target_memory=Vec)`, appended to `out`.
+  ir::VarRef load_whole(const ir::ExprRef& tensor, const ir::TensorType& t, std::string name,
+                        const ir::Span& span, std::vector<ir::StmtRef>& out) {
+    ir::Attrs kw;
+    kw = kw.with("target_memory", ir::EnumValue::of(ir::MemorySpace::Vec));
+    return fresh(std::move(name), "tile.load", {tensor, zeros(t.shape.size()), shape(t), shape(t)},
+                 std::move(kw), span, out);
+  }
+
+  /// Step 2: `s` converted, appended to `out`.
+  void statement(const ir::StmtRef& s, std::vector<ir::StmtRef>& out) {
+    if (++depth_ > core::kMaxNesting)
+      throw core::ValueError("convert-tensor-to-tile-ops: statements nested deeper than " +
+                             std::to_string(core::kMaxNesting) + " levels are not supported");
+    const OnLeave leave{depth_};
+    if (const auto* seq = ir::as<ir::SeqStmts>(s.get())) {
+      for (const ir::StmtRef& c : seq->stmts) statement(c, out);
       return;
     }
-    for (const ir::VarRef& v : reads) materialize(v, s->span);
-    out_.push_back(subst_.stmt(s));
+    if (const auto* a = ir::as<ir::AssignStmt>(s.get())) return assign(*a, out);
+    if (const auto* e = ir::as<ir::EvalStmt>(s.get())) return eval(*e, out);
+    if (const auto* f = ir::as<ir::ForStmt>(s.get())) return loop(*f, out);
+    if (const auto* w = ir::as<ir::WhileStmt>(s.get())) return loop(*w, out);
+    if (const auto* i = ir::as<ir::IfStmt>(s.get())) return branch(*i, out);
+    refuse_nested(s);
+    ir::StmtRef body_done = ::pypto::transforms::detail::with_body_slots(
+        s, [&](const ir::StmtRef& b) { return block(b); });
+    out.push_back(subst_.stmt(body_done));
   }
 
-  /// `v`'s data, computed into a tile, stored into a fresh buffer that replaces `v` from here.
-  void materialize(const ir::VarRef& v, const ir::Span& span) {
-    if (materialized_.find(*v)) return;  // read twice in one statement
-    const auto* t = ir::as<ir::TensorType>(v->type.get());
-    if (!t)
-      throw core::InternalError("convert-tensor-to-tile-ops: '" + v->name_hint +
-                                "' is computed into a tile but is not a tensor");
-    const std::size_t* position = return_position_.find(*v);
-    ir::VarRef buf;
-    if (position) {  // returned: the caller allocates it and passes it as a new Out parameter
-      buf = ir::Var::make(v->name_hint + "_out", ir::TensorType::make(t->dtype, t->shape), span);
-    } else {  // scratch the kernel reads as a tensor: its own buffer
-      ir::Attrs kw;
-      kw = kw.with("dtype", t->dtype);
-      buf = ir::Var::make(v->name_hint + "_buf", ir::TensorType::make(t->dtype, t->shape), span);
-      emit(buf, ops_.make_call("tensor.create", {shape(*t)}, kw, {}, span), span);
+  /// A body slot converted: its statements as one SeqStmts (the slot's own when it was one).
+  ir::StmtRef block(const ir::StmtRef& b) {
+    std::vector<ir::StmtRef> out;
+    statement(b, out);
+    return ir::SeqStmts::make(std::move(out), b->span);
+  }
+
+  void assign(const ir::AssignStmt& a, std::vector<ir::StmtRef>& out) {
+    const auto* c = ir::as<ir::Call>(a.value.get());
+    if (c && is_tensor_op(*c)) {
+      if (std::optional<ir::ExprRef> v = convert(*c, a.span, out)) {
+        const ir::VarRef var = converted_var(a.var, (*v)->type);
+        out.push_back(ir::AssignStmt::make(var, std::move(*v), a.span));
+        subst_.set(*a.var, var);
+        return;
+      }
     }
-    ir::VarRef stored =
-        fresh(v->name_hint + "_gm", "tile.store", {*tile_.find(v.get()), zeros(*t), buf}, {}, span);
-    if (position) outputs_.push_back({{buf, *position}, stored});
-    subst_.set(*v, stored);
-    materialized_.set(*v, stored);
-    changed_ = true;
+    refuse_nested(ir::StmtRef(&a));
+    ir::ExprRef value = c && is_tensor_op(*c) ? kept(*c) : subst_.expr(a.value);
+    if (value == a.value) {
+      out.push_back(ir::StmtRef(&a));
+      return;
+    }
+    ir::VarRef var = a.var;
+    if (value->type != a.value->type) {  // e.g. an iter_arg that became a tile
+      var = ir::Var::make(a.var->name_hint, value->type, a.var->span);
+      subst_.set(*a.var, var);
+    }
+    out.push_back(ir::AssignStmt::make(var, std::move(value), a.span));
   }
 
-  /// Each Var a ReturnStmt of the body hands back, with the first position it is returned at
-  /// (return statements in pre-order, values in order).
-  void find_returned_values() {
-    ir::for_each_node(ir::NodeRef(f_.body), [&](const ir::Node& n) {
-      const auto* ret = ir::as<ir::ReturnStmt>(&n);
-      if (!ret) return;
-      for (std::size_t k = 0; k < ret->values.size(); ++k)
-        if (const auto* v = ir::as<ir::Var>(ret->values[k].get()); v && !return_position_.find(*v))
-          return_position_.set(*v, k);
+  /// The variable a converted value of `v` binds: one per variable and type, so a variable the
+  /// input binds in both arms of an if binds one tile variable in both.
+  ir::VarRef converted_var(const ir::VarRef& v, const ir::TypeRef& type) {
+    if (const ir::VarRef* done = converted_.find(v.get()); done && (*done)->type == type)
+      return *done;
+    ir::VarRef fresh_var = ir::Var::make(v->name_hint + "_tile", type, v->span);
+    *converted_.insert(v.get(), fresh_var).first = fresh_var;
+    return fresh_var;
+  }
+
+  void eval(const ir::EvalStmt& e, std::vector<ir::StmtRef>& out) {
+    const auto* c = ir::as<ir::Call>(e.expr.get());
+    if (c && is_tensor_op(*c))
+      if (std::optional<ir::ExprRef> v = convert(*c, e.span, out)) {
+        out.push_back(ir::EvalStmt::make(std::move(*v), e.span));
+        return;
+      }
+    refuse_nested(ir::StmtRef(&e));
+    if (c && is_tensor_op(*c)) {
+      ir::ExprRef v = kept(*c);
+      out.push_back(v == e.expr ? ir::StmtRef(&e) : ir::EvalStmt::make(std::move(v), e.span));
+      return;
+    }
+    out.push_back(subst_.stmt(ir::StmtRef(&e)));
+  }
+
+  /// A for or while loop: an iter_arg whose initial value became a tile is a tile, and so is
+  /// its return var.
+  template <class Loop>
+  void loop(const Loop& l, std::vector<ir::StmtRef>& out) {
+    auto copy = ir::copy_node(l);
+    if constexpr (std::is_same_v<Loop, ir::ForStmt>) {
+      copy->start = subst_.expr(l.start);
+      copy->stop = subst_.expr(l.stop);
+      copy->step = subst_.expr(l.step);
+      copy->attrs = subst_.attrs(l.attrs);
+    }
+    for (ir::IterArgRef& ia : copy->iter_args) {
+      ir::ExprRef init = subst_.expr(ia->init_value);
+      if (init == ia->init_value) continue;
+      auto fresh_arg = ir::IterArg::make(ia->name_hint, init->type, init, ia->span);
+      subst_.set(*ia, fresh_arg);
+      ia = fresh_arg;
+    }
+    if constexpr (std::is_same_v<Loop, ir::WhileStmt>) copy->condition = subst_.expr(l.condition);
+    copy->body = block(l.body);
+    for (std::size_t i = 0; i < copy->return_vars.size(); ++i)
+      retype(copy->return_vars[i], copy->iter_args[i]->type);
+    out.push_back(copy);
+  }
+
+  /// An if: each branch from the same mappings; a return var takes its yielded value's type.
+  void branch(const ir::IfStmt& i, std::vector<ir::StmtRef>& out) {
+    auto copy = ir::copy_node(i);
+    copy->condition = subst_.expr(i.condition);
+    const std::size_t mark = subst_.mark();
+    copy->then_body = block(i.then_body);
+    subst_.rollback(mark);
+    if (i.else_body) {
+      copy->else_body = block(i.else_body);
+      subst_.rollback(mark);
+    }
+    const ir::YieldStmt* y = final_yield(copy->then_body);
+    if (!y && copy->else_body) y = final_yield(copy->else_body);
+    for (std::size_t k = 0; k < copy->return_vars.size(); ++k)
+      if (y && k < y->values.size()) retype(copy->return_vars[k], y->values[k]->type);
+    out.push_back(copy);
+  }
+
+  /// `v` re-made with `type` when it differs; its uses follow it.
+  void retype(ir::VarRef& v, const ir::TypeRef& type) {
+    if (v->type == type) return;
+    ir::VarRef fresh_var = ir::Var::make(v->name_hint, type, v->span);
+    subst_.set(*v, fresh_var);
+    v = std::move(fresh_var);
+  }
+
+  static const ir::YieldStmt* final_yield(const ir::StmtRef& body) {
+    const auto* seq = ir::as<ir::SeqStmts>(body.get());
+    const ir::Stmt* last =
+        seq ? (seq->stmts.empty() ? nullptr : seq->stmts.back().get()) : body.get();
+    return last ? ir::as<ir::YieldStmt>(last) : nullptr;
+  }
+
+  /// A tensor op left inside an expression, or one with no tile form, is refused here; kept
+  /// global-memory accesses (tensor.dim, tensor.view) are not.
+  void refuse_nested(const ir::StmtRef& s) {
+    const ir::Node* top = nullptr;
+    if (const auto* a = ir::as<ir::AssignStmt>(s.get())) top = a->value.get();
+    if (const auto* e = ir::as<ir::EvalStmt>(s.get())) top = e->expr.get();
+    ir::for_each_node(ir::NodeRef(s), [&](const ir::Node& n) {
+      const auto* c = ir::as<ir::Call>(&n);
+      if (!c || !is_tensor_op(*c) || is_kept(c->op->name)) return;
+      if (&n == top || ir::isa<ir::ForStmt>(*s) || ir::isa<ir::WhileStmt>(*s) ||
+          ir::isa<ir::IfStmt>(*s))
+        fail(*c, s->span, "has no tile form yet (" + std::string(kTileForms) + ")");
+      fail(*c, s->span,
+           "is nested in an expression; only `v = " + c->op->name +
+               "(...)` statements are converted");
     });
   }
 
-  void convert(const ir::AssignStmt& s, const ir::Call& c) {
+  /// The tile form of `c` (its arguments substituted), after the statements it needs, which go
+  /// to `out`; nullopt for a kept global-memory access.
+  std::optional<ir::ExprRef> convert(const ir::Call& c, const ir::Span& stmt_span,
+                                     std::vector<ir::StmtRef>& out) {
     const std::string& op = c.op->name;
-    const ir::Span span = c.span.is_known() ? c.span : s.span;
-    if (std::string_view tile_op = elementwise_tile_op(op); !tile_op.empty()) {
-      std::vector<ir::ExprRef> args;
-      for (const ir::ExprRef& a : c.args) args.push_back(operand(c, a, span));
-      bind_tile(s.var, fresh(s.var->name_hint + "_tile", tile_op, std::move(args), {}, span));
-    } else if (op == "tensor.full") {
-      bind_tile(s.var, fresh(s.var->name_hint + "_tile", "tile.full", {scalar_free(c, c.args[0])},
-                             c.kwargs, span));
-    } else if (op == "tensor.slice") {
-      if (c.kwargs.find("pad_value")) fail(c, s.span, "with pad_value has no tile.load form yet");
-      const ir::VarRef src = global(c, c.args[0]);
-      std::vector<ir::ExprRef> args{subst_.expr(src), scalar_free(c, c.args[2]),
-                                    scalar_free(c, c.args[1])};
-      if (c.args.size() > 3) args.push_back(scalar_free(c, c.args[3]));
-      bind_tile(s.var,
-                fresh(s.var->name_hint + "_tile", "tile.load", std::move(args), c.kwargs, span));
-    } else {  // tensor.assemble: the store result keeps the assemble's Var
-      const ir::VarRef dst = global(c, c.args[0]);
-      ir::ExprRef src = operand(c, c.args[1], span);
-      emit(s.var,
-           ops_.make_call("tile.store", {src, scalar_free(c, c.args[2]), subst_.expr(dst)},
-                          c.kwargs, {}, span),
-           s.span);
+    const ir::Span span = c.span.is_known() ? c.span : stmt_span;
+    std::vector<ir::ExprRef> args;
+    for (const ir::ExprRef& a : c.args) args.push_back(subst_.expr(a));
+    auto is_tile = [&](std::size_t i) {
+      return i < args.size() && ir::isa<ir::TileType>(*args[i]->type);
+    };
+    auto call = [&](std::string_view name, std::vector<ir::ExprRef> a,
+                    ir::Attrs kw) -> ir::ExprRef {
+      return ops_.make_call(name, std::move(a), std::move(kw), {}, span);
+    };
+    if (op == "tensor.create") {
+      ir::Attrs kw;
+      if (const ir::AttrValue* d = c.kwargs.find("dtype")) kw = kw.with("dtype", *d);
+      kw = kw.with("target_memory", ir::EnumValue::of(ir::MemorySpace::Vec));
+      return call("tile.create", std::move(args), std::move(kw));
     }
+    if (op == "tensor.read" || op == "tensor.write") {
+      if (!is_tile(0)) return std::nullopt;  // a global-memory access stays
+      return call(op == "tensor.read" ? "tile.read" : "tile.write", std::move(args), c.kwargs);
+    }
+    if (op == "tensor.slice") {
+      if (is_tile(0)) return call("tile.slice", std::move(args), c.kwargs);
+      if (c.kwargs.find("pad_value")) fail(c, span, "with pad_value has no tile.load form yet");
+      std::vector<ir::ExprRef> load{args[0], args[2], args[1], args.size() > 3 ? args[3] : args[1]};
+      ir::Attrs kw = c.kwargs;
+      kw = kw.with("target_memory", ir::EnumValue::of(ir::MemorySpace::Vec));
+      if (args.size() > 4) fail(c, span, "with drop_dims has no tile.load form yet");
+      return call("tile.load", std::move(load), std::move(kw));
+    }
+    if (op == "tensor.assemble") {
+      if (!is_tile(1) && !is_tile(0)) return std::nullopt;  // tensor into tensor stays
+      if (!is_tile(0)) return call("tile.store", {args[1], args[2], args[0]}, c.kwargs);
+      if (c.kwargs.find("atomic"))
+        fail(c, span, "with atomic= needs a global-memory destination, not an on-chip tile");
+      if (!is_tile(1)) {
+        const auto& t = static_cast<const ir::TensorType&>(*args[1]->type);
+        args[1] = load_whole(args[1], t, "assemble_src", span, out);
+      }
+      return call("tile.assemble", std::move(args), {});
+    }
+    if (op == "tensor.maximum" || op == "tensor.minimum") {
+      const bool scalar = args.size() == 2 && ir::isa<ir::ScalarType>(*args[1]->type);
+      bridge(args, out, span);
+      return call(std::string(op == "tensor.maximum" ? "tile.maximum" : "tile.minimum") +
+                      (scalar ? "s" : ""),
+                  std::move(args), c.kwargs);
+    }
+    if (op == "pld.tensor.put" || op == "pld.tensor.get")
+      return staged_transfer(c, args, span, out);
+    if (op == "pld.tensor.remote_store") {
+      std::vector<ir::ExprRef> first{args[0]};
+      bridge(first, out, span);
+      args[0] = first[0];
+      return call("pld.tile.remote_store", std::move(args), c.kwargs);
+    }
+    if (std::string_view tile_op = simple_tile_form(op); !tile_op.empty()) {
+      bridge(args, out, span);
+      return call(tile_op, std::move(args), c.kwargs);
+    }
+    if (is_kept(op)) return std::nullopt;
+    fail(c, span, "has no tile form yet (" + std::string(kTileForms) + ")");
   }
 
-  /// A tensor operand as a tile (loading a global tensor at its first use), or a scalar as is.
-  ir::ExprRef operand(const ir::Call& c, const ir::ExprRef& a, const ir::Span& span) {
-    if (!ir::isa<ir::TensorType>(*a->type)) return scalar_free(c, a);
-    const auto* v = ir::as<ir::Var>(a.get());
-    if (!v) fail(c, span, "has a tensor operand that is not a variable");
-    if (const ir::VarRef* t = tile_.find(v)) return *t;
-    const auto& t = static_cast<const ir::TensorType&>(*a->type);
-    ir::VarRef loaded =
-        fresh(v->name_hint + "_tile", "tile.load", {subst_.expr(a), zeros(t), shape(t)}, {}, span);
-    tile_.set(*v, loaded);
-    loaded_.set(*v, loaded);
-    return loaded;
+  /// pld.tensor.put / get: a Vec staging tile (two with pipeline=True) of the transfer's rows
+  /// (the leading dimensions' product) and columns, each capped by chunk_rows / chunk_cols, and
+  /// the tile op moving through it.
+  ir::ExprRef staged_transfer(const ir::Call& c, std::vector<ir::ExprRef> args,
+                              const ir::Span& span, std::vector<ir::StmtRef>& out) {
+    const bool put = c.op->name == "pld.tensor.put";
+    if (put && ir::isa<ir::TileType>(*args[2]->type))
+      fail(c, span,
+           "needs a global-memory source, not a computed value (a tile has no global address); "
+           "pld.tensor.remote_store sends a computed value");
+    const auto& dst = static_cast<const ir::TensorType&>(*args[0]->type);
+    std::vector<ir::ExprRef> extent = dst.shape;
+    if (args.size() > 5)
+      if (const auto* t = ir::as<ir::MakeTuple>(args[5].get())) extent = t->elements;
+    if (extent.empty()) fail(c, span, "needs a transfer of rank 1 or more");
+    auto chunk = [&](std::string_view k) { return c.kwargs.get<std::int64_t>(k).value_or(0); };
+    auto capped = [&](std::optional<std::int64_t> n, std::int64_t cap, std::string_view what) {
+      if (!n && cap <= 0)
+        fail(c, span,
+             "has a dynamic " + std::string(what) + " and needs a static chunk_" +
+                 std::string(what));
+      return !n ? cap : cap > 0 ? std::min(*n, cap) : *n;
+    };
+    std::optional<std::int64_t> rows = 1;
+    for (std::size_t i = 0; i + 1 < extent.size(); ++i) {
+      const auto* d = ir::as<ir::ConstInt>(extent[i].get());
+      rows = d && rows ? std::optional<std::int64_t>(*rows * d->value) : std::nullopt;
+    }
+    const auto* last = ir::as<ir::ConstInt>(extent.back().get());
+    const std::int64_t r = capped(rows, chunk("chunk_rows"), "rows");
+    const std::int64_t k = capped(last ? std::optional<std::int64_t>(last->value) : std::nullopt,
+                                  chunk("chunk_cols"), "cols");
+    ir::Attrs create;
+    create = create.with("dtype", dst.dtype);
+    create = create.with("target_memory", ir::EnumValue::of(ir::MemorySpace::Vec));
+    const bool pipeline = c.kwargs.get<bool>("pipeline").value_or(false);
+    const std::string stage = put ? "tput_stage" : "tget_stage";
+    auto make_stage = [&](const std::string& name) -> ir::ExprRef {
+      return fresh(name, "tile.create",
+                   {ir::MakeTuple::make({ir::ConstInt::make(r), ir::ConstInt::make(k)})}, create,
+                   span, out);
+    };
+    std::vector<ir::ExprRef> moved{args[0], args[1], args[2],
+                                   make_stage(pipeline ? stage + "_ping" : stage)};
+    if (pipeline) moved.push_back(make_stage(stage + "_pong"));
+    moved.insert(moved.end(), args.begin() + 3, args.end());
+    ir::Attrs kw = c.kwargs.without("chunk_rows").without("chunk_cols").without("pipeline");
+    return ops_.make_call(put ? "pld.tile.put" : "pld.tile.get", std::move(moved), std::move(kw),
+                          {}, span);
   }
 
-  /// A tensor operand that must be in global memory (a slice source, an assemble target).
-  ir::VarRef global(const ir::Call& c, const ir::ExprRef& a) {
-    const auto* v = ir::as<ir::Var>(a.get());
-    if (!v) fail(c, c.span, "has a tensor operand that is not a variable");
-    if (computed(*v)) materialize(ir::VarRef(v), c.span);
-    return ir::VarRef(v);
+  /// A kept global-memory access: its operands substituted, except a parameter loaded at the
+  /// entry, which is still the tensor the access means (`tensor.dim(x)`).
+  ir::ExprRef kept(const ir::Call& c) {
+    std::vector<ir::ExprRef> args;
+    bool changed = false;
+    for (const ir::ExprRef& a : c.args) {
+      args.push_back(loaded_.find(a.get()) ? a : subst_.expr(a));
+      changed = changed || args.back() != a;
+    }
+    if (!changed) return ir::ExprRef(&c);
+    return ops_.make_call(c.op->name, std::move(args), c.kwargs, c.attrs, c.span);
   }
 
-  /// A non-tensor argument (shape, offset, scalar) with materialized Vars substituted.
-  ir::ExprRef scalar_free(const ir::Call&, const ir::ExprRef& a) { return subst_.expr(a); }
-
-  /// True for a value that lives only in a tile (computed by a converted op, not yet stored).
-  bool computed(const ir::Var& v) {
-    return tile_.find(v) && !loaded_.find(v) && !materialized_.find(v);
+  /// Tensor operands of a converted op that no entry load covered (a value computed by a kept
+  /// op, say) are loaded whole just before it.
+  void bridge(std::vector<ir::ExprRef>& args, std::vector<ir::StmtRef>& out, const ir::Span& span) {
+    for (ir::ExprRef& a : args)
+      if (const auto* t = ir::as<ir::TensorType>(a->type.get()))
+        a = load_whole(a, *t,
+                       (ir::isa<ir::Var>(*a) ? static_cast<const ir::Var&>(*a).name_hint
+                                             : std::string("operand")) +
+                           "_tile",
+                       span, out);
   }
 
-  void bind_tile(const ir::VarRef& tensor_var, ir::VarRef tile) { tile_.set(*tensor_var, tile); }
+  /// Step 3: each returned value that became a tile is stored into a new trailing Out parameter
+  /// of the declared return type, and the store's result is returned.
+  void exit_stores(const ir::ReturnStmt* ret, ir::Function& fn, std::vector<ir::StmtRef>& out) {
+    if (!ret) return;
+    std::vector<ir::ExprRef> values;
+    for (std::size_t i = 0; i < ret->values.size(); ++i) {
+      ir::ExprRef v = subst_.expr(ret->values[i]);
+      const auto* tile = ir::as<ir::TileType>(v->type.get());
+      if (!tile) {
+        values.push_back(std::move(v));
+        continue;
+      }
+      const ir::TypeRef declared = i < f_.return_types.size() ? f_.return_types[i] : ir::TypeRef();
+      const auto* t = declared ? ir::as<ir::TensorType>(declared.get()) : nullptr;
+      if (!t)
+        throw core::InternalError("convert-tensor-to-tile-ops: function '" + f_.name +
+                                  "' returns a tile at position " + std::to_string(i) +
+                                  " where it declares no tensor");
+      ir::VarRef param = ir::Var::make("ret" + std::to_string(added_.size()) + "_out",
+                                       ir::TensorType::make(t->dtype, t->shape), ret->span);
+      fn.params.push_back(param);
+      fn.param_directions.push_back(ir::ParamDirection::Out);
+      added_.push_back({param, i});
+      values.push_back(fresh("ret" + std::to_string(added_.size() - 1) + "_store", "tile.store",
+                             {v, zeros(tile->shape.size()), param}, {}, ret->span, out));
+    }
+    out.push_back(ir::ReturnStmt::make(std::move(values), ret->span));
+  }
 
   ir::VarRef fresh(std::string name, std::string_view op, std::vector<ir::ExprRef> args,
-                   ir::Attrs kwargs, const ir::Span& span) {
+                   ir::Attrs kwargs, const ir::Span& span, std::vector<ir::StmtRef>& out) {
     auto call = ops_.make_call(op, std::move(args), std::move(kwargs), {}, span);
     ir::VarRef v = ir::Var::make(std::move(name), call->type, span);
-    emit(v, call, span);
+    out.push_back(ir::AssignStmt::make(v, std::move(call), span));
     return v;
   }
 
-  void emit(const ir::VarRef& v, ir::ExprRef value, const ir::Span& span) {
-    out_.push_back(ir::AssignStmt::make(v, std::move(value), span));
-  }
-
-  static ir::ExprRef zeros(const ir::TensorType& t) {
+  static ir::ExprRef zeros(std::size_t rank) {
     std::vector<ir::ExprRef> z;
-    for (std::size_t i = 0; i < t.shape.size(); ++i) z.push_back(ir::ConstInt::make(0));
+    for (std::size_t i = 0; i < rank; ++i) z.push_back(ir::ConstInt::make(0));
     return ir::MakeTuple::make(std::move(z));
   }
   static ir::ExprRef shape(const ir::TensorType& t) { return ir::MakeTuple::make(t.shape); }
 
-  // Small maps keyed by Var identity: looked up, never iterated.
-  template <class V>
-  struct VarMap {
-    ::pypto::detail::PointerMap<V> map;
-    const V* find(const ir::Var* v) { return map.find(v); }
-    const V* find(const ir::Var& v) { return map.find(&v); }
-    void set(const ir::Var& v, V value) { *map.insert(&v, value).first = std::move(value); }
+  struct OnLeave {
+    std::size_t& depth;
+    ~OnLeave() { --depth; }
   };
 
   const ir::Function& f_;
   const ir::OpRegistry& ops_;
-  std::vector<ir::StmtRef> out_;
-  VarMap<ir::VarRef> tile_;              // tensor Var -> the tile holding its data
-  VarMap<ir::VarRef> loaded_;            // global tensors loaded whole (their tile is a copy)
-  VarMap<ir::VarRef> materialized_;      // computed values stored back into a fresh buffer
-  Substitution subst_;                   // computed value -> its materialized buffer
-  VarMap<std::size_t> return_position_;  // returned Var -> its first return position
-  struct Output {
-    AddedOutput added;
-    ir::VarRef stored;  // the tile.store into the parameter, which returns read as the parameter
-  };
-  std::vector<Output> outputs_;  // in materialization order until `run` sorts them
+  Substitution subst_;  // tensor value -> the tile (or re-made variable) holding it from here
+  ::pypto::detail::PointerMap<bool> loaded_;  // parameters loaded at the entry; never iterated
+  ::pypto::detail::PointerMap<ir::VarRef> converted_;  // variable -> its tile; never iterated
   std::vector<AddedOutput> added_;
-  bool changed_ = false;
+  std::size_t depth_ = 0;
 };
 
 /// A kernel that gained trailing Out parameters: the converted function and what it gained.
@@ -491,10 +784,11 @@ using ChangedKernels = std::map<std::string, ChangedKernel, std::less<>>;
 /// Gives every call of a changed kernel in one function the kernel's new Out parameters: right
 /// before a `v = self.k(...)` or `self.k(...)` statement, each output is allocated with
 /// `tensor.create(shape, dtype=...)` of the call's recorded result type (the caller's
-/// coordinates) and passed. A Submit is left as it is: it may omit trailing outputs, which the
-/// runtime allocates. Only Orchestration and Opaque functions allocate; a call elsewhere (a
-/// Group or Spmd wrapper, another kernel), nested in an expression, or whose output shape uses
-/// a variable not bound in the caller before the call is a KernelOutputCallError.
+/// coordinates) and passed, and so for a Submit passing all the kernel's old parameters (one
+/// omitting trailing outputs leaves them to the runtime). Only Orchestration and Opaque functions
+/// allocate; a call elsewhere (a Group or Spmd wrapper, another kernel), nested in an expression,
+/// or whose output shape uses a variable not bound in the caller before the call is a
+/// KernelOutputCallError.
 class CallerRewriter {
  public:
   CallerRewriter(const ir::Function& f, const ChangedKernels& changed, const ir::OpRegistry& ops)
@@ -527,7 +821,8 @@ class CallerRewriter {
   }
 
  private:
-  [[noreturn]] void fail(const ir::Call& c, const ir::Span& fallback, const std::string& why) {
+  template <class CallNode>
+  [[noreturn]] void fail(const CallNode& c, const ir::Span& fallback, const std::string& why) {
     throw KernelOutputCallError(f_.name, c.op->name, c.span.is_known() ? c.span : fallback, why);
   }
 
@@ -580,13 +875,20 @@ class CallerRewriter {
       out.push_back(slot(s));
       return out.back() != s;
     }
-    if (const auto* a = ir::as<ir::AssignStmt>(s.get()))
+    if (const auto* a = ir::as<ir::AssignStmt>(s.get())) {
       if (const ir::Call* c = changed_call(a->value.get())) {
         auto copy = ir::copy_node(*a);
         copy->value = with_outputs(*c, *s, out);
         out.push_back(copy);
         return true;
       }
+      if (const ir::Submit* c = changed_submit(a->value.get())) {
+        auto copy = ir::copy_node(*a);
+        copy->value = with_outputs(*c, *s, out);
+        out.push_back(copy);
+        return true;
+      }
+    }
     if (const auto* e = ir::as<ir::EvalStmt>(s.get()))
       if (const ir::Call* c = changed_call(e->expr.get())) {
         auto copy = ir::copy_node(*e);
@@ -604,9 +906,22 @@ class CallerRewriter {
     return rewritten != s;
   }
 
-  /// `call` with an allocated buffer for each new Out parameter of its kernel; the allocations
-  /// go to `out`.
-  ir::ExprRef with_outputs(const ir::Call& call, const ir::Stmt& s, std::vector<ir::StmtRef>& out) {
+  /// `n` as a Submit of a changed kernel passing every parameter it had, or null (one that
+  /// omits trailing outputs leaves them to the runtime, the new ones too).
+  const ir::Submit* changed_submit(const ir::Node* n) const {
+    const auto* c = ir::as<ir::Submit>(n);
+    if (!c || !ir::isa<ir::GlobalVar>(*c->op)) return nullptr;
+    auto it = changed_.find(c->op->name);
+    return it != changed_.end() &&
+                   c->args.size() + it->second.outputs.size() == it->second.function->params.size()
+               ? c
+               : nullptr;
+  }
+
+  /// `call` (a Call or a Submit) with an allocated buffer for each new Out parameter of its
+  /// kernel; the allocations go to `out`.
+  template <class CallNode>
+  ir::ExprRef with_outputs(const CallNode& call, const ir::Stmt& s, std::vector<ir::StmtRef>& out) {
     const ChangedKernel& k = changed_.find(call.op->name)->second;
     if (call.args.size() + k.outputs.size() != k.function->params.size())
       fail(call, s.span,
@@ -636,6 +951,7 @@ class CallerRewriter {
         });
       ir::Attrs kw;
       kw = kw.with("dtype", t->dtype);
+      kw = kw.with("layout", ir::EnumValue::of(ir::TensorLayout::ND));
       auto create =
           ops_.make_call("tensor.create", {ir::MakeTuple::make(t->shape)}, kw, {}, call.span);
       ir::VarRef buf = ir::Var::make(o.param->name_hint, create->type, call.span);
@@ -654,9 +970,11 @@ class CallerRewriter {
     return copy;
   }
 
-  /// The recorded type of result `k` of a call of `callee` (the caller's coordinates).
-  static ir::TypeRef result_type(const ir::Call& call, const ir::Function& callee, std::size_t k) {
-    if (callee.return_types.size() == 1) return call.type;
+  /// The recorded type of result `k` of a call of `callee` (the caller's coordinates); a
+  /// Submit's results come first in its flat tuple, the task id last.
+  template <class CallNode>
+  static ir::TypeRef result_type(const CallNode& call, const ir::Function& callee, std::size_t k) {
+    if (std::is_same_v<CallNode, ir::Call> && callee.return_types.size() == 1) return call.type;
     const auto* tuple = ir::as<ir::TupleType>(call.type.get());
     return tuple && k < tuple->types.size() ? tuple->types[k] : ir::TypeRef();
   }
@@ -675,7 +993,9 @@ class CallerRewriter {
 class ParameterAccesses {
  public:
   ParameterAccesses(const ir::Function& fn, ReturnLineage& lineage)
-      : fn_(fn), lineage_(lineage), read(fn.params.size()), written(fn.params.size()) {}
+      : fn_(fn), lineage_(lineage), read(fn.params.size()), written(fn.params.size()) {
+    for (std::size_t i = 0; i < fn.params.size(); ++i) param_index_.insert(fn.params[i].get(), i);
+  }
 
   void enter(const ir::Stmt& s) { returns_ += ir::isa<ir::ReturnStmt>(s) ? 1 : 0; }
   void leave(const ir::Stmt& s) { returns_ -= ir::isa<ir::ReturnStmt>(s) ? 1 : 0; }
@@ -689,7 +1009,11 @@ class ParameterAccesses {
     if (returns_ > 0 || access == Access::Bookkeeping || !ir::isa<ir::TensorType>(*v.type)) return;
     const bool reads = access == Access::Read || access == Access::ReadWrite;
     const bool writes = access == Access::Write || access == Access::ReadWrite;
-    const std::optional<std::size_t> p = lineage_.param_of(fn_, v);
+    // A parameter is its own buffer even where the body rebinds its name (`t = op(t)` with
+    // the parameter's Var on both sides).
+    const std::size_t* own = param_index_.find(&v);
+    const std::optional<std::size_t> p =
+        own ? std::optional<std::size_t>(*own) : lineage_.param_of(fn_, v);
     if (!p) {
       unknown_read = unknown_read || (reads && !op_results_.find(&v));
       return;
@@ -702,7 +1026,8 @@ class ParameterAccesses {
   const ir::Function& fn_;
   ReturnLineage& lineage_;
   int returns_ = 0;
-  ::pypto::detail::PointerMap<bool> op_results_;  // looked up, never iterated
+  ::pypto::detail::PointerMap<bool> op_results_;          // looked up, never iterated
+  ::pypto::detail::PointerMap<std::size_t> param_index_;  // looked up, never iterated
 
  public:
   std::vector<bool> read, written;

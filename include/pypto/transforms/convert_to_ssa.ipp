@@ -31,7 +31,8 @@
 // Names: N counts per function, base name and role, skipping names the function already uses
 // (a base drops an earlier `__role_vN` suffix), so output names are deterministic and running
 // the pass twice gives the same program as running it once. Carries and if-results are ordered
-// by the first definition inside the region, never by address.
+// by name, as upstream PyPTO orders them (equal names by their first definition inside the
+// region), never by address.
 //
 // A store evaluated for its effect (`pl.store(t, [0], out)` as a statement) rebinds nothing and
 // stays as it is. Each function is first normalized (normalize_stmt_structure.hpp: nested
@@ -48,6 +49,7 @@
 
 #include "pypto/transforms/convert_to_ssa.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -604,7 +606,16 @@ class FunctionConverter : private FieldRewriter<FunctionConverter> {
     std::vector<Id> out;
     for (Id id : scan_.region(loop).defined)
       if (versions_.get(id) && binder_stamp_[id] != stamp) out.push_back(id);
-    return out;
+    return by_name(std::move(out));
+  }
+
+  /// `ids` in the order of their names (first definition order among equal names), the order
+  /// upstream PyPTO gives a loop's carried values and an if's results.
+  std::vector<Id> by_name(std::vector<Id> ids) const {
+    std::stable_sort(ids.begin(), ids.end(), [&](Id a, Id b) {
+      return scan_.variable(a).origin->name_hint < scan_.variable(b).origin->name_hint;
+    });
+    return ids;
   }
 
   /// Fails when the loop must hand values out but cannot express it.
@@ -777,7 +788,7 @@ class FunctionConverter : private FieldRewriter<FunctionConverter> {
   ir::StmtRef if_stmt(const ir::IfStmt& s, const ir::StmtRef& self) {
     auto copy = ir::copy_node(s);
     copy->condition = expr(s.condition);
-    const std::vector<Id>& candidates = scan_.region(s).defined;
+    const std::vector<Id> candidates = by_name(scan_.region(s).defined);
     const std::size_t mark = versions_.mark();
     auto arm = [&](const ir::StmtRef& body, std::vector<ir::VarRef>& at_end) -> ir::StmtRef {
       ir::StmtRef out = body ? stmt(body) : nullptr;
