@@ -1261,7 +1261,6 @@ class Builder {
     std::vector<ir::ExprRef> args;
     ir::Attrs kw, attrs;
     bind_op_call(e, def, operands, args, kw, attrs);
-    if (const ir::OpDef* made = ops_.find(def.name)) made->fill_dsl_defaults(args, kw);
     return guard(e, [&] { return ops_.make_call(def.name, args, kw, attrs, sp); });
   }
 

@@ -130,7 +130,7 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
       {.name = "tensor.create",
        .args = {{"shape"}},
        .kwargs = {{"dtype", K::DataType},
-                  dsl_default(enum_kwarg<TensorLayout>("layout"), EnumValue::of(TensorLayout::ND)),
+                  with_default(enum_kwarg<TensorLayout>("layout"), EnumValue::of(TensorLayout::ND)),
                   {"manual_dep", K::Bool},
                   {"init_value", K::Double}},
        .type_rule = tensor_create,
@@ -149,8 +149,8 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
          .params = {"shape", "dtype", "value"}});
   r.add({.name = "tensor.ci",
          .args = {{"start"}, {"shape"}},
-         .kwargs = {dsl_default({"dtype", K::DataType}, core::DataType::INT32),
-                    dsl_default({"descending", K::Bool}, false)},
+         .kwargs = {with_default({"dtype", K::DataType}, core::DataType::INT32),
+                    with_default({"descending", K::Bool}, false)},
          .type_rule = fresh<false, 1, false, core::DataType::INT32>,
          .spellings = {"arange", "tensor.arange"},
          .params = {"start", "shape", "dtype", "descending"}});
@@ -283,8 +283,8 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
   r.add({.name = "tensor.matmul",
          .args = {{"lhs"}, {"rhs"}},
          .kwargs = {{"out_dtype", K::DataType},
-                    dsl_default({"a_trans", K::Bool}, false),
-                    dsl_default({"b_trans", K::Bool}, false),
+                    with_default({"a_trans", K::Bool}, false),
+                    with_default({"b_trans", K::Bool}, false),
                     {"c_matrix_nz", K::Bool}},
          .type_rule = matmul<0>,
          .params = {"lhs", "rhs", "out_dtype", "a_trans", "b_trans", "c_matrix_nz"}});
