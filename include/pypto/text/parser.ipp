@@ -2251,14 +2251,16 @@ class Builder {
     };
     const bool task = d == "pl.at" || d == "pl.incore" || d == "pl.cluster" || d == "pl.spmd" ||
                       d == "pl._dump.spmd";
-    if (s.target && !(task && (d != "pl.at" || is_core_group(c))))
-      fail_at(*s.target,
-              "':' (only a CORE_GROUP pl.at, a pl.cluster or a pl.spmd scope binds a task id)");
-    // A task scope: `as tid` binds its task id after the body (the body cannot see it).
-    auto finish_task = [&](auto make) {
+    if (s.target && !task)
+      fail_at(*s.target, "':' (only a pl.at, a pl.cluster or a pl.spmd scope binds a task id)");
+    // A task scope: `as tid` binds its task id after the body (the body cannot see it); the
+    // kernel-side scopes (`markers`) hoist the body's pl.set_cache_policy markers.
+    auto finish_task = [&](auto make, bool markers = true) {
       std::vector<ir::AttrValueList> policies(1);
-      cache_policy_sinks_.push_back(&policies.back());
-      const OnExit pop{[this] { cache_policy_sinks_.pop_back(); }};
+      if (markers) cache_policy_sinks_.push_back(&policies.back());
+      const OnExit pop{[this, markers] {
+        if (markers) cache_policy_sinks_.pop_back();
+      }};
       ir::StmtRef body = body_slot(s.body, s.pos);
       ir::StmtRef scope = guard(c, [&]() -> ir::StmtRef {
         auto made = make(std::move(body), std::move(policies.back()));  // the concrete scope
@@ -2275,12 +2277,15 @@ class Builder {
     };
     if (d == "pl.at" || d == "pl.incore") {  // pl.incore(): upstream's earlier CORE_GROUP form
       const bool core_group = d == "pl.incore" || is_core_group(c);
-      const Header h = !core_group ? header(0, {"level", "role", "name_hint", "attrs"})
-                       : d == "pl.at"
-                           ? header(0, {"level", "name_hint", "optimizations", "attrs", "deps",
-                                        "no_dep_args", "dumps", "allow_early_resolve"})
-                           : header(0, {"name_hint", "optimizations", "attrs", "deps",
-                                        "no_dep_args", "dumps", "allow_early_resolve"});
+      const std::size_t positional = d == "pl.at" && !keyword(c, "level") ? 1 : 0;  // the level
+      const Header h =
+          !core_group ? header(positional, {"level", "role", "name_hint", "attrs", "deps",
+                                            "no_dep_args", "dumps"})
+          : d == "pl.at"
+              ? header(positional, {"level", "name_hint", "optimizations", "attrs", "deps",
+                                    "no_dep_args", "dumps", "allow_early_resolve"})
+              : header(0, {"name_hint", "optimizations", "attrs", "deps", "no_dep_args", "dumps",
+                           "allow_early_resolve"});
       if (core_group) {
         const InCoreDepth in_kernel(incore_depth_);
         ir::SplitMode split = ir::SplitMode::None;
@@ -2292,13 +2297,15 @@ class Builder {
           return ir::InCoreScopeStmt::make(body, h.name_hint, split, attrs, sp);
         });
       }
-      const ir::Level level = enum_value<ir::Level>(*keyword(c, "level"));
+      const ir::Level level = enum_value<ir::Level>(at_level(c));
       std::optional<ir::Role> role;
       if (const SExpr* rk = keyword(c, "role")) role = enum_value<ir::Role>(*rk);
-      const ir::Attrs attrs = with_dump_tags(h.attrs);
-      return finish([&](ir::StmtRef body) {
-        return ir::HierarchyScopeStmt::make(body, level, role, h.name_hint, attrs, sp);
-      });
+      const ir::Attrs attrs = with_dump_tags(task_attrs(c, h.attrs));
+      return finish_task(
+          [&](ir::StmtRef body, const ir::AttrValueList&) {
+            return ir::HierarchyScopeStmt::make(body, level, role, h.name_hint, attrs, sp);
+          },
+          /*markers=*/false);
     }
     if (d == "pl.cluster") {
       const Header h = header(0, {"name_hint", "attrs", "deps", "no_dep_args", "dumps"});
@@ -2370,11 +2377,17 @@ class Builder {
     return k && bool_literal(*k);
   }
 
+  /// The level of `pl.at(level=L, ...)`, also written first: `pl.at(L, ...)`.
+  static const SExpr& at_level(const SExpr& call) {
+    const SExpr* lk = keyword(call, "level");
+    if (lk && call.items.size() > 1) fail_at(*lk, "the level once: first or as level=");
+    if (!lk && call.items.size() < 2) fail_at(call, "a level on pl.at: pl.at(level=pl.Level.<L>)");
+    return lk ? *lk : call.item(1);
+  }
+
   /// True for `pl.at(level=pl.Level.CORE_GROUP, ...)` (the InCore scope form).
   bool is_core_group(const SExpr& call) {
-    const SExpr* lk = keyword(call, "level");
-    if (!lk) fail_at(call, "a level= keyword on pl.at");
-    return enum_value<ir::Level>(*lk) == ir::Level::CORE_GROUP;
+    return enum_value<ir::Level>(at_level(call)) == ir::Level::CORE_GROUP;
   }
 
   /// `optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=2)]`: returns

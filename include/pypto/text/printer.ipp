@@ -908,7 +908,9 @@ class Printer {
     std::vector<std::string> kw{"level=" + enum_text(s.level)};
     if (s.role) kw.push_back("role=" + enum_text(*s.role));
     if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
-    scope("with pl.at(", kw, s, ctx);
+    TaskOptions task = task_options(s, TaskScope::Hierarchy);
+    kw.insert(kw.end(), task.keywords.begin(), task.keywords.end());
+    scope("with pl.at(", kw, s, ctx, task);
   }
   void stmt(const ir::ClusterScopeStmt& s, const StmtContext& ctx) {
     std::vector<std::string> kw;
@@ -954,9 +956,9 @@ class Printer {
     ir::Attrs rest;
   };
 
-  /// Which header spells a task scope's attrs: a CORE_GROUP `pl.at`, a `pl.cluster` or a
-  /// `pl.spmd` (each reads a different set of keywords back).
-  enum class TaskScope : std::uint8_t { Kernel, Cluster, Spmd };
+  /// Which header spells a task scope's attrs: a CORE_GROUP `pl.at`, a `pl.cluster`, a
+  /// `pl.spmd` or another level's `pl.at` (each reads a different set of keywords back).
+  enum class TaskScope : std::uint8_t { Kernel, Cluster, Spmd, Hierarchy };
 
   TaskOptions task_options(const ir::ScopeStmt& s, TaskScope where) {
     namespace key = ir::scope_attr;
@@ -991,7 +993,7 @@ class Printer {
                *e.value.get_if<std::int64_t>() > 0)
         t.slot_num = std::to_string(*e.value.get_if<std::int64_t>());
       else if (e.key == key::kCachePolicyVars && !one_statement_body &&
-               all([&](const ir::AttrValue& v) {
+               where != TaskScope::Hierarchy && all([&](const ir::AttrValue& v) {
                  const auto* pair = v.get_if<ir::AttrValueList>();
                  return pair && pair->size() == 2 && var((*pair)[0]) &&
                         (*pair)[1].is<ir::EnumValue>() &&
