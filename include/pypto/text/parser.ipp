@@ -90,7 +90,8 @@ inline std::string token_of(const SExpr& expr) {
         if (e->parenthesized) return "(" + suffix;
         continue;
       case ExprKind::Tuple: return "(" + suffix;
-      case ExprKind::List: return "[" + suffix;
+      case ExprKind::List:
+      case ExprKind::ListComp: return "[" + suffix;
       case ExprKind::Dict: return "{" + suffix;
       case ExprKind::String: return "\"" + e->text + "\"" + suffix;
       case ExprKind::True: return "True" + suffix;
@@ -475,6 +476,8 @@ class Builder {
     current_def_ = &def;
     scope_ = std::move(sig.scope);
     fold_extent_reads_ = sig.type == ir::FunctionType::Orchestration;
+    function_type_ = sig.type;
+    dump_tags_.clear();
     param_vars_.clear();  // the signature pass left the last function's parameters here
     for (const ir::Param& p : sig.params) param_vars_.push_back(p.var);
     kernel_function_ = ir::is_kernel_function(sig.type);
@@ -991,6 +994,8 @@ class Builder {
         return param_vars_[it->second];
       }
     }
+    if (auto it = unrolled_.find(n); it != unrolled_.end())  // a comprehension's variable
+      return ir::ConstInt::make(it->second, core::DataType::INDEX, span(e.pos));
     if (auto it = scope_.names.find(n); it != scope_.names.end()) return it->second;
     if (auto it = dynamic_.find(n); it != dynamic_.end()) return it->second;
     constexpr std::string_view kFree = "__FREE_VAR";
@@ -1034,6 +1039,12 @@ class Builder {
         return ir::ConstFloat::make(e.float_value, core::DataType::FP32, span(e.pos));
       case ExprKind::True: return ir::ConstBool::make(true, span(e.pos));
       case ExprKind::False: return ir::ConstBool::make(false, span(e.pos));
+      case ExprKind::None:  // upstream's "no producer yet" task id: `prev = None`, `deps=[prev]`
+        return guard(
+            e, [&] { return ops_.make_call("system.task_invalid", {}, {}, {}, span(e.pos)); });
+      case ExprKind::ListComp:
+        fail_at(
+            e, "a value (a list comprehension only as a deps= list, unrolled as the text is read)");
       case ExprKind::List:
       case ExprKind::Tuple: {
         std::vector<ir::ExprRef> items;
@@ -1207,7 +1218,7 @@ class Builder {
       return ir::ConstFloat::make(float_bits(e.item(1)), core::DataType::FP32, sp);
     }
     if (d == "pl.MemRef") return memref_expr(e);
-    if (d == "pl.submit" || d == "pl._dump.submit") return submit(e, d == "pl._dump.submit");
+    if (d == "pl.submit" || d == "pl.spmd_submit" || d == "pl._dump.submit") return submit(e, d);
     if (d == "pl._dump.call") return dump_call(e);
     if (d == "min" || d == "max") {
       positional_count(e, 2, 2, d);
@@ -1243,13 +1254,16 @@ class Builder {
     for (std::string_view stmt_only :
          {"pl.yield_", "pl._dump.yield_", "pl.cond", "pl.func_attr", "pl.range", "pl.parallel",
           "pl.unroll", "pl.pipeline", "pl.while_", "pl.split_aiv", "pl._dump.split_aiv", "pl.at",
-          "pl.cluster", "pl.spmd", "pl._dump.spmd", "pl.scope", "pl.dynamic"})
+          "pl.cluster", "pl.spmd", "pl._dump.spmd", "pl.scope", "pl.dynamic", "pl.dump_tag",
+          "pl.no_dep"})
       if (d == stmt_only) fail_at(e, d + " only where the DSL places it, not inside an expression");
     if (d.starts_with("self.") || (e.item(0).kind == ExprKind::Name && bare_callee(d))) {
       ir::OpRef op = callee_ref(callee);
-      std::vector<ir::ExprRef> args = positional(e);
+      KernelArgs ka = kernel_args(e, 1);
+      const std::vector<ir::ExprRef>& args = ka.args;
       ir::Attrs attrs;
       ir::Attrs kw = kwargs_of(e, attrs);
+      attrs = dispatch_attrs(e, std::move(attrs), ka, {});
       if (!functions_.count(op->name)) fail_at(callee, "a function of this program");
       ir::TypeRef t = guard(e, [&] { return derived_call_type(ops_, functions_, *op, args, kw); });
       return guard(e, [&] { return ir::Call::make(op, args, t, kw, attrs, sp); });
@@ -1450,23 +1464,45 @@ class Builder {
     return guard(e, [&] { return ir::Call::make(op, args, ty, kw, attrs, span(e.pos)); });
   }
 
-  ir::ExprRef submit(const SExpr& e, bool dump) {
+  /// `pl.submit(self.k, args..., deps=[...], dumps=[...], allow_early_resolve=, predicate=)`, its
+  /// SPMD sibling `pl.spmd_submit(..., core_num=N[, sync_start=])` (core_num required) and
+  /// `pl._dump.submit(..., type=T)`, whose result type is written out.
+  ir::ExprRef submit(const SExpr& e, std::string_view d) {
+    const bool dump = d == "pl._dump.submit";
     if (e.items.size() < 2) fail_at(e, "the launched function as the first argument");
     ir::OpRef op = callee_ref(e.item(1));
-    std::vector<ir::ExprRef> args = positional(e, 2);
+    KernelArgs ka = kernel_args(e, 2);
     ir::SubmitLaunch launch;
-    if (const SExpr* k = keyword(e, "deps")) {
-      if (k->kind != ExprKind::List) fail_at(*k, "a list of task ids");
-      for (const auto& d : k->items) launch.deps.push_back(expr(*d));
+    if (const SExpr* k = keyword(e, "deps")) launch.deps = task_deps(*k);
+    if (const SExpr* k = keyword(e, "core_num")) {
+      launch.core_num = expr(*k);
+      if (const auto* ci = ir::as<ir::ConstInt>(launch.core_num.get()); ci && ci->value <= 0)
+        fail_at(*k, "a positive core_num");
+    } else if (d == "pl.spmd_submit") {
+      fail_at(e, "core_num=N on pl.spmd_submit (the number of blocks to launch)");
     }
-    if (const SExpr* k = keyword(e, "core_num")) launch.core_num = expr(*k);
     if (const SExpr* k = keyword(e, "sync_start")) launch.sync_start = bool_literal(*k);
     if (const SExpr* k = keyword(e, "allow_early_resolve"))
       launch.allow_early_resolve = bool_literal(*k);
     if (const SExpr* k = keyword(e, "predicate")) launch.predicate = expr(*k);
+    std::vector<ir::ExprRef> dumps;
+    if (const SExpr* k = keyword(e, "dumps")) {
+      if (k->kind != ExprKind::List && k->kind != ExprKind::Tuple)
+        fail_at(*k, "a list of tensor arguments of this submit");
+      for (const auto& item : k->items) {
+        ir::ExprRef v = expr(*item);
+        if (!ir::isa<ir::Var>(*v) || !ir::isa<ir::TensorType>(v->type) ||
+            std::none_of(ka.args.begin(), ka.args.end(),
+                         [&](const ir::ExprRef& a) { return a.get() == v.get(); }))
+          fail_at(*item, "a tensor variable passed to this submit");
+        dumps.push_back(std::move(v));
+      }
+    }
     ir::Attrs attrs;
     ir::Attrs kw = kwargs_of(
-        e, attrs, {"deps", "core_num", "sync_start", "allow_early_resolve", "predicate", "type"});
+        e, attrs,
+        {"deps", "dumps", "core_num", "sync_start", "allow_early_resolve", "predicate", "type"});
+    attrs = dispatch_attrs(e, std::move(attrs), ka, dumps);
     ir::TypeRef ty;
     if (dump) {
       const SExpr* t = keyword(e, "type");
@@ -1475,9 +1511,241 @@ class Builder {
     } else {
       if (!ir::isa<ir::GlobalVar>(op) || !functions_.count(op->name))
         fail_at(e.item(1), "a function of this program to launch");
-      ty = derived_submit_type(functions_, *op, args);
+      ty = derived_submit_type(functions_, *op, ka.args);
     }
-    return guard(e, [&] { return ir::Submit::make(op, args, ty, launch, kw, attrs, span(e.pos)); });
+    return guard(e,
+                 [&] { return ir::Submit::make(op, ka.args, ty, launch, kw, attrs, span(e.pos)); });
+  }
+
+  /// The arguments of a call of a program function, from item `from` on. `pl.no_dep(x)` passes
+  /// x exempt from dependency tracking: its index is kept for the `arg_direction_overrides` attr.
+  struct KernelArgs {
+    std::vector<ir::ExprRef> args;
+    ir::AttrValueList no_dep;
+  };
+  KernelArgs kernel_args(const SExpr& call, std::size_t from) {
+    KernelArgs out;
+    for (std::size_t i = from; i < call.items.size(); ++i) {
+      const SExpr* a = &call.item(i);
+      bool no_dep = false;
+      while (a->kind == ExprKind::Call && dotted(a->item(0)) == "pl.no_dep") {
+        positional_count(*a, 1, 1, "pl.no_dep");
+        only_keywords(*a, {}, "pl.no_dep");
+        no_dep = true;
+        a = &a->item(1);
+      }
+      if (no_dep) out.no_dep.emplace_back(static_cast<std::int64_t>(i - from));
+      out.args.push_back(expr(*a));
+    }
+    return out;
+  }
+
+  /// A dispatch's attrs: `attrs={...}` as written, the `pl.no_dep` argument indices
+  /// (`arg_direction_overrides`) and the dumped arguments (`dump_vars`: each variable argument
+  /// that `dumps` names or an earlier `pl.dump_tag` tagged, in argument order).
+  ir::Attrs dispatch_attrs(const SExpr& call, ir::Attrs attrs, const KernelArgs& ka,
+                           const std::vector<ir::ExprRef>& dumps) {
+    static constexpr std::string_view kOverrides = "arg_direction_overrides";
+    if (!ka.no_dep.empty()) {
+      if (attrs.contains(kOverrides))
+        fail_at(call, "pl.no_dep arguments or an \"arg_direction_overrides\" attr, not both");
+      attrs = attrs.with(std::string(kOverrides), ka.no_dep);
+    }
+    auto in = [](const auto& list, const ir::Expr* v) {
+      return std::any_of(list.begin(), list.end(), [&](const auto& x) { return &*x == v; });
+    };
+    ir::AttrValueList dumped;
+    for (const ir::ExprRef& a : ka.args)
+      if (ir::isa<ir::Var>(*a) && (in(dumps, a.get()) || in(dump_tags_, a.get())))
+        dumped.emplace_back(a);
+    return with_dump_vars(std::move(attrs), dumped);
+  }
+
+  /// `attrs` with `vars` added to its `dump_vars` list (each once).
+  static ir::Attrs with_dump_vars(ir::Attrs attrs, const ir::AttrValueList& vars) {
+    if (vars.empty()) return attrs;
+    const std::string key(ir::scope_attr::kDumpVars);
+    ir::AttrValueList list;
+    if (const ir::AttrValue* old = attrs.find(key))
+      if (const auto* l = old->get_if<ir::AttrValueList>()) list = *l;
+    const std::size_t before = list.size();
+    for (const ir::AttrValue& v : vars) {
+      const ir::Expr* e = v.get_if<ir::ExprRef>()->get();
+      if (std::none_of(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(before),
+                       [&](const ir::AttrValue& x) {
+                         const auto* y = x.get_if<ir::ExprRef>();
+                         return y && y->get() == e;
+                       }))
+        list.push_back(v);
+    }
+    return attrs.with(key, std::move(list));
+  }
+
+  /// A task scope's attrs with every tensor `pl.dump_tag` has tagged so far in its `dump_vars`
+  /// (read at the scope's header; the outliner keeps those the scope captures).
+  ir::Attrs with_dump_tags(ir::Attrs attrs) const {
+    return with_dump_vars(std::move(attrs),
+                          ir::AttrValueList(dump_tags_.begin(), dump_tags_.end()));
+  }
+
+  /// `pl.dump_tag(t)`: from here on in this function every dispatch taking the tensor variable
+  /// t (a call of a program function, a submit, a task scope) lists it in its `dump_vars`
+  /// attr. The marker itself is no statement, as upstream's parser reads it.
+  void dump_tag(const SExpr& call) {
+    if (function_type_ != ir::FunctionType::Orchestration &&
+        function_type_ != ir::FunctionType::Inline)
+      fail_at(call, "pl.dump_tag only in an Orchestration or Inline function");
+    positional_count(call, 1, 1, "pl.dump_tag");
+    only_keywords(call, {}, "pl.dump_tag");
+    const SExpr& a = call.item(1);
+    if (a.kind != ExprKind::Name) fail_at(a, "a tensor variable's name");
+    ir::ExprRef v = expr(a);
+    if (!ir::isa<ir::Var>(*v) || !ir::isa<ir::TensorType>(v->type))
+      fail_at(a, "a tensor variable (only tensors are dumped)");
+    for (const ir::VarRef& t : dump_tags_)
+      if (t.get() == v.get()) return;
+    dump_tags_.push_back(ir::cast<ir::Var>(v));
+  }
+
+  /// `deps=[...]`: the task ids a task waits for, each a Scalar[TASK_ID] or a pl.Array of them.
+  /// A `None` item adds no edge (upstream's "no producer yet"); a list comprehension over
+  /// constants, the whole list or an item of it, is unrolled (`[tids[k] for k in range(4)]`).
+  std::vector<ir::ExprRef> task_deps(const SExpr& list) {
+    std::vector<ir::ExprRef> out;
+    auto entry = [&](const SExpr& e) {
+      if (e.kind == ExprKind::None) return;
+      ir::ExprRef d = expr(e);
+      if (!ir::is_task_dependency(d)) fail_at(e, "a Scalar[TASK_ID] task id or a pl.Array of them");
+      out.push_back(std::move(d));
+    };
+    auto item = [&](const SExpr& e) {
+      if (e.kind == ExprKind::ListComp)
+        unroll(e, entry);
+      else
+        entry(e);
+    };
+    if (list.kind == ExprKind::ListComp)
+      item(list);
+    else if (list.kind == ExprKind::List || list.kind == ExprKind::Tuple)
+      for (const auto& i : list.items) item(*i);
+    else
+      fail_at(list, "a list of task ids (or a list comprehension over constants)");
+    return out;
+  }
+
+  /// Calls `f(element)` once per value of the comprehension `c` its filters keep, with the
+  /// comprehension's variable bound to that value (an INDEX constant): the iterable is
+  /// `range(...)` of constants or a list of integer constants, the filters constant conditions
+  /// over the variable, as upstream unrolls them while reading the text.
+  template <class F>
+  void unroll(const SExpr& c, F&& f) {
+    const std::string& name = c.item(1).text;
+    const SExpr& iter = c.item(2);
+    std::vector<std::int64_t> values;
+    const std::string d = iter.kind == ExprKind::Call ? dotted(iter.item(0)) : "";
+    constexpr std::size_t kMaxUnrolled = 1 << 16;
+    if (d == "range") {
+      positional_count(iter, 1, 3, "range");
+      only_keywords(iter, {}, "range");
+      std::vector<std::int64_t> b;
+      for (std::size_t i = 1; i < iter.items.size(); ++i) b.push_back(constant_int(iter.item(i)));
+      const std::int64_t lo = b.size() == 1 ? 0 : b[0], hi = b.size() == 1 ? b[0] : b[1];
+      const std::int64_t step = b.size() == 3 ? b[2] : 1;
+      if (step == 0) fail_at(iter.item(3), "a non-zero step");
+      for (std::int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
+        if (values.size() == kMaxUnrolled)
+          fail_at(iter, "at most " + std::to_string(kMaxUnrolled) + " unrolled values");
+        values.push_back(v);
+        if ((step > 0 && v > INT64_MAX - step) || (step < 0 && v < INT64_MIN - step)) break;
+      }
+    } else if (iter.kind == ExprKind::List || iter.kind == ExprKind::Tuple) {
+      for (const auto& i : iter.items) values.push_back(constant_int(*i));
+    } else {
+      fail_at(iter,
+              "range(...) of constants or a list of integer constants (the comprehension is "
+              "unrolled as the text is read; a runtime loop is a pl.range statement)");
+    }
+    const auto saved = unrolled_.find(name) == unrolled_.end()
+                           ? std::optional<std::int64_t>()
+                           : std::optional<std::int64_t>(unrolled_[name]);
+    const OnExit restore{[&] {
+      if (saved)
+        unrolled_[name] = *saved;
+      else
+        unrolled_.erase(name);
+    }};
+    for (const std::int64_t v : values) {
+      unrolled_[name] = v;
+      bool keep = true;
+      for (std::size_t i = 3; i < c.items.size() && keep; ++i) keep = constant_int(c.item(i)) != 0;
+      if (keep) f(c.item(0));
+    }
+  }
+
+  /// The value of an integer expression of constants and comprehension variables (True is 1),
+  /// computed as Python does while the text is read.
+  std::int64_t constant_int(const SExpr& e) {
+    if (++expr_depth_ > core::kMaxNesting)
+      fail_at(e, "an expression nested at most " + std::to_string(core::kMaxNesting) + " deep");
+    const OnExit leave{[this] { --expr_depth_; }};
+    auto wrap = [](std::uint64_t x) { return static_cast<std::int64_t>(x); };
+    switch (e.kind) {
+      case ExprKind::Int:
+        if (e.int_value > static_cast<std::uint64_t>(INT64_MAX))
+          fail_at(e, "an integer up to 9223372036854775807");
+        return static_cast<std::int64_t>(e.int_value);
+      case ExprKind::True: return 1;
+      case ExprKind::False: return 0;
+      case ExprKind::Name:
+        if (auto it = unrolled_.find(e.text); it != unrolled_.end()) return it->second;
+        fail_at(e,
+                "a constant or the comprehension's variable (the comprehension is unrolled as "
+                "the text is read: it cannot depend on a runtime value)");
+      case ExprKind::Unary: {
+        const std::int64_t x = constant_int(e.item(0));
+        if (e.text == "-") return wrap(0 - static_cast<std::uint64_t>(x));
+        if (e.text == "not") return x == 0;
+        if (e.text == "~") return ~x;
+        return x;
+      }
+      case ExprKind::BoolOp: {
+        const std::int64_t l = constant_int(e.item(0));
+        if (e.text == "and") return l == 0 ? l : constant_int(e.item(1));
+        return l != 0 ? l : constant_int(e.item(1));
+      }
+      case ExprKind::Compare:
+      case ExprKind::Binary: {
+        if (e.kind == ExprKind::Compare && e.chained)
+          fail_at(e.item(0), "a single comparison (parenthesise each one)");
+        const std::int64_t l = constant_int(e.item(0)), r = constant_int(e.item(1));
+        const auto ul = static_cast<std::uint64_t>(l), ur = static_cast<std::uint64_t>(r);
+        const std::string& op = e.text;
+        if (op == "==") return l == r;
+        if (op == "!=") return l != r;
+        if (op == "<") return l < r;
+        if (op == "<=") return l <= r;
+        if (op == ">") return l > r;
+        if (op == ">=") return l >= r;
+        if (op == "+") return wrap(ul + ur);
+        if (op == "-") return wrap(ul - ur);
+        if (op == "*") return wrap(ul * ur);
+        if (op == "&") return l & r;
+        if (op == "|") return l | r;
+        if (op == "^") return l ^ r;
+        if (op == "//" || op == "%") {
+          if (r == 0) fail_at(e.item(1), "a non-zero divisor");
+          if (l == INT64_MIN && r == -1) return op == "//" ? l : 0;
+          std::int64_t q = l / r, m = l % r;
+          if (m != 0 && ((m < 0) != (r < 0))) {
+            --q;
+            m += r;
+          }
+          return op == "//" ? q : m;
+        }
+        fail_at(e, "an integer operator (+ - * // % & | ^ or a comparison)");
+      }
+      default: fail_at(e, "an integer constant");
+    }
   }
 
   // ---- attribute values ----
@@ -1656,6 +1924,7 @@ class Builder {
       fail_at(v, "pl.func_attr only before every other statement of a function body");
     if (d == "pl.cond") fail_at(v, "pl.cond only as the first statement of a pl.while_ loop");
     if (d == "pl.set_cache_policy") return cache_policy_marker(v);
+    if (d == "pl.dump_tag") return dump_tag(v);
     ir::ExprRef e = expr(v);
     out.push_back(ir::EvalStmt::make(e, span(s.pos)));
   }
@@ -1982,14 +2251,16 @@ class Builder {
     };
     const bool task = d == "pl.at" || d == "pl.incore" || d == "pl.cluster" || d == "pl.spmd" ||
                       d == "pl._dump.spmd";
-    if (s.target && !(task && (d != "pl.at" || is_core_group(c))))
-      fail_at(*s.target,
-              "':' (only a CORE_GROUP pl.at, a pl.cluster or a pl.spmd scope binds a task id)");
-    // A task scope: `as tid` binds its task id after the body (the body cannot see it).
-    auto finish_task = [&](auto make) {
+    if (s.target && !task)
+      fail_at(*s.target, "':' (only a pl.at, a pl.cluster or a pl.spmd scope binds a task id)");
+    // A task scope: `as tid` binds its task id after the body (the body cannot see it); the
+    // kernel-side scopes (`markers`) hoist the body's pl.set_cache_policy markers.
+    auto finish_task = [&](auto make, bool markers = true) {
       std::vector<ir::AttrValueList> policies(1);
-      cache_policy_sinks_.push_back(&policies.back());
-      const OnExit pop{[this] { cache_policy_sinks_.pop_back(); }};
+      if (markers) cache_policy_sinks_.push_back(&policies.back());
+      const OnExit pop{[this, markers] {
+        if (markers) cache_policy_sinks_.pop_back();
+      }};
       ir::StmtRef body = body_slot(s.body, s.pos);
       ir::StmtRef scope = guard(c, [&]() -> ir::StmtRef {
         auto made = make(std::move(body), std::move(policies.back()));  // the concrete scope
@@ -2006,16 +2277,19 @@ class Builder {
     };
     if (d == "pl.at" || d == "pl.incore") {  // pl.incore(): upstream's earlier CORE_GROUP form
       const bool core_group = d == "pl.incore" || is_core_group(c);
-      const Header h = !core_group ? header(0, {"level", "role", "name_hint", "attrs"})
-                       : d == "pl.at"
-                           ? header(0, {"level", "name_hint", "optimizations", "attrs", "deps",
-                                        "no_dep_args", "dumps", "allow_early_resolve"})
-                           : header(0, {"name_hint", "optimizations", "attrs", "deps",
-                                        "no_dep_args", "dumps", "allow_early_resolve"});
+      const std::size_t positional = d == "pl.at" && !keyword(c, "level") ? 1 : 0;  // the level
+      const Header h =
+          !core_group ? header(positional, {"level", "role", "name_hint", "attrs", "deps",
+                                            "no_dep_args", "dumps"})
+          : d == "pl.at"
+              ? header(positional, {"level", "name_hint", "optimizations", "attrs", "deps",
+                                    "no_dep_args", "dumps", "allow_early_resolve"})
+              : header(0, {"name_hint", "optimizations", "attrs", "deps", "no_dep_args", "dumps",
+                           "allow_early_resolve"});
       if (core_group) {
         const InCoreDepth in_kernel(incore_depth_);
         ir::SplitMode split = ir::SplitMode::None;
-        ir::Attrs attrs = task_attrs(c, h.attrs);
+        ir::Attrs attrs = with_dump_tags(task_attrs(c, h.attrs));
         if (const SExpr* ok = keyword(c, "optimizations")) split = optimizations(*ok, attrs);
         return finish_task([&](ir::StmtRef body, ir::AttrValueList policies) {
           if (!policies.empty())
@@ -2023,16 +2297,19 @@ class Builder {
           return ir::InCoreScopeStmt::make(body, h.name_hint, split, attrs, sp);
         });
       }
-      const ir::Level level = enum_value<ir::Level>(*keyword(c, "level"));
+      const ir::Level level = enum_value<ir::Level>(at_level(c));
       std::optional<ir::Role> role;
       if (const SExpr* rk = keyword(c, "role")) role = enum_value<ir::Role>(*rk);
-      return finish([&](ir::StmtRef body) {
-        return ir::HierarchyScopeStmt::make(body, level, role, h.name_hint, h.attrs, sp);
-      });
+      const ir::Attrs attrs = with_dump_tags(task_attrs(c, h.attrs));
+      return finish_task(
+          [&](ir::StmtRef body, const ir::AttrValueList&) {
+            return ir::HierarchyScopeStmt::make(body, level, role, h.name_hint, attrs, sp);
+          },
+          /*markers=*/false);
     }
     if (d == "pl.cluster") {
       const Header h = header(0, {"name_hint", "attrs", "deps", "no_dep_args", "dumps"});
-      ir::Attrs attrs = task_attrs(c, h.attrs);
+      ir::Attrs attrs = with_dump_tags(task_attrs(c, h.attrs));
       return finish_task([&](ir::StmtRef body, ir::AttrValueList policies) {
         if (!policies.empty())
           attrs = attrs.with(std::string(ir::scope_attr::kCachePolicyVars), std::move(policies));
@@ -2052,6 +2329,8 @@ class Builder {
         const bool implicit =
             d == "pl.spmd" && (h.optimizations ? !ir::spmd_body_has_kernel(*body)
                                                : ir::spmd_body_is_implicit_kernel(*body));
+        // The tagged tensors go to the dispatched task: the implied kernel, else the scope.
+        if (!implicit) attrs = with_dump_vars(std::move(attrs), h.dump_tags);
         if (h.optimizations && !implicit)
           fail_at(*h.optimizations,
                   "optimizations= on the inner pl.at(level=pl.Level.CORE_GROUP, ...) the body "
@@ -2060,7 +2339,8 @@ class Builder {
           return ir::SpmdScopeStmt::make(body, h.core_num, h.sync, h.name_hint, attrs, sp);
         const SpmdNames names = spmd_hints(h.name_hint);
         return ir::SpmdScopeStmt::make(
-            ir::SeqStmts::make({ir::implicit_kernel(body, names.kernel, h.split, h.kernel_attrs)},
+            ir::SeqStmts::make({ir::implicit_kernel(body, names.kernel, h.split,
+                                                    with_dump_vars(h.kernel_attrs, h.dump_tags))},
                                sp),
             h.core_num, h.sync, names.dispatch, attrs, sp);
       });
@@ -2097,11 +2377,17 @@ class Builder {
     return k && bool_literal(*k);
   }
 
+  /// The level of `pl.at(level=L, ...)`, also written first: `pl.at(L, ...)`.
+  static const SExpr& at_level(const SExpr& call) {
+    const SExpr* lk = keyword(call, "level");
+    if (lk && call.items.size() > 1) fail_at(*lk, "the level once: first or as level=");
+    if (!lk && call.items.size() < 2) fail_at(call, "a level on pl.at: pl.at(level=pl.Level.<L>)");
+    return lk ? *lk : call.item(1);
+  }
+
   /// True for `pl.at(level=pl.Level.CORE_GROUP, ...)` (the InCore scope form).
   bool is_core_group(const SExpr& call) {
-    const SExpr* lk = keyword(call, "level");
-    if (!lk) fail_at(call, "a level= keyword on pl.at");
-    return enum_value<ir::Level>(*lk) == ir::Level::CORE_GROUP;
+    return enum_value<ir::Level>(at_level(call)) == ir::Level::CORE_GROUP;
   }
 
   /// `optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=2)]`: returns
@@ -2145,25 +2431,27 @@ class Builder {
   }
 
   /// The task keywords of a scope header, added to its attrs under upstream's keys:
-  /// `deps=[tid, ...]`, `no_dep_args=[v, ...]`, `dumps=[v, ...]`.
+  /// `deps=[tid, ...]` (when it names a task: see task_deps), `no_dep_args=[v, ...]`,
+  /// `dumps=[v, ...]`.
   ir::Attrs task_attrs(const SExpr& call, ir::Attrs attrs) {
-    auto list = [&](std::string_view kw, std::string_view key, bool task_ids) {
+    if (const SExpr* k = keyword(call, "deps"))
+      if (std::vector<ir::ExprRef> deps = task_deps(*k); !deps.empty())
+        attrs = attrs.with(std::string(ir::scope_attr::kDeps),
+                           ir::AttrValueList(deps.begin(), deps.end()));
+    auto list = [&](std::string_view kw, std::string_view key) {
       const SExpr* k = keyword(call, kw);
       if (!k) return;
       if (k->kind != ExprKind::List) fail_at(*k, "a list");
       ir::AttrValueList items;
       for (const auto& item : k->items) {
         ir::ExprRef e = expr(*item);
-        if (task_ids && !ir::is_task_dependency(e))
-          fail_at(*item, "a Scalar[TASK_ID] task id or a pl.Array of them");
-        if (!task_ids && !ir::isa<ir::Var>(*e)) fail_at(*item, "a variable name");
+        if (!ir::isa<ir::Var>(*e)) fail_at(*item, "a variable name");
         items.emplace_back(std::move(e));
       }
       attrs = attrs.with(std::string(key), std::move(items));
     };
-    list("deps", ir::scope_attr::kDeps, true);
-    list("no_dep_args", ir::scope_attr::kNoDepVars, false);
-    list("dumps", ir::scope_attr::kDumpVars, false);
+    list("no_dep_args", ir::scope_attr::kNoDepVars);
+    list("dumps", ir::scope_attr::kDumpVars);
     if (bool_keyword(call, "allow_early_resolve"))
       attrs = attrs.with(std::string(ir::scope_attr::kAllowEarlyResolve), true);
     if (const SExpr* k = keyword(call, "predicate")) {
@@ -2186,6 +2474,7 @@ class Builder {
     const SExpr* optimizations = nullptr;  // the kernel's, when given
     ir::SplitMode split = ir::SplitMode::None;
     ir::Attrs kernel_attrs;
+    ir::AttrValueList dump_tags;  // the tensors pl.dump_tag has tagged before the header
   };
   SpmdHeader spmd_header(const SExpr& c, std::string_view d, bool with_form) {
     positional_count(c, 0, 1, d);
@@ -2212,6 +2501,7 @@ class Builder {
     h.attrs = task_attrs(c, attrs_of(c));
     h.optimizations = keyword(c, "optimizations");
     if (h.optimizations) h.split = optimizations(*h.optimizations, h.kernel_attrs);
+    h.dump_tags.assign(dump_tags_.begin(), dump_tags_.end());
     return h;
   }
 
@@ -2390,7 +2680,7 @@ class Builder {
     }
     out.push_back(guard(c, [&]() -> ir::StmtRef {
       auto incore = ir::implicit_kernel(ir::SeqStmts::make(std::move(inner), sp), names.kernel,
-                                        h.split, h.kernel_attrs);
+                                        h.split, with_dump_vars(h.kernel_attrs, h.dump_tags));
       return ir::SpmdScopeStmt::make(ir::SeqStmts::make({incore}, sp), h.core_num, h.sync,
                                      names.dispatch, h.attrs, sp);
     }));
@@ -2419,6 +2709,7 @@ class Builder {
         span(s.target->pos));
     scope_.names[s.target->text] = aiv;
     const bool wrap = !bare && incore_depth_ == 0 && !kernel_function_;
+    const ir::Attrs kernel_attrs = wrap ? with_dump_tags({}) : ir::Attrs{};
     const InCoreDepth in_kernel(incore_depth_, wrap);
     split_modes_.push_back(mode);
     const OnExit leave{[this] { split_modes_.pop_back(); }};
@@ -2428,7 +2719,7 @@ class Builder {
       ir::StmtRef region =
           ir::SplitAivScopeStmt::make(aiv, body, mode, name_hint, attrs, sp, count);
       if (!wrap) return region;
-      return ir::implicit_kernel(std::move(region));
+      return ir::implicit_kernel(std::move(region), {}, ir::SplitMode::None, kernel_attrs);
     }));
   }
 
@@ -2439,7 +2730,10 @@ class Builder {
   bool in_class_ = false;
   std::set<std::string> externals_;  // module-level functions beside the program class
   std::map<std::string, ir::VarRef, std::less<>> dynamic_;
-  std::vector<ir::AttrValueList*> cache_policy_sinks_;  // the enclosing task scopes' markers
+  std::vector<ir::AttrValueList*> cache_policy_sinks_;         // the enclosing task scopes' markers
+  std::map<std::string, std::int64_t, std::less<>> unrolled_;  // comprehension variables' values
+  std::vector<ir::VarRef> dump_tags_;  // the tensors `pl.dump_tag` tagged so far in this function
+  ir::FunctionType function_type_ = ir::FunctionType::Opaque;  // of the function being built
   std::map<std::string, ir::VarRef, std::less<>> free_;
   FunctionSignatures functions_;
   FunctionScope scope_;

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -907,7 +908,9 @@ class Printer {
     std::vector<std::string> kw{"level=" + enum_text(s.level)};
     if (s.role) kw.push_back("role=" + enum_text(*s.role));
     if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
-    scope("with pl.at(", kw, s, ctx);
+    TaskOptions task = task_options(s, TaskScope::Hierarchy);
+    kw.insert(kw.end(), task.keywords.begin(), task.keywords.end());
+    scope("with pl.at(", kw, s, ctx, task);
   }
   void stmt(const ir::ClusterScopeStmt& s, const StmtContext& ctx) {
     std::vector<std::string> kw;
@@ -953,9 +956,9 @@ class Printer {
     ir::Attrs rest;
   };
 
-  /// Which header spells a task scope's attrs: a CORE_GROUP `pl.at`, a `pl.cluster` or a
-  /// `pl.spmd` (each reads a different set of keywords back).
-  enum class TaskScope : std::uint8_t { Kernel, Cluster, Spmd };
+  /// Which header spells a task scope's attrs: a CORE_GROUP `pl.at`, a `pl.cluster`, a
+  /// `pl.spmd` or another level's `pl.at` (each reads a different set of keywords back).
+  enum class TaskScope : std::uint8_t { Kernel, Cluster, Spmd, Hierarchy };
 
   TaskOptions task_options(const ir::ScopeStmt& s, TaskScope where) {
     namespace key = ir::scope_attr;
@@ -990,7 +993,7 @@ class Printer {
                *e.value.get_if<std::int64_t>() > 0)
         t.slot_num = std::to_string(*e.value.get_if<std::int64_t>());
       else if (e.key == key::kCachePolicyVars && !one_statement_body &&
-               all([&](const ir::AttrValue& v) {
+               where != TaskScope::Hierarchy && all([&](const ir::AttrValue& v) {
                  const auto* pair = v.get_if<ir::AttrValueList>();
                  return pair && pair->size() == 2 && var((*pair)[0]) &&
                         (*pair)[1].is<ir::EnumValue>() &&
@@ -1291,15 +1294,48 @@ class Printer {
     std::vector<std::string> args{callee(*s.op)};
     for (const auto& a : s.args) args.push_back(expr(*a));
     if (!s.deps.empty()) args.push_back("deps=[" + exprs(s.deps) + "]");
+    ir::Attrs attrs = s.attrs;
+    if (std::optional<std::string> dumps = submit_dumps(s)) {
+      args.push_back("dumps=[" + *dumps + "]");
+      attrs = attrs.without(ir::scope_attr::kDumpVars);
+    }
     if (s.core_num) args.push_back("core_num=" + expr(*s.core_num));
     if (s.sync_start) args.push_back("sync_start=True");
     if (s.allow_early_resolve) args.push_back("allow_early_resolve=True");
     if (s.predicate) args.push_back("predicate=" + expr(*s.predicate));
     for (const auto& e : s.kwargs) args.push_back(e.key + "=" + attr_value(e.value, '\''));
-    if (!s.attrs.empty()) args.push_back("attrs=" + attr_dict(s.attrs));
-    if (plain) return "pl.submit(" + join(args) + ")";
+    if (!attrs.empty()) args.push_back("attrs=" + attr_dict(attrs));
+    // A launch spec (core_num) is upstream's SPMD sibling of pl.submit.
+    if (plain) return (s.core_num ? "pl.spmd_submit(" : "pl.submit(") + join(args) + ")";
     args.push_back("type=" + type(*s.type));
     return "pl._dump.submit(" + join(args) + ")";
+  }
+
+  /// A Submit's `dump_vars` as its `dumps=[...]` keyword, when that reads back to the same list:
+  /// the dumped variables are arguments, listed once per argument slot in argument order.
+  std::optional<std::string> submit_dumps(const ir::Submit& s) {
+    const ir::AttrValue* v = s.attrs.find(ir::scope_attr::kDumpVars);
+    const auto* list = v ? v->get_if<ir::AttrValueList>() : nullptr;
+    if (!list || list->empty()) return std::nullopt;
+    std::vector<const ir::Expr*> dumped;
+    for (const ir::AttrValue& x : *list) {
+      const auto* e = x.get_if<ir::ExprRef>();
+      if (!e || !ir::isa<ir::Var>(**e) || !ir::isa<ir::TensorType>((*e)->type)) return std::nullopt;
+      dumped.push_back(e->get());
+    }
+    auto named = [&](const ir::Expr* a) {
+      return std::find(dumped.begin(), dumped.end(), a) != dumped.end();
+    };
+    std::vector<const ir::Expr*> in_order, once;
+    for (const auto& a : s.args)
+      if (ir::isa<ir::Var>(*a) && named(a.get())) {
+        in_order.push_back(a.get());
+        if (std::find(once.begin(), once.end(), a.get()) == once.end()) once.push_back(a.get());
+      }
+    if (in_order != dumped) return std::nullopt;
+    std::vector<std::string> names;
+    for (const ir::Expr* e : once) names.push_back(expr(*e));
+    return join(names);
   }
 
   std::string expr_of(const ir::MakeTuple& t) { return "[" + exprs(t.elements) + "]"; }
