@@ -82,6 +82,9 @@ struct ArgSpec {
   /// later ones move up, as upstream's builders append only what is given (tile.mgather's
   /// scratch before its valid_shape). A shape list in this slot is the later argument.
   bool skippable = false;
+  /// An index list where one index may be written alone, as upstream wraps it: `pl.read(t, i)`
+  /// is `pl.read(t, [i])` (the printer writes the list).
+  bool index_list = false;
 };
 
 /// A store's destination: Write, or ReadWrite when the `atomic` keyword asks for an atomic
