@@ -27,8 +27,7 @@ using core::DataType;
 std::vector<ExprRef> values_of(const Function& f, const std::string& name) {
   std::vector<ExprRef> out;
   for_each_node(f.body, [&](const Node& n) {
-    if (const auto* a = as<AssignStmt>(&n); a && a->var->name_hint == name)
-      out.push_back(a->value);
+    if (const auto* a = as<AssignStmt>(&n); a && a->var->name_hint == name) out.push_back(a->value);
   });
   return out;
 }
@@ -211,7 +210,7 @@ TEST_CASE("scalar ops: a scalar pl.cast takes only the default rounding") {
   expect_error(head + "        c = pl.cast(w, pl.FP32, mode=\"floor\")\n", 7, 38,
                "the default mode \"round\"");
   expect_error(head + "        c = pl.cast(w)\n", 7, 13, "argument 'target_type' is required");
-  expect_error(head + "        c = pl.cast(w, pl.FP32, target_type=pl.FP16)\n", 7, 33,
+  expect_error(head + "        c = pl.cast(w, pl.FP32, target_type=pl.FP16)\n", 7, 45,
                "'target_type' given once");
   expect_error(head + "        c = pl.cast(w, pl.FP32, bogus=1)\n", 7, 33,
                "pl.cast takes the keywords target_type, mode");

@@ -151,10 +151,10 @@ struct ConstBool final : Expr {
 
 /// How a binary or unary kind types its operands and result.
 enum class OperatorClass : std::uint8_t {
-  Arithmetic,  ///< numeric operands of one dtype; result has that dtype
-  Comparison,  ///< operands of one dtype; result BOOL
-  Logical,     ///< BOOL operands; result BOOL
-  Bitwise,     ///< integer operands of one dtype; result has that dtype
+  Arithmetic,  ///< numeric operands of one dtype (or INDEX beside INT64); result the left dtype
+  Comparison,  ///< operands of one dtype (or INDEX beside INT64); result BOOL
+  Logical,     ///< BOOL operands (`not` takes any scalar); result BOOL
+  Bitwise,     ///< integer operands of one dtype (or INDEX beside INT64); result the left dtype
 };
 
 constexpr OperatorClass operator_class(NodeKind k) {

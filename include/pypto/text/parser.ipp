@@ -972,8 +972,8 @@ class Builder {
                                    : "annotated pl.Tensor, the value is a pld.DistributedTensor");
         if (!symbolic_differs && (ta->tensor_view || !tb.tensor_view)) return ann;
         return ir::TensorType::make(ta->dtype, symbolic_differs ? tb.shape : ta->shape,
-                                    ta->tensor_view ? ta->tensor_view : tb.tensor_view,
-                                    ta->memref, ta->distributed);
+                                    ta->tensor_view ? ta->tensor_view : tb.tensor_view, ta->memref,
+                                    ta->distributed);
       }
       const auto& la = static_cast<const ir::TileType&>(*ann);
       const auto& lb = static_cast<const ir::TileType&>(*inferred);

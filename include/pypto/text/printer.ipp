@@ -1242,7 +1242,8 @@ class Printer {
     constexpr bool right_assoc = K == NodeKind::Pow;
     constexpr bool chains = p == kComparison;
     return binary_operand(*b.left, *b.right, p, right_assoc || chains) + " " +
-           std::string(infix(K)) + " " + binary_operand(*b.right, *b.left, p, !right_assoc || chains);
+           std::string(infix(K)) + " " +
+           binary_operand(*b.right, *b.left, p, !right_assoc || chains);
   }
 
   template <NodeKind K>
@@ -1394,15 +1395,15 @@ class Printer {
   // ---- state ----
 
   PrintOptions opts_;
-  bool in_program_ = false;            // GlobalVar callees print as `self.f`
-  bool kernel_function_ = false;       // the function printed is InCore, AIC or AIV
-  std::size_t incore_depth_ = 0;       // the InCore scopes enclosing the statement printed
-  bool in_function_ = false;           // unbound uses get `__FREE_VAR`
-  bool in_signature_ = false;          // memref bases print quoted
-  bool uses_pld_ = false;              // the text refers to `pld.`: import it
+  bool in_program_ = false;                    // GlobalVar callees print as `self.f`
+  bool kernel_function_ = false;               // the function printed is InCore, AIC or AIV
+  std::size_t incore_depth_ = 0;               // the InCore scopes enclosing the statement printed
+  bool in_function_ = false;                   // unbound uses get `__FREE_VAR`
+  bool in_signature_ = false;                  // memref bases print quoted
+  bool uses_pld_ = false;                      // the text refers to `pld.`: import it
   const ir::Expr* annotated_value_ = nullptr;  // the value of the `x: T = ...` printed
   ir::TypeRef annotated_type_;                 // and its T
-  FunctionSignatures functions_;       // the program's functions, for derived call types
+  FunctionSignatures functions_;               // the program's functions, for derived call types
   NameTable dyn_;                      // program-level shape symbols (`N = pl.dynamic("N")`)
   std::set<const ir::Var*> dyn_vars_;  // membership only
   std::vector<const ir::Var*> dyn_order_;

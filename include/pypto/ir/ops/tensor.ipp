@@ -161,7 +161,8 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
        .params = {"key0", "key1", "counter0", "counter1", "counter2", "counter3", "shape", "dtype",
                   "rounds"}});
   r.add({.name = "tensor.read",
-         .args = {{"tensor"}, {.name = "indices", .index_list = true}}, .type_rule = tensor_read});
+         .args = {{"tensor"}, {.name = "indices", .index_list = true}},
+         .type_rule = tensor_read});
   r.add({.name = "tensor.write",
          .args = {{"tensor", R::Write}, {.name = "indices", .index_list = true}, {"value"}},
          .type_rule = tensor_write});
@@ -219,8 +220,9 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
          .params = {"input", "target_type", "mode"}});
 
   // elementwise
-  for (const char* name : {"tensor.add", "tensor.sub", "tensor.mul", "tensor.maximum",
-                           "tensor.minimum", "tensor.and", "tensor.or", "tensor.xor", "tensor.fmod"})
+  for (const char* name :
+       {"tensor.add", "tensor.sub", "tensor.mul", "tensor.maximum", "tensor.minimum", "tensor.and",
+        "tensor.or", "tensor.xor", "tensor.fmod"})
     r.add({.name = name, .args = {{"lhs"}, rhs_operand}, .type_rule = elementwise});
   for (const char* name : {"tensor.shl", "tensor.shr"})
     r.add({.name = name, .args = {{"lhs"}, rhs_operand}, .type_rule = elementwise_lhs_dtype});

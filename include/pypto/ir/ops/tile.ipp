@@ -326,7 +326,8 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
          .params = {"key0", "key1", "counter0", "counter1", "counter2", "counter3", "shape",
                     "valid_shape", "dtype", "rounds"}});
   r.add({.name = "tile.read",
-         .args = {{"tile"}, {.name = "indices", .index_list = true}}, .type_rule = element});
+         .args = {{"tile"}, {.name = "indices", .index_list = true}},
+         .type_rule = element});
   r.add({.name = "tile.write",
          .args = {{"tile", R::ReadWrite}, {.name = "indices", .index_list = true}, {"value"}},
          .type_rule = like_first});
