@@ -95,6 +95,9 @@ struct ArgSpec {
   /// An optional argument make_call fills with a copy of argument `copy_of` when the call
   /// ends just before it (tile.load's valid_shape is its shapes), as upstream's builder does.
   int copy_of = -1;
+  /// An index list where one index may be written alone, as upstream wraps it: `pl.read(t, i)`
+  /// is `pl.read(t, [i])` (the printer writes the list).
+  bool index_list = false;
 };
 
 /// A store's destination: Write, or ReadWrite when the `atomic` keyword asks for an atomic

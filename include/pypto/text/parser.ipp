@@ -910,25 +910,34 @@ class Builder {
 
   static bool same_expr(const ir::ExprRef& a, const ir::ExprRef& b) { return ir::identical(a, b); }
 
-  /// The annotation `ann` completed from the value type `inferred`: kind, dtype and shape must
-  /// agree; views and memory spaces the annotation omits come from `inferred`.
+  /// INDEX is the integer of loops and addressing: an integer annotation names it (as
+  /// upstream's parser allows), and the variable takes the annotated dtype.
+  static bool compatible_dtypes(core::DataType annotated, core::DataType inferred) {
+    return annotated == inferred ||
+           (annotated == core::DataType::INDEX && core::is_int(inferred)) ||
+           (inferred == core::DataType::INDEX && core::is_int(annotated));
+  }
+
+  /// The annotation `ann` completed from the value type `inferred`, checked as upstream's
+  /// parser checks it: kind, dtype (compatible_dtypes), rank and every dimension both give as
+  /// a constant must agree; views and memory spaces the annotation omits come from `inferred`.
+  /// Where a dimension is symbolic on either side and they differ, a tensor keeps the value's
+  /// dimensions and a tile takes the annotated ones (as upstream types each).
   ir::TypeRef reconcile(const ir::TypeRef& ann, const ir::TypeRef& inferred, const SExpr& at) {
     if (!inferred || ir::isa<ir::UnknownType>(inferred) || ann == inferred) return ann;
     auto mismatch = [&](const std::string& what) {
       fail_at(at, "an annotation that agrees with the value's type (" + what + ")");
     };
+    auto dtypes = [&](core::DataType a, core::DataType b) {
+      if (!compatible_dtypes(a, b))
+        mismatch("annotated " + std::string(core::dtype_name(a)) + ", the value is " +
+                 std::string(core::dtype_name(b)));
+    };
     if (ann->kind() != inferred->kind())
       mismatch(std::string("annotated ") + std::string(ir::kind_name(ann->kind())) +
                ", the value is a " + std::string(ir::kind_name(inferred->kind())));
     if (const auto* a = ir::as<ir::ScalarType>(ann.get())) {
-      const auto& b = static_cast<const ir::ScalarType&>(*inferred);
-      // INDEX is the integer of loops and addressing: an integer annotation names it (as
-      // upstream's parser allows), and the variable takes the annotated dtype.
-      const bool index_as_int = (a->dtype == core::DataType::INDEX && core::is_int(b.dtype)) ||
-                                (b.dtype == core::DataType::INDEX && core::is_int(a->dtype));
-      if (a->dtype != b.dtype && !index_as_int)
-        mismatch("annotated " + std::string(core::dtype_name(a->dtype)) + ", the value is " +
-                 std::string(core::dtype_name(b.dtype)));
+      dtypes(a->dtype, static_cast<const ir::ScalarType&>(*inferred).dtype);
       return ann;
     }
     if (const auto* a = ir::as<ir::TupleType>(ann.get())) {
@@ -946,22 +955,27 @@ class Builder {
     }
     if (const auto* a = ir::as<ir::ShapedType>(ann.get())) {
       const auto& b = static_cast<const ir::ShapedType&>(*inferred);
-      if (a->dtype != b.dtype)
-        mismatch("annotated " + std::string(core::dtype_name(a->dtype)) + ", the value is " +
-                 std::string(core::dtype_name(b.dtype)));
+      dtypes(a->dtype, b.dtype);
       if (a->rank() != b.rank())
         mismatch("annotated rank " + std::to_string(a->rank()) + ", the value has rank " +
                  std::to_string(b.rank()));
-      for (std::size_t i = 0; i < a->rank(); ++i)
-        if (!same_expr(a->shape[i], b.shape[i]))
-          mismatch("dimension " + std::to_string(i) + " differs");
+      bool symbolic_differs = false;
+      for (std::size_t i = 0; i < a->rank(); ++i) {
+        const auto* x = ir::as<ir::ConstInt>(a->shape[i].get());
+        const auto* y = ir::as<ir::ConstInt>(b.shape[i].get());
+        if (x && y && x->value != y->value)
+          mismatch("dimension " + std::to_string(i) + ": annotated " + std::to_string(x->value) +
+                   ", the value has " + std::to_string(y->value));
+        symbolic_differs = symbolic_differs || (!(x && y) && !same_expr(a->shape[i], b.shape[i]));
+      }
       if (const auto* ta = ir::as<ir::TensorType>(ann.get())) {
         const auto& tb = static_cast<const ir::TensorType&>(*inferred);
         if (ta->distributed != tb.distributed)
           mismatch(ta->distributed ? "annotated pld.DistributedTensor, the value is a pl.Tensor"
                                    : "annotated pl.Tensor, the value is a pld.DistributedTensor");
-        if (ta->tensor_view || !tb.tensor_view) return ann;
-        return ir::TensorType::make(ta->dtype, ta->shape, tb.tensor_view, ta->memref,
+        if (!symbolic_differs && (ta->tensor_view || !tb.tensor_view)) return ann;
+        return ir::TensorType::make(ta->dtype, symbolic_differs ? tb.shape : ta->shape,
+                                    ta->tensor_view ? ta->tensor_view : tb.tensor_view, ta->memref,
                                     ta->distributed);
       }
       const auto& la = static_cast<const ir::TileType&>(*ann);
@@ -1121,30 +1135,34 @@ class Builder {
     }
   }
 
-  /// `l op r` for a Python operator spelling; `^` on booleans is the logical Xor (as upstream).
+  /// `l op r` for a Python operator spelling, its operands promoted to one dtype as upstream's
+  /// builders do (ir::promote_operands); `^` on booleans is the logical Xor (as upstream).
   static ir::ExprRef scalar_binary(const std::string& op, const ir::ExprRef& l,
                                    const ir::ExprRef& r, const core::Span& sp) {
-    if (op == "+") return ir::Add::make(l, r, sp);
-    if (op == "-") return ir::Sub::make(l, r, sp);
-    if (op == "*") return ir::Mul::make(l, r, sp);
-    if (op == "//") return ir::FloorDiv::make(l, r, sp);
-    if (op == "%") return ir::FloorMod::make(l, r, sp);
-    if (op == "/") return ir::FloatDiv::make(l, r, sp);
-    if (op == "**") return ir::Pow::make(l, r, sp);
-    if (op == "==") return ir::Eq::make(l, r, sp);
-    if (op == "!=") return ir::Ne::make(l, r, sp);
-    if (op == "<") return ir::Lt::make(l, r, sp);
-    if (op == "<=") return ir::Le::make(l, r, sp);
-    if (op == ">") return ir::Gt::make(l, r, sp);
-    if (op == ">=") return ir::Ge::make(l, r, sp);
+    using K = ir::NodeKind;
+    if (op == "+") return ir::make_promoted<K::Add>(l, r, sp);
+    if (op == "-") return ir::make_promoted<K::Sub>(l, r, sp);
+    if (op == "*") return ir::make_promoted<K::Mul>(l, r, sp);
+    if (op == "//") return ir::make_promoted<K::FloorDiv>(l, r, sp);
+    if (op == "%") return ir::make_promoted<K::FloorMod>(l, r, sp);
+    if (op == "/") return ir::make_promoted<K::FloatDiv>(l, r, sp);
+    if (op == "**") return ir::make_promoted<K::Pow>(l, r, sp);
+    if (op == "==") return ir::make_promoted<K::Eq>(l, r, sp);
+    if (op == "!=") return ir::make_promoted<K::Ne>(l, r, sp);
+    if (op == "<") return ir::make_promoted<K::Lt>(l, r, sp);
+    if (op == "<=") return ir::make_promoted<K::Le>(l, r, sp);
+    if (op == ">") return ir::make_promoted<K::Gt>(l, r, sp);
+    if (op == ">=") return ir::make_promoted<K::Ge>(l, r, sp);
     if (op == "and") return ir::And::make(l, r, sp);
     if (op == "or") return ir::Or::make(l, r, sp);
-    if (op == "&") return ir::BitAnd::make(l, r, sp);
-    if (op == "|") return ir::BitOr::make(l, r, sp);
+    if (op == "&") return ir::make_promoted<K::BitAnd>(l, r, sp);
+    if (op == "|") return ir::make_promoted<K::BitOr>(l, r, sp);
     if (op == "^" && scalar_dtype(l) == core::DataType::BOOL) return ir::Xor::make(l, r, sp);
-    if (op == "^") return ir::BitXor::make(l, r, sp);
-    if (op == "<<") return ir::BitShiftLeft::make(l, r, sp);
-    if (op == ">>") return ir::BitShiftRight::make(l, r, sp);
+    if (op == "^") return ir::make_promoted<K::BitXor>(l, r, sp);
+    if (op == "<<") return ir::make_promoted<K::BitShiftLeft>(l, r, sp);
+    if (op == ">>") return ir::make_promoted<K::BitShiftRight>(l, r, sp);
+    if (op == "min") return ir::make_promoted<K::Min>(l, r, sp);
+    if (op == "max") return ir::make_promoted<K::Max>(l, r, sp);
     throw core::ValueError("the operator '" + op + "' has no scalar meaning in the pl DSL");
   }
 
@@ -1213,6 +1231,12 @@ class Builder {
       return guard(e, [&] { return ir::Abs::make(x, sp); });
     }
     if (d == "pl.const") return constant(e);
+    if (d.starts_with("pl.") && d.ends_with(".get_byte"))  // `pl.FP32.get_byte()`: 4, an int
+      if (const auto dt = core::parse_dtype(std::string_view(d).substr(3, d.size() - 12))) {
+        positional_count(e, 0, 0, d);
+        only_keywords(e, {}, d);
+        return ir::ConstInt::make((core::bit_width(*dt) + 7) / 8, core::DataType::INDEX, sp);
+      }
     if (d == "pl._dump.float64") {
       positional_count(e, 1, 1, "pl._dump.float64");
       return ir::ConstFloat::make(float_bits(e.item(1)), core::DataType::FP32, sp);
@@ -1225,10 +1249,7 @@ class Builder {
       only_keywords(e, {}, d);
       std::vector<ir::ExprRef> args = positional(e);
       unify_literal(args[0], args[1], e.item(1), e.item(2));
-      return guard(e, [&]() -> ir::ExprRef {
-        if (d == "min") return ir::Min::make(args[0], args[1], sp);
-        return ir::Max::make(args[0], args[1], sp);
-      });
+      return guard(e, [&] { return scalar_binary(d, args[0], args[1], sp); });
     }
     if (d == "pl.min" || d == "pl.max" || d == "pl._dump.logical_xor") {
       std::vector<ir::ExprRef> args = positional(e);
@@ -1236,20 +1257,21 @@ class Builder {
         only_keywords(e, {}, d);
         unify_literal(args[0], args[1], e.item(1), e.item(2));
         return guard(e, [&]() -> ir::ExprRef {
-          if (d == "pl.min") return ir::Min::make(args[0], args[1], sp);
-          if (d == "pl.max") return ir::Max::make(args[0], args[1], sp);
-          return ir::Xor::make(args[0], args[1], sp);
+          if (d == "pl._dump.logical_xor") return ir::Xor::make(args[0], args[1], sp);
+          return scalar_binary(d.substr(3), args[0], args[1], sp);
         });
       }
       if (d == "pl._dump.logical_xor") fail_at(e, "two scalar operands");
     }
-    if (d == "pl.cast") {
-      std::vector<ir::ExprRef> args;
-      if (e.items.size() >= 2) args.push_back(expr(e.item(1)));
-      if (e.items.size() == 3 && e.keywords.empty() && !args.empty() && scalar_dtype(args[0])) {
-        const core::DataType to = dtype(e.item(2));
-        return guard(e, [&] { return ir::Cast::make(args[0], to, sp); });
-      }
+    ParsedOperands operands;
+    if (d == "pl.cast" && e.items.size() >= 2 && scalar_dtype(operand(e, 1, operands)))
+      return scalar_cast(e, operands[1]);
+    if (const std::string_view op = unified_scalar_operator(d);
+        !op.empty() && e.items.size() == 3 && e.keywords.empty() &&
+        scalar_dtype(operand(e, 1, operands)) && scalar_dtype(operand(e, 2, operands))) {
+      ir::ExprRef l = operands[1], r = operands[2];
+      unify_literal(l, r, e.item(1), e.item(2));
+      return guard(e, [&] { return scalar_binary(std::string(op), l, r, sp); });
     }
     for (std::string_view stmt_only :
          {"pl.yield_", "pl._dump.yield_", "pl.cond", "pl.func_attr", "pl.range", "pl.parallel",
@@ -1270,7 +1292,6 @@ class Builder {
     }
     if (!(d.starts_with("pl.") || d.starts_with("pld.")))
       fail_at(callee, "a callee: self.<function>, pl.<op> or a builtin such as abs");
-    ParsedOperands operands;
     const ir::OpDef& def = resolve_op(e, op_name(d), operands);
     std::vector<ir::ExprRef> args;
     ir::Attrs kw, attrs;
@@ -1281,6 +1302,37 @@ class Builder {
   /// Operands parsed while resolving an op, by item index, so that binding does not parse
   /// them again.
   using ParsedOperands = std::map<std::size_t, ir::ExprRef>;
+
+  /// The operator upstream's unified `pl.add` / `pl.sub` / `pl.mul` / `pl.div` apply to two
+  /// scalars (`pl.add(a, b)` is `a + b`); empty for any other name.
+  static std::string_view unified_scalar_operator(std::string_view d) {
+    if (d == "pl.add") return "+";
+    if (d == "pl.sub") return "-";
+    if (d == "pl.mul") return "*";
+    if (d == "pl.div") return "/";
+    return {};
+  }
+
+  /// `pl.cast(x, target_type[, mode])` on a scalar `x`: the Cast expression, as upstream's
+  /// unified cast builds it; a scalar cast has only the default rounding (`mode="round"`, 2).
+  ir::ExprRef scalar_cast(const SExpr& e, const ir::ExprRef& x) {
+    positional_count(e, 1, 3, "pl.cast");
+    only_keywords(e, {"target_type", "mode"}, "pl.cast");
+    auto param = [&](std::size_t item, std::string_view name) -> const SExpr* {
+      const SExpr* k = keyword(e, name);
+      if (k && item < e.items.size())
+        fail_at(*k, "pl.cast: '" + std::string(name) + "' given once");
+      return k ? k : item < e.items.size() ? &e.item(item) : nullptr;
+    };
+    const SExpr* target = param(2, "target_type");
+    if (!target) fail_at(e, "pl.cast: argument 'target_type' is required");
+    const core::DataType to = dtype(*target);
+    if (const SExpr* mode = param(3, "mode");
+        mode && !(mode->kind == ExprKind::String && mode->text == "round") &&
+        !(mode->kind == ExprKind::Int && mode->int_value == 2))
+      fail_at(*mode, "the default mode \"round\" (a scalar cast has no other rounding)");
+    return guard(e, [&] { return ir::Cast::make(x, to, span(e.pos)); });
+  }
 
   ir::ExprRef operand(const SExpr& call, std::size_t item, ParsedOperands& parsed) {
     auto [it, fresh] = parsed.try_emplace(item);
@@ -1372,6 +1424,8 @@ class Builder {
         if (auto dt = element_dtype(args[0]))
           if (ir::as<ir::ConstInt>(v.get()) || core::is_float(*dt))
             if (auto x = retype_literal(v, *dt)) v = x;
+      if (def.args[i].index_list && ir::isa<ir::ScalarType>(v->type))
+        v = ir::MakeTuple::make({v}, v->span);
       args.push_back(std::move(v));
     }
   }
@@ -2074,7 +2128,7 @@ class Builder {
   /// `x[: T] = value` (rebinding an existing `x` to a value of the same type keeps its
   /// variable: the natural form, where one variable is assigned several times) or `a, b = value` (a
   /// tuple unpacked element by element).
-  void bind_assignment(const SExpr& target, const SExpr* annotation, const ir::ExprRef& value,
+  void bind_assignment(const SExpr& target, const SExpr* annotation, ir::ExprRef value,
                        std::vector<ir::StmtRef>& out, const core::Span& sp) {
     if (target.kind == ExprKind::Tuple) {
       if (annotation) fail_at(*annotation, "no annotation on a tuple assignment");
@@ -2110,7 +2164,14 @@ class Builder {
       return;
     }
     ir::TypeRef t = value->type;
-    if (annotation) t = reconcile(type(*annotation), value->type, *annotation);
+    if (annotation) {
+      // An annotation flattening a loaded or created ND tile to 2-D types the call.
+      const ir::TypeRef ann = type(*annotation);
+      if (const auto* c = ir::as<ir::Call>(value.get()))
+        if (ir::TypeRef flat = flattened_call_type(*c->op, c->type, ann))
+          value = ir::Call::make(c->op, c->args, flat, c->kwargs, c->attrs, c->span);
+      t = reconcile(ann, value->type, *annotation);
+    }
     t = take_declared(name, t, target);
     // In an Orchestration function a read of a parameter's symbolic extent is the symbol: the
     // name stands for it and nothing is bound (ir/dim_read.hpp).

@@ -772,8 +772,13 @@ class Printer {
 
   void stmt(const ir::AssignStmt& s, const StmtContext&) {
     std::string lhs = var_name(*s.var);
-    if (!opts_.concise || ir::isa<ir::WindowBuffer>(*s.var)) lhs += ": " + annotation(*s.var);
+    const bool annotated = !opts_.concise || ir::isa<ir::WindowBuffer>(*s.var);
+    if (annotated) lhs += ": " + annotation(*s.var);
+    // The annotation written types a flattening load or create (flattened_call_type).
+    annotated_value_ = annotated && !ir::isa<ir::WindowBuffer>(*s.var) ? s.value.get() : nullptr;
+    annotated_type_ = s.var->type;
     line(lhs + " = " + expr(*s.value));
+    annotated_value_ = nullptr;
   }
   void stmt(const ir::EvalStmt& s, const StmtContext&) { line(expr(*s.expr)); }
   /// Host code, line by line at the current indent (blank lines stay blank).
@@ -1216,18 +1221,32 @@ class Printer {
 
   std::string expr_of(const ir::ConstBool& c) { return c.value ? "True" : "False"; }
 
+  /// An operand of a binary node: a bare INDEX literal beside an INT64 operand (the pair an
+  /// operator takes mixed) is written `pl.const(v, pl.INDEX)`, since a bare one would take
+  /// its sibling's dtype when read.
+  std::string binary_operand(const ir::Expr& child, const ir::Expr& sibling, int parent,
+                             bool paren_if_equal) {
+    const auto* c = ir::as<ir::ConstInt>(&child);
+    const auto* st = ir::as<ir::ScalarType>(sibling.type.get());
+    if (c && c->dtype() == core::DataType::INDEX && st && st->dtype != core::DataType::INDEX)
+      return "pl.const(" + std::to_string(c->value) + ", " + dtype(c->dtype()) + ")";
+    return parent < 0 ? expr(child) : operand(child, parent, paren_if_equal);
+  }
+
   template <NodeKind K>
   std::string expr_of(const ir::BinaryNode<K>& b) {
     if (const std::string_view fn = function_form(K); !fn.empty())
-      return std::string(fn) + "(" + expr(*b.left) + ", " + expr(*b.right) + ")";
+      return std::string(fn) + "(" + binary_operand(*b.left, *b.right, -1, false) + ", " +
+             binary_operand(*b.right, *b.left, -1, false) + ")";
     constexpr int p = precedence(K);
     // Ties: `**` groups to the right, the others to the left; comparisons chain in Python
     // (`a < b < c` is not `(a < b) < c`), so a comparison operand of a comparison always
     // gets parentheses.
     constexpr bool right_assoc = K == NodeKind::Pow;
     constexpr bool chains = p == kComparison;
-    return operand(*b.left, p, right_assoc || chains) + " " + std::string(infix(K)) + " " +
-           operand(*b.right, p, !right_assoc || chains);
+    return binary_operand(*b.left, *b.right, p, right_assoc || chains) + " " +
+           std::string(infix(K)) + " " +
+           binary_operand(*b.right, *b.left, p, !right_assoc || chains);
   }
 
   template <NodeKind K>
@@ -1263,8 +1282,15 @@ class Printer {
 
   std::string expr_of(const ir::Call& c) {
     // Outside a program a function callee is a bare name the parser cannot type; print plainly.
+    const bool annotated = &c == annotated_value_;
+    annotated_value_ = nullptr;  // not the arguments' calls
     const bool plain = (ir::isa<ir::GlobalVar>(*c.op) && !in_program_) || derives(c.type, [&] {
-                         return derived_call_type(ops(), functions_, *c.op, c.args, c.kwargs);
+                         ir::TypeRef t =
+                             derived_call_type(ops(), functions_, *c.op, c.args, c.kwargs);
+                         if (annotated)
+                           if (ir::TypeRef flat = flattened_call_type(*c.op, t, annotated_type_))
+                             return flat;
+                         return t;
                        });
     std::vector<std::string> args;
     if (!plain) args.push_back(callee(*c.op));
@@ -1405,13 +1431,15 @@ class Printer {
   // ---- state ----
 
   PrintOptions opts_;
-  bool in_program_ = false;            // GlobalVar callees print as `self.f`
-  bool kernel_function_ = false;       // the function printed is InCore, AIC or AIV
-  std::size_t incore_depth_ = 0;       // the InCore scopes enclosing the statement printed
-  bool in_function_ = false;           // unbound uses get `__FREE_VAR`
-  bool in_signature_ = false;          // memref bases print quoted
-  bool uses_pld_ = false;              // the text refers to `pld.`: import it
-  FunctionSignatures functions_;       // the program's functions, for derived call types
+  bool in_program_ = false;                    // GlobalVar callees print as `self.f`
+  bool kernel_function_ = false;               // the function printed is InCore, AIC or AIV
+  std::size_t incore_depth_ = 0;               // the InCore scopes enclosing the statement printed
+  bool in_function_ = false;                   // unbound uses get `__FREE_VAR`
+  bool in_signature_ = false;                  // memref bases print quoted
+  bool uses_pld_ = false;                      // the text refers to `pld.`: import it
+  const ir::Expr* annotated_value_ = nullptr;  // the value of the `x: T = ...` printed
+  ir::TypeRef annotated_type_;                 // and its T
+  FunctionSignatures functions_;               // the program's functions, for derived call types
   NameTable dyn_;                      // program-level shape symbols (`N = pl.dynamic("N")`)
   std::set<const ir::Var*> dyn_vars_;  // membership only
   std::vector<const ir::Var*> dyn_order_;
