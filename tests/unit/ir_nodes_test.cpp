@@ -500,12 +500,37 @@ TEST_CASE("binary: arithmetic keeps the operand dtype, comparison of floats yiel
   CHECK(cast<ScalarType>(BitXor::make(u, u)->type)->dtype == DataType::UINT32);
 }
 
-TEST_CASE("binary: operands of different dtypes are rejected (INDEX is not INT64)") {
-  CHECK_THROWS_WITH_AS(Add::make(idx(1), ConstInt::make(1, DataType::INT64)),
-                       "Add.right: operand dtypes differ (INDEX vs INT64); insert a Cast",
+TEST_CASE("binary: operands of different dtypes are rejected, but for INDEX beside INT64") {
+  CHECK_THROWS_WITH_AS(Add::make(var("w", DataType::INT32), ConstInt::make(1, DataType::INT64)),
+                       "Add.right: operand dtypes differ (INT32 vs INT64); insert a Cast",
                        core::ValueError);
   CHECK_THROWS_WITH_AS(Eq::make(var("a", DataType::FP32), var("b", DataType::FP16)),
                        Contains("Eq.right: operand dtypes differ"), core::ValueError);
+  // One 64-bit word under two names: taken mixed, the left operand typing the result.
+  CHECK(cast<ScalarType>(Add::make(idx(1), ConstInt::make(1, DataType::INT64))->type)->dtype ==
+        DataType::INDEX);
+  CHECK(cast<ScalarType>(Sub::make(var("n", DataType::INT64), idx(1))->type)->dtype ==
+        DataType::INT64);
+  CHECK(cast<ScalarType>(Lt::make(idx(1), var("n", DataType::INT64))->type)->dtype ==
+        DataType::BOOL);
+}
+
+TEST_CASE("binary: promote_operands casts the narrower operand as upstream's builders do") {
+  const auto w = var("w", DataType::INT32);
+  const auto n = var("n", DataType::INT64);
+  const ExprRef wide = make_promoted<NodeKind::Add>(w, n);
+  const auto& add = static_cast<const Add&>(*wide);
+  REQUIRE(isa<Cast>(add.left));
+  CHECK(cast<Cast>(add.left)->target() == DataType::INT64);
+  CHECK(add.right == n);
+  // No Cast between INDEX and INT64; the left wins at one width.
+  const ExprRef mixed = make_promoted<NodeKind::Lt>(idx(1), n);
+  CHECK_FALSE(isa<Cast>(static_cast<const Lt&>(*mixed).left));
+  CHECK_FALSE(isa<Cast>(static_cast<const Lt&>(*mixed).right));
+  const ExprRef same_width = make_promoted<NodeKind::Mul>(w, var("u", DataType::UINT32));
+  CHECK(cast<ScalarType>(same_width->type)->dtype == DataType::INT32);
+  // An integer beside a float is left to the node to reject.
+  CHECK_THROWS_AS(make_promoted<NodeKind::Add>(w, var("f", DataType::FP32)), core::ValueError);
 }
 
 TEST_CASE("binary: a null or non-scalar operand is rejected, naming the side") {
@@ -549,11 +574,11 @@ TEST_CASE("unary: Abs, Neg, Not, BitNot type their operand like the binary class
   CHECK(cast<ScalarType>(a->type)->dtype == DataType::FP32);
   CHECK(Neg::make(idx(1))->kind() == NodeKind::Neg);
   CHECK(cast<ScalarType>(Not::make(true_())->type)->dtype == DataType::BOOL);
+  CHECK(cast<ScalarType>(Not::make(idx(1))->type)->dtype == DataType::BOOL);  // its truth value
   CHECK(cast<ScalarType>(BitNot::make(var("u", DataType::UINT8))->type)->dtype == DataType::UINT8);
 }
 
-TEST_CASE("unary: operand rules (Not needs BOOL, BitNot integers, Neg numbers)") {
-  CHECK_THROWS_WITH_AS(Not::make(idx(1)), Contains("Not.operand"), core::ValueError);
+TEST_CASE("unary: operand rules (BitNot needs integers, Neg numbers)") {
   CHECK_THROWS_WITH_AS(BitNot::make(var("h", DataType::FP16)), Contains("BitNot.operand"),
                        core::ValueError);
   CHECK_THROWS_WITH_AS(Neg::make(true_()), Contains("Neg.operand"), core::ValueError);

@@ -97,7 +97,8 @@ TEST_CASE("constructs: array errors say what and where") {
             .find("array.update_element: argument 2 must have the array's dtype INT32") !=
         std::string::npos);
   CHECK(error_of(kArrays, "deps=[tids]", "deps=[counts]")
-            .find("a dependency must be a TASK_ID or an array of them") != std::string::npos);
+            .find("at 'counts': a Scalar[TASK_ID] task id or a pl.Array of them") !=
+        std::string::npos);
 }
 
 constexpr const char* kHostWorker = R"(import pypto.language as pl

@@ -570,7 +570,7 @@ TEST_CASE("printer: submit prints each launch option only when set") {
   CHECK(print(Submit::make(k, {x}, result)) == "pl.submit(kernel, x)");
   SubmitLaunch launch{{dep}, idx(4), true, true, go};
   CHECK(print(Submit::make(k, {x, x}, result, launch, {{"mode", "fast"}}, {{"tag", 1}})) ==
-        R"(pl.submit(kernel, x, x, deps=[t0], core_num=4, sync_start=True, )"
+        R"(pl.spmd_submit(kernel, x, x, deps=[t0], core_num=4, sync_start=True, )"
         R"(allow_early_resolve=True, predicate=go, mode='fast', attrs={"tag": 1}))");
 }
 

@@ -18,6 +18,7 @@
 #include "pypto/codegen/npu_target.hpp"
 #include "pypto/codegen/target_traits.hpp"
 #include "pypto/ir/expr.hpp"
+#include "pypto/ir/identical.hpp"
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/stmt.hpp"
 #include "pypto/ir/type.hpp"
@@ -385,7 +386,10 @@ class Lowering : protected RegionLowering<T> {
   }
 
   void load(const ir::Var& var, const ir::Call& c) {
-    if (c.args.size() != 3) fail_at(c, "with a valid_shape is not supported");
+    // A valid_shape equal to the shapes (what the DSL records when none is written) is the
+    // whole tile; any other is not supported yet.
+    if (c.args.size() != 3 && (c.args.size() != 4 || !ir::identical(c.args[2], c.args[3])))
+      fail_at(c, "with a valid_shape is not supported");
     const Value& src = tensor_of(c, c.args[0]);
     const std::vector<std::string> offsets = int_list(c, c.args[1]);
     std::vector<Dim> dims = dims_of(c, c.args[2]);

@@ -151,10 +151,10 @@ struct ConstBool final : Expr {
 
 /// How a binary or unary kind types its operands and result.
 enum class OperatorClass : std::uint8_t {
-  Arithmetic,  ///< numeric operands of one dtype; result has that dtype
-  Comparison,  ///< operands of one dtype; result BOOL
-  Logical,     ///< BOOL operands; result BOOL
-  Bitwise,     ///< integer operands of one dtype; result has that dtype
+  Arithmetic,  ///< numeric operands of one dtype (or INDEX beside INT64); result the left dtype
+  Comparison,  ///< operands of one dtype (or INDEX beside INT64); result BOOL
+  Logical,     ///< BOOL operands (`not` takes any scalar); result BOOL
+  Bitwise,     ///< integer operands of one dtype (or INDEX beside INT64); result the left dtype
 };
 
 constexpr OperatorClass operator_class(NodeKind k) {
@@ -186,6 +186,12 @@ inline DataType scalar_operand(const ExprRef& e, std::string_view node, std::str
   const auto* st = as<ScalarType>(e->type.get());
   require(st != nullptr, node, field, "must be a scalar expression");
   return st->dtype;
+}
+/// INDEX and INT64 are one 64-bit signed word: as upstream's IR, an operator takes them mixed
+/// and no Cast stands between them.
+constexpr bool one_word(DataType a, DataType b) {
+  return (a == DataType::INDEX && b == DataType::INT64) ||
+         (a == DataType::INT64 && b == DataType::INDEX);
 }
 /// Checks an operand dtype against the operator class; returns the result dtype.
 inline DataType typed_result(OperatorClass c, DataType operand, std::string_view node) {
@@ -222,10 +228,12 @@ struct BinaryNode final : BinaryExpr {
   static constexpr bool classof(NodeKind k) { return k == K; }
   using fields = BinaryExpr::fields;
 
+  /// Operands of one dtype, or INDEX beside INT64 (see detail::one_word); the result is
+  /// typed by the left operand.
   static Ref<const BinaryNode> make(ExprRef left, ExprRef right, Span span = {}) {
     const DataType l = detail::scalar_operand(left, class_name, "left");
     const DataType r = detail::scalar_operand(right, class_name, "right");
-    if (l != r)
+    if (l != r && !detail::one_word(l, r))
       detail::fail(class_name, "right",
                    "operand dtypes differ (" + std::string(core::dtype_name(l)) + " vs " +
                        std::string(core::dtype_name(r)) + "); insert a Cast");
@@ -256,10 +264,13 @@ struct UnaryNode final : UnaryExpr {
   static constexpr bool classof(NodeKind k) { return k == K; }
   using fields = UnaryExpr::fields;
 
+  /// `not x` takes any scalar (its truth value) and gives BOOL, as upstream's.
   static Ref<const UnaryNode> make(ExprRef operand, Span span = {}) {
     const DataType t = detail::scalar_operand(operand, class_name, "operand");
     auto u = make_node<UnaryNode>();
-    u->type = ScalarType::make(detail::typed_result(operator_class(K), t, class_name));
+    u->type = ScalarType::make(K == NodeKind::Not
+                                   ? DataType::BOOL
+                                   : detail::typed_result(operator_class(K), t, class_name));
     u->span = std::move(span);
     u->operand = std::move(operand);
     return u;
@@ -286,6 +297,31 @@ struct Cast final : UnaryExpr {
     return c;
   }
 };
+
+/// The operands of the binary kind `K` brought to one dtype, as upstream's scalar operator
+/// builders do: two integers or two floats take the wider dtype (the left one at equal width),
+/// the other operand is wrapped in a Cast (none between INDEX and INT64, see
+/// detail::one_word); an integer beside a float, or a non-numeric operand, is left to
+/// BinaryNode<K>::make to reject. Logical kinds (BOOL operands) are left as they are.
+template <NodeKind K>
+void promote_operands(ExprRef& left, ExprRef& right, const Span& span = {}) {
+  if (operator_class(K) == OperatorClass::Logical) return;
+  const DataType l = detail::scalar_operand(left, kind_name(K), "left");
+  const DataType r = detail::scalar_operand(right, kind_name(K), "right");
+  const bool ints = core::is_int(l) && core::is_int(r);
+  if (l == r || !(ints || (core::is_float(l) && core::is_float(r)))) return;
+  const DataType to = core::bit_width(r) > core::bit_width(l) ? r : l;
+  for (ExprRef* e : {&left, &right})
+    if (const DataType d = e == &left ? l : r; d != to && !detail::one_word(d, to))
+      *e = Cast::make(*e, to, span);
+}
+
+/// `left K right` with its operands promoted (promote_operands).
+template <NodeKind K>
+ExprRef make_promoted(ExprRef left, ExprRef right, Span span = {}) {
+  promote_operands<K>(left, right, span);
+  return BinaryNode<K>::make(std::move(left), std::move(right), std::move(span));
+}
 
 // ---- calls ------------------------------------------------------------------------------------
 

@@ -61,15 +61,15 @@ struct KwargSpec {
   /// Left out inside a `pl.split_aiv` region, it takes the region's split mode as an int
   /// (`pl.aiv_shard(t)` there splits as the region does).
   bool from_split_region = false;
-  /// The value upstream's DSL builder records when the call leaves the keyword out
-  /// (`pl.create_tensor(s, dtype=d)` holds layout=ND): the parser fills it in, so the two
-  /// spellings are one program. Passes that build calls state what they mean.
-  std::optional<AttrValue> dsl_default = std::nullopt;
+  /// The value a call that leaves the keyword out holds, as upstream's builders record it
+  /// (`pl.create_tensor(s, dtype=d)` holds layout=ND): make_call fills it in, so the two
+  /// spellings are one program, whoever builds it.
+  std::optional<AttrValue> default_value = std::nullopt;
 };
 
-/// `k` with the value the DSL fills in when a call leaves it out.
-inline KwargSpec dsl_default(KwargSpec k, AttrValue value) {
-  k.dsl_default = std::move(value);
+/// `k` with the value a call that leaves it out holds.
+inline KwargSpec with_default(KwargSpec k, AttrValue value) {
+  k.default_value = std::move(value);
   return k;
 }
 
@@ -92,9 +92,12 @@ struct ArgSpec {
   /// later ones move up, as upstream's builders append only what is given (tile.mgather's
   /// scratch before its valid_shape). A shape list in this slot is the later argument.
   bool skippable = false;
-  /// An optional argument the DSL fills with a copy of argument `dsl_copy_of` when the call
+  /// An optional argument make_call fills with a copy of argument `copy_of` when the call
   /// ends just before it (tile.load's valid_shape is its shapes), as upstream's builder does.
-  int dsl_copy_of = -1;
+  int copy_of = -1;
+  /// An index list where one index may be written alone, as upstream wraps it: `pl.read(t, i)`
+  /// is `pl.read(t, [i])` (the printer writes the list).
+  bool index_list = false;
 };
 
 /// A store's destination: Write, or ReadWrite when the `atomic` keyword asks for an atomic
@@ -111,12 +114,13 @@ inline ArgSpec scalar_operand(std::string name) {
   return {std::move(name), ArgEffect::Read, false, nullptr, true};
 }
 
-/// A cast's rounding `mode=`: an int, or upstream's name of one ("round" is 2), which the DSL
-/// records as 2 when the call leaves it out.
+/// A cast's rounding `mode=`: an int, or upstream's name of one ("round" is 2). Left out, the
+/// cast rounds to nearest with ties to even (the interpreter's float narrowing); upstream's
+/// builders record "round" there, a meaning the interpreter does not implement yet, so the
+/// parser does not fill it in.
 inline KwargSpec cast_mode_kwarg() {
-  return dsl_default(
-      {"mode", KwargKind::Int, kNoEnum, {"none", "rint", "round", "floor", "ceil", "trunc", "odd"}},
-      std::int64_t{2});
+  return {
+      "mode", KwargKind::Int, kNoEnum, {"none", "rint", "round", "floor", "ceil", "trunc", "odd"}};
 }
 
 /// Computes a call's result type; throws TypeError naming the offending argument.
@@ -183,15 +187,15 @@ struct OpDef {
     while (i < args.size() && args[i].name != a) ++i;
     return i;
   }
-  /// Completes a call written in the DSL with what upstream's builders record for what it
-  /// leaves out: an argument copied from an earlier one, keywords' default values.
-  void fill_dsl_defaults(std::vector<ExprRef>& call_args, Attrs& call_kwargs) const {
-    if (call_args.size() < args.size() && args[call_args.size()].dsl_copy_of >= 0 &&
-        static_cast<std::size_t>(args[call_args.size()].dsl_copy_of) < call_args.size())
-      call_args.push_back(call_args[static_cast<std::size_t>(args[call_args.size()].dsl_copy_of)]);
+  /// Completes a call with what upstream's builders record for what it leaves out: an argument
+  /// copied from an earlier one, keywords' default values (make_call's first step).
+  void fill_defaults(std::vector<ExprRef>& call_args, Attrs& call_kwargs) const {
+    if (call_args.size() < args.size() && args[call_args.size()].copy_of >= 0 &&
+        static_cast<std::size_t>(args[call_args.size()].copy_of) < call_args.size())
+      call_args.push_back(call_args[static_cast<std::size_t>(args[call_args.size()].copy_of)]);
     for (const KwargSpec& k : kwargs)
-      if (k.dsl_default && !call_kwargs.find(k.name))
-        call_kwargs = call_kwargs.with(k.name, *k.dsl_default);
+      if (k.default_value && !call_kwargs.find(k.name))
+        call_kwargs = call_kwargs.with(k.name, *k.default_value);
   }
   /// The name of positional parameter `i` of the DSL call, or null past the last.
   const std::string* positional_param(std::size_t i) const {
@@ -257,11 +261,13 @@ class OpRegistry {
   const std::vector<OpDef>& ops() const& { return ops_; }
   const std::vector<OpDef>& ops() const&& = delete;
 
-  /// Builds a checked, typed Call of a registered op: argument count, keyword names and kinds
-  /// are validated and the result type comes from the op's type rule.
+  /// Builds a checked, typed Call of a registered op: what it leaves out that has a default is
+  /// filled in, argument count, keyword names and kinds are validated and the result type comes
+  /// from the op's type rule.
   Ref<const Call> make_call(std::string_view name, std::vector<ExprRef> args, Attrs kwargs = {},
                             Attrs attrs = {}, Span span = {}) const {
     const OpDef& def = at(name);
+    def.fill_defaults(args, kwargs);
     check_call(def, args, kwargs);
     TypeRef type = def.type_rule(def.name, args, kwargs);
     return Call::make(op_nodes_[static_cast<std::size_t>(&def - ops_.data())], std::move(args),

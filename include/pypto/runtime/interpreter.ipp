@@ -556,10 +556,11 @@ class Interpreter {
 
   Value binary(ir::NodeKind k, const Value& a, const Value& b) const {
     using K = ir::NodeKind;
-    if (a.kind != ValueKind::Scalar || b.kind != ValueKind::Scalar || a.dtype != b.dtype)
+    if (a.kind != ValueKind::Scalar || b.kind != ValueKind::Scalar ||
+        (a.dtype != b.dtype && !ir::detail::one_word(a.dtype, b.dtype)))
       fail(std::string(ir::kind_name(k)) + " needs two scalars of one dtype");
-    const DataType t = a.dtype;
-    if (is_float_dtype(t)) {  // in binary32, each result rounded to t
+    const DataType t = a.dtype;  // INDEX beside INT64: one word, typed by the left (as the node)
+    if (is_float_dtype(t)) {     // in binary32, each result rounded to t
       const float x = a.f, y = b.f;
       switch (k) {
         case K::Add: return Value::scalar_float(strict(x + y), t);

@@ -57,6 +57,13 @@ PYPTO_DECL ir::TypeRef derived_call_type(const ir::OpRegistry& ops,
 PYPTO_DECL ir::TypeRef derived_submit_type(const FunctionSignatures& functions, const ir::Op& op,
                                            const std::vector<ir::ExprRef>& args);
 
+/// The type `x: A = pl.tile.load(...)` (or `pl.tile.create(...)`) gives the call when the
+/// annotation `A`, a tile of at most 2 dimensions, flattens the derived tile of more (upstream
+/// reads a FlattenTileNdTo2D result so): A's shape, dtype, storage and view over the derived
+/// memory space (and view) where A names none; null where the rule does not apply.
+PYPTO_DECL ir::TypeRef flattened_call_type(const ir::Op& op, const ir::TypeRef& derived,
+                                           const ir::TypeRef& annotation);
+
 /// The type a `for i in pl.range(..., stop)` loop variable gets when no `i: T` declares it:
 /// the bound's integer dtype (INDEX for a bare literal).
 PYPTO_DECL ir::TypeRef implied_loop_var_type(const ir::ExprRef& stop);

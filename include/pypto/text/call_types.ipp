@@ -24,6 +24,21 @@
 
 namespace pypto::text {
 
+PYPTO_DECL ir::TypeRef flattened_call_type(const ir::Op& op, const ir::TypeRef& derived,
+                                           const ir::TypeRef& annotation) {
+  const auto* a = ir::as<ir::TileType>(annotation.get());
+  const auto* d = ir::as<ir::TileType>(derived.get());
+  if (!a || !d || ir::isa<ir::GlobalVar>(op) ||
+      (op.name != "tile.load" && op.name != "tile.create") || a->rank() > 2 || d->rank() <= 2 ||
+      a->dtype != d->dtype)
+    return nullptr;
+  std::optional<ir::TileView> view = a->tile_view;
+  if (!view && d->tile_view && d->tile_view->valid_shape.empty() && d->tile_view->stride.empty())
+    view = d->tile_view;
+  return ir::TileType::make(a->dtype, a->shape, a->memory_space ? a->memory_space : d->memory_space,
+                            std::move(view), a->memref);
+}
+
 PYPTO_DECL const ir::OpRegistry& default_op_registry() {
   static const ir::OpRegistry registry = ir::standard_op_registry();
   return registry;

@@ -90,7 +90,8 @@ inline std::string token_of(const SExpr& expr) {
         if (e->parenthesized) return "(" + suffix;
         continue;
       case ExprKind::Tuple: return "(" + suffix;
-      case ExprKind::List: return "[" + suffix;
+      case ExprKind::List:
+      case ExprKind::ListComp: return "[" + suffix;
       case ExprKind::Dict: return "{" + suffix;
       case ExprKind::String: return "\"" + e->text + "\"" + suffix;
       case ExprKind::True: return "True" + suffix;
@@ -475,6 +476,8 @@ class Builder {
     current_def_ = &def;
     scope_ = std::move(sig.scope);
     fold_extent_reads_ = sig.type == ir::FunctionType::Orchestration;
+    function_type_ = sig.type;
+    dump_tags_.clear();
     param_vars_.clear();  // the signature pass left the last function's parameters here
     for (const ir::Param& p : sig.params) param_vars_.push_back(p.var);
     kernel_function_ = ir::is_kernel_function(sig.type);
@@ -907,25 +910,34 @@ class Builder {
 
   static bool same_expr(const ir::ExprRef& a, const ir::ExprRef& b) { return ir::identical(a, b); }
 
-  /// The annotation `ann` completed from the value type `inferred`: kind, dtype and shape must
-  /// agree; views and memory spaces the annotation omits come from `inferred`.
+  /// INDEX is the integer of loops and addressing: an integer annotation names it (as
+  /// upstream's parser allows), and the variable takes the annotated dtype.
+  static bool compatible_dtypes(core::DataType annotated, core::DataType inferred) {
+    return annotated == inferred ||
+           (annotated == core::DataType::INDEX && core::is_int(inferred)) ||
+           (inferred == core::DataType::INDEX && core::is_int(annotated));
+  }
+
+  /// The annotation `ann` completed from the value type `inferred`, checked as upstream's
+  /// parser checks it: kind, dtype (compatible_dtypes), rank and every dimension both give as
+  /// a constant must agree; views and memory spaces the annotation omits come from `inferred`.
+  /// Where a dimension is symbolic on either side and they differ, a tensor keeps the value's
+  /// dimensions and a tile takes the annotated ones (as upstream types each).
   ir::TypeRef reconcile(const ir::TypeRef& ann, const ir::TypeRef& inferred, const SExpr& at) {
     if (!inferred || ir::isa<ir::UnknownType>(inferred) || ann == inferred) return ann;
     auto mismatch = [&](const std::string& what) {
       fail_at(at, "an annotation that agrees with the value's type (" + what + ")");
     };
+    auto dtypes = [&](core::DataType a, core::DataType b) {
+      if (!compatible_dtypes(a, b))
+        mismatch("annotated " + std::string(core::dtype_name(a)) + ", the value is " +
+                 std::string(core::dtype_name(b)));
+    };
     if (ann->kind() != inferred->kind())
       mismatch(std::string("annotated ") + std::string(ir::kind_name(ann->kind())) +
                ", the value is a " + std::string(ir::kind_name(inferred->kind())));
     if (const auto* a = ir::as<ir::ScalarType>(ann.get())) {
-      const auto& b = static_cast<const ir::ScalarType&>(*inferred);
-      // INDEX is the integer of loops and addressing: an integer annotation names it (as
-      // upstream's parser allows), and the variable takes the annotated dtype.
-      const bool index_as_int = (a->dtype == core::DataType::INDEX && core::is_int(b.dtype)) ||
-                                (b.dtype == core::DataType::INDEX && core::is_int(a->dtype));
-      if (a->dtype != b.dtype && !index_as_int)
-        mismatch("annotated " + std::string(core::dtype_name(a->dtype)) + ", the value is " +
-                 std::string(core::dtype_name(b.dtype)));
+      dtypes(a->dtype, static_cast<const ir::ScalarType&>(*inferred).dtype);
       return ann;
     }
     if (const auto* a = ir::as<ir::TupleType>(ann.get())) {
@@ -943,22 +955,27 @@ class Builder {
     }
     if (const auto* a = ir::as<ir::ShapedType>(ann.get())) {
       const auto& b = static_cast<const ir::ShapedType&>(*inferred);
-      if (a->dtype != b.dtype)
-        mismatch("annotated " + std::string(core::dtype_name(a->dtype)) + ", the value is " +
-                 std::string(core::dtype_name(b.dtype)));
+      dtypes(a->dtype, b.dtype);
       if (a->rank() != b.rank())
         mismatch("annotated rank " + std::to_string(a->rank()) + ", the value has rank " +
                  std::to_string(b.rank()));
-      for (std::size_t i = 0; i < a->rank(); ++i)
-        if (!same_expr(a->shape[i], b.shape[i]))
-          mismatch("dimension " + std::to_string(i) + " differs");
+      bool symbolic_differs = false;
+      for (std::size_t i = 0; i < a->rank(); ++i) {
+        const auto* x = ir::as<ir::ConstInt>(a->shape[i].get());
+        const auto* y = ir::as<ir::ConstInt>(b.shape[i].get());
+        if (x && y && x->value != y->value)
+          mismatch("dimension " + std::to_string(i) + ": annotated " + std::to_string(x->value) +
+                   ", the value has " + std::to_string(y->value));
+        symbolic_differs = symbolic_differs || (!(x && y) && !same_expr(a->shape[i], b.shape[i]));
+      }
       if (const auto* ta = ir::as<ir::TensorType>(ann.get())) {
         const auto& tb = static_cast<const ir::TensorType&>(*inferred);
         if (ta->distributed != tb.distributed)
           mismatch(ta->distributed ? "annotated pld.DistributedTensor, the value is a pl.Tensor"
                                    : "annotated pl.Tensor, the value is a pld.DistributedTensor");
-        if (ta->tensor_view || !tb.tensor_view) return ann;
-        return ir::TensorType::make(ta->dtype, ta->shape, tb.tensor_view, ta->memref,
+        if (!symbolic_differs && (ta->tensor_view || !tb.tensor_view)) return ann;
+        return ir::TensorType::make(ta->dtype, symbolic_differs ? tb.shape : ta->shape,
+                                    ta->tensor_view ? ta->tensor_view : tb.tensor_view, ta->memref,
                                     ta->distributed);
       }
       const auto& la = static_cast<const ir::TileType&>(*ann);
@@ -991,6 +1008,8 @@ class Builder {
         return param_vars_[it->second];
       }
     }
+    if (auto it = unrolled_.find(n); it != unrolled_.end())  // a comprehension's variable
+      return ir::ConstInt::make(it->second, core::DataType::INDEX, span(e.pos));
     if (auto it = scope_.names.find(n); it != scope_.names.end()) return it->second;
     if (auto it = dynamic_.find(n); it != dynamic_.end()) return it->second;
     constexpr std::string_view kFree = "__FREE_VAR";
@@ -1034,6 +1053,12 @@ class Builder {
         return ir::ConstFloat::make(e.float_value, core::DataType::FP32, span(e.pos));
       case ExprKind::True: return ir::ConstBool::make(true, span(e.pos));
       case ExprKind::False: return ir::ConstBool::make(false, span(e.pos));
+      case ExprKind::None:  // upstream's "no producer yet" task id: `prev = None`, `deps=[prev]`
+        return guard(
+            e, [&] { return ops_.make_call("system.task_invalid", {}, {}, {}, span(e.pos)); });
+      case ExprKind::ListComp:
+        fail_at(
+            e, "a value (a list comprehension only as a deps= list, unrolled as the text is read)");
       case ExprKind::List:
       case ExprKind::Tuple: {
         std::vector<ir::ExprRef> items;
@@ -1110,30 +1135,34 @@ class Builder {
     }
   }
 
-  /// `l op r` for a Python operator spelling; `^` on booleans is the logical Xor (as upstream).
+  /// `l op r` for a Python operator spelling, its operands promoted to one dtype as upstream's
+  /// builders do (ir::promote_operands); `^` on booleans is the logical Xor (as upstream).
   static ir::ExprRef scalar_binary(const std::string& op, const ir::ExprRef& l,
                                    const ir::ExprRef& r, const core::Span& sp) {
-    if (op == "+") return ir::Add::make(l, r, sp);
-    if (op == "-") return ir::Sub::make(l, r, sp);
-    if (op == "*") return ir::Mul::make(l, r, sp);
-    if (op == "//") return ir::FloorDiv::make(l, r, sp);
-    if (op == "%") return ir::FloorMod::make(l, r, sp);
-    if (op == "/") return ir::FloatDiv::make(l, r, sp);
-    if (op == "**") return ir::Pow::make(l, r, sp);
-    if (op == "==") return ir::Eq::make(l, r, sp);
-    if (op == "!=") return ir::Ne::make(l, r, sp);
-    if (op == "<") return ir::Lt::make(l, r, sp);
-    if (op == "<=") return ir::Le::make(l, r, sp);
-    if (op == ">") return ir::Gt::make(l, r, sp);
-    if (op == ">=") return ir::Ge::make(l, r, sp);
+    using K = ir::NodeKind;
+    if (op == "+") return ir::make_promoted<K::Add>(l, r, sp);
+    if (op == "-") return ir::make_promoted<K::Sub>(l, r, sp);
+    if (op == "*") return ir::make_promoted<K::Mul>(l, r, sp);
+    if (op == "//") return ir::make_promoted<K::FloorDiv>(l, r, sp);
+    if (op == "%") return ir::make_promoted<K::FloorMod>(l, r, sp);
+    if (op == "/") return ir::make_promoted<K::FloatDiv>(l, r, sp);
+    if (op == "**") return ir::make_promoted<K::Pow>(l, r, sp);
+    if (op == "==") return ir::make_promoted<K::Eq>(l, r, sp);
+    if (op == "!=") return ir::make_promoted<K::Ne>(l, r, sp);
+    if (op == "<") return ir::make_promoted<K::Lt>(l, r, sp);
+    if (op == "<=") return ir::make_promoted<K::Le>(l, r, sp);
+    if (op == ">") return ir::make_promoted<K::Gt>(l, r, sp);
+    if (op == ">=") return ir::make_promoted<K::Ge>(l, r, sp);
     if (op == "and") return ir::And::make(l, r, sp);
     if (op == "or") return ir::Or::make(l, r, sp);
-    if (op == "&") return ir::BitAnd::make(l, r, sp);
-    if (op == "|") return ir::BitOr::make(l, r, sp);
+    if (op == "&") return ir::make_promoted<K::BitAnd>(l, r, sp);
+    if (op == "|") return ir::make_promoted<K::BitOr>(l, r, sp);
     if (op == "^" && scalar_dtype(l) == core::DataType::BOOL) return ir::Xor::make(l, r, sp);
-    if (op == "^") return ir::BitXor::make(l, r, sp);
-    if (op == "<<") return ir::BitShiftLeft::make(l, r, sp);
-    if (op == ">>") return ir::BitShiftRight::make(l, r, sp);
+    if (op == "^") return ir::make_promoted<K::BitXor>(l, r, sp);
+    if (op == "<<") return ir::make_promoted<K::BitShiftLeft>(l, r, sp);
+    if (op == ">>") return ir::make_promoted<K::BitShiftRight>(l, r, sp);
+    if (op == "min") return ir::make_promoted<K::Min>(l, r, sp);
+    if (op == "max") return ir::make_promoted<K::Max>(l, r, sp);
     throw core::ValueError("the operator '" + op + "' has no scalar meaning in the pl DSL");
   }
 
@@ -1202,22 +1231,25 @@ class Builder {
       return guard(e, [&] { return ir::Abs::make(x, sp); });
     }
     if (d == "pl.const") return constant(e);
+    if (d.starts_with("pl.") && d.ends_with(".get_byte"))  // `pl.FP32.get_byte()`: 4, an int
+      if (const auto dt = core::parse_dtype(std::string_view(d).substr(3, d.size() - 12))) {
+        positional_count(e, 0, 0, d);
+        only_keywords(e, {}, d);
+        return ir::ConstInt::make((core::bit_width(*dt) + 7) / 8, core::DataType::INDEX, sp);
+      }
     if (d == "pl._dump.float64") {
       positional_count(e, 1, 1, "pl._dump.float64");
       return ir::ConstFloat::make(float_bits(e.item(1)), core::DataType::FP32, sp);
     }
     if (d == "pl.MemRef") return memref_expr(e);
-    if (d == "pl.submit" || d == "pl._dump.submit") return submit(e, d == "pl._dump.submit");
+    if (d == "pl.submit" || d == "pl.spmd_submit" || d == "pl._dump.submit") return submit(e, d);
     if (d == "pl._dump.call") return dump_call(e);
     if (d == "min" || d == "max") {
       positional_count(e, 2, 2, d);
       only_keywords(e, {}, d);
       std::vector<ir::ExprRef> args = positional(e);
       unify_literal(args[0], args[1], e.item(1), e.item(2));
-      return guard(e, [&]() -> ir::ExprRef {
-        if (d == "min") return ir::Min::make(args[0], args[1], sp);
-        return ir::Max::make(args[0], args[1], sp);
-      });
+      return guard(e, [&] { return scalar_binary(d, args[0], args[1], sp); });
     }
     if (d == "pl.min" || d == "pl.max" || d == "pl._dump.logical_xor") {
       std::vector<ir::ExprRef> args = positional(e);
@@ -1225,49 +1257,82 @@ class Builder {
         only_keywords(e, {}, d);
         unify_literal(args[0], args[1], e.item(1), e.item(2));
         return guard(e, [&]() -> ir::ExprRef {
-          if (d == "pl.min") return ir::Min::make(args[0], args[1], sp);
-          if (d == "pl.max") return ir::Max::make(args[0], args[1], sp);
-          return ir::Xor::make(args[0], args[1], sp);
+          if (d == "pl._dump.logical_xor") return ir::Xor::make(args[0], args[1], sp);
+          return scalar_binary(d.substr(3), args[0], args[1], sp);
         });
       }
       if (d == "pl._dump.logical_xor") fail_at(e, "two scalar operands");
     }
-    if (d == "pl.cast") {
-      std::vector<ir::ExprRef> args;
-      if (e.items.size() >= 2) args.push_back(expr(e.item(1)));
-      if (e.items.size() == 3 && e.keywords.empty() && !args.empty() && scalar_dtype(args[0])) {
-        const core::DataType to = dtype(e.item(2));
-        return guard(e, [&] { return ir::Cast::make(args[0], to, sp); });
-      }
+    ParsedOperands operands;
+    if (d == "pl.cast" && e.items.size() >= 2 && scalar_dtype(operand(e, 1, operands)))
+      return scalar_cast(e, operands[1]);
+    if (const std::string_view op = unified_scalar_operator(d);
+        !op.empty() && e.items.size() == 3 && e.keywords.empty() &&
+        scalar_dtype(operand(e, 1, operands)) && scalar_dtype(operand(e, 2, operands))) {
+      ir::ExprRef l = operands[1], r = operands[2];
+      unify_literal(l, r, e.item(1), e.item(2));
+      return guard(e, [&] { return scalar_binary(std::string(op), l, r, sp); });
     }
     for (std::string_view stmt_only :
          {"pl.yield_", "pl._dump.yield_", "pl.cond", "pl.func_attr", "pl.range", "pl.parallel",
           "pl.unroll", "pl.pipeline", "pl.while_", "pl.split_aiv", "pl._dump.split_aiv", "pl.at",
-          "pl.cluster", "pl.spmd", "pl._dump.spmd", "pl.scope", "pl.dynamic"})
+          "pl.cluster", "pl.spmd", "pl._dump.spmd", "pl.scope", "pl.dynamic", "pl.dump_tag",
+          "pl.no_dep"})
       if (d == stmt_only) fail_at(e, d + " only where the DSL places it, not inside an expression");
     if (d.starts_with("self.") || (e.item(0).kind == ExprKind::Name && bare_callee(d))) {
       ir::OpRef op = callee_ref(callee);
-      std::vector<ir::ExprRef> args = positional(e);
+      KernelArgs ka = kernel_args(e, 1);
+      const std::vector<ir::ExprRef>& args = ka.args;
       ir::Attrs attrs;
       ir::Attrs kw = kwargs_of(e, attrs);
+      attrs = dispatch_attrs(e, std::move(attrs), ka, {});
       if (!functions_.count(op->name)) fail_at(callee, "a function of this program");
       ir::TypeRef t = guard(e, [&] { return derived_call_type(ops_, functions_, *op, args, kw); });
       return guard(e, [&] { return ir::Call::make(op, args, t, kw, attrs, sp); });
     }
     if (!(d.starts_with("pl.") || d.starts_with("pld.")))
       fail_at(callee, "a callee: self.<function>, pl.<op> or a builtin such as abs");
-    ParsedOperands operands;
     const ir::OpDef& def = resolve_op(e, op_name(d), operands);
     std::vector<ir::ExprRef> args;
     ir::Attrs kw, attrs;
     bind_op_call(e, def, operands, args, kw, attrs);
-    if (const ir::OpDef* made = ops_.find(def.name)) made->fill_dsl_defaults(args, kw);
     return guard(e, [&] { return ops_.make_call(def.name, args, kw, attrs, sp); });
   }
 
   /// Operands parsed while resolving an op, by item index, so that binding does not parse
   /// them again.
   using ParsedOperands = std::map<std::size_t, ir::ExprRef>;
+
+  /// The operator upstream's unified `pl.add` / `pl.sub` / `pl.mul` / `pl.div` apply to two
+  /// scalars (`pl.add(a, b)` is `a + b`); empty for any other name.
+  static std::string_view unified_scalar_operator(std::string_view d) {
+    if (d == "pl.add") return "+";
+    if (d == "pl.sub") return "-";
+    if (d == "pl.mul") return "*";
+    if (d == "pl.div") return "/";
+    return {};
+  }
+
+  /// `pl.cast(x, target_type[, mode])` on a scalar `x`: the Cast expression, as upstream's
+  /// unified cast builds it; a scalar cast has only the default rounding (`mode="round"`, 2).
+  ir::ExprRef scalar_cast(const SExpr& e, const ir::ExprRef& x) {
+    positional_count(e, 1, 3, "pl.cast");
+    only_keywords(e, {"target_type", "mode"}, "pl.cast");
+    auto param = [&](std::size_t item, std::string_view name) -> const SExpr* {
+      const SExpr* k = keyword(e, name);
+      if (k && item < e.items.size())
+        fail_at(*k, "pl.cast: '" + std::string(name) + "' given once");
+      return k ? k : item < e.items.size() ? &e.item(item) : nullptr;
+    };
+    const SExpr* target = param(2, "target_type");
+    if (!target) fail_at(e, "pl.cast: argument 'target_type' is required");
+    const core::DataType to = dtype(*target);
+    if (const SExpr* mode = param(3, "mode");
+        mode && !(mode->kind == ExprKind::String && mode->text == "round") &&
+        !(mode->kind == ExprKind::Int && mode->int_value == 2))
+      fail_at(*mode, "the default mode \"round\" (a scalar cast has no other rounding)");
+    return guard(e, [&] { return ir::Cast::make(x, to, span(e.pos)); });
+  }
 
   ir::ExprRef operand(const SExpr& call, std::size_t item, ParsedOperands& parsed) {
     auto [it, fresh] = parsed.try_emplace(item);
@@ -1359,6 +1424,8 @@ class Builder {
         if (auto dt = element_dtype(args[0]))
           if (ir::as<ir::ConstInt>(v.get()) || core::is_float(*dt))
             if (auto x = retype_literal(v, *dt)) v = x;
+      if (def.args[i].index_list && ir::isa<ir::ScalarType>(v->type))
+        v = ir::MakeTuple::make({v}, v->span);
       args.push_back(std::move(v));
     }
   }
@@ -1451,23 +1518,45 @@ class Builder {
     return guard(e, [&] { return ir::Call::make(op, args, ty, kw, attrs, span(e.pos)); });
   }
 
-  ir::ExprRef submit(const SExpr& e, bool dump) {
+  /// `pl.submit(self.k, args..., deps=[...], dumps=[...], allow_early_resolve=, predicate=)`, its
+  /// SPMD sibling `pl.spmd_submit(..., core_num=N[, sync_start=])` (core_num required) and
+  /// `pl._dump.submit(..., type=T)`, whose result type is written out.
+  ir::ExprRef submit(const SExpr& e, std::string_view d) {
+    const bool dump = d == "pl._dump.submit";
     if (e.items.size() < 2) fail_at(e, "the launched function as the first argument");
     ir::OpRef op = callee_ref(e.item(1));
-    std::vector<ir::ExprRef> args = positional(e, 2);
+    KernelArgs ka = kernel_args(e, 2);
     ir::SubmitLaunch launch;
-    if (const SExpr* k = keyword(e, "deps")) {
-      if (k->kind != ExprKind::List) fail_at(*k, "a list of task ids");
-      for (const auto& d : k->items) launch.deps.push_back(expr(*d));
+    if (const SExpr* k = keyword(e, "deps")) launch.deps = task_deps(*k);
+    if (const SExpr* k = keyword(e, "core_num")) {
+      launch.core_num = expr(*k);
+      if (const auto* ci = ir::as<ir::ConstInt>(launch.core_num.get()); ci && ci->value <= 0)
+        fail_at(*k, "a positive core_num");
+    } else if (d == "pl.spmd_submit") {
+      fail_at(e, "core_num=N on pl.spmd_submit (the number of blocks to launch)");
     }
-    if (const SExpr* k = keyword(e, "core_num")) launch.core_num = expr(*k);
     if (const SExpr* k = keyword(e, "sync_start")) launch.sync_start = bool_literal(*k);
     if (const SExpr* k = keyword(e, "allow_early_resolve"))
       launch.allow_early_resolve = bool_literal(*k);
     if (const SExpr* k = keyword(e, "predicate")) launch.predicate = expr(*k);
+    std::vector<ir::ExprRef> dumps;
+    if (const SExpr* k = keyword(e, "dumps")) {
+      if (k->kind != ExprKind::List && k->kind != ExprKind::Tuple)
+        fail_at(*k, "a list of tensor arguments of this submit");
+      for (const auto& item : k->items) {
+        ir::ExprRef v = expr(*item);
+        if (!ir::isa<ir::Var>(*v) || !ir::isa<ir::TensorType>(v->type) ||
+            std::none_of(ka.args.begin(), ka.args.end(),
+                         [&](const ir::ExprRef& a) { return a.get() == v.get(); }))
+          fail_at(*item, "a tensor variable passed to this submit");
+        dumps.push_back(std::move(v));
+      }
+    }
     ir::Attrs attrs;
     ir::Attrs kw = kwargs_of(
-        e, attrs, {"deps", "core_num", "sync_start", "allow_early_resolve", "predicate", "type"});
+        e, attrs,
+        {"deps", "dumps", "core_num", "sync_start", "allow_early_resolve", "predicate", "type"});
+    attrs = dispatch_attrs(e, std::move(attrs), ka, dumps);
     ir::TypeRef ty;
     if (dump) {
       const SExpr* t = keyword(e, "type");
@@ -1476,9 +1565,241 @@ class Builder {
     } else {
       if (!ir::isa<ir::GlobalVar>(op) || !functions_.count(op->name))
         fail_at(e.item(1), "a function of this program to launch");
-      ty = derived_submit_type(functions_, *op, args);
+      ty = derived_submit_type(functions_, *op, ka.args);
     }
-    return guard(e, [&] { return ir::Submit::make(op, args, ty, launch, kw, attrs, span(e.pos)); });
+    return guard(e,
+                 [&] { return ir::Submit::make(op, ka.args, ty, launch, kw, attrs, span(e.pos)); });
+  }
+
+  /// The arguments of a call of a program function, from item `from` on. `pl.no_dep(x)` passes
+  /// x exempt from dependency tracking: its index is kept for the `arg_direction_overrides` attr.
+  struct KernelArgs {
+    std::vector<ir::ExprRef> args;
+    ir::AttrValueList no_dep;
+  };
+  KernelArgs kernel_args(const SExpr& call, std::size_t from) {
+    KernelArgs out;
+    for (std::size_t i = from; i < call.items.size(); ++i) {
+      const SExpr* a = &call.item(i);
+      bool no_dep = false;
+      while (a->kind == ExprKind::Call && dotted(a->item(0)) == "pl.no_dep") {
+        positional_count(*a, 1, 1, "pl.no_dep");
+        only_keywords(*a, {}, "pl.no_dep");
+        no_dep = true;
+        a = &a->item(1);
+      }
+      if (no_dep) out.no_dep.emplace_back(static_cast<std::int64_t>(i - from));
+      out.args.push_back(expr(*a));
+    }
+    return out;
+  }
+
+  /// A dispatch's attrs: `attrs={...}` as written, the `pl.no_dep` argument indices
+  /// (`arg_direction_overrides`) and the dumped arguments (`dump_vars`: each variable argument
+  /// that `dumps` names or an earlier `pl.dump_tag` tagged, in argument order).
+  ir::Attrs dispatch_attrs(const SExpr& call, ir::Attrs attrs, const KernelArgs& ka,
+                           const std::vector<ir::ExprRef>& dumps) {
+    static constexpr std::string_view kOverrides = "arg_direction_overrides";
+    if (!ka.no_dep.empty()) {
+      if (attrs.contains(kOverrides))
+        fail_at(call, "pl.no_dep arguments or an \"arg_direction_overrides\" attr, not both");
+      attrs = attrs.with(std::string(kOverrides), ka.no_dep);
+    }
+    auto in = [](const auto& list, const ir::Expr* v) {
+      return std::any_of(list.begin(), list.end(), [&](const auto& x) { return &*x == v; });
+    };
+    ir::AttrValueList dumped;
+    for (const ir::ExprRef& a : ka.args)
+      if (ir::isa<ir::Var>(*a) && (in(dumps, a.get()) || in(dump_tags_, a.get())))
+        dumped.emplace_back(a);
+    return with_dump_vars(std::move(attrs), dumped);
+  }
+
+  /// `attrs` with `vars` added to its `dump_vars` list (each once).
+  static ir::Attrs with_dump_vars(ir::Attrs attrs, const ir::AttrValueList& vars) {
+    if (vars.empty()) return attrs;
+    const std::string key(ir::scope_attr::kDumpVars);
+    ir::AttrValueList list;
+    if (const ir::AttrValue* old = attrs.find(key))
+      if (const auto* l = old->get_if<ir::AttrValueList>()) list = *l;
+    const std::size_t before = list.size();
+    for (const ir::AttrValue& v : vars) {
+      const ir::Expr* e = v.get_if<ir::ExprRef>()->get();
+      if (std::none_of(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(before),
+                       [&](const ir::AttrValue& x) {
+                         const auto* y = x.get_if<ir::ExprRef>();
+                         return y && y->get() == e;
+                       }))
+        list.push_back(v);
+    }
+    return attrs.with(key, std::move(list));
+  }
+
+  /// A task scope's attrs with every tensor `pl.dump_tag` has tagged so far in its `dump_vars`
+  /// (read at the scope's header; the outliner keeps those the scope captures).
+  ir::Attrs with_dump_tags(ir::Attrs attrs) const {
+    return with_dump_vars(std::move(attrs),
+                          ir::AttrValueList(dump_tags_.begin(), dump_tags_.end()));
+  }
+
+  /// `pl.dump_tag(t)`: from here on in this function every dispatch taking the tensor variable
+  /// t (a call of a program function, a submit, a task scope) lists it in its `dump_vars`
+  /// attr. The marker itself is no statement, as upstream's parser reads it.
+  void dump_tag(const SExpr& call) {
+    if (function_type_ != ir::FunctionType::Orchestration &&
+        function_type_ != ir::FunctionType::Inline)
+      fail_at(call, "pl.dump_tag only in an Orchestration or Inline function");
+    positional_count(call, 1, 1, "pl.dump_tag");
+    only_keywords(call, {}, "pl.dump_tag");
+    const SExpr& a = call.item(1);
+    if (a.kind != ExprKind::Name) fail_at(a, "a tensor variable's name");
+    ir::ExprRef v = expr(a);
+    if (!ir::isa<ir::Var>(*v) || !ir::isa<ir::TensorType>(v->type))
+      fail_at(a, "a tensor variable (only tensors are dumped)");
+    for (const ir::VarRef& t : dump_tags_)
+      if (t.get() == v.get()) return;
+    dump_tags_.push_back(ir::cast<ir::Var>(v));
+  }
+
+  /// `deps=[...]`: the task ids a task waits for, each a Scalar[TASK_ID] or a pl.Array of them.
+  /// A `None` item adds no edge (upstream's "no producer yet"); a list comprehension over
+  /// constants, the whole list or an item of it, is unrolled (`[tids[k] for k in range(4)]`).
+  std::vector<ir::ExprRef> task_deps(const SExpr& list) {
+    std::vector<ir::ExprRef> out;
+    auto entry = [&](const SExpr& e) {
+      if (e.kind == ExprKind::None) return;
+      ir::ExprRef d = expr(e);
+      if (!ir::is_task_dependency(d)) fail_at(e, "a Scalar[TASK_ID] task id or a pl.Array of them");
+      out.push_back(std::move(d));
+    };
+    auto item = [&](const SExpr& e) {
+      if (e.kind == ExprKind::ListComp)
+        unroll(e, entry);
+      else
+        entry(e);
+    };
+    if (list.kind == ExprKind::ListComp)
+      item(list);
+    else if (list.kind == ExprKind::List || list.kind == ExprKind::Tuple)
+      for (const auto& i : list.items) item(*i);
+    else
+      fail_at(list, "a list of task ids (or a list comprehension over constants)");
+    return out;
+  }
+
+  /// Calls `f(element)` once per value of the comprehension `c` its filters keep, with the
+  /// comprehension's variable bound to that value (an INDEX constant): the iterable is
+  /// `range(...)` of constants or a list of integer constants, the filters constant conditions
+  /// over the variable, as upstream unrolls them while reading the text.
+  template <class F>
+  void unroll(const SExpr& c, F&& f) {
+    const std::string& name = c.item(1).text;
+    const SExpr& iter = c.item(2);
+    std::vector<std::int64_t> values;
+    const std::string d = iter.kind == ExprKind::Call ? dotted(iter.item(0)) : "";
+    constexpr std::size_t kMaxUnrolled = 1 << 16;
+    if (d == "range") {
+      positional_count(iter, 1, 3, "range");
+      only_keywords(iter, {}, "range");
+      std::vector<std::int64_t> b;
+      for (std::size_t i = 1; i < iter.items.size(); ++i) b.push_back(constant_int(iter.item(i)));
+      const std::int64_t lo = b.size() == 1 ? 0 : b[0], hi = b.size() == 1 ? b[0] : b[1];
+      const std::int64_t step = b.size() == 3 ? b[2] : 1;
+      if (step == 0) fail_at(iter.item(3), "a non-zero step");
+      for (std::int64_t v = lo; step > 0 ? v < hi : v > hi; v += step) {
+        if (values.size() == kMaxUnrolled)
+          fail_at(iter, "at most " + std::to_string(kMaxUnrolled) + " unrolled values");
+        values.push_back(v);
+        if ((step > 0 && v > INT64_MAX - step) || (step < 0 && v < INT64_MIN - step)) break;
+      }
+    } else if (iter.kind == ExprKind::List || iter.kind == ExprKind::Tuple) {
+      for (const auto& i : iter.items) values.push_back(constant_int(*i));
+    } else {
+      fail_at(iter,
+              "range(...) of constants or a list of integer constants (the comprehension is "
+              "unrolled as the text is read; a runtime loop is a pl.range statement)");
+    }
+    const auto saved = unrolled_.find(name) == unrolled_.end()
+                           ? std::optional<std::int64_t>()
+                           : std::optional<std::int64_t>(unrolled_[name]);
+    const OnExit restore{[&] {
+      if (saved)
+        unrolled_[name] = *saved;
+      else
+        unrolled_.erase(name);
+    }};
+    for (const std::int64_t v : values) {
+      unrolled_[name] = v;
+      bool keep = true;
+      for (std::size_t i = 3; i < c.items.size() && keep; ++i) keep = constant_int(c.item(i)) != 0;
+      if (keep) f(c.item(0));
+    }
+  }
+
+  /// The value of an integer expression of constants and comprehension variables (True is 1),
+  /// computed as Python does while the text is read.
+  std::int64_t constant_int(const SExpr& e) {
+    if (++expr_depth_ > core::kMaxNesting)
+      fail_at(e, "an expression nested at most " + std::to_string(core::kMaxNesting) + " deep");
+    const OnExit leave{[this] { --expr_depth_; }};
+    auto wrap = [](std::uint64_t x) { return static_cast<std::int64_t>(x); };
+    switch (e.kind) {
+      case ExprKind::Int:
+        if (e.int_value > static_cast<std::uint64_t>(INT64_MAX))
+          fail_at(e, "an integer up to 9223372036854775807");
+        return static_cast<std::int64_t>(e.int_value);
+      case ExprKind::True: return 1;
+      case ExprKind::False: return 0;
+      case ExprKind::Name:
+        if (auto it = unrolled_.find(e.text); it != unrolled_.end()) return it->second;
+        fail_at(e,
+                "a constant or the comprehension's variable (the comprehension is unrolled as "
+                "the text is read: it cannot depend on a runtime value)");
+      case ExprKind::Unary: {
+        const std::int64_t x = constant_int(e.item(0));
+        if (e.text == "-") return wrap(0 - static_cast<std::uint64_t>(x));
+        if (e.text == "not") return x == 0;
+        if (e.text == "~") return ~x;
+        return x;
+      }
+      case ExprKind::BoolOp: {
+        const std::int64_t l = constant_int(e.item(0));
+        if (e.text == "and") return l == 0 ? l : constant_int(e.item(1));
+        return l != 0 ? l : constant_int(e.item(1));
+      }
+      case ExprKind::Compare:
+      case ExprKind::Binary: {
+        if (e.kind == ExprKind::Compare && e.chained)
+          fail_at(e.item(0), "a single comparison (parenthesise each one)");
+        const std::int64_t l = constant_int(e.item(0)), r = constant_int(e.item(1));
+        const auto ul = static_cast<std::uint64_t>(l), ur = static_cast<std::uint64_t>(r);
+        const std::string& op = e.text;
+        if (op == "==") return l == r;
+        if (op == "!=") return l != r;
+        if (op == "<") return l < r;
+        if (op == "<=") return l <= r;
+        if (op == ">") return l > r;
+        if (op == ">=") return l >= r;
+        if (op == "+") return wrap(ul + ur);
+        if (op == "-") return wrap(ul - ur);
+        if (op == "*") return wrap(ul * ur);
+        if (op == "&") return l & r;
+        if (op == "|") return l | r;
+        if (op == "^") return l ^ r;
+        if (op == "//" || op == "%") {
+          if (r == 0) fail_at(e.item(1), "a non-zero divisor");
+          if (l == INT64_MIN && r == -1) return op == "//" ? l : 0;
+          std::int64_t q = l / r, m = l % r;
+          if (m != 0 && ((m < 0) != (r < 0))) {
+            --q;
+            m += r;
+          }
+          return op == "//" ? q : m;
+        }
+        fail_at(e, "an integer operator (+ - * // % & | ^ or a comparison)");
+      }
+      default: fail_at(e, "an integer constant");
+    }
   }
 
   // ---- attribute values ----
@@ -1657,6 +1978,7 @@ class Builder {
       fail_at(v, "pl.func_attr only before every other statement of a function body");
     if (d == "pl.cond") fail_at(v, "pl.cond only as the first statement of a pl.while_ loop");
     if (d == "pl.set_cache_policy") return cache_policy_marker(v);
+    if (d == "pl.dump_tag") return dump_tag(v);
     ir::ExprRef e = expr(v);
     out.push_back(ir::EvalStmt::make(e, span(s.pos)));
   }
@@ -1806,7 +2128,7 @@ class Builder {
   /// `x[: T] = value` (rebinding an existing `x` to a value of the same type keeps its
   /// variable: the natural form, where one variable is assigned several times) or `a, b = value` (a
   /// tuple unpacked element by element).
-  void bind_assignment(const SExpr& target, const SExpr* annotation, const ir::ExprRef& value,
+  void bind_assignment(const SExpr& target, const SExpr* annotation, ir::ExprRef value,
                        std::vector<ir::StmtRef>& out, const core::Span& sp) {
     if (target.kind == ExprKind::Tuple) {
       if (annotation) fail_at(*annotation, "no annotation on a tuple assignment");
@@ -1842,7 +2164,14 @@ class Builder {
       return;
     }
     ir::TypeRef t = value->type;
-    if (annotation) t = reconcile(type(*annotation), value->type, *annotation);
+    if (annotation) {
+      // An annotation flattening a loaded or created ND tile to 2-D types the call.
+      const ir::TypeRef ann = type(*annotation);
+      if (const auto* c = ir::as<ir::Call>(value.get()))
+        if (ir::TypeRef flat = flattened_call_type(*c->op, c->type, ann))
+          value = ir::Call::make(c->op, c->args, flat, c->kwargs, c->attrs, c->span);
+      t = reconcile(ann, value->type, *annotation);
+    }
     t = take_declared(name, t, target);
     // In an Orchestration function a read of a parameter's symbolic extent is the symbol: the
     // name stands for it and nothing is bound (ir/dim_read.hpp).
@@ -1983,14 +2312,16 @@ class Builder {
     };
     const bool task = d == "pl.at" || d == "pl.incore" || d == "pl.cluster" || d == "pl.spmd" ||
                       d == "pl._dump.spmd";
-    if (s.target && !(task && (d != "pl.at" || is_core_group(c))))
-      fail_at(*s.target,
-              "':' (only a CORE_GROUP pl.at, a pl.cluster or a pl.spmd scope binds a task id)");
-    // A task scope: `as tid` binds its task id after the body (the body cannot see it).
-    auto finish_task = [&](auto make) {
+    if (s.target && !task)
+      fail_at(*s.target, "':' (only a pl.at, a pl.cluster or a pl.spmd scope binds a task id)");
+    // A task scope: `as tid` binds its task id after the body (the body cannot see it); the
+    // kernel-side scopes (`markers`) hoist the body's pl.set_cache_policy markers.
+    auto finish_task = [&](auto make, bool markers = true) {
       std::vector<ir::AttrValueList> policies(1);
-      cache_policy_sinks_.push_back(&policies.back());
-      const OnExit pop{[this] { cache_policy_sinks_.pop_back(); }};
+      if (markers) cache_policy_sinks_.push_back(&policies.back());
+      const OnExit pop{[this, markers] {
+        if (markers) cache_policy_sinks_.pop_back();
+      }};
       ir::StmtRef body = body_slot(s.body, s.pos);
       ir::StmtRef scope = guard(c, [&]() -> ir::StmtRef {
         auto made = make(std::move(body), std::move(policies.back()));  // the concrete scope
@@ -2007,16 +2338,19 @@ class Builder {
     };
     if (d == "pl.at" || d == "pl.incore") {  // pl.incore(): upstream's earlier CORE_GROUP form
       const bool core_group = d == "pl.incore" || is_core_group(c);
-      const Header h = !core_group ? header(0, {"level", "role", "name_hint", "attrs"})
-                       : d == "pl.at"
-                           ? header(0, {"level", "name_hint", "optimizations", "attrs", "deps",
-                                        "no_dep_args", "dumps", "allow_early_resolve"})
-                           : header(0, {"name_hint", "optimizations", "attrs", "deps",
-                                        "no_dep_args", "dumps", "allow_early_resolve"});
+      const std::size_t positional = d == "pl.at" && !keyword(c, "level") ? 1 : 0;  // the level
+      const Header h =
+          !core_group ? header(positional, {"level", "role", "name_hint", "attrs", "deps",
+                                            "no_dep_args", "dumps"})
+          : d == "pl.at"
+              ? header(positional, {"level", "name_hint", "optimizations", "attrs", "deps",
+                                    "no_dep_args", "dumps", "allow_early_resolve"})
+              : header(0, {"name_hint", "optimizations", "attrs", "deps", "no_dep_args", "dumps",
+                           "allow_early_resolve"});
       if (core_group) {
         const InCoreDepth in_kernel(incore_depth_);
         ir::SplitMode split = ir::SplitMode::None;
-        ir::Attrs attrs = task_attrs(c, h.attrs);
+        ir::Attrs attrs = with_dump_tags(task_attrs(c, h.attrs));
         if (const SExpr* ok = keyword(c, "optimizations")) split = optimizations(*ok, attrs);
         return finish_task([&](ir::StmtRef body, ir::AttrValueList policies) {
           if (!policies.empty())
@@ -2024,16 +2358,19 @@ class Builder {
           return ir::InCoreScopeStmt::make(body, h.name_hint, split, attrs, sp);
         });
       }
-      const ir::Level level = enum_value<ir::Level>(*keyword(c, "level"));
+      const ir::Level level = enum_value<ir::Level>(at_level(c));
       std::optional<ir::Role> role;
       if (const SExpr* rk = keyword(c, "role")) role = enum_value<ir::Role>(*rk);
-      return finish([&](ir::StmtRef body) {
-        return ir::HierarchyScopeStmt::make(body, level, role, h.name_hint, h.attrs, sp);
-      });
+      const ir::Attrs attrs = with_dump_tags(task_attrs(c, h.attrs));
+      return finish_task(
+          [&](ir::StmtRef body, const ir::AttrValueList&) {
+            return ir::HierarchyScopeStmt::make(body, level, role, h.name_hint, attrs, sp);
+          },
+          /*markers=*/false);
     }
     if (d == "pl.cluster") {
       const Header h = header(0, {"name_hint", "attrs", "deps", "no_dep_args", "dumps"});
-      ir::Attrs attrs = task_attrs(c, h.attrs);
+      ir::Attrs attrs = with_dump_tags(task_attrs(c, h.attrs));
       return finish_task([&](ir::StmtRef body, ir::AttrValueList policies) {
         if (!policies.empty())
           attrs = attrs.with(std::string(ir::scope_attr::kCachePolicyVars), std::move(policies));
@@ -2053,6 +2390,8 @@ class Builder {
         const bool implicit =
             d == "pl.spmd" && (h.optimizations ? !ir::spmd_body_has_kernel(*body)
                                                : ir::spmd_body_is_implicit_kernel(*body));
+        // The tagged tensors go to the dispatched task: the implied kernel, else the scope.
+        if (!implicit) attrs = with_dump_vars(std::move(attrs), h.dump_tags);
         if (h.optimizations && !implicit)
           fail_at(*h.optimizations,
                   "optimizations= on the inner pl.at(level=pl.Level.CORE_GROUP, ...) the body "
@@ -2061,7 +2400,8 @@ class Builder {
           return ir::SpmdScopeStmt::make(body, h.core_num, h.sync, h.name_hint, attrs, sp);
         const SpmdNames names = spmd_hints(h.name_hint);
         return ir::SpmdScopeStmt::make(
-            ir::SeqStmts::make({ir::implicit_kernel(body, names.kernel, h.split, h.kernel_attrs)},
+            ir::SeqStmts::make({ir::implicit_kernel(body, names.kernel, h.split,
+                                                    with_dump_vars(h.kernel_attrs, h.dump_tags))},
                                sp),
             h.core_num, h.sync, names.dispatch, attrs, sp);
       });
@@ -2098,11 +2438,17 @@ class Builder {
     return k && bool_literal(*k);
   }
 
+  /// The level of `pl.at(level=L, ...)`, also written first: `pl.at(L, ...)`.
+  static const SExpr& at_level(const SExpr& call) {
+    const SExpr* lk = keyword(call, "level");
+    if (lk && call.items.size() > 1) fail_at(*lk, "the level once: first or as level=");
+    if (!lk && call.items.size() < 2) fail_at(call, "a level on pl.at: pl.at(level=pl.Level.<L>)");
+    return lk ? *lk : call.item(1);
+  }
+
   /// True for `pl.at(level=pl.Level.CORE_GROUP, ...)` (the InCore scope form).
   bool is_core_group(const SExpr& call) {
-    const SExpr* lk = keyword(call, "level");
-    if (!lk) fail_at(call, "a level= keyword on pl.at");
-    return enum_value<ir::Level>(*lk) == ir::Level::CORE_GROUP;
+    return enum_value<ir::Level>(at_level(call)) == ir::Level::CORE_GROUP;
   }
 
   /// `optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=2)]`: returns
@@ -2146,25 +2492,27 @@ class Builder {
   }
 
   /// The task keywords of a scope header, added to its attrs under upstream's keys:
-  /// `deps=[tid, ...]`, `no_dep_args=[v, ...]`, `dumps=[v, ...]`.
+  /// `deps=[tid, ...]` (when it names a task: see task_deps), `no_dep_args=[v, ...]`,
+  /// `dumps=[v, ...]`.
   ir::Attrs task_attrs(const SExpr& call, ir::Attrs attrs) {
-    auto list = [&](std::string_view kw, std::string_view key, bool task_ids) {
+    if (const SExpr* k = keyword(call, "deps"))
+      if (std::vector<ir::ExprRef> deps = task_deps(*k); !deps.empty())
+        attrs = attrs.with(std::string(ir::scope_attr::kDeps),
+                           ir::AttrValueList(deps.begin(), deps.end()));
+    auto list = [&](std::string_view kw, std::string_view key) {
       const SExpr* k = keyword(call, kw);
       if (!k) return;
       if (k->kind != ExprKind::List) fail_at(*k, "a list");
       ir::AttrValueList items;
       for (const auto& item : k->items) {
         ir::ExprRef e = expr(*item);
-        if (task_ids && !ir::is_task_dependency(e))
-          fail_at(*item, "a Scalar[TASK_ID] task id or a pl.Array of them");
-        if (!task_ids && !ir::isa<ir::Var>(*e)) fail_at(*item, "a variable name");
+        if (!ir::isa<ir::Var>(*e)) fail_at(*item, "a variable name");
         items.emplace_back(std::move(e));
       }
       attrs = attrs.with(std::string(key), std::move(items));
     };
-    list("deps", ir::scope_attr::kDeps, true);
-    list("no_dep_args", ir::scope_attr::kNoDepVars, false);
-    list("dumps", ir::scope_attr::kDumpVars, false);
+    list("no_dep_args", ir::scope_attr::kNoDepVars);
+    list("dumps", ir::scope_attr::kDumpVars);
     if (bool_keyword(call, "allow_early_resolve"))
       attrs = attrs.with(std::string(ir::scope_attr::kAllowEarlyResolve), true);
     if (const SExpr* k = keyword(call, "predicate")) {
@@ -2187,6 +2535,7 @@ class Builder {
     const SExpr* optimizations = nullptr;  // the kernel's, when given
     ir::SplitMode split = ir::SplitMode::None;
     ir::Attrs kernel_attrs;
+    ir::AttrValueList dump_tags;  // the tensors pl.dump_tag has tagged before the header
   };
   SpmdHeader spmd_header(const SExpr& c, std::string_view d, bool with_form) {
     positional_count(c, 0, 1, d);
@@ -2213,6 +2562,7 @@ class Builder {
     h.attrs = task_attrs(c, attrs_of(c));
     h.optimizations = keyword(c, "optimizations");
     if (h.optimizations) h.split = optimizations(*h.optimizations, h.kernel_attrs);
+    h.dump_tags.assign(dump_tags_.begin(), dump_tags_.end());
     return h;
   }
 
@@ -2391,7 +2741,7 @@ class Builder {
     }
     out.push_back(guard(c, [&]() -> ir::StmtRef {
       auto incore = ir::implicit_kernel(ir::SeqStmts::make(std::move(inner), sp), names.kernel,
-                                        h.split, h.kernel_attrs);
+                                        h.split, with_dump_vars(h.kernel_attrs, h.dump_tags));
       return ir::SpmdScopeStmt::make(ir::SeqStmts::make({incore}, sp), h.core_num, h.sync,
                                      names.dispatch, h.attrs, sp);
     }));
@@ -2420,6 +2770,7 @@ class Builder {
         span(s.target->pos));
     scope_.names[s.target->text] = aiv;
     const bool wrap = !bare && incore_depth_ == 0 && !kernel_function_;
+    const ir::Attrs kernel_attrs = wrap ? with_dump_tags({}) : ir::Attrs{};
     const InCoreDepth in_kernel(incore_depth_, wrap);
     split_modes_.push_back(mode);
     const OnExit leave{[this] { split_modes_.pop_back(); }};
@@ -2429,7 +2780,7 @@ class Builder {
       ir::StmtRef region =
           ir::SplitAivScopeStmt::make(aiv, body, mode, name_hint, attrs, sp, count);
       if (!wrap) return region;
-      return ir::implicit_kernel(std::move(region));
+      return ir::implicit_kernel(std::move(region), {}, ir::SplitMode::None, kernel_attrs);
     }));
   }
 
@@ -2440,7 +2791,10 @@ class Builder {
   bool in_class_ = false;
   std::set<std::string> externals_;  // module-level functions beside the program class
   std::map<std::string, ir::VarRef, std::less<>> dynamic_;
-  std::vector<ir::AttrValueList*> cache_policy_sinks_;  // the enclosing task scopes' markers
+  std::vector<ir::AttrValueList*> cache_policy_sinks_;         // the enclosing task scopes' markers
+  std::map<std::string, std::int64_t, std::less<>> unrolled_;  // comprehension variables' values
+  std::vector<ir::VarRef> dump_tags_;  // the tensors `pl.dump_tag` tagged so far in this function
+  ir::FunctionType function_type_ = ir::FunctionType::Opaque;  // of the function being built
   std::map<std::string, ir::VarRef, std::less<>> free_;
   FunctionSignatures functions_;
   FunctionScope scope_;

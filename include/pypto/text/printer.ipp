@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -771,8 +772,13 @@ class Printer {
 
   void stmt(const ir::AssignStmt& s, const StmtContext&) {
     std::string lhs = var_name(*s.var);
-    if (!opts_.concise || ir::isa<ir::WindowBuffer>(*s.var)) lhs += ": " + annotation(*s.var);
+    const bool annotated = !opts_.concise || ir::isa<ir::WindowBuffer>(*s.var);
+    if (annotated) lhs += ": " + annotation(*s.var);
+    // The annotation written types a flattening load or create (flattened_call_type).
+    annotated_value_ = annotated && !ir::isa<ir::WindowBuffer>(*s.var) ? s.value.get() : nullptr;
+    annotated_type_ = s.var->type;
     line(lhs + " = " + expr(*s.value));
+    annotated_value_ = nullptr;
   }
   void stmt(const ir::EvalStmt& s, const StmtContext&) { line(expr(*s.expr)); }
   /// Host code, line by line at the current indent (blank lines stay blank).
@@ -907,7 +913,9 @@ class Printer {
     std::vector<std::string> kw{"level=" + enum_text(s.level)};
     if (s.role) kw.push_back("role=" + enum_text(*s.role));
     if (!s.name_hint.empty()) kw.push_back("name_hint=" + quote(s.name_hint));
-    scope("with pl.at(", kw, s, ctx);
+    TaskOptions task = task_options(s, TaskScope::Hierarchy);
+    kw.insert(kw.end(), task.keywords.begin(), task.keywords.end());
+    scope("with pl.at(", kw, s, ctx, task);
   }
   void stmt(const ir::ClusterScopeStmt& s, const StmtContext& ctx) {
     std::vector<std::string> kw;
@@ -953,9 +961,9 @@ class Printer {
     ir::Attrs rest;
   };
 
-  /// Which header spells a task scope's attrs: a CORE_GROUP `pl.at`, a `pl.cluster` or a
-  /// `pl.spmd` (each reads a different set of keywords back).
-  enum class TaskScope : std::uint8_t { Kernel, Cluster, Spmd };
+  /// Which header spells a task scope's attrs: a CORE_GROUP `pl.at`, a `pl.cluster`, a
+  /// `pl.spmd` or another level's `pl.at` (each reads a different set of keywords back).
+  enum class TaskScope : std::uint8_t { Kernel, Cluster, Spmd, Hierarchy };
 
   TaskOptions task_options(const ir::ScopeStmt& s, TaskScope where) {
     namespace key = ir::scope_attr;
@@ -990,7 +998,7 @@ class Printer {
                *e.value.get_if<std::int64_t>() > 0)
         t.slot_num = std::to_string(*e.value.get_if<std::int64_t>());
       else if (e.key == key::kCachePolicyVars && !one_statement_body &&
-               all([&](const ir::AttrValue& v) {
+               where != TaskScope::Hierarchy && all([&](const ir::AttrValue& v) {
                  const auto* pair = v.get_if<ir::AttrValueList>();
                  return pair && pair->size() == 2 && var((*pair)[0]) &&
                         (*pair)[1].is<ir::EnumValue>() &&
@@ -1213,18 +1221,32 @@ class Printer {
 
   std::string expr_of(const ir::ConstBool& c) { return c.value ? "True" : "False"; }
 
+  /// An operand of a binary node: a bare INDEX literal beside an INT64 operand (the pair an
+  /// operator takes mixed) is written `pl.const(v, pl.INDEX)`, since a bare one would take
+  /// its sibling's dtype when read.
+  std::string binary_operand(const ir::Expr& child, const ir::Expr& sibling, int parent,
+                             bool paren_if_equal) {
+    const auto* c = ir::as<ir::ConstInt>(&child);
+    const auto* st = ir::as<ir::ScalarType>(sibling.type.get());
+    if (c && c->dtype() == core::DataType::INDEX && st && st->dtype != core::DataType::INDEX)
+      return "pl.const(" + std::to_string(c->value) + ", " + dtype(c->dtype()) + ")";
+    return parent < 0 ? expr(child) : operand(child, parent, paren_if_equal);
+  }
+
   template <NodeKind K>
   std::string expr_of(const ir::BinaryNode<K>& b) {
     if (const std::string_view fn = function_form(K); !fn.empty())
-      return std::string(fn) + "(" + expr(*b.left) + ", " + expr(*b.right) + ")";
+      return std::string(fn) + "(" + binary_operand(*b.left, *b.right, -1, false) + ", " +
+             binary_operand(*b.right, *b.left, -1, false) + ")";
     constexpr int p = precedence(K);
     // Ties: `**` groups to the right, the others to the left; comparisons chain in Python
     // (`a < b < c` is not `(a < b) < c`), so a comparison operand of a comparison always
     // gets parentheses.
     constexpr bool right_assoc = K == NodeKind::Pow;
     constexpr bool chains = p == kComparison;
-    return operand(*b.left, p, right_assoc || chains) + " " + std::string(infix(K)) + " " +
-           operand(*b.right, p, !right_assoc || chains);
+    return binary_operand(*b.left, *b.right, p, right_assoc || chains) + " " +
+           std::string(infix(K)) + " " +
+           binary_operand(*b.right, *b.left, p, !right_assoc || chains);
   }
 
   template <NodeKind K>
@@ -1260,8 +1282,15 @@ class Printer {
 
   std::string expr_of(const ir::Call& c) {
     // Outside a program a function callee is a bare name the parser cannot type; print plainly.
+    const bool annotated = &c == annotated_value_;
+    annotated_value_ = nullptr;  // not the arguments' calls
     const bool plain = (ir::isa<ir::GlobalVar>(*c.op) && !in_program_) || derives(c.type, [&] {
-                         return derived_call_type(ops(), functions_, *c.op, c.args, c.kwargs);
+                         ir::TypeRef t =
+                             derived_call_type(ops(), functions_, *c.op, c.args, c.kwargs);
+                         if (annotated)
+                           if (ir::TypeRef flat = flattened_call_type(*c.op, t, annotated_type_))
+                             return flat;
+                         return t;
                        });
     std::vector<std::string> args;
     if (!plain) args.push_back(callee(*c.op));
@@ -1291,15 +1320,48 @@ class Printer {
     std::vector<std::string> args{callee(*s.op)};
     for (const auto& a : s.args) args.push_back(expr(*a));
     if (!s.deps.empty()) args.push_back("deps=[" + exprs(s.deps) + "]");
+    ir::Attrs attrs = s.attrs;
+    if (std::optional<std::string> dumps = submit_dumps(s)) {
+      args.push_back("dumps=[" + *dumps + "]");
+      attrs = attrs.without(ir::scope_attr::kDumpVars);
+    }
     if (s.core_num) args.push_back("core_num=" + expr(*s.core_num));
     if (s.sync_start) args.push_back("sync_start=True");
     if (s.allow_early_resolve) args.push_back("allow_early_resolve=True");
     if (s.predicate) args.push_back("predicate=" + expr(*s.predicate));
     for (const auto& e : s.kwargs) args.push_back(e.key + "=" + attr_value(e.value, '\''));
-    if (!s.attrs.empty()) args.push_back("attrs=" + attr_dict(s.attrs));
-    if (plain) return "pl.submit(" + join(args) + ")";
+    if (!attrs.empty()) args.push_back("attrs=" + attr_dict(attrs));
+    // A launch spec (core_num) is upstream's SPMD sibling of pl.submit.
+    if (plain) return (s.core_num ? "pl.spmd_submit(" : "pl.submit(") + join(args) + ")";
     args.push_back("type=" + type(*s.type));
     return "pl._dump.submit(" + join(args) + ")";
+  }
+
+  /// A Submit's `dump_vars` as its `dumps=[...]` keyword, when that reads back to the same list:
+  /// the dumped variables are arguments, listed once per argument slot in argument order.
+  std::optional<std::string> submit_dumps(const ir::Submit& s) {
+    const ir::AttrValue* v = s.attrs.find(ir::scope_attr::kDumpVars);
+    const auto* list = v ? v->get_if<ir::AttrValueList>() : nullptr;
+    if (!list || list->empty()) return std::nullopt;
+    std::vector<const ir::Expr*> dumped;
+    for (const ir::AttrValue& x : *list) {
+      const auto* e = x.get_if<ir::ExprRef>();
+      if (!e || !ir::isa<ir::Var>(**e) || !ir::isa<ir::TensorType>((*e)->type)) return std::nullopt;
+      dumped.push_back(e->get());
+    }
+    auto named = [&](const ir::Expr* a) {
+      return std::find(dumped.begin(), dumped.end(), a) != dumped.end();
+    };
+    std::vector<const ir::Expr*> in_order, once;
+    for (const auto& a : s.args)
+      if (ir::isa<ir::Var>(*a) && named(a.get())) {
+        in_order.push_back(a.get());
+        if (std::find(once.begin(), once.end(), a.get()) == once.end()) once.push_back(a.get());
+      }
+    if (in_order != dumped) return std::nullopt;
+    std::vector<std::string> names;
+    for (const ir::Expr* e : once) names.push_back(expr(*e));
+    return join(names);
   }
 
   std::string expr_of(const ir::MakeTuple& t) { return "[" + exprs(t.elements) + "]"; }
@@ -1369,13 +1431,15 @@ class Printer {
   // ---- state ----
 
   PrintOptions opts_;
-  bool in_program_ = false;            // GlobalVar callees print as `self.f`
-  bool kernel_function_ = false;       // the function printed is InCore, AIC or AIV
-  std::size_t incore_depth_ = 0;       // the InCore scopes enclosing the statement printed
-  bool in_function_ = false;           // unbound uses get `__FREE_VAR`
-  bool in_signature_ = false;          // memref bases print quoted
-  bool uses_pld_ = false;              // the text refers to `pld.`: import it
-  FunctionSignatures functions_;       // the program's functions, for derived call types
+  bool in_program_ = false;                    // GlobalVar callees print as `self.f`
+  bool kernel_function_ = false;               // the function printed is InCore, AIC or AIV
+  std::size_t incore_depth_ = 0;               // the InCore scopes enclosing the statement printed
+  bool in_function_ = false;                   // unbound uses get `__FREE_VAR`
+  bool in_signature_ = false;                  // memref bases print quoted
+  bool uses_pld_ = false;                      // the text refers to `pld.`: import it
+  const ir::Expr* annotated_value_ = nullptr;  // the value of the `x: T = ...` printed
+  ir::TypeRef annotated_type_;                 // and its T
+  FunctionSignatures functions_;               // the program's functions, for derived call types
   NameTable dyn_;                      // program-level shape symbols (`N = pl.dynamic("N")`)
   std::set<const ir::Var*> dyn_vars_;  // membership only
   std::vector<const ir::Var*> dyn_order_;

@@ -32,6 +32,7 @@ enum class ExprKind : std::uint8_t {
   Subscript,  ///< items[0][items[1]]
   Tuple,      ///< items (parenthesised or bare `a, b`)
   List,       ///< [items]
+  ListComp,   ///< [items[0] for items[1] in items[2] if items[3] if ...]: one `for`, a name target
   Dict,       ///< {items[0]: items[1], items[2]: items[3], ...}
   Int,        ///< int_value (a magnitude: a sign is a Unary `-`)
   Float,      ///< float_value

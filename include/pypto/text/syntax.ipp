@@ -947,6 +947,7 @@ class Parser {
       auto l = node(ExprKind::List, tok.pos);
       while (!at_punct("]")) {
         l->items.push_back(expression());
+        if (l->items.size() == 1 && at_name("for")) return comprehension(std::move(l));
         if (!accept_punct(",")) break;
       }
       expect_punct("]", "to close the list");
@@ -965,6 +966,28 @@ class Parser {
       return d;
     }
     fail("an expression");
+  }
+
+  /// `[elt for name in iterable if cond ...]`, after its element (`l` holds it): one `for`
+  /// clause over one name, as the DSL unrolls it.
+  ExprPtr comprehension(ExprPtr l) {
+    l->kind = ExprKind::ListComp;
+    ++k_;  // for
+    if (!at(TokenKind::Name) || core::is_python_keyword(cur().text))
+      fail("a name as the comprehension's target");
+    auto target = node(ExprKind::Name, cur().pos);
+    target->text = take().text;
+    l->items.push_back(std::move(target));
+    if (!at_name("in")) fail("'in' after the comprehension's target (a single name)");
+    ++k_;
+    l->items.push_back(operators(Prec::Or));
+    while (at_name("if")) {
+      ++k_;
+      l->items.push_back(operators(Prec::Or));
+    }
+    if (at_name("for")) fail("']' (a comprehension has one for clause)");
+    expect_punct("]", "to close the list comprehension");
+    return l;
   }
 
   std::vector<Token> t_;

@@ -130,7 +130,7 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
       {.name = "tensor.create",
        .args = {{"shape"}},
        .kwargs = {{"dtype", K::DataType},
-                  dsl_default(enum_kwarg<TensorLayout>("layout"), EnumValue::of(TensorLayout::ND)),
+                  with_default(enum_kwarg<TensorLayout>("layout"), EnumValue::of(TensorLayout::ND)),
                   {"manual_dep", K::Bool},
                   {"init_value", K::Double}},
        .type_rule = tensor_create,
@@ -149,8 +149,8 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
          .params = {"shape", "dtype", "value"}});
   r.add({.name = "tensor.ci",
          .args = {{"start"}, {"shape"}},
-         .kwargs = {dsl_default({"dtype", K::DataType}, core::DataType::INT32),
-                    dsl_default({"descending", K::Bool}, false)},
+         .kwargs = {with_default({"dtype", K::DataType}, core::DataType::INT32),
+                    with_default({"descending", K::Bool}, false)},
          .type_rule = fresh<false, 1, false, core::DataType::INT32>,
          .spellings = {"arange", "tensor.arange"},
          .params = {"start", "shape", "dtype", "descending"}});
@@ -162,9 +162,11 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
        .type_rule = fresh<false, 6, false, core::DataType::UINT32>,
        .params = {"key0", "key1", "counter0", "counter1", "counter2", "counter3", "shape", "dtype",
                   "rounds"}});
-  r.add({.name = "tensor.read", .args = {{"tensor"}, {"indices"}}, .type_rule = tensor_read});
+  r.add({.name = "tensor.read",
+         .args = {{"tensor"}, {.name = "indices", .index_list = true}},
+         .type_rule = tensor_read});
   r.add({.name = "tensor.write",
-         .args = {{"tensor", R::Write}, {"indices"}, {"value"}},
+         .args = {{"tensor", R::Write}, {.name = "indices", .index_list = true}, {"value"}},
          .type_rule = tensor_write});
   r.add({.name = "tensor.dim", .args = {{"tensor"}, {"axis"}}, .type_rule = tensor_dim});
   r.add(
@@ -222,8 +224,10 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
   // elementwise
   for (const char* name :
        {"tensor.add", "tensor.sub", "tensor.mul", "tensor.maximum", "tensor.minimum", "tensor.and",
-        "tensor.or", "tensor.xor", "tensor.shl", "tensor.shr", "tensor.fmod"})
+        "tensor.or", "tensor.xor", "tensor.fmod"})
     r.add({.name = name, .args = {{"lhs"}, rhs_operand}, .type_rule = elementwise});
+  for (const char* name : {"tensor.shl", "tensor.shr"})
+    r.add({.name = name, .args = {{"lhs"}, rhs_operand}, .type_rule = elementwise_lhs_dtype});
   for (const char* name :
        {"tensor.part_add", "tensor.part_mul", "tensor.part_max", "tensor.part_min"})
     r.add({.name = name, .args = {{"lhs"}, {"rhs"}}, .type_rule = elementwise});
@@ -232,10 +236,11 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
          .kwargs = {{"high_precision", K::Bool}},
          .type_rule = elementwise,
          .params = {"lhs", "rhs", "high_precision"}});
-  for (const char* name :
-       {"tensor.adds", "tensor.subs", "tensor.muls", "tensor.divs", "tensor.ands", "tensor.ors",
-        "tensor.xors", "tensor.shls", "tensor.shrs", "tensor.fmods"})
+  for (const char* name : {"tensor.adds", "tensor.muls", "tensor.divs", "tensor.fmods"})
     r.add({.name = name, .args = {{"lhs"}, rhs_operand}, .type_rule = elementwise});
+  for (const char* name :
+       {"tensor.subs", "tensor.ands", "tensor.ors", "tensor.xors", "tensor.shls", "tensor.shrs"})
+    r.add({.name = name, .args = {{"lhs"}, rhs_operand}, .type_rule = elementwise_lhs_dtype});
   r.add({.name = "tensor.expands", .args = {{"target"}, {"scalar"}}, .type_rule = with_scalar});
   r.add({.name = "tensor.cmp",
          .args = {{"lhs"}, rhs_operand},
@@ -283,8 +288,8 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
   r.add({.name = "tensor.matmul",
          .args = {{"lhs"}, {"rhs"}},
          .kwargs = {{"out_dtype", K::DataType},
-                    dsl_default({"a_trans", K::Bool}, false),
-                    dsl_default({"b_trans", K::Bool}, false),
+                    with_default({"a_trans", K::Bool}, false),
+                    with_default({"b_trans", K::Bool}, false),
                     {"c_matrix_nz", K::Bool}},
          .type_rule = matmul<0>,
          .params = {"lhs", "rhs", "out_dtype", "a_trans", "b_trans", "c_matrix_nz"}});

@@ -21,13 +21,54 @@ inline TypeRef tile_load(std::string_view op, const Args& args, const Attrs& kw)
   return TileType::make(tensor.dtype, shape_arg(op, args, 2), kw.get<MemorySpace>("target_memory"));
 }
 
-/// tile.store(tile, offsets, output_tensor[, shapes]) -> the output tensor's type.
+/// tile.store(tile, offsets, output_tensor[, shapes]) -> the output tensor's type. The tensor
+/// may have another dtype than the tile (upstream's rule does not compare them).
 inline TypeRef tile_store(std::string_view op, const Args& args, const Attrs&) {
-  const auto& tile = arg_as<TileType>(op, args, 0);
+  arg_as<TileType>(op, args, 0);
   shape_arg(op, args, 1);
-  const auto& out = arg_as<TensorType>(op, args, 2);
-  if (tile.dtype != out.dtype) fail(op, 2, "must have the tile's dtype");
+  arg_as<TensorType>(op, args, 2);
   return args[2]->type;
+}
+
+/// tile.gemv / tile.gemv_bias: a row vector [1, K] times [K, N]. The result occupies a
+/// whole fractal of 16 rows, [16, N] in Acc, of which the valid part is [1, N] (upstream's
+/// physical GEMV tile: col_major blocks of row_major 1024-byte fractals).
+inline TypeRef tile_gemv(std::string_view op, const Args& args, const Attrs& kw) {
+  const TypeRef result = matmul<0>(op, args, kw);
+  const auto& product = static_cast<const TileType&>(*result);
+  const auto& lhs = arg_as<TileType>(op, args, 0);
+  if (!is_one(lhs.shape[0])) fail(op, 0, "must be a row vector (one row)");
+  TileView view;
+  view.valid_shape = {lhs.shape[0], product.shape.back()};
+  view.blayout = TileLayout::col_major;
+  view.slayout = TileLayout::row_major;
+  view.fractal = 1024;
+  return TileType::make(product.dtype, {ConstInt::make(16), product.shape.back()}, MemorySpace::Acc,
+                        std::move(view));
+}
+
+/// tile.transpose_view(tile): the same bytes read transposed: the last two dimensions (and
+/// valid extents) swapped, each layout of a view its transpose dual (row_major <-> col_major;
+/// none_box stays).
+inline TypeRef tile_transpose_view(std::string_view op, const Args& args, const Attrs&) {
+  const auto& t = arg_as<TileType>(op, args, 0);
+  if (t.rank() < 2) fail(op, 0, "must have at least 2 dimensions");
+  std::vector<ExprRef> shape = t.shape;
+  std::swap(shape[shape.size() - 2], shape.back());
+  std::optional<TileView> view = t.tile_view;
+  if (view) {
+    auto dual = [](TileLayout l) {
+      return l == TileLayout::row_major   ? TileLayout::col_major
+             : l == TileLayout::col_major ? TileLayout::row_major
+                                          : l;
+    };
+    view->blayout = dual(view->blayout);
+    view->slayout = dual(view->slayout);
+    if (view->valid_shape.size() >= 2)
+      std::swap(view->valid_shape[view->valid_shape.size() - 2], view->valid_shape.back());
+    view->stride.clear();
+  }
+  return TileType::make(t.dtype, std::move(shape), t.memory_space, std::move(view));
 }
 
 /// tile.move(tile, target_memory) -> the tile in another memory space.
@@ -227,8 +268,8 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
          .args = {{"tensor"},
                   {"offsets"},
                   {"shapes"},
-                  {.name = "valid_shape", .optional = true, .dsl_copy_of = 2}},
-         .kwargs = {dsl_default(target_memory, EnumValue::of(MemorySpace::Vec)),
+                  {.name = "valid_shape", .optional = true, .copy_of = 2}},
+         .kwargs = {with_default(target_memory, EnumValue::of(MemorySpace::Vec)),
                     {"clamp", K::Bool},
                     enum_kwarg<CachePolicy>("cache")},
          .type_rule = tile_load,
@@ -249,7 +290,7 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
   r.add({.name = "tile.create",
          .args = {{"shape"}},
          .kwargs = {{"dtype", K::DataType},
-                    dsl_default(target_memory, EnumValue::of(MemorySpace::Vec)),
+                    with_default(target_memory, EnumValue::of(MemorySpace::Vec)),
                     {"transpose", K::Bool},
                     {"flat_layout", K::Bool}},
          .type_rule = fresh<true, 0, true>,
@@ -267,8 +308,8 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
          .params = {"memory_space", "size"}});
   r.add({.name = "tile.ci",
          .args = {{"start"}, {"shape"}},
-         .kwargs = {dsl_default({"dtype", K::DataType}, core::DataType::INT32),
-                    dsl_default({"descending", K::Bool}, false)},
+         .kwargs = {with_default({"dtype", K::DataType}, core::DataType::INT32),
+                    with_default({"descending", K::Bool}, false)},
          .type_rule = fresh<true, 1, false, core::DataType::INT32>,
          .spellings = {"tile.arange"},
          .params = {"start", "shape", "dtype", "descending"}});
@@ -290,9 +331,11 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
          .type_rule = fresh<true, 6, false, core::DataType::UINT32>,
          .params = {"key0", "key1", "counter0", "counter1", "counter2", "counter3", "shape",
                     "valid_shape", "dtype", "rounds"}});
-  r.add({.name = "tile.read", .args = {{"tile"}, {"indices"}}, .type_rule = element});
+  r.add({.name = "tile.read",
+         .args = {{"tile"}, {.name = "indices", .index_list = true}},
+         .type_rule = element});
   r.add({.name = "tile.write",
-         .args = {{"tile", R::ReadWrite}, {"indices"}, {"value"}},
+         .args = {{"tile", R::ReadWrite}, {.name = "indices", .index_list = true}, {"value"}},
          .type_rule = like_first});
   r.add({.name = "tile.assemble",
          .args = {{"target", R::ReadWrite}, {"source"}, {"offset"}},
@@ -319,7 +362,7 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
   r.add({.name = "tile.transpose",
          .args = {{"tile"}, {"axis1"}, {"axis2"}, {"tmp_tile", R::Read, true}},
          .type_rule = transpose});
-  r.add({.name = "tile.transpose_view", .args = {{"tile"}}, .type_rule = like_first});
+  r.add({.name = "tile.transpose_view", .args = {{"tile"}}, .type_rule = tile_transpose_view});
   r.add({.name = "tile.set_validshape",
          .args = {{"tile"}, {"valid_rows"}, {"valid_cols"}},
          .type_rule = like_first});
@@ -346,9 +389,11 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
          .params = {"tile", "target_type", "mode"}});
 
   // elementwise: tile-tile, tile-scalar, three-operand
-  for (const char* name : {"tile.add", "tile.sub", "tile.mul", "tile.maximum", "tile.minimum",
-                           "tile.and", "tile.or", "tile.shl", "tile.shr", "tile.fmod"})
+  for (const char* name :
+       {"tile.add", "tile.sub", "tile.mul", "tile.maximum", "tile.minimum", "tile.fmod"})
     r.add({.name = name, .args = {{"lhs"}, rhs_operand}, .type_rule = elementwise});
+  for (const char* name : {"tile.and", "tile.or", "tile.shl", "tile.shr"})
+    r.add({.name = name, .args = {{"lhs"}, rhs_operand}, .type_rule = elementwise_lhs_dtype});
   for (const char* name : {"tile.part_add", "tile.part_mul", "tile.part_max", "tile.part_min"})
     r.add({.name = name, .args = {{"src0"}, {"src1"}}, .type_rule = elementwise});
   r.add({.name = "tile.div",
@@ -442,11 +487,11 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
   r.add({.name = "tile.gemv",
          .args = {{"lhs"}, {"rhs"}},
          .kwargs = {{"acc_phase", K::String}},
-         .type_rule = matmul<0>});
+         .type_rule = tile_gemv});
   r.add({.name = "tile.gemv_bias",
          .args = {{"lhs"}, {"rhs"}, {"bias"}},
          .kwargs = {{"acc_phase", K::String}},
-         .type_rule = matmul<0>});
+         .type_rule = tile_gemv});
   r.add({.name = "tile.gemv_acc",
          .args = {{"acc", R::ReadWrite}, {"lhs"}, {"rhs"}},
          .kwargs = {{"acc_phase", K::String}},

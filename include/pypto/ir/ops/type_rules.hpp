@@ -157,6 +157,13 @@ inline TypeRef elementwise(std::string_view op, const Args& args, const Attrs&) 
   return like_arg0(args, promote(lhs.dtype, rhs.dtype), broadcast(op, 1, lhs.shape, rhs.shape));
 }
 
+/// elementwise, keeping argument 0's dtype (the shifts, subtraction of a scalar, the bitwise
+/// ops with a scalar and the tile and / or, as upstream's rules have it).
+inline TypeRef elementwise_lhs_dtype(std::string_view op, const Args& args, const Attrs& kw) {
+  const TypeRef t = elementwise(op, args, kw);
+  return like_arg0(args, shaped_arg(op, args, 0).dtype, static_cast<const ShapedType&>(*t).shape);
+}
+
 /// Same dtype and shape on both sides (tdiv's contract): argument 0's type.
 inline TypeRef same_operands(std::string_view op, const Args& args, const Attrs&) {
   const Shaped lhs = shaped_arg(op, args, 0);
@@ -230,12 +237,14 @@ TypeRef reshaped(std::string_view op, const Args& args, const Attrs& kw) {
 }
 
 /// slice(x, shape, offset[, valid_shape[, drop_dims]]) -> x's window of `shape` at `offset`,
-/// without the axes `drop_dims` names (constants); a tile stays at least 2-D (unit axes
-/// prepended), a window of a distributed tensor stays distributed.
+/// without the axes `drop_dims` names (constants); a tile that dropping takes below 2-D is
+/// brought back to 2-D (unit axes prepended; a 1-D window of a 1-D tile stays 1-D, as
+/// upstream's), a window of a distributed tensor stays distributed.
 inline TypeRef sliced(std::string_view op, const Args& args, const Attrs&) {
   const Shaped in = shaped_arg(op, args, 0);
   std::vector<ExprRef> shape = shape_arg(op, args, 1);
   if (shape_arg(op, args, 2).size() != shape.size()) fail(op, 2, "must match the shape's rank");
+  const std::size_t rank = shape.size();
   if (args.size() > 4) {
     std::vector<bool> drop(shape.size(), false);
     for (const ExprRef& d : shape_arg(op, args, 4)) {
@@ -250,7 +259,7 @@ inline TypeRef sliced(std::string_view op, const Args& args, const Attrs&) {
     shape = std::move(kept);
   }
   if (const auto* t = as<TileType>(args[0]->type.get())) {
-    while (shape.size() < 2) shape.insert(shape.begin(), ConstInt::make(1));
+    while (shape.size() < 2 && shape.size() < rank) shape.insert(shape.begin(), ConstInt::make(1));
     return TileType::make(in.dtype, std::move(shape), t->memory_space);
   }
   return TensorType::make(in.dtype, std::move(shape), std::nullopt, nullptr,
@@ -307,8 +316,10 @@ inline TypeRef element(std::string_view op, const Args& args, const Attrs&) {
   return ScalarType::make(shaped_arg(op, args, 0).dtype);
 }
 
-/// The matmul family: [.., M, K] x [.., K, N] -> [.., M, N], FP32 (INT32 for integers) unless
-/// `out_dtype` says; a tile result lives in Acc. `Acc` shifts the operands by one (acc first).
+/// The matmul family: [.., M, K] x [.., K, N] -> [.., M, N] (the batch dimensions of both
+/// broadcast right-aligned); a tile result is FP32 (INT32 for integers) in Acc, a tensor result
+/// the operands' promoted dtype, unless `out_dtype` says. `Acc` shifts the operands by one (acc
+/// first).
 template <std::size_t First>
 TypeRef matmul(std::string_view op, const Args& args, const Attrs& kw) {
   const Shaped l = shaped_arg(op, args, First);
@@ -327,14 +338,16 @@ TypeRef matmul(std::string_view op, const Args& args, const Attrs& kw) {
              " has columns (K = " + std::to_string(as<ConstInt>(k1.get())->value) + ", got " +
              std::to_string(as<ConstInt>(k2.get())->value) + ")");
   if constexpr (First > 0) return args[0]->type;
-  std::vector<ExprRef> shape(l.shape.begin(), l.shape.end() - 2);
+  std::vector<ExprRef> shape =
+      broadcast(op, First + 1, std::vector<ExprRef>(l.shape.begin(), l.shape.end() - 2),
+                std::vector<ExprRef>(r.shape.begin(), r.shape.end() - 2));
   shape.push_back(m);
   shape.push_back(n);
-  const core::DataType acc =
-      kw.get<core::DataType>("out_dtype")
-          .value_or(core::is_float(l.dtype) ? core::DataType::FP32 : core::DataType::INT32);
-  if (l.tile) return TileType::make(acc, std::move(shape), MemorySpace::Acc);
-  return TensorType::make(acc, std::move(shape));
+  const core::DataType acc = core::is_float(l.dtype) ? core::DataType::FP32 : core::DataType::INT32;
+  const core::DataType dt =
+      kw.get<core::DataType>("out_dtype").value_or(l.tile ? acc : promote(l.dtype, r.dtype));
+  if (l.tile) return TileType::make(dt, std::move(shape), MemorySpace::Acc);
+  return TensorType::make(dt, std::move(shape));
 }
 
 /// The packed predicate mask of a compare: UINT8, one bit per element of the last dimension,
