@@ -68,7 +68,8 @@
 //     parameter itself.
 //  3. Exit stores. Each value of the top-level return that is a tile is stored into a new
 //     trailing `pl.Out` parameter of the declared return type — `ret0_store = tile.store(v,
-//     [0, ..], ret0_out)` — and the store's result is returned.
+//     [0, ..], ret0_out)` — and the store's result is returned. A kernel without results ends
+//     in an empty return.
 // Any other tensor op, or a tensor op nested in an expression, is a TensorToTileError naming the
 // function, the op and line:column.
 //
@@ -475,7 +476,8 @@ class KernelConverter {
   ir::VarRef converted_var(const ir::VarRef& v, const ir::TypeRef& type) {
     if (const ir::VarRef* done = converted_.find(v.get()); done && (*done)->type == type)
       return *done;
-    ir::VarRef fresh_var = ir::Var::make(v->name_hint + "_tile", type, v->span);
+    ir::VarRef fresh_var = ir::Var::make(
+        ir::isa<ir::TileType>(*type) ? v->name_hint + "_tile" : v->name_hint, type, v->span);
     *converted_.insert(v.get(), fresh_var).first = fresh_var;
     return fresh_var;
   }
@@ -719,7 +721,10 @@ class KernelConverter {
   /// Step 3: each returned value that became a tile is stored into a new trailing Out parameter
   /// of the declared return type, and the store's result is returned.
   void exit_stores(const ir::ReturnStmt* ret, ir::Function& fn, std::vector<ir::StmtRef>& out) {
-    if (!ret) return;
+    if (!ret) {  // a kernel without results ends in an empty return, as upstream's does
+      if (f_.return_types.empty()) out.push_back(ir::ReturnStmt::make({}, f_.body->span));
+      return;
+    }
     std::vector<ir::ExprRef> values;
     for (std::size_t i = 0; i < ret->values.size(); ++i) {
       ir::ExprRef v = subst_.expr(ret->values[i]);
@@ -797,11 +802,14 @@ class CallerRewriter {
   ir::FunctionRef run(const ir::FunctionRef& fn) {
     if (!f_.body) return fn;
     const ir::Call* first = nullptr;
+    bool submits = false;
     ir::for_each_node(ir::NodeRef(f_.body), [&](const ir::Node& n) {
       if (const ir::Call* c = changed_call(&n); c && !first) first = c;
+      submits = submits || changed_submit(&n);
     });
-    if (!first) return fn;
-    if (f_.func_type != ir::FunctionType::Orchestration && f_.func_type != ir::FunctionType::Opaque)
+    if (!first && !submits) return fn;
+    if (first && f_.func_type != ir::FunctionType::Orchestration &&
+        f_.func_type != ir::FunctionType::Opaque)
       fail(*first, f_.body->span,
            "is inside " + std::string(ir::enum_name(f_.func_type)) + " function '" + f_.name +
                "', which cannot allocate the Out parameters the kernel gained for the values it "
