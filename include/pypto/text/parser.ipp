@@ -189,6 +189,7 @@ struct FunctionScope {
   std::map<std::string, ir::VarRef, std::less<>> names;
   std::map<std::string, ir::TypeRef, std::less<>> declared;  // `x: T` without a value
   std::map<std::string, ir::VarRef, std::less<>> bases;      // implicit allocation bases
+  std::map<std::string, ir::ExprRef, std::less<>> values;    // inline parameters bound to values
   std::map<std::string, const syntax::Expr*, std::less<>>
       windows;  // `x: pl._dump.WindowBuffer(...)`
 };
@@ -213,6 +214,10 @@ class Builder {
           check_decorator(*s, "pl.program");
           name = s->name;
           for (const auto& m : s->body) {
+            if (m->kind == StmtKind::FunctionDef && is_inline_def(*m))
+              throw ParseError(m->pos, m->name,
+                               "@pl.inline only on a module-level function (a method is not "
+                               "inlined)");
             if (m->kind == StmtKind::FunctionDef)
               defs.push_back(m.get());
             else if (!(m->kind == StmtKind::Pass || is_docstring(*m)))
@@ -222,6 +227,11 @@ class Builder {
           break;
         }
         case StmtKind::FunctionDef:
+          if (is_inline_def(*s)) {
+            if (!inlines_.emplace(s->name, s.get()).second)
+              throw ParseError(s->pos, s->name, "an inline function name not used before");
+            break;
+          }
           defs.push_back(s.get());
           module_level.insert(s.get());
           externals_.insert(s->name);  // until a class makes the text a program of methods
@@ -239,7 +249,7 @@ class Builder {
     std::vector<Signature> sigs;
     std::set<std::string> seen;
     for (const SStmt* d : defs) {
-      if (!seen.insert(d->name).second)
+      if (!seen.insert(d->name).second || (module_level.count(d) && inlines_.count(d->name)))
         throw ParseError(d->pos, d->name, "a function name not used before in this program");
       sigs.push_back(signature(*d, /*method=*/in_class_ && !module_level.count(d)));
       FunctionSignature& known = functions_[d->name];
@@ -310,6 +320,12 @@ class Builder {
       return;
     throw ParseError(s.pos, "import",
                      "`import pypto.language as pl` or `import pypto.language.distributed as pld`");
+  }
+
+  /// A function decorated `@pl.inline`: not a function of the program; a call of it builds its
+  /// body in place (upstream expands it as it parses).
+  static bool is_inline_def(const SStmt& s) {
+    return s.decorators.size() == 1 && dotted(*s.decorators[0]) == "pl.inline";
   }
 
   static void check_decorator(const SStmt& s, std::string_view want) {
@@ -992,6 +1008,7 @@ class Builder {
       }
     }
     if (auto it = scope_.names.find(n); it != scope_.names.end()) return it->second;
+    if (auto it = scope_.values.find(n); it != scope_.values.end()) return it->second;
     if (auto it = dynamic_.find(n); it != dynamic_.end()) return it->second;
     constexpr std::string_view kFree = "__FREE_VAR";
     if (n.size() > kFree.size() && n.ends_with(kFree)) {
@@ -1245,6 +1262,7 @@ class Builder {
           "pl.unroll", "pl.pipeline", "pl.while_", "pl.split_aiv", "pl._dump.split_aiv", "pl.at",
           "pl.cluster", "pl.spmd", "pl._dump.spmd", "pl.scope", "pl.dynamic"})
       if (d == stmt_only) fail_at(e, d + " only where the DSL places it, not inside an expression");
+    if (callee.kind == ExprKind::Name && inlines_.count(d)) return inline_call(e);
     if (d.starts_with("self.") || (e.item(0).kind == ExprKind::Name && bare_callee(d))) {
       ir::OpRef op = callee_ref(callee);
       std::vector<ir::ExprRef> args = positional(e);
@@ -1262,6 +1280,50 @@ class Builder {
     ir::Attrs kw, attrs;
     bind_op_call(e, def, operands, args, kw, attrs);
     return guard(e, [&] { return ops_.make_call(def.name, args, kw, attrs, sp); });
+  }
+
+  /// `f(a, b)` of an @pl.inline function, as upstream expands it: the arguments are read here,
+  /// then f's parameters name them (annotations are not read) and f's body is built in place,
+  /// before the statement holding the call; the names it binds stay bound after it. The value is
+  /// what its `return` gives (a tuple for `return a, b`).
+  ir::ExprRef inline_call(const SExpr& e) {
+    const SStmt& def = *inlines_.at(e.item(0).text);
+    if (!sink_) fail_at(e, "a call of an inline function only inside a function body");
+    for (const InlineFrame* f : inline_frames_)
+      if (f->def == &def)
+        fail_at(e.item(0), "a call of an inline function other than '" + def.name +
+                               "', which is being expanded (an inline function cannot recurse)");
+    only_keywords(e, {}, "inline function '" + def.name + "'");
+    const std::size_t n = e.items.size() - 1;
+    if (n != def.params.size())
+      fail_at(e, "inline function '" + def.name + "' takes " + std::to_string(def.params.size()) +
+                     " argument" + (def.params.size() == 1 ? "" : "s") + ", got " +
+                     std::to_string(n));
+    std::vector<ir::ExprRef> args = positional(e);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string& name = def.params[i].name;
+      for (std::size_t j = 0; j < i; ++j)
+        if (def.params[j].name == name)
+          throw ParseError(def.params[i].pos, name, "a parameter name not used before");
+      if (auto v = ir::as<ir::Var>(args[i])) {
+        scope_.names[name] = v;
+        scope_.values.erase(name);
+      } else {
+        scope_.values[name] = args[i];
+        scope_.names.erase(name);
+      }
+    }
+    InlineFrame frame{&def, nullptr};
+    inline_frames_.push_back(&frame);
+    const OnExit pop{[this] { inline_frames_.pop_back(); }};
+    std::vector<ir::StmtRef>& out = *sink_;
+    std::size_t first = 0;
+    if (!def.body.empty() && is_docstring(*def.body.front())) first = 1;
+    for (std::size_t i = first; i < def.body.size(); ++i) statement(*def.body[i], out);
+    if (!frame.result)
+      fail_at(e, "a value: inline function '" + def.name +
+                     "' returns none (a call of an inline function is an expression)");
+    return frame.result;
   }
 
   /// Operands parsed while resolving an op, by item index, so that binding does not parse
@@ -1587,6 +1649,9 @@ class Builder {
           s.pos, first_token(s),
           "the end of the region: `r = pl.yield_(...)` is the region's last statement");
     const std::size_t before = out.size();
+    std::vector<ir::StmtRef>* const outer = sink_;
+    sink_ = &out;  // where a call of an inline function builds its body
+    const OnExit restore{[this, outer] { sink_ = outer; }};
     statement_inner(s, out);
     if (out.size() > before && !s.comments.empty())
       out[before] = with_comments(out[before], s.comments);
@@ -1605,6 +1670,13 @@ class Builder {
             for (const auto& v : s.value->items) values.push_back(expr(*v));
           else
             values.push_back(expr(*s.value));
+        }
+        if (!inline_frames_.empty()) {  // an inline function's return gives the call's value
+          if (s.value && s.value->kind == ExprKind::Tuple)
+            inline_frames_.back()->result = ir::MakeTuple::make(std::move(values), sp);
+          else if (s.value)
+            inline_frames_.back()->result = values[0];
+          return;
         }
         out.push_back(ir::ReturnStmt::make(std::move(values), sp));
         return;
@@ -1853,7 +1925,7 @@ class Builder {
     ir::VarRef var;
     if (auto it = scope_.names.find(name);
         it != scope_.names.end() && it->second->kind() == ir::NodeKind::Var &&
-        ir::identical(it->second->type, t) &&
+        it->second->name_hint == name && ir::identical(it->second->type, t) &&
         !(fold_extent_reads_ && is_signature_symbol(*it->second)))
       var = it->second;
     else
@@ -2438,6 +2510,14 @@ class Builder {
   core::Ref<const core::SourceFile> file_;
   bool in_class_ = false;
   std::set<std::string> externals_;  // module-level functions beside the program class
+  std::map<std::string, const SStmt*, std::less<>> inlines_;  // module-level @pl.inline functions
+  /// An inline function being expanded: its `return` sets the call's value.
+  struct InlineFrame {
+    const SStmt* def = nullptr;
+    ir::ExprRef result;
+  };
+  std::vector<InlineFrame*> inline_frames_;
+  std::vector<ir::StmtRef>* sink_ = nullptr;  // the statements of the statement being built
   std::map<std::string, ir::VarRef, std::less<>> dynamic_;
   std::vector<ir::AttrValueList*> cache_policy_sinks_;  // the enclosing task scopes' markers
   std::map<std::string, ir::VarRef, std::less<>> free_;
