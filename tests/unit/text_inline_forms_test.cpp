@@ -164,4 +164,106 @@ TEST_CASE("inline: errors say what and where") {
             .find("at 'scale_add': an inline function name not used before") != std::string::npos);
 }
 
+/// The first call of `op` in `f`'s body (in walk order).
+const Call& find_call(const Function& f, std::string_view op) {
+  const Call* found = nullptr;
+  for_each_node(f.body, [&](const Node& n) {
+    if (const auto* c = as<Call>(&n); c && !found && c->op->name == op) found = c;
+  });
+  REQUIRE_MESSAGE(found, "no call of " << op);
+  return *found;
+}
+
+constexpr const char* kOpForms = R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+@pl.program(strict_ssa=True)
+class Forms:
+    @pl.function(type=pl.FunctionType.AIV)
+    def vec(self, x: pl.Tensor[[8, 4], pl.FP32], a: pl.Tile[[16, 16], pl.BF16], b: pl.Tile[[16, 16], pl.BF16], buf: pl.Scalar[pl.INT32], ctx: pld.CommCtxType) -> pl.Tensor[[4, 8], pl.FP32]:
+        pl.aiv_initialize_pipe(dir_mask=2, slot_size=512, v2c_consumer_buf=buf)
+        w: pl.Tensor[[4], pl.FP32] = pl.tensor.slice(x, [1, 4], [2, 0], drop_dims=[0])
+        v: pl.Tensor[[4, 8], pl.FP32, pl.TensorView(stride=[1, 4], layout=pl.TensorLayout.DN)] = pl.tensor.view(x, layout=pl.TensorLayout.DN)
+        c = pl.matmul(a, b, out_dtype=pl.FP32)
+        f = pl.fillpad(x, 0)
+        g = pl.fillpad(x, pad_value=-math.inf)
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.NONE)]):
+            h = pl.fillpad(x, math.inf)
+        return v
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def host(self, x: pl.Tensor[[8, 4], pl.FP32]) -> pl.Tensor[[8, 4], pl.FP32]:
+        buf = pld.alloc_window_buffer([64, 128], dtype=pl.FP32)
+        dyn = pld.alloc_window_buffer([64, pld.world_size()], dtype=pl.INT32)
+        return x
+)";
+
+TEST_CASE("op forms: a later optional argument by keyword and upstream's keyword sugar") {
+  const ProgramRef p = text::parse_program(kOpForms);
+  const Function& vec = *p->find("vec");
+  // c2v_consumer_buf left out before v2c_consumer_buf: upstream's default INT32 0.
+  const Call& pipe = find_call(vec, "system.aiv_initialize_pipe");
+  REQUIRE(pipe.args.size() == 2);
+  const auto* zero = as<ConstInt>(pipe.args[0].get());
+  REQUIRE(zero);
+  CHECK(zero->value == 0);
+  CHECK(zero->dtype() == DataType::INT32);
+  CHECK(pipe.args[1].get() == vec.params[3].get());
+  // valid_shape left out before drop_dims: an empty list.
+  const Call& slice = find_call(vec, "tensor.slice");
+  REQUIRE(slice.args.size() == 5);
+  const auto* none = as<MakeTuple>(slice.args[3].get());
+  REQUIRE(none);
+  CHECK(none->elements.empty());
+  // The layout-only view swaps the last two axes and takes the DN layout.
+  const auto* view = as<TensorType>(find_call(vec, "tensor.view").type.get());
+  REQUIRE(view);
+  CHECK(as<ConstInt>(view->shape[0].get())->value == 4);
+  REQUIRE(view->tensor_view);
+  CHECK(view->tensor_view->layout == TensorLayout::DN);
+  CHECK(find_call(vec, "tile.matmul").kwargs.get<DataType>("out_dtype") == DataType::FP32);
+  std::vector<PadValue> pads;
+  for_each_node(vec.body, [&](const Node& n) {
+    if (const auto* c = as<Call>(&n); c && c->op->name == "tensor.fillpad")
+      pads.push_back(*c->kwargs.get<PadValue>("pad_value"));
+  });
+  CHECK(pads == std::vector<PadValue>{PadValue::zero, PadValue::min, PadValue::max});
+  CHECK(isa<CommCtxType>(vec.params[4]->type));
+  // The shape form of alloc_window_buffer is its byte size.
+  const Function& host = *p->find("host");
+  const auto* bytes = as<ConstInt>(find_call(host, "pld.tensor.alloc_window_buffer").args[0].get());
+  REQUIRE(bytes);
+  CHECK(bytes->value == 64 * 128 * 4);
+  CHECK(bytes->dtype() == DataType::INT64);
+  text::check_round_trip(*p);
+}
+
+TEST_CASE("op forms: errors say what and where") {
+  CHECK(error_of(replaced(kOpForms, "pl.matmul(a, b, out_dtype=pl.FP32)",
+                          "pl.matmul(a, b, out_dtype=pl.BF16)"))
+            .find("11:13: at 'pl.matmul(': tile.matmul: argument 0 gives FP32 on the Cube") !=
+        std::string::npos);
+  CHECK(error_of(replaced(kOpForms, "pl.fillpad(x, 0)", "pl.fillpad(x, 7)"))
+            .find("12:27: at '7': a pad value") != std::string::npos);
+  CHECK(error_of(replaced(kOpForms, "pl.fillpad(x, 0)", "pl.fillpad(x, pl.PadValue.null)"))
+            .find("12:13: at 'pl.fillpad(': tensor.fillpad: keyword 'pad_value' must be zero, "
+                  "max or min") != std::string::npos);
+  CHECK(error_of(
+            replaced(kOpForms, "pl.tensor.view(x, layout=pl.TensorLayout.DN)", "pl.tensor.view(x)"))
+            .find("10:98: at 'pl.tensor.view(': tensor.view: argument 0 needs a shape or a "
+                  "layout=") != std::string::npos);
+  CHECK(error_of(replaced(kOpForms, "[64, 128], dtype=pl.FP32", "[64, 0], dtype=pl.FP32"))
+            .find("20:44: at '0': a positive dimension") != std::string::npos);
+  CHECK(error_of(replaced(kOpForms, "[64, 128], dtype=pl.FP32", "[64, 128]"))
+            .find("20:39: at '[': a dtype= keyword beside the shape list") != std::string::npos);
+  CHECK(error_of(replaced(kOpForms, "            h = pl.fillpad(x, math.inf)",
+                          "            for q in pl.split_aiv(2, mode=pl.SplitMode.NONE):\n"
+                          "                h = pl.fillpad(x, math.inf)"))
+            .find("15:22: at 'pl.split_aiv(': no pl.split_aiv region in a scope that declares "
+                  "pl.split(pl.SplitMode.NONE)") != std::string::npos);
+  CHECK(error_of(replaced(kOpForms, "@pl.program(strict_ssa=True)", "@pl.program(ssa=True)"))
+            .find("4:13: at 'ssa': @pl.program takes the keywords strict_ssa") !=
+        std::string::npos);
+}
+
 }  // namespace

@@ -308,7 +308,8 @@ inline TypeRef element(std::string_view op, const Args& args, const Attrs&) {
 }
 
 /// The matmul family: [.., M, K] x [.., K, N] -> [.., M, N], FP32 (INT32 for integers) unless
-/// `out_dtype` says; a tile result lives in Acc. `Acc` shifts the operands by one (acc first).
+/// a tensor's `out_dtype` says (a tile's may only repeat it); a tile result lives in Acc. `Acc`
+/// shifts the operands by one (acc first).
 template <std::size_t First>
 TypeRef matmul(std::string_view op, const Args& args, const Attrs& kw) {
   const Shaped l = shaped_arg(op, args, First);
@@ -330,9 +331,15 @@ TypeRef matmul(std::string_view op, const Args& args, const Attrs& kw) {
   std::vector<ExprRef> shape(l.shape.begin(), l.shape.end() - 2);
   shape.push_back(m);
   shape.push_back(n);
-  const core::DataType acc =
-      kw.get<core::DataType>("out_dtype")
-          .value_or(core::is_float(l.dtype) ? core::DataType::FP32 : core::DataType::INT32);
+  const core::DataType natural =
+      core::is_float(l.dtype) ? core::DataType::FP32 : core::DataType::INT32;
+  const core::DataType acc = kw.get<core::DataType>("out_dtype").value_or(natural);
+  // A tile result is the Cube accumulator's: out_dtype may only say so.
+  if (l.tile && acc != natural)
+    fail(op, First,
+         "gives " + std::string(core::dtype_name(natural)) +
+             " on the Cube (out_dtype may only name it, got " + std::string(core::dtype_name(acc)) +
+             ")");
   if (l.tile) return TileType::make(acc, std::move(shape), MemorySpace::Acc);
   return TensorType::make(acc, std::move(shape));
 }
@@ -379,6 +386,15 @@ namespace pypto::ir::ops {
                                     std::string_view what) {
   throw core::TypeError(std::string(op) + ": keyword '" + std::string(key) + "' " +
                         std::string(what));
+}
+
+/// A fillpad op's type (`Rule`): its pad_value is the value written, so PadValue.null (no
+/// padding) is refused, as upstream's builders refuse it.
+template <TypeRule Rule>
+TypeRef fillpad(std::string_view op, const Args& args, const Attrs& kw) {
+  if (kw.get<PadValue>("pad_value") == PadValue::null)
+    fail_kwarg(op, "pad_value", "must be zero, max or min (null writes no padding)");
+  return Rule(op, args, kw);
 }
 
 /// The Int keyword `key` (or `fallback` when absent), a TypeError unless in [lo, hi].
