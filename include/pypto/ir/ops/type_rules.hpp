@@ -390,7 +390,7 @@ namespace pypto::ir::ops {
 
 /// A fillpad op's type (`Rule`): its pad_value is the value written, so PadValue.null (no
 /// padding) is refused, as upstream's builders refuse it.
-template <TypeRule Rule>
+template <TypeRef (*Rule)(std::string_view, const Args&, const Attrs&)>
 TypeRef fillpad(std::string_view op, const Args& args, const Attrs& kw) {
   if (kw.get<PadValue>("pad_value") == PadValue::null)
     fail_kwarg(op, "pad_value", "must be zero, max or min (null writes no padding)");
