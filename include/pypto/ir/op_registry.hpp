@@ -79,6 +79,13 @@ KwargSpec enum_kwarg(std::string name) {
   return {std::move(name), KwargKind::Enum, EnumValue::id_of<E>()};
 }
 
+/// What an optional argument left out while a later one is given stands for (ArgSpec::fill).
+enum class ArgFill : std::uint8_t {
+  None,       ///< nothing: leaving it out before a later one is an error
+  EmptyList,  ///< `[]` (tensor.slice's valid_shape before its drop_dims)
+  ZeroInt32,  ///< an INT32 0 (a pipe's consumer buffer base)
+};
+
 struct ArgSpec {
   std::string name;
   ArgEffect effect = ArgEffect::Read;
@@ -98,7 +105,27 @@ struct ArgSpec {
   /// An index list where one index may be written alone, as upstream wraps it: `pl.read(t, i)`
   /// is `pl.read(t, [i])` (the printer writes the list).
   bool index_list = false;
+  /// Left out while a later argument is given, it takes this value, as upstream's builders fill
+  /// it (see filled_arg).
+  ArgFill fill = ArgFill::None;
 };
+
+/// An optional argument that takes `fill` when left out before a later one.
+inline ArgSpec filled(std::string name, ArgFill fill) {
+  ArgSpec a{std::move(name), ArgEffect::Read, true};
+  a.fill = fill;
+  return a;
+}
+
+/// The value of an argument `fill` stands for (null for ArgFill::None).
+inline ExprRef filled_arg(ArgFill fill, const Span& span) {
+  switch (fill) {
+    case ArgFill::None: return nullptr;
+    case ArgFill::EmptyList: return MakeTuple::make({}, span);
+    case ArgFill::ZeroInt32: return ConstInt::make(0, core::DataType::INT32, span);
+  }
+  return nullptr;
+}
 
 /// A store's destination: Write, or ReadWrite when the `atomic` keyword asks for an atomic
 /// update (out += x reads it).
