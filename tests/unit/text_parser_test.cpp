@@ -773,8 +773,8 @@ TEST_CASE("parser: syntax errors name line:column, the token and what was expect
   expect_parse_error(
       "@pl.program\nclass P:\n    @pl.function\n    def f(self):\n        with "
       "pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.NONE)]):\n            "
-      "pass\n",
-      5, 71, "no pl.split at all is the only no-split form");
+      "for v in pl.split_aiv(2, mode=pl.SplitMode.NONE):\n                pass\n",
+      6, 22, "no pl.split_aiv region in a scope that declares pl.split(pl.SplitMode.NONE)");
   expect_parse_error("x = $\n", 1, 5, "a name, a number");
   expect_parse_error(
       "@pl.program\nclass P:\n    @pl.function\n    def f(self):\n        x = 'abc\n", 5, 13,

@@ -16,6 +16,7 @@
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/stmt.hpp"
+#include "pypto/ir/visit.hpp"
 #include "pypto/structural/compare.hpp"
 #include "pypto/text/parser.hpp"
 #include "pypto/text/printer.hpp"
@@ -884,7 +885,25 @@ class P:
                        doctest::Contains("pl.split_aiv"), tf::OutlineError);
 }
 
-TEST_CASE("outline: pl.split(NONE) is refused by the parser (RFC #1820, #2205)") {
+TEST_CASE("outline: pl.split(NONE) is no split, and refused beside a pl.split_aiv region") {
+  const ProgramRef none = parse(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.NONE)]):
+            t = pl.load(a, [0], [64])
+        return a
+)");
+  bool found = false;
+  ir::for_each_node(none->find("main")->body, [&](const ir::Node& n) {
+    if (const auto* s = ir::as<ir::InCoreScopeStmt>(&n)) {
+      found = true;
+      CHECK(s->split == ir::SplitMode::None);
+    }
+  });
+  CHECK(found);
   CHECK_THROWS_AS(parse(R"(
 import pypto.language as pl
 @pl.program
@@ -893,6 +912,8 @@ class P:
     def main(self, a: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
         with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.NONE)]):
             t = pl.load(a, [0], [64])
+            for v in pl.split_aiv(2, mode=pl.SplitMode.NONE):
+                u = pl.add(t, t)
         return a
 )"),
                   pypto::text::ParseError);

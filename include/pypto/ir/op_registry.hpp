@@ -25,6 +25,7 @@
 #include "pypto/detail/pointer_map.hpp"
 #include "pypto/ir/attrs.hpp"
 #include "pypto/ir/expr.hpp"
+#include "pypto/ir/identical.hpp"
 #include "pypto/ir/type.hpp"
 
 namespace pypto::ir {
@@ -61,13 +62,13 @@ struct KwargSpec {
   /// Left out inside a `pl.split_aiv` region, it takes the region's split mode as an int
   /// (`pl.aiv_shard(t)` there splits as the region does).
   bool from_split_region = false;
-  /// The value a call that leaves the keyword out holds, as upstream's builders record it
-  /// (`pl.create_tensor(s, dtype=d)` holds layout=ND): make_call fills it in, so the two
-  /// spellings are one program, whoever builds it.
+  /// The value a call that leaves the keyword out means, as upstream's builders record it
+  /// (`pl.create_tensor(s, dtype=d)` is layout=ND): make_call leaves it out where a call
+  /// writes it, so the two spellings are one program, whoever builds it.
   std::optional<AttrValue> default_value = std::nullopt;
 };
 
-/// `k` with the value a call that leaves it out holds.
+/// `k` with the value a call that leaves it out means.
 inline KwargSpec with_default(KwargSpec k, AttrValue value) {
   k.default_value = std::move(value);
   return k;
@@ -78,6 +79,13 @@ template <IrEnum E>
 KwargSpec enum_kwarg(std::string name) {
   return {std::move(name), KwargKind::Enum, EnumValue::id_of<E>()};
 }
+
+/// What an optional argument left out while a later one is given stands for (ArgSpec::fill).
+enum class ArgFill : std::uint8_t {
+  None,       ///< nothing: leaving it out before a later one is an error
+  EmptyList,  ///< `[]` (tensor.slice's valid_shape before its drop_dims)
+  ZeroInt32,  ///< an INT32 0 (a pipe's consumer buffer base)
+};
 
 struct ArgSpec {
   std::string name;
@@ -92,13 +100,34 @@ struct ArgSpec {
   /// later ones move up, as upstream's builders append only what is given (tile.mgather's
   /// scratch before its valid_shape). A shape list in this slot is the later argument.
   bool skippable = false;
-  /// An optional argument make_call fills with a copy of argument `copy_of` when the call
-  /// ends just before it (tile.load's valid_shape is its shapes), as upstream's builder does.
+  /// An optional argument that, left out, means a copy of argument `copy_of` (tile.load's
+  /// valid_shape is its shapes), as upstream's builder fills it: make_call leaves out a last
+  /// argument identical to it.
   int copy_of = -1;
   /// An index list where one index may be written alone, as upstream wraps it: `pl.read(t, i)`
   /// is `pl.read(t, [i])` (the printer writes the list).
   bool index_list = false;
+  /// Left out while a later argument is given, it takes this value, as upstream's builders fill
+  /// it (see filled_arg).
+  ArgFill fill = ArgFill::None;
 };
+
+/// An optional argument that takes `fill` when left out before a later one.
+inline ArgSpec filled(std::string name, ArgFill fill) {
+  ArgSpec a{std::move(name), ArgEffect::Read, true};
+  a.fill = fill;
+  return a;
+}
+
+/// The value of an argument `fill` stands for (null for ArgFill::None).
+inline ExprRef filled_arg(ArgFill fill, const Span& span) {
+  switch (fill) {
+    case ArgFill::None: return nullptr;
+    case ArgFill::EmptyList: return MakeTuple::make({}, span);
+    case ArgFill::ZeroInt32: return ConstInt::make(0, core::DataType::INT32, span);
+  }
+  return nullptr;
+}
 
 /// A store's destination: Write, or ReadWrite when the `atomic` keyword asks for an atomic
 /// update (out += x reads it).
@@ -187,15 +216,34 @@ struct OpDef {
     while (i < args.size() && args[i].name != a) ++i;
     return i;
   }
-  /// Completes a call with what upstream's builders record for what it leaves out: an argument
-  /// copied from an earlier one, keywords' default values (make_call's first step).
-  void fill_defaults(std::vector<ExprRef>& call_args, Attrs& call_kwargs) const {
-    if (call_args.size() < args.size() && args[call_args.size()].copy_of >= 0 &&
-        static_cast<std::size_t>(args[call_args.size()].copy_of) < call_args.size())
-      call_args.push_back(call_args[static_cast<std::size_t>(args[call_args.size()].copy_of)]);
+  /// Leaves out what a call writes that equals its default, the canonical form: a trailing
+  /// optional argument identical to the one it defaults to (tile.load's valid_shape equal to
+  /// its shapes), keywords equal to their default values (tensor.create's layout=ND). So the two
+  /// spellings are one program whoever builds them (make_call's first step).
+  void drop_defaults(std::vector<ExprRef>& call_args, Attrs& call_kwargs) const {
+    if (const std::size_t n = call_args.size(); n > 0 && n <= args.size()) {
+      const int from = args[n - 1].copy_of;
+      if (from >= 0 && static_cast<std::size_t>(from) < n - 1 &&
+          identical(call_args[n - 1], call_args[static_cast<std::size_t>(from)]))
+        call_args.pop_back();
+    }
     for (const KwargSpec& k : kwargs)
-      if (k.default_value && !call_kwargs.find(k.name))
-        call_kwargs = call_kwargs.with(k.name, *k.default_value);
+      if (const AttrValue* v = k.default_value ? call_kwargs.find(k.name) : nullptr;
+          v && same_scalar(*v, *k.default_value))
+        call_kwargs = call_kwargs.without(k.name);
+  }
+  /// True for two equal bool / int / float / string / dtype / enum values.
+  static bool same_scalar(const AttrValue& a, const AttrValue& b) {
+    auto eq = [&]<class T>(const T*) {
+      const T* x = a.get_if<T>();
+      const T* y = b.get_if<T>();
+      return x && y && *x == *y;
+    };
+    return eq(static_cast<const bool*>(nullptr)) || eq(static_cast<const std::int64_t*>(nullptr)) ||
+           eq(static_cast<const double*>(nullptr)) ||
+           eq(static_cast<const std::string*>(nullptr)) ||
+           eq(static_cast<const core::DataType*>(nullptr)) ||
+           eq(static_cast<const EnumValue*>(nullptr));
   }
   /// The name of positional parameter `i` of the DSL call, or null past the last.
   const std::string* positional_param(std::size_t i) const {
@@ -261,13 +309,13 @@ class OpRegistry {
   const std::vector<OpDef>& ops() const& { return ops_; }
   const std::vector<OpDef>& ops() const&& = delete;
 
-  /// Builds a checked, typed Call of a registered op: what it leaves out that has a default is
-  /// filled in, argument count, keyword names and kinds are validated and the result type comes
+  /// Builds a checked, typed Call of a registered op: what it writes that equals a default is
+  /// left out, argument count, keyword names and kinds are validated and the result type comes
   /// from the op's type rule.
   Ref<const Call> make_call(std::string_view name, std::vector<ExprRef> args, Attrs kwargs = {},
                             Attrs attrs = {}, Span span = {}) const {
     const OpDef& def = at(name);
-    def.fill_defaults(args, kwargs);
+    def.drop_defaults(args, kwargs);
     check_call(def, args, kwargs);
     TypeRef type = def.type_rule(def.name, args, kwargs);
     return Call::make(op_nodes_[static_cast<std::size_t>(&def - ops_.data())], std::move(args),

@@ -190,6 +190,7 @@ struct FunctionScope {
   std::map<std::string, ir::VarRef, std::less<>> names;
   std::map<std::string, ir::TypeRef, std::less<>> declared;  // `x: T` without a value
   std::map<std::string, ir::VarRef, std::less<>> bases;      // implicit allocation bases
+  std::map<std::string, ir::ExprRef, std::less<>> values;    // inline parameters bound to values
   std::map<std::string, const syntax::Expr*, std::less<>>
       windows;  // `x: pl._dump.WindowBuffer(...)`
 };
@@ -211,9 +212,13 @@ class Builder {
         case StmtKind::Assign: dynamic_symbol(*s); break;
         case StmtKind::ClassDef: {
           if (!name.empty()) throw ParseError(s->pos, "class", "one @pl.program class per text");
-          check_decorator(*s, "pl.program");
+          check_program_decorator(*s);
           name = s->name;
           for (const auto& m : s->body) {
+            if (m->kind == StmtKind::FunctionDef && is_inline_def(*m))
+              throw ParseError(m->pos, m->name,
+                               "@pl.inline only on a module-level function (a method is not "
+                               "inlined)");
             if (m->kind == StmtKind::FunctionDef)
               defs.push_back(m.get());
             else if (!(m->kind == StmtKind::Pass || is_docstring(*m)))
@@ -223,6 +228,11 @@ class Builder {
           break;
         }
         case StmtKind::FunctionDef:
+          if (is_inline_def(*s)) {
+            if (!inlines_.emplace(s->name, s.get()).second)
+              throw ParseError(s->pos, s->name, "an inline function name not used before");
+            break;
+          }
           defs.push_back(s.get());
           module_level.insert(s.get());
           externals_.insert(s->name);  // until a class makes the text a program of methods
@@ -240,7 +250,7 @@ class Builder {
     std::vector<Signature> sigs;
     std::set<std::string> seen;
     for (const SStmt* d : defs) {
-      if (!seen.insert(d->name).second)
+      if (!seen.insert(d->name).second || (module_level.count(d) && inlines_.count(d->name)))
         throw ParseError(d->pos, d->name, "a function name not used before in this program");
       sigs.push_back(signature(*d, /*method=*/in_class_ && !module_level.count(d)));
       FunctionSignature& known = functions_[d->name];
@@ -313,9 +323,24 @@ class Builder {
                      "`import pypto.language as pl` or `import pypto.language.distributed as pld`");
   }
 
-  static void check_decorator(const SStmt& s, std::string_view want) {
-    if (s.decorators.size() != 1 || dotted(*s.decorators[0]) != want)
-      throw ParseError(s.pos, s.name, "a class decorated with @" + std::string(want));
+  /// A function decorated `@pl.inline`: not a function of the program; a call of it builds its
+  /// body in place (upstream expands it as it parses).
+  static bool is_inline_def(const SStmt& s) {
+    return s.decorators.size() == 1 && dotted(*s.decorators[0]) == "pl.inline";
+  }
+
+  /// `@pl.program`, or `@pl.program(strict_ssa=...)`: strict_ssa only tells upstream's parser to
+  /// refuse rebinding, and this parser reads both forms.
+  void check_program_decorator(const SStmt& s) {
+    if (s.decorators.size() != 1)
+      throw ParseError(s.pos, s.name, "a class decorated with @pl.program");
+    const SExpr& d = *s.decorators[0];
+    if (dotted(d) == "pl.program") return;
+    if (d.kind != ExprKind::Call || dotted(d.item(0)) != "pl.program")
+      throw ParseError(s.pos, s.name, "a class decorated with @pl.program");
+    positional_count(d, 0, 0, "@pl.program");
+    only_keywords(d, {"strict_ssa"}, "@pl.program");
+    if (const SExpr* k = keyword(d, "strict_ssa")) bool_literal(*k);
   }
 
   /// `N = pl.dynamic("N"[, pl.INT64])`: a program-level shape symbol.
@@ -613,7 +638,7 @@ class Builder {
     if (d == "pl.MemRefType") return ir::MemRefType::make();
     if (d == "pl.Ptr") return ir::PtrType::make();
     if (d == "pl._dump.WindowBuffer") return ir::WindowBufferType::make();
-    if (d == "pld.CommCtx") return ir::CommCtxType::make();
+    if (d == "pld.CommCtx" || d == "pld.CommCtxType") return ir::CommCtxType::make();
     if (d == "pl.PrefetchAsyncContext") return ir::PrefetchAsyncContextType::make();
     if (d == "pl.AsyncEvent") return ir::AsyncEventType::make();
     if (d == "pl.AsyncSession") return ir::AsyncSessionType::make();
@@ -1011,6 +1036,7 @@ class Builder {
     if (auto it = unrolled_.find(n); it != unrolled_.end())  // a comprehension's variable
       return ir::ConstInt::make(it->second, core::DataType::INDEX, span(e.pos));
     if (auto it = scope_.names.find(n); it != scope_.names.end()) return it->second;
+    if (auto it = scope_.values.find(n); it != scope_.values.end()) return it->second;
     if (auto it = dynamic_.find(n); it != dynamic_.end()) return it->second;
     constexpr std::string_view kFree = "__FREE_VAR";
     if (n.size() > kFree.size() && n.ends_with(kFree)) {
@@ -1279,6 +1305,7 @@ class Builder {
           "pl.cluster", "pl.spmd", "pl._dump.spmd", "pl.scope", "pl.dynamic", "pl.dump_tag",
           "pl.no_dep"})
       if (d == stmt_only) fail_at(e, d + " only where the DSL places it, not inside an expression");
+    if (callee.kind == ExprKind::Name && inlines_.count(d)) return inline_call(e);
     if (d.starts_with("self.") || (e.item(0).kind == ExprKind::Name && bare_callee(d))) {
       ir::OpRef op = callee_ref(callee);
       KernelArgs ka = kernel_args(e, 1);
@@ -1293,10 +1320,97 @@ class Builder {
     if (!(d.starts_with("pl.") || d.starts_with("pld.")))
       fail_at(callee, "a callee: self.<function>, pl.<op> or a builtin such as abs");
     const ir::OpDef& def = resolve_op(e, op_name(d), operands);
+    if (def.name == "pld.tensor.alloc_window_buffer" &&
+        (keyword(e, "dtype") || (e.items.size() > 1 && e.item(1).kind == ExprKind::List)))
+      return guard(e,
+                   [&] { return ops_.make_call(def.name, {window_buffer_bytes(e)}, {}, {}, sp); });
     std::vector<ir::ExprRef> args;
     ir::Attrs kw, attrs;
     bind_op_call(e, def, operands, args, kw, attrs);
     return guard(e, [&] { return ops_.make_call(def.name, args, kw, attrs, sp); });
+  }
+
+  /// `f(a, b)` of an @pl.inline function, as upstream expands it: the arguments are read here,
+  /// then f's parameters name them (annotations are not read) and f's body is built in place,
+  /// before the statement holding the call; the names it binds stay bound after it. The value is
+  /// what its `return` gives (a tuple for `return a, b`).
+  ir::ExprRef inline_call(const SExpr& e) {
+    const SStmt& def = *inlines_.at(e.item(0).text);
+    if (!sink_) fail_at(e, "a call of an inline function only inside a function body");
+    for (const InlineFrame* f : inline_frames_)
+      if (f->def == &def)
+        fail_at(e.item(0), "a call of an inline function other than '" + def.name +
+                               "', which is being expanded (an inline function cannot recurse)");
+    only_keywords(e, {}, "inline function '" + def.name + "'");
+    const std::size_t n = e.items.size() - 1;
+    if (n != def.params.size())
+      fail_at(e, "inline function '" + def.name + "' takes " + std::to_string(def.params.size()) +
+                     " argument" + (def.params.size() == 1 ? "" : "s") + ", got " +
+                     std::to_string(n));
+    std::vector<ir::ExprRef> args = positional(e);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string& name = def.params[i].name;
+      for (std::size_t j = 0; j < i; ++j)
+        if (def.params[j].name == name)
+          throw ParseError(def.params[i].pos, name, "a parameter name not used before");
+      if (auto v = ir::as<ir::Var>(args[i])) {
+        scope_.names[name] = v;
+        scope_.values.erase(name);
+      } else {
+        scope_.values[name] = args[i];
+        scope_.names.erase(name);
+      }
+    }
+    InlineFrame frame{&def, nullptr};
+    inline_frames_.push_back(&frame);
+    const OnExit pop{[this] { inline_frames_.pop_back(); }};
+    std::vector<ir::StmtRef>& out = *sink_;
+    std::size_t first = 0;
+    if (!def.body.empty() && is_docstring(*def.body.front())) first = 1;
+    for (std::size_t i = first; i < def.body.size(); ++i) statement(*def.body[i], out);
+    if (!frame.result)
+      fail_at(e, "a value: inline function '" + def.name +
+                     "' returns none (a call of an inline function is an expression)");
+    return frame.result;
+  }
+
+  /// The byte size of `pld.alloc_window_buffer([d0, d1, ...], dtype=pl.FP32)`, upstream's shape
+  /// form of the byte-size call: the product of the dimensions times the dtype's bytes, an INT64
+  /// constant when every dimension is a literal, else a product of INT64 Mul nodes.
+  ir::ExprRef window_buffer_bytes(const SExpr& call) {
+    positional_count(call, 1, 1, "pld.alloc_window_buffer with dtype=");
+    only_keywords(call, {"dtype"}, "pld.alloc_window_buffer with a shape");
+    const SExpr& list = call.item(1);
+    const SExpr* dk = keyword(call, "dtype");
+    if (list.kind != ExprKind::List)
+      fail_at(*dk, "no dtype= beside a byte size (dtype= goes with a shape list)");
+    if (!dk) fail_at(list, "a dtype= keyword beside the shape list");
+    const core::DataType dt = dtype(*dk);
+    if (list.items.empty()) fail_at(list, "a non-empty shape list");
+    const core::Span sp = span(call.pos);
+    constexpr auto kI64 = core::DataType::INT64;
+    const auto bytes = static_cast<std::int64_t>((core::bit_width(dt) + 7) / 8);
+    std::vector<ir::ExprRef> dims;
+    bool all_static = true;
+    std::int64_t total = bytes;
+    for (const auto& d : list.items) {
+      if (!is_bare_literal(*d)) {
+        all_static = false;
+        dims.push_back(expr(*d));
+        continue;
+      }
+      const std::int64_t n = int_literal(*d, "a dimension");
+      if (n <= 0) fail_at(*d, "a positive dimension");
+      if (total > INT64_MAX / n) fail_at(*d, "a buffer size that fits in 64 bits");
+      total *= n;
+      dims.push_back(ir::ConstInt::make(n, kI64, sp));
+    }
+    if (all_static) return ir::ConstInt::make(total, kI64, sp);
+    ir::ExprRef product = dims[0];
+    for (std::size_t i = 1; i < dims.size(); ++i)
+      product = guard(*list.items[i], [&] { return ir::Mul::make(product, dims[i], sp); });
+    return guard(call,
+                 [&] { return ir::Mul::make(product, ir::ConstInt::make(bytes, kI64, sp), sp); });
   }
 
   /// Operands parsed while resolving an op, by item index, so that binding does not parse
@@ -1416,6 +1530,10 @@ class Builder {
     while (n > 0 && !slot[n - 1]) --n;
     for (std::size_t i = 0; i < n; ++i) {
       if (!slot[i] && def.args[i].skippable) continue;
+      if (!slot[i] && def.args[i].fill != ir::ArgFill::None) {
+        args.push_back(ir::filled_arg(def.args[i].fill, span(call.pos)));
+        continue;
+      }
       if (!slot[i])
         fail_at(call, def.name + ": argument '" + def.args[i].name + "' is required" +
                           (def.args[i].optional ? " when a later one is given" : ""));
@@ -1433,6 +1551,8 @@ class Builder {
   /// A keyword's value: an attribute value, a name an Int keyword takes stored as its index.
   ir::AttrValue kwarg_value(const ir::OpDef& def, const std::string& param, const SExpr& value) {
     const ir::KwargSpec* spec = def.find_kwarg(param);
+    if (spec && spec->enum_id == ir::EnumValue::id_of<ir::PadValue>())
+      if (auto p = pad_value_number(value)) return ir::EnumValue::of(*p);
     if (!spec || spec->names.empty() || value.kind != ExprKind::String) return attr_value(value);
     const auto it = std::find(spec->names.begin(), spec->names.end(), value.text);
     if (it == spec->names.end()) {
@@ -1441,6 +1561,20 @@ class Builder {
       fail_at(value, def.name + ": " + param + " as an int or one of " + names);
     }
     return static_cast<std::int64_t>(it - spec->names.begin());
+  }
+
+  /// A pad value written as the number it fills with, as upstream's builders take it: `0` or
+  /// `0.0` is PadValue.zero, `math.inf` max and `-math.inf` min; another number is an error;
+  /// anything else is not a number (nullopt).
+  std::optional<ir::PadValue> pad_value_number(const SExpr& e) {
+    const bool neg = e.kind == ExprKind::Unary && e.text == "-" && !e.item(0).parenthesized;
+    const SExpr& m = neg ? e.item(0) : e;
+    if (dotted(m) == "math.inf") return neg ? ir::PadValue::min : ir::PadValue::max;
+    if (m.kind != ExprKind::Int && m.kind != ExprKind::Float) return std::nullopt;
+    if ((m.kind == ExprKind::Int && m.int_value == 0) ||
+        (m.kind == ExprKind::Float && m.float_value == 0))
+      return ir::PadValue::zero;
+    fail_at(e, "a pad value: pl.PadValue.<zero|max|min>, 0, math.inf or -math.inf");
   }
 
   /// "tile, offsets, shapes[, valid_shape]": an op's parameters for an error message.
@@ -1909,6 +2043,9 @@ class Builder {
           s.pos, first_token(s),
           "the end of the region: `r = pl.yield_(...)` is the region's last statement");
     const std::size_t before = out.size();
+    std::vector<ir::StmtRef>* const outer = sink_;
+    sink_ = &out;  // where a call of an inline function builds its body
+    const OnExit restore{[this, outer] { sink_ = outer; }};
     statement_inner(s, out);
     if (out.size() > before && !s.comments.empty())
       out[before] = with_comments(out[before], s.comments);
@@ -1927,6 +2064,13 @@ class Builder {
             for (const auto& v : s.value->items) values.push_back(expr(*v));
           else
             values.push_back(expr(*s.value));
+        }
+        if (!inline_frames_.empty()) {  // an inline function's return gives the call's value
+          if (s.value && s.value->kind == ExprKind::Tuple)
+            inline_frames_.back()->result = ir::MakeTuple::make(std::move(values), sp);
+          else if (s.value)
+            inline_frames_.back()->result = values[0];
+          return;
         }
         out.push_back(ir::ReturnStmt::make(std::move(values), sp));
         return;
@@ -2183,7 +2327,7 @@ class Builder {
     ir::VarRef var;
     if (auto it = scope_.names.find(name);
         it != scope_.names.end() && it->second->kind() == ir::NodeKind::Var &&
-        ir::identical(it->second->type, t) &&
+        it->second->name_hint == name && ir::identical(it->second->type, t) &&
         !(fold_extent_reads_ && is_signature_symbol(*it->second)))
       var = it->second;
     else
@@ -2351,7 +2495,11 @@ class Builder {
         const InCoreDepth in_kernel(incore_depth_);
         ir::SplitMode split = ir::SplitMode::None;
         ir::Attrs attrs = with_dump_tags(task_attrs(c, h.attrs));
-        if (const SExpr* ok = keyword(c, "optimizations")) split = optimizations(*ok, attrs);
+        const SExpr* const outer_split = declared_split_;
+        const OnExit restore{[this, outer_split] { declared_split_ = outer_split; }};
+        declared_split_ = nullptr;
+        if (const SExpr* ok = keyword(c, "optimizations"))
+          split = optimizations(*ok, attrs, &declared_split_);
         return finish_task([&](ir::StmtRef body, ir::AttrValueList policies) {
           if (!policies.empty())
             attrs = attrs.with(std::string(ir::scope_attr::kCachePolicyVars), std::move(policies));
@@ -2452,8 +2600,12 @@ class Builder {
   }
 
   /// `optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=2)]`: returns
-  /// the AUTO split; a slot count (also upstream's `pl.split(mode, slot_num=N)`) goes to attrs.
-  ir::SplitMode optimizations(const SExpr& list, ir::Attrs& attrs) {
+  /// the AUTO split (`pl.SplitMode.NONE` is none, as upstream stores it); a slot count (also
+  /// upstream's `pl.split(mode, slot_num=N)`) goes to attrs. `written` receives a
+  /// `pl.split(pl.SplitMode.NONE)` entry, which the IR cannot tell from no entry: the parser
+  /// refuses it beside a pl.split_aiv region (OutlineIncoreScopes refuses the other modes).
+  ir::SplitMode optimizations(const SExpr& list, ir::Attrs& attrs,
+                              const SExpr** written = nullptr) {
     if (list.kind != ExprKind::List) fail_at(list, "a list of optimizations");
     ir::SplitMode split = ir::SplitMode::None;
     bool seen_split = false;
@@ -2481,11 +2633,7 @@ class Builder {
       if (seen_split) fail_at(*o, "one pl.split per scope");
       seen_split = true;
       split = enum_value<ir::SplitMode>(o->item(1));
-      // RFC #1820: even NONE is refused; the slot count has its own entry now.
-      if (split == ir::SplitMode::None)
-        fail_at(o->item(1),
-                "UP_DOWN or LEFT_RIGHT (no pl.split at all is the only no-split form; a slot "
-                "count alone is pl.cross_core_slot(slot_num=N))");
+      if (written && split == ir::SplitMode::None) *written = o.get();
       slot_num(*o);
     }
     return split;
@@ -2757,6 +2905,10 @@ class Builder {
     positional_count(c, 0, 1, d);
     only_keywords(c, {"mode", "name_hint", "attrs"}, d);
     if (s.target->kind != ExprKind::Name) fail_at(*s.target, "a name for the sub-block index");
+    if (declared_split_)
+      fail_at(c,
+              "no pl.split_aiv region in a scope that declares pl.split(pl.SplitMode.NONE) (the "
+              "scope's split and split_aiv regions are two AIV split forms: use one)");
     std::int64_t count = 2;
     if (c.items.size() > 1) count = int_literal(c.item(1), "the number of sub-blocks (2)");
     if (count != 2) fail_at(c.item(1), "2 (a split is over the two vector cores)");
@@ -2790,6 +2942,15 @@ class Builder {
   core::Ref<const core::SourceFile> file_;
   bool in_class_ = false;
   std::set<std::string> externals_;  // module-level functions beside the program class
+  std::map<std::string, const SStmt*, std::less<>> inlines_;  // module-level @pl.inline functions
+  /// An inline function being expanded: its `return` sets the call's value.
+  struct InlineFrame {
+    const SStmt* def = nullptr;
+    ir::ExprRef result;
+  };
+  std::vector<InlineFrame*> inline_frames_;
+  std::vector<ir::StmtRef>* sink_ = nullptr;  // the statements of the statement being built
+  const SExpr* declared_split_ = nullptr;     // the enclosing scope's pl.split(pl.SplitMode.NONE)
   std::map<std::string, ir::VarRef, std::less<>> dynamic_;
   std::vector<ir::AttrValueList*> cache_policy_sinks_;         // the enclosing task scopes' markers
   std::map<std::string, std::int64_t, std::less<>> unrolled_;  // comprehension variables' values

@@ -78,11 +78,13 @@ namespace pypto::ir::ops {
                                           {"local_slot_num", K::Int},
                                           {"id", K::Int}};
   effect_only({.name = "system.aic_initialize_pipe",
-               .args = {{"c2v_consumer_buf", R::Read, true}, {"v2c_consumer_buf", R::Read, true}},
+               .args = {filled("c2v_consumer_buf", ArgFill::ZeroInt32),
+                        {"v2c_consumer_buf", R::Read, true}},
                .kwargs = pipe_kw,
                .spellings = {"aic_initialize_pipe"}});
   effect_only({.name = "system.aiv_initialize_pipe",
-               .args = {{"c2v_consumer_buf", R::Read, true}, {"v2c_consumer_buf", R::Read, true}},
+               .args = {filled("c2v_consumer_buf", ArgFill::ZeroInt32),
+                        {"v2c_consumer_buf", R::Read, true}},
                .kwargs = pipe_kw,
                .spellings = {"aiv_initialize_pipe"}});
   effect_only({.name = "system.tfree_to_aic",

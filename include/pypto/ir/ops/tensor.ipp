@@ -26,11 +26,31 @@ inline TypeRef tensor_write(std::string_view op, const Args& args, const Attrs&)
   return args[0]->type;
 }
 
-/// tensor.view(tensor, shape[, valid_shape]) -> the tensor seen with another shape; a view of a
-/// distributed tensor stays one.
-inline TypeRef tensor_view(std::string_view op, const Args& args, const Attrs&) {
+/// tensor.view(tensor[, shape[, valid_shape]], layout=) -> the tensor seen with another shape,
+/// or (no shape) with another layout, the last two axes swapped when it changes; a non-ND
+/// layout= is the result's view. A view of a distributed tensor stays one.
+inline TypeRef tensor_view(std::string_view op, const Args& args, const Attrs& kw) {
   const auto& t = arg_as<TensorType>(op, args, 0);
-  return TensorType::make(t.dtype, shape_arg(op, args, 1), std::nullopt, nullptr, t.distributed);
+  const std::optional<TensorLayout> layout = kw.get<TensorLayout>("layout");
+  const TensorLayout from = t.tensor_view ? t.tensor_view->layout : TensorLayout::ND;
+  if (layout == TensorLayout::NZ) fail(op, 0, "cannot be viewed with the NZ layout (tile-only)");
+  std::vector<ExprRef> shape;
+  if (args.size() > 1) {
+    shape = shape_arg(op, args, 1);
+  } else {
+    // The layout-only form: the same memory read with the other layout swaps the last two axes.
+    if (!layout) fail(op, 0, "needs a shape or a layout= to view it with");
+    shape = t.shape;
+    if (*layout != from) {
+      if (shape.size() < 2) fail(op, 0, "must have rank at least 2 to change its layout");
+      std::swap(shape[shape.size() - 2], shape[shape.size() - 1]);
+    }
+  }
+  if (layout == TensorLayout::DN && shape.size() < 2)
+    fail(op, 1, "must have rank at least 2 for the DN layout");
+  std::optional<TensorView> view;
+  if (layout && *layout != TensorLayout::ND) view = TensorView{{}, *layout, {}, PadValue::null};
+  return TensorType::make(t.dtype, std::move(shape), std::move(view), nullptr, t.distributed);
 }
 
 /// tensor.assemble(target, source, offset) -> the target's type.
@@ -174,7 +194,7 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
        .args = {{"tensor"},
                 {"shape"},
                 {"offset"},
-                {"valid_shape", R::Read, true},
+                filled("valid_shape", ArgFill::EmptyList),
                 {"drop_dims", R::Read, true}},
        .kwargs = {pad_value, {"clamp", K::Bool}},
        .type_rule = sliced,
@@ -189,12 +209,12 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
   r.add({.name = "tensor.fillpad",
          .args = {{"tensor"}},
          .kwargs = {pad_value},
-         .type_rule = like_first,
+         .type_rule = fillpad<like_first>,
          .params = {"tensor", "pad_value"}});
   r.add({.name = "tensor.fillpad_expand",
          .args = {{"tensor"}, {"shape"}},
          .kwargs = {pad_value},
-         .type_rule = reshaped<1>,
+         .type_rule = fillpad<reshaped<1>>,
          .params = {"tensor", "shape", "pad_value"}});
   r.add({.name = "tensor.set_validshape",
          .args = {{"tensor"}, {"valid_rows"}, {"valid_cols"}},
@@ -203,7 +223,7 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
          .args = {{"tensor"}, {"shape"}, {"valid_shape", R::Read, true}},
          .type_rule = reshaped<1>});
   r.add({.name = "tensor.view",
-         .args = {{"tensor"}, {"shape"}, {"valid_shape", R::Read, true}},
+         .args = {{"tensor"}, {"shape", R::Read, true}, {"valid_shape", R::Read, true}},
          .kwargs = {enum_kwarg<TensorLayout>("layout")},
          .type_rule = tensor_view});
   r.add({.name = "tensor.reinterpret_view",

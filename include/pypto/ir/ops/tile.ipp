@@ -348,7 +348,7 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
          .args = {{"tile"},
                   {"shape"},
                   {"offset"},
-                  {"valid_shape", R::Read, true},
+                  filled("valid_shape", ArgFill::EmptyList),
                   {"drop_dims", R::Read, true}},
          .kwargs = {pad_value},
          .type_rule = sliced,
@@ -370,17 +370,17 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
   r.add({.name = "tile.fillpad",
          .args = {{"tile"}},
          .kwargs = {pad_value},
-         .type_rule = like_first,
+         .type_rule = fillpad<like_first>,
          .params = {"tile", "pad_value"}});
   r.add({.name = "tile.fillpad_inplace",
          .args = {{"tile", R::ReadWrite}},
          .kwargs = {pad_value},
-         .type_rule = like_first,
+         .type_rule = fillpad<like_first>,
          .params = {"tile", "pad_value"}});
   r.add({.name = "tile.fillpad_expand",
          .args = {{"tile"}, {"shape"}},
          .kwargs = {pad_value},
-         .type_rule = reshaped<1>,
+         .type_rule = fillpad<reshaped<1>>,
          .params = {"tile", "shape", "pad_value"}});
   r.add({.name = "tile.cast",
          .args = {{"tile"}, {"tmp", R::Read, true}},
@@ -475,7 +475,10 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
   r.add({.name = "tile.col_expand", .args = {{"target"}, {"col_vec"}}, .type_rule = expand});
 
   // matmul family
-  r.add({.name = "tile.matmul", .args = {{"lhs"}, {"rhs"}}, .type_rule = matmul<0>});
+  r.add({.name = "tile.matmul",
+         .args = {{"lhs"}, {"rhs"}},
+         .kwargs = {{"out_dtype", K::DataType}},
+         .type_rule = matmul<0>});
   r.add({.name = "tile.batch_matmul", .args = {{"lhs"}, {"rhs"}}, .type_rule = matmul<0>});
   r.add({.name = "tile.matmul_bias", .args = {{"lhs"}, {"rhs"}, {"bias"}}, .type_rule = matmul<0>});
   r.add({.name = "tile.matmul_acc",

@@ -317,9 +317,9 @@ inline TypeRef element(std::string_view op, const Args& args, const Attrs&) {
 }
 
 /// The matmul family: [.., M, K] x [.., K, N] -> [.., M, N] (the batch dimensions of both
-/// broadcast right-aligned); a tile result is FP32 (INT32 for integers) in Acc, a tensor result
-/// the operands' promoted dtype, unless `out_dtype` says. `Acc` shifts the operands by one (acc
-/// first).
+/// broadcast right-aligned); a tile result is FP32 (INT32 for integers) in Acc (a tile's
+/// `out_dtype` may only repeat it), a tensor result the operands' promoted dtype unless
+/// `out_dtype` says. `Acc` shifts the operands by one (acc first).
 template <std::size_t First>
 TypeRef matmul(std::string_view op, const Args& args, const Attrs& kw) {
   const Shaped l = shaped_arg(op, args, First);
@@ -343,9 +343,16 @@ TypeRef matmul(std::string_view op, const Args& args, const Attrs& kw) {
                 std::vector<ExprRef>(r.shape.begin(), r.shape.end() - 2));
   shape.push_back(m);
   shape.push_back(n);
-  const core::DataType acc = core::is_float(l.dtype) ? core::DataType::FP32 : core::DataType::INT32;
+  const core::DataType natural =
+      core::is_float(l.dtype) ? core::DataType::FP32 : core::DataType::INT32;
   const core::DataType dt =
-      kw.get<core::DataType>("out_dtype").value_or(l.tile ? acc : promote(l.dtype, r.dtype));
+      kw.get<core::DataType>("out_dtype").value_or(l.tile ? natural : promote(l.dtype, r.dtype));
+  // A tile result is the Cube accumulator's: out_dtype may only say so.
+  if (l.tile && dt != natural)
+    fail(op, First,
+         "gives " + std::string(core::dtype_name(natural)) +
+             " on the Cube (out_dtype may only name it, got " + std::string(core::dtype_name(dt)) +
+             ")");
   if (l.tile) return TileType::make(dt, std::move(shape), MemorySpace::Acc);
   return TensorType::make(dt, std::move(shape));
 }
@@ -392,6 +399,15 @@ namespace pypto::ir::ops {
                                     std::string_view what) {
   throw core::TypeError(std::string(op) + ": keyword '" + std::string(key) + "' " +
                         std::string(what));
+}
+
+/// A fillpad op's type (`Rule`): its pad_value is the value written, so PadValue.null (no
+/// padding) is refused, as upstream's builders refuse it.
+template <TypeRef (*Rule)(std::string_view, const Args&, const Attrs&)>
+TypeRef fillpad(std::string_view op, const Args& args, const Attrs& kw) {
+  if (kw.get<PadValue>("pad_value") == PadValue::null)
+    fail_kwarg(op, "pad_value", "must be zero, max or min (null writes no padding)");
+  return Rule(op, args, kw);
 }
 
 /// The Int keyword `key` (or `fallback` when absent), a TypeError unless in [lo, hi].
