@@ -215,13 +215,17 @@ TEST_CASE("effects: a call of a program function reads its arguments as far as o
 
 TEST_CASE("typing: tile.load takes the tensor's dtype, the shape list and the target memory") {
   Fixture f;
-  auto t = cast<TileType>(f.load({{"target_memory", MemorySpace::Vec}})->type);
+  auto t = cast<TileType>(f.load({{"target_memory", MemorySpace::Mat}})->type);
   CHECK(t->dtype == DataType::FP16);
   REQUIRE(t->rank() == 2);
   CHECK(const_dim(t->shape[0]) == 16);
   CHECK(const_dim(t->shape[1]) == 32);
-  CHECK(t->memory_space == MemorySpace::Vec);
+  CHECK(t->memory_space == MemorySpace::Mat);
   CHECK_FALSE(cast<TileType>(f.load()->type)->memory_space.has_value());
+  // Vec, the default, is the load without it: make_call leaves it out.
+  const auto vec = f.load({{"target_memory", MemorySpace::Vec}});
+  CHECK(vec->kwargs.find("target_memory") == nullptr);
+  CHECK_FALSE(cast<TileType>(vec->type)->memory_space.has_value());
 }
 
 TEST_CASE("typing: tile.store returns the destination's type, of any dtype (as upstream's)") {

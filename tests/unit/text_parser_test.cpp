@@ -58,7 +58,7 @@ import pypto.language as pl
 class Demo:
     @pl.function(type=pl.FunctionType.InCore)
     def main_incore_0(self, a: pl.Tensor[[32, 32], pl.FP32], o: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
-        t: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [32, 32], target_memory=pl.Mem.Vec)
+        t: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [32, 32])
         o_1: pl.Tensor[[32, 32], pl.FP32] = pl.tile.store(t, [0, 0], o)
         return o_1
 
@@ -358,18 +358,18 @@ TEST_CASE("parser: omitted views and memory spaces come from the inferred type, 
 class P:
     @pl.function
     def f(self, a: pl.Tensor[[16, 16], pl.FP32]):
-        t: pl.Tile[[16, 16], pl.FP32] = pl.tile.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Vec)
+        t: pl.Tile[[16, 16], pl.FP32] = pl.tile.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
         u: pl.Tile[[16, 16], pl.FP32, pl.MemRef("buf", 0, 1024)] = pl.tile.add(t, t)
 )");
   const auto& stmts = body_of(only_function(p));
   const auto& t =
       static_cast<const TileType&>(*static_cast<const AssignStmt&>(*stmts[0]).var->type);
-  CHECK(t.memory_space == MemorySpace::Vec);  // inherited
+  CHECK(t.memory_space == MemorySpace::Mat);  // inherited
   CHECK(t.memref == nullptr);                 // "no allocation" stays exact
   const auto& u =
       static_cast<const TileType&>(*static_cast<const AssignStmt&>(*stmts[1]).var->type);
   CHECK(u.memref != nullptr);
-  CHECK(u.memory_space == MemorySpace::Vec);
+  CHECK(u.memory_space == MemorySpace::Mat);
 }
 
 TEST_CASE("parser: an annotation contradicting the inferred type is an error at its line:column") {

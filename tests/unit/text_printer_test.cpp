@@ -36,8 +36,9 @@ std::vector<ExprRef> dims(std::initializer_list<std::int64_t> ds) {
 TypeRef tensor(std::initializer_list<std::int64_t> ds, DataType t = DataType::FP32) {
   return TensorType::make(t, dims(ds));
 }
-TypeRef tile(std::initializer_list<std::int64_t> ds, DataType t = DataType::FP32) {
-  return TileType::make(t, dims(ds), MemorySpace::Vec);
+TypeRef tile(std::initializer_list<std::int64_t> ds, DataType t = DataType::FP32,
+             MemorySpace m = MemorySpace::Vec) {
+  return TileType::make(t, dims(ds), m);
 }
 VarRef var(std::string name, TypeRef t) { return Var::make(std::move(name), std::move(t)); }
 ExprRef tuple(std::vector<ExprRef> xs) { return MakeTuple::make(std::move(xs)); }
@@ -64,16 +65,19 @@ ProgramRef seed_002_program() {
   auto t32 = tensor({32, 32});
   // InCore kernel: load, add, store into the Out parameter.
   auto a = var("a", t32), b = var("b", t32), o = var("o", t32);
-  auto ta = var("ta", tile({32, 32})), tb = var("tb", tile({32, 32})),
-       ts = var("ts", tile({32, 32}));
+  // Mat: a memory the load records (Vec, its default, it would leave out).
+  const MemorySpace mat = MemorySpace::Mat;
+  auto ta = var("ta", tile({32, 32}, DataType::FP32, mat)),
+       tb = var("tb", tile({32, 32}, DataType::FP32, mat)),
+       ts = var("ts", tile({32, 32}, DataType::FP32, mat));
   auto o2 = var("o", t32);
-  Attrs vec{{"target_memory", MemorySpace::Vec}};
+  Attrs mat_kw{{"target_memory", mat}};
   auto kernel = Function::make(
       "main_incore_0", {{a}, {b}, {o, ParamDirection::Out}}, {t32},
       seq({assign(ta, call("tile.load", {a, tuple({idx(0), idx(0)}), tuple({idx(32), idx(32)})},
-                           ta->type, vec)),
+                           ta->type, mat_kw)),
            assign(tb, call("tile.load", {b, tuple({idx(0), idx(0)}), tuple({idx(32), idx(32)})},
-                           tb->type, vec)),
+                           tb->type, mat_kw)),
            assign(ts, call("tile.add", {ta, tb}, ts->type)),
            assign(o2, call("tile.store", {ts, tuple({idx(0), idx(0)}), o}, t32)), ret({o2})}),
       FunctionType::InCore);
@@ -98,9 +102,9 @@ import pypto.language as pl
 class Demo:
     @pl.function(type=pl.FunctionType.InCore)
     def main_incore_0(self, a: pl.Tensor[[32, 32], pl.FP32], b: pl.Tensor[[32, 32], pl.FP32], o: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
-        ta: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [32, 32], target_memory=pl.Mem.Vec)
-        tb: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(b, [0, 0], [32, 32], target_memory=pl.Mem.Vec)
-        ts: pl.Tile[[32, 32], pl.FP32, pl.Mem.Vec] = pl.tile.add(ta, tb)
+        ta: pl.Tile[[32, 32], pl.FP32, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [32, 32], target_memory=pl.Mem.Mat)
+        tb: pl.Tile[[32, 32], pl.FP32, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [32, 32], target_memory=pl.Mem.Mat)
+        ts: pl.Tile[[32, 32], pl.FP32, pl.Mem.Mat] = pl.tile.add(ta, tb)
         o_1: pl.Tensor[[32, 32], pl.FP32] = pl.tile.store(ts, [0, 0], o)
         return o_1
 
