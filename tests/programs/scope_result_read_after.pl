@@ -1,8 +1,8 @@
 # Scopes compute values with tensor ops that are read after them. convert-tensor-to-tile-ops
 # gives the first scope's kernel a trailing pl.Out parameter for each (y, z) and the
 # orchestration allocates them with tensor.create right before the call; the second scope is a
-# task (`as t0`) whose Submit omits its new output u, which the runtime allocates; the third
-# reads u, and main returns z.
+# task (`as t0`) whose Submit passes its new output u, allocated the same way; the third reads
+# u, and main returns z.
 import pypto.language as pl
 
 @pl.program

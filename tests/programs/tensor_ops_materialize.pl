@@ -1,7 +1,7 @@
-# convert-tensor-to-tile-ops' materialization and cache policy: a computed tensor read by
-# tensor.read is stored into a fresh buffer first; the scope's set_cache_policy becomes a
-# cache= keyword on the tile.load of that parameter. The kernel also writes a scalar into an
-# Out tensor (a [1, 1] result the caller can read).
+# convert-tensor-to-tile-ops on a read of a computed value and a cache policy: tensor.read of a
+# value computed into a tile is tile.read; the scope's set_cache_policy becomes a cache= keyword
+# on the tile.load of that parameter. The kernel also writes a scalar into an Out tensor (a
+# [1, 1] result the caller can read).
 import pypto.language as pl
 
 @pl.program

@@ -150,13 +150,21 @@ TEST_CASE(
   for (std::string_view file :
        {"loops_carries.pl", "submit_deps.pl", "spmd_blocks.pl", "matmul_tiles.pl",
         "scalar_params.pl", "dedup_signed_zero.pl", "dedup_shape_loop.pl", "tensor_ops_kernel.pl",
-        "tensor_ops_materialize.pl", "row_reduce_softmax.pl", "outline_seed_loop.pl",
+        "row_reduce_softmax.pl", "outline_seed_loop.pl",
         // ifs inside kernels: one yielding a tile computed in each arm, one whose arms both
         // store into the carried Out tensor (the if's result is that tensor)
         "if_branches.pl", "outline_if_store_phi.pl",
         // NaNs whose sign the host compiler chooses: equal as NaNs, zeros still by sign
         "nan_signs.pl"})
     check_program(file);
+}
+
+TEST_CASE("cpu pipeline: a kernel reading one element of a tile is refused by name, not run") {
+  // tensor_ops_materialize.pl: tensor.read of a computed value becomes tile.read, which the
+  // kernel code generators do not express yet; the reference interpreter runs it.
+  const std::string e = codegen_error("tensor_ops_materialize.pl");
+  CHECK(e.find("'tile.read'") != std::string::npos);
+  CHECK(e.find("main_incore_0") != std::string::npos);
 }
 
 TEST_CASE("cpu pipeline: Groups run as mixed tasks, their members on one argument list") {
@@ -174,7 +182,7 @@ TEST_CASE("cpu pipeline: Groups run as mixed tasks, their members on one argumen
 
 TEST_CASE(
     "cpu pipeline: values scopes compute with tensor ops and read after them come back through "
-    "Out parameters the orchestration allocates (or a Submit omits)") {
+    "Out parameters the orchestration allocates (a Submit too)") {
   const ir::ProgramRef lowered =
       lower(*pypto::text::parse_program(read_program("scope_result_read_after.pl")), kPipeline);
   INFO(pypto::text::print(*lowered));

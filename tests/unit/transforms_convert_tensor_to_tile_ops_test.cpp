@@ -78,7 +78,7 @@ class After:
         b_tile = pl.tile.load(b, [0], [64])
         c = pl.tile.add(a_tile, b_tile)
         d = pl.tile.mul(c, a_tile)
-        e = pl.tile.maximum(d, s)
+        e = pl.tile.maximums(d, s)
         f = pl.tile.exp(e)
         g = pl.tile.sub(f, b_tile)
         o1 = pl.tile.store(g, [0], o)
@@ -743,8 +743,8 @@ class After:
 
 TEST_CASE(
     "tensor to tile: a local tensor is a tile assembled into (a tensor source loaded first), "
-    "read and written with tile.read / tile.write, cast with tile.cast; a global tensor's read "
-    "stays") {
+    "read and written with tile.read / tile.write, cast with tile.cast, and a global tensor's "
+    "read stays") {
   check_convert(R"(
 import pypto.language as pl
 @pl.program
@@ -784,7 +784,7 @@ class After:
 
 TEST_CASE(
     "tensor to tile: put and get move through Vec staging tiles of the transfer's rows and "
-    "columns capped by chunk_rows / chunk_cols, two with pipeline=True; a kernel without "
+    "columns capped by chunk_rows / chunk_cols, two with pipeline=True, and a kernel without "
     "results ends in a return") {
   check_convert(R"(
 import pypto.language as pl

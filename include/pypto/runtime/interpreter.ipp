@@ -847,10 +847,11 @@ class Interpreter {
                      as_ints(args[store ? 1 : 2], "offsets"), add);
       return dst;
     }
-    if (name == "tensor.read" || name == "tensor.write") {
+    if (name == "tensor.read" || name == "tensor.write" || name == "tile.read" ||
+        name == "tile.write") {  // one element of a tensor or a tile
       const Buffer& b = shaped(args[0], "the tensor");
       const std::size_t at = flat_index(c, b, as_ints(args[1], "indices"));
-      if (name == "tensor.read") {
+      if (name == "tensor.read" || name == "tile.read") {
         if (is_float_dtype(b.dtype)) return Value::scalar_float(b.f32[at], b.dtype);
         return Value::scalar_int(b.ints[at], b.dtype);
       }
