@@ -16,8 +16,11 @@
 #include "pypto/text/parser.hpp"
 #include "pypto/text/printer.hpp"
 #include "pypto/text/round_trip.hpp"
+#include "text_test_support.hpp"
 
 namespace {
+
+using pypto::text_test::expect_error;
 
 using namespace pypto;
 using namespace pypto::ir;
@@ -48,21 +51,6 @@ DataType dtype(const TypeRef& t) {
   const auto* s = as<ShapedType>(t.get());
   REQUIRE(s);
   return s->dtype;
-}
-
-void expect_error(const std::string& text, std::uint32_t line, std::uint32_t column,
-                  const std::string& what) {
-  CAPTURE(text);
-  try {
-    text::parse_program(text);
-    FAIL("no ParseError");
-  } catch (const text::ParseError& e) {
-    const std::string message = e.what();
-    CAPTURE(message);
-    CHECK(e.line() == line);
-    CHECK(e.column() == column);
-    CHECK(message.find(what) != std::string::npos);
-  }
 }
 
 using V = std::vector<std::int64_t>;

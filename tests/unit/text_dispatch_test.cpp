@@ -14,34 +14,16 @@
 #include "pypto/text/parser.hpp"
 #include "pypto/text/printer.hpp"
 #include "pypto/text/round_trip.hpp"
+#include "text_test_support.hpp"
 
 namespace {
+
+using pypto::text_test::expect_error;
+using pypto::text_test::replaced;
 
 using namespace pypto;
 using namespace pypto::ir;
 using core::DataType;
-
-std::string replaced(std::string from, const std::string& a, const std::string& b) {
-  const std::size_t at = from.find(a);
-  REQUIRE(at != std::string::npos);
-  from.replace(at, a.size(), b);
-  return from;
-}
-
-void expect_error(const std::string& text, std::uint32_t line, std::uint32_t column,
-                  const std::string& what) {
-  CAPTURE(text);
-  try {
-    text::parse_program(text);
-    FAIL("no ParseError");
-  } catch (const text::ParseError& e) {
-    const std::string message = e.what();
-    CAPTURE(message);
-    CHECK(e.line() == line);
-    CHECK(e.column() == column);
-    CHECK(message.find(what) != std::string::npos);
-  }
-}
 
 template <class T>
 std::vector<const T*> all_of_kind(const Function& f) {

@@ -13,26 +13,16 @@
 #include "pypto/text/parser.hpp"
 #include "pypto/text/printer.hpp"
 #include "pypto/text/round_trip.hpp"
+#include "text_test_support.hpp"
 
 namespace {
+
+using pypto::text_test::error_of;
+using pypto::text_test::replaced;
 
 using namespace pypto;
 using namespace pypto::ir;
 using core::DataType;
-
-std::string error_of(const std::string& text) {
-  try {
-    text::parse_program(text);
-  } catch (const text::ParseError& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-std::string replaced(std::string from, const std::string& a, const std::string& b) {
-  from.replace(from.find(a), a.size(), b);
-  return from;
-}
 
 /// The statements of `f`'s body, flattened one level.
 std::vector<StmtRef> body_of(const Function& f) {
