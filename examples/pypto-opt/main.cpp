@@ -54,7 +54,8 @@ constexpr const char* kUsage =
     "program: two InCore scopes computing the same sum), runs the passes and prints the result.\n"
     "\n"
     "options:\n"
-    "  --passes=P1,P2,...        run these passes in order (see --list-passes)\n"
+    "  --passes=P1,P2,...        run these passes in order (see --list-passes); options in\n"
+    "                            braces: convert-tensor-to-tile-ops{arch=a5}\n"
     "  -o OUT                    write the result to OUT instead of stdout\n"
     "  --list-passes             list the passes and exit\n"
     "  --list-ops                list the registered ops (arguments, effects, keywords, the\n"
@@ -274,8 +275,15 @@ int run(const Options& o) {
   namespace tf = pypto::transforms;
   const tf::PassRegistry registry = tf::standard_passes();
   if (o.list_passes) {
-    for (const auto& [name, entry] : registry.entries())
+    for (const auto& [name, entry] : registry.entries()) {
       std::cout << name << "  " << entry.description << "\n";
+      for (const tf::PassOption& option : entry.options) {
+        std::cout << "    {" << option.key << "=";
+        for (std::size_t i = 0; i < option.values.size(); ++i)
+          std::cout << (i ? "|" : "") << option.values[i];
+        std::cout << "}  " << option.description << " (default " << option.values.front() << ")\n";
+      }
+    }
     return kSuccess;
   }
 

@@ -80,3 +80,4 @@
 #include "pypto/transforms/ssa_form.ipp"
 #include "pypto/transforms/stmt_tree.ipp"
 #include "pypto/transforms/substitute.ipp"
+#include "pypto/transforms/tensor_to_tile_expansions.ipp"

@@ -33,8 +33,9 @@ ProgramRef run(const ProgramRef& before, std::string_view pipeline = "convert-te
   return tf::PassManager(tf::standard_passes().pipeline(pipeline), std::move(options)).run(*before);
 }
 
-void check_convert(std::string_view before, std::string_view expected) {
-  ProgramRef after = run(parse(before));
+void check_convert(std::string_view before, std::string_view expected,
+                   std::string_view pipeline = "convert-tensor-to-tile-ops") {
+  ProgramRef after = run(parse(before), pipeline);
   INFO(pypto::text::print(*after));
   pypto::structural::assert_structural_equal(after, parse(expected),
                                              /*enable_auto_mapping=*/true);
@@ -824,4 +825,197 @@ class P:
   CHECK(computed.op() == "pld.tensor.put");
   CHECK(computed.span().line == 9);
   CHECK(std::string(computed.what()).find("remote_store") != std::string::npos);
+}
+
+TEST_CASE("tensor to tile: a gather on A2/A3 gathers row by row into an accumulated tile") {
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, inp: pl.Tensor[[2, 16], pl.FP32], idx: pl.Tensor[[2, 4], pl.INT32]) -> pl.Tensor[[2, 4], pl.FP32]:
+        out = pl.tensor.gather(inp, dim=-1, index=idx)
+        return out
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, inp: pl.Tensor[[2, 16], pl.FP32], idx: pl.Tensor[[2, 4], pl.INT32], ret0_out: pl.Out[pl.Tensor[[2, 4], pl.FP32]]) -> pl.Tensor[[2, 4], pl.FP32]:
+        acc = pl.tile.create([2, 4], dtype=pl.FP32)
+        for r, (ia,) in pl.range(2, init_values=(acc,)):
+            row = pl.tile.load(inp, [r, 0], [1, 16])
+            idx_row = pl.tile.load(idx, [r, 0], [1, 4])
+            tmp = pl.tile.create([1, 4], dtype=pl.INT32)
+            g = pl.tile.gather(row, idx_row, tmp)
+            next = pl.tile.assemble(ia, g, [r, 0])
+            rv = pl.yield_(next)
+        out = rv
+        ret0_store = pl.tile.store(out, [0, 0], ret0_out)
+        return ret0_store
+)");
+}
+
+TEST_CASE("tensor to tile: a gather on A5 is one tile.gather of flat indices") {
+  // flat[i, j] = i * 16 + idx[i, j]: the row of each element from a linear index over [2, 8].
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, inp: pl.Tensor[[2, 16], pl.FP32], idx: pl.Tensor[[2, 8], pl.INT32]) -> pl.Tensor[[2, 8], pl.FP32]:
+        out = pl.tensor.gather(inp, dim=1, index=idx)
+        return out
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, inp: pl.Tensor[[2, 16], pl.FP32], idx: pl.Tensor[[2, 8], pl.INT32], ret0_out: pl.Out[pl.Tensor[[2, 8], pl.FP32]]) -> pl.Tensor[[2, 8], pl.FP32]:
+        src = pl.tile.load(inp, [0, 0], [2, 16])
+        index = pl.tile.load(idx, [0, 0], [2, 8])
+        lin = pl.tile.ci(pl.const(0, pl.INT32), [1, 16], dtype=pl.INT32)
+        lin2d = pl.tile.reshape(lin, [2, 8])
+        rows = pl.tile.divs(lin2d, pl.const(8, pl.INT32))
+        base = pl.tile.muls(rows, pl.const(16, pl.INT32))
+        flat = pl.tile.add(index, base)
+        tmp = pl.tile.create([2, 8], dtype=pl.INT32)
+        g = pl.tile.gather(src, flat, tmp)
+        out = g
+        ret0_store = pl.tile.store(out, [0, 0], ret0_out)
+        return ret0_store
+)",
+                "convert-tensor-to-tile-ops{arch=a5}");
+}
+
+TEST_CASE("tensor to tile: gathers the tile forms do not cover are typed errors") {
+  const tf::TensorToTileError e = convert_error(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, inp: pl.Tensor[[2, 3, 8], pl.FP16], idx: pl.Tensor[[2, 3, 8], pl.INT32]) -> pl.Tensor[[2, 3, 8], pl.FP16]:
+        out = pl.tensor.gather(inp, dim=0, index=idx)
+        return out
+)");
+  CHECK(e.op() == "tensor.gather");
+  CHECK(e.span().line == 7);
+  CHECK(std::string(e.what()).find("needs an FP32 or INT32 input") != std::string::npos);
+}
+
+TEST_CASE("tensor to tile: expand_clone along dimension 1 expands each row's columns") {
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, src: pl.Tensor[[2, 1, 8], pl.FP16], target: pl.Tensor[[2, 4, 8], pl.FP16]) -> pl.Tensor[[2, 4, 8], pl.FP16]:
+        y = pl.expand_clone(src, target)
+        return y
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, src: pl.Tensor[[2, 1, 8], pl.FP16], target: pl.Out[pl.Tensor[[2, 4, 8], pl.FP16]]) -> pl.Tensor[[2, 4, 8], pl.FP16]:
+        for i, (acc,) in pl.range(2, init_values=(target,)):
+            row = pl.load(src, [i, 0, 0], [1, 1, 8])
+            wide = pl.tile.create([1, 4, 8], dtype=pl.FP16)
+            col = pl.tile.col_expand(wide, row)
+            stored = pl.store(col, [i, 0, 0], acc)
+            result = pl.yield_(stored)
+        y = result
+        return y
+)");
+  const tf::TensorToTileError e = convert_error(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, src: pl.Tensor[[1, 1, 8], pl.FP16], target: pl.Tensor[[2, 4, 8], pl.FP16]) -> pl.Tensor[[2, 4, 8], pl.FP16]:
+        y = pl.expand_clone(src, target)
+        return y
+)");
+  CHECK(std::string(e.what()).find("broadcasts more than one dimension") != std::string::npos);
+}
+
+TEST_CASE("tensor to tile: mrgsort_format2 gets a scratch tile as wide as the merged output") {
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, s0: pl.Tensor[[1, 64], pl.FP32], s1: pl.Tensor[[1, 32], pl.FP32]) -> pl.Tensor[[1, 96], pl.FP32]:
+        out = pl.tensor.mrgsort(s0, s1)
+        return out
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, s0: pl.Tensor[[1, 64], pl.FP32], s1: pl.Tensor[[1, 32], pl.FP32], ret0_out: pl.Out[pl.Tensor[[1, 96], pl.FP32]]) -> pl.Tensor[[1, 96], pl.FP32]:
+        a = pl.load(s0, [0, 0], [1, 64])
+        b = pl.load(s1, [0, 0], [1, 32])
+        tmp = pl.tile.create([1, 96], dtype=pl.FP32)
+        out = pl.tile.mrgsort(a, b, tmp)
+        ret0_store = pl.store(out, [0, 0], ret0_out)
+        return ret0_store
+)");
+}
+
+TEST_CASE("tensor to tile: a returned loop assembling into its carried tile stores into the Out") {
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[1, 16], pl.FP32]) -> pl.Tensor[[1, 64], pl.FP32]:
+        buf = pl.create_tensor([1, 64], dtype=pl.FP32)
+        for i, (acc,) in pl.range(4, init_values=(buf,)):
+            part = pl.slice(x, [1, 16], [0, 0])
+            acc_next = pl.assemble(acc, part, [0, i * 16])
+            result = pl.yield_(acc_next)
+        return result
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[1, 16], pl.FP32], ret0_out: pl.Out[pl.Tensor[[1, 64], pl.FP32]]) -> pl.Tensor[[1, 64], pl.FP32]:
+        for i, (acc,) in pl.range(4, init_values=(ret0_out,)):
+            part = pl.load(x, [0, 0], [1, 16])
+            acc_next = pl.store(part, [0, i * 16], acc)
+            result = pl.yield_(acc_next)
+        return result
+)");
+}
+
+TEST_CASE("tensor to tile: ci's constant start takes the dtype keyword") {
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[1, 16], pl.INT16]) -> pl.Tensor[[1, 16], pl.INT16]:
+        idx = pl.tensor.ci(0, [1, 16], dtype=pl.INT16, descending=True)
+        y = pl.add(idx, x)
+        return y
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[1, 16], pl.INT16], ret0_out: pl.Out[pl.Tensor[[1, 16], pl.INT16]]) -> pl.Tensor[[1, 16], pl.INT16]:
+        x_tile = pl.load(x, [0, 0], [1, 16])
+        idx = pl.tile.ci(pl.const(0, pl.INT16), [1, 16], dtype=pl.INT16, descending=True)
+        y = pl.tile.add(idx, x_tile)
+        ret0_store = pl.store(y, [0, 0], ret0_out)
+        return ret0_store
+)");
 }

@@ -272,6 +272,47 @@ TEST_CASE("pass registry: names, pipelines and unknown passes") {
   CHECK_THROWS_AS(twice.add("again", tf::NormalizeStmtStructure), pypto::core::ValueError);
 }
 
+TEST_CASE("pass registry: options in braces, checked against what the pass declares") {
+  tf::PassRegistry registry;
+  std::vector<std::string> made;
+  registry.add("a pass with one option",
+               {{"mode", "how it runs", {"fast", "slow"}}, {"level", "how much", {"1", "2", "3"}}},
+               [&made](const tf::PassOptions& o) {
+                 made.push_back(o.at("mode") + "/" + o.at("level"));
+                 return tf::NormalizeStmtStructure();
+               });
+  made.clear();
+  CHECK(registry.pipeline("normalize-stmt-structure").size() == 1);
+  CHECK(registry
+            .pipeline("normalize-stmt-structure{mode=slow}, normalize-stmt-structure{ level=3 "
+                      "mode=fast },normalize-stmt-structure{level=2,mode=slow}")
+            .size() == 3);
+  CHECK(made == std::vector<std::string>{"fast/1", "slow/1", "fast/3", "slow/2"});
+  auto error = [&](std::string_view pipeline) -> std::string {
+    try {
+      registry.pipeline(pipeline);
+    } catch (const pypto::core::ValueError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  CHECK(error("normalize-stmt-structure{speed=1}") ==
+        "pass 'normalize-stmt-structure' has no option 'speed' (options: mode, level)");
+  CHECK(error("normalize-stmt-structure{mode=medium}") ==
+        "pass 'normalize-stmt-structure': option mode=medium is not one of fast|slow");
+  CHECK(error("normalize-stmt-structure{mode=fast mode=slow}").find("is given twice") !=
+        std::string::npos);
+  CHECK(error("normalize-stmt-structure{mode}").find("is not key=value") != std::string::npos);
+  CHECK(error("normalize-stmt-structure{mode=fast").find("are not one `{key=value ...}`") !=
+        std::string::npos);
+  CHECK(error("{mode=fast}").find("empty pass name") != std::string::npos);
+  CHECK(tf::standard_passes().entries().at("convert-tensor-to-tile-ops").options.at(0).key ==
+        "arch");
+  CHECK_THROWS_WITH_AS(tf::standard_passes().pipeline("convert-to-ssa{arch=a5}"),
+                       "pass 'convert-to-ssa' has no option 'arch' (it takes none)",
+                       pypto::core::ValueError);
+}
+
 // ---- NormalizeStmtStructure --------------------------------------------------------------------
 
 TEST_CASE("normalize-stmt-structure: every body slot one flat SeqStmts") {

@@ -110,6 +110,9 @@ struct ArgSpec {
   /// Left out while a later argument is given, it takes this value, as upstream's builders fill
   /// it (see filled_arg).
   ArgFill fill = ArgFill::None;
+  /// A constant integer here takes the call's `dtype=` keyword (its default when left out), as
+  /// upstream's builders retype it: `tensor.ci(0, [1, 32], dtype=INT16)` starts at an INT16 0.
+  bool takes_dtype_keyword = false;
 };
 
 /// An optional argument that takes `fill` when left out before a later one.
@@ -216,11 +219,13 @@ struct OpDef {
     while (i < args.size() && args[i].name != a) ++i;
     return i;
   }
-  /// Leaves out what a call writes that equals its default, the canonical form: a trailing
-  /// optional argument identical to the one it defaults to (tile.load's valid_shape equal to
-  /// its shapes), keywords equal to their default values (tensor.create's layout=ND). So the two
-  /// spellings are one program whoever builds them (make_call's first step).
-  void drop_defaults(std::vector<ExprRef>& call_args, Attrs& call_kwargs) const {
+  /// A call in its canonical form: constants retyped to the dtype keyword where the op says so,
+  /// then what the call writes that equals its default left out: a trailing optional argument
+  /// identical to the one it defaults to (tile.load's valid_shape equal to its shapes), keywords
+  /// equal to their default values (tensor.create's layout=ND). So the two spellings are one
+  /// program whoever builds them (make_call's first step).
+  void canonicalize(std::vector<ExprRef>& call_args, Attrs& call_kwargs) const {
+    retype_constants(call_args, call_kwargs);
     if (const std::size_t n = call_args.size(); n > 0 && n <= args.size()) {
       const int from = args[n - 1].copy_of;
       if (from >= 0 && static_cast<std::size_t>(from) < n - 1 &&
@@ -231,6 +236,18 @@ struct OpDef {
       if (const AttrValue* v = k.default_value ? call_kwargs.find(k.name) : nullptr;
           v && same_scalar(*v, *k.default_value))
         call_kwargs = call_kwargs.without(k.name);
+  }
+  /// Constant integers in `takes_dtype_keyword` slots retyped to the call's dtype keyword.
+  void retype_constants(std::vector<ExprRef>& call_args, const Attrs& call_kwargs) const {
+    for (std::size_t i = 0; i < call_args.size() && i < args.size(); ++i) {
+      const auto* c = args[i].takes_dtype_keyword ? as<ConstInt>(call_args[i].get()) : nullptr;
+      if (!c) continue;
+      std::optional<core::DataType> dt = call_kwargs.get<core::DataType>("dtype");
+      if (const KwargSpec* k = dt ? nullptr : find_kwarg("dtype"); k && k->default_value)
+        if (const auto* d = k->default_value->get_if<core::DataType>()) dt = *d;
+      if (dt && core::is_int(*dt) && *dt != c->dtype())
+        call_args[i] = ConstInt::make(c->value, *dt, c->span);
+    }
   }
   /// True for two equal bool / int / float / string / dtype / enum values.
   static bool same_scalar(const AttrValue& a, const AttrValue& b) {
@@ -315,7 +332,7 @@ class OpRegistry {
   Ref<const Call> make_call(std::string_view name, std::vector<ExprRef> args, Attrs kwargs = {},
                             Attrs attrs = {}, Span span = {}) const {
     const OpDef& def = at(name);
-    def.drop_defaults(args, kwargs);
+    def.canonicalize(args, kwargs);
     check_call(def, args, kwargs);
     TypeRef type = def.type_rule(def.name, args, kwargs);
     return Call::make(op_nodes_[static_cast<std::size_t>(&def - ops_.data())], std::move(args),

@@ -63,11 +63,20 @@ class KernelOutputCallError : public core::ValueError {
   ir::Span span_;
 };
 
+/// The Ascend generation the tile ops are shaped for, where the conversion differs: a gather on
+/// A2/A3 reads row by row (one tile.gather per row), on A5 in one tile.gather of flat indices.
+enum class TileArch { A2A3, A5 };
+
+struct ConvertTensorToTileOptions {
+  TileArch arch = TileArch::A2A3;
+};
+
 /// ConvertTensorToTileOps: kernels' tensor ops become tile loads, tile ops and tile stores, a
 /// computed value a kernel returns goes into a new trailing Out parameter its callers allocate,
 /// and the `cache_policy` attr becomes `cache=` kwargs on tile.load (see the top of this header).
 /// The pass holds `ops` by reference: the registry must outlive it.
-PYPTO_DECL Pass ConvertTensorToTileOps(const ir::OpRegistry& ops = text::default_op_registry());
+PYPTO_DECL Pass ConvertTensorToTileOps(const ir::OpRegistry& ops = text::default_op_registry(),
+                                       ConvertTensorToTileOptions options = {});
 
 }  // namespace pypto::transforms
 

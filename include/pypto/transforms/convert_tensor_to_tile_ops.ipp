@@ -40,6 +40,7 @@
 #include "pypto/transforms/property.hpp"
 #include "pypto/transforms/return_lineage.hpp"
 #include "pypto/transforms/substitute.hpp"
+#include "pypto/transforms/tensor_to_tile_expansions.ipp"
 #include "pypto/transforms/use_def.hpp"
 
 // The conversion in full, step by step as upstream PyPTO's ConvertTensorToTileOps:
@@ -62,6 +63,8 @@
 //       assemble(dst, src, offset) -> tile.store(src, offset, dst) into a tensor, tile.assemble
 //                   into a tile (a tensor source loaded first); tensor into tensor stays
 //       read / write -> tile.read / tile.write on a tile; on a tensor they stay
+//       gather, expand_clone, mrgsort_format2 -> several statements each, as upstream shapes
+//                   them (tensor_to_tile_expansions.ipp); a gather by the TileArch option
 //     A loop's iter_arg whose initial value became a tile is a tile, and so is its return var;
 //     an if's return var takes the type its branch yields. A tensor operand no entry load
 //     covered is loaded whole just before its op. tensor.dim / tensor.view stay and read the
@@ -186,13 +189,15 @@ inline std::string_view simple_tile_form(std::string_view op) {
 /// What the refusals list as converted.
 inline constexpr std::string_view kTileForms =
     "converted: the elementwise, expand, reduction-free and index ops with a same-named tile op, "
-    "create, slice, assemble, maximum, minimum, read and write of a loaded tensor";
+    "create, slice, assemble, maximum, minimum, gather, expand_clone, mrgsort_format2, read and "
+    "write of a loaded tensor";
 
 /// Ops that read and place their own data: a converted op's operand is loaded at the entry,
 /// theirs are not.
 inline bool is_self_loading(std::string_view op) {
   return op == "tensor.slice" || op == "tensor.assemble" || op == "tensor.read" ||
-         op == "tensor.write" || op == "pld.tensor.put" || op == "pld.tensor.get";
+         op == "tensor.write" || op == "tensor.gather" || op == "tensor.expand_clone" ||
+         op == "pld.tensor.put" || op == "pld.tensor.get";
 }
 
 /// True for a tensor op this pass converts (into a tile op, or keeps when its operands stay in
@@ -200,7 +205,8 @@ inline bool is_self_loading(std::string_view op) {
 inline bool has_tile_form(const ir::Call& c) {
   const std::string& op = c.op->name;
   return !simple_tile_form(op).empty() || is_self_loading(op) || op == "tensor.create" ||
-         op == "tensor.maximum" || op == "tensor.minimum" || op == "pld.tensor.remote_store";
+         op == "tensor.maximum" || op == "tensor.minimum" || op == "tensor.mrgsort_format2" ||
+         op == "pld.tensor.remote_store";
 }
 
 /// Global-memory accesses a kernel may keep as they are (read / write / assemble only while
@@ -327,7 +333,8 @@ struct AddedOutput {
 /// control flow, exit stores into new Out parameters (see the top of this file).
 class KernelConverter {
  public:
-  KernelConverter(const ir::Function& f, const ir::OpRegistry& ops) : f_(f), ops_(ops) {}
+  KernelConverter(const ir::Function& f, const ir::OpRegistry& ops, TileArch arch)
+      : f_(f), ops_(ops), arch_(arch) {}
 
   /// The converted function, or `fn` itself when nothing changes.
   ir::FunctionRef run(const ir::FunctionRef& fn) {
@@ -626,6 +633,13 @@ class KernelConverter {
                       (scalar ? "s" : ""),
                   std::move(args), c.kwargs);
     }
+    const Emitter emit(ops_, f_.name, op, span, out);
+    if (op == "tensor.gather") return GatherExpansion(emit, args, c.kwargs, arch_).run();
+    if (op == "tensor.expand_clone") return expand_clone(emit, args);
+    if (op == "tensor.mrgsort_format2") {
+      bridge(args, out, span);
+      return expand_mrgsort_format2(emit, std::move(args), c.kwargs);
+    }
     if (op == "pld.tensor.put" || op == "pld.tensor.get")
       return staged_transfer(c, args, span, out);
     if (op == "pld.tensor.remote_store") {
@@ -744,18 +758,87 @@ class KernelConverter {
       fn.params.push_back(param);
       fn.param_directions.push_back(ir::ParamDirection::Out);
       added_.push_back({param, i});
+      if (std::optional<ir::VarRef> stored = stored_loop(out, v, param)) {
+        values.push_back(std::move(*stored));
+        continue;
+      }
       values.push_back(fresh("ret" + std::to_string(added_.size() - 1) + "_store", "tile.store",
                              {v, zeros(tile->shape.size()), param}, {}, ret->span, out));
     }
     out.push_back(ir::ReturnStmt::make(std::move(values), ret->span));
   }
 
+  /// A returned loop that assembles parts into its one carried tile carries the Out parameter
+  /// instead, each part stored into it (as upstream rewrites it), and the tile it started from
+  /// goes when nothing else uses it: the loop's new result, or nullopt when `v` is no such loop's.
+  std::optional<ir::VarRef> stored_loop(std::vector<ir::StmtRef>& out, const ir::ExprRef& v,
+                                        const ir::VarRef& param) const {
+    auto uses = [](const ir::NodeRef& n, const ir::Node* var) {
+      bool found = false;
+      ir::for_each_node(n, [&](const ir::Node& x) { found = found || &x == var; });
+      return found;
+    };
+    auto at = std::find_if(out.begin(), out.end(), [&](const ir::StmtRef& s) {
+      const auto* f = ir::as<ir::ForStmt>(s.get());
+      return f && f->iter_args.size() == 1 && f->return_vars.size() == 1 && f->return_vars[0] == v;
+    });
+    if (at == out.end()) return std::nullopt;
+    const auto& loop = static_cast<const ir::ForStmt&>(**at);
+    const ir::IterArg* carried = loop.iter_args[0].get();
+    const auto* seq = ir::as<ir::SeqStmts>(loop.body.get());
+    std::vector<ir::StmtRef> body = seq ? seq->stmts : std::vector<ir::StmtRef>{loop.body};
+    const ir::AssignStmt* part = nullptr;
+    const ir::YieldStmt* yield = nullptr;
+    for (const ir::StmtRef& s : body) {
+      const auto* a = ir::as<ir::AssignStmt>(s.get());
+      const auto* c = a ? ir::as<ir::Call>(a->value.get()) : nullptr;
+      if (c && c->op->name == "tile.assemble" && c->args.size() == 3 &&
+          c->args[0].get() == carried) {
+        if (part || uses(c->args[1], carried) || uses(c->args[2], carried)) return std::nullopt;
+        part = a;
+      } else if (const auto* y = ir::as<ir::YieldStmt>(s.get())) {
+        if (yield || y->values.size() != 1) return std::nullopt;
+        yield = y;
+      } else if (uses(s, carried)) {
+        return std::nullopt;
+      }
+    }
+    if (!part || !yield || yield->values[0] != part->var) return std::nullopt;
+    const auto& assemble = static_cast<const ir::Call&>(*part->value);
+    ir::IterArgRef into = ir::IterArg::make(carried->name_hint, param->type, param, carried->span);
+    ir::ExprRef store = ops_.make_call("tile.store", {assemble.args[1], assemble.args[2], into}, {},
+                                       {}, assemble.span);
+    ir::VarRef stored = ir::Var::make(part->var->name_hint, store->type, part->var->span);
+    for (ir::StmtRef& s : body) {
+      if (s.get() == part) s = ir::AssignStmt::make(stored, store, part->span);
+      if (s.get() == yield) s = ir::YieldStmt::make({stored}, yield->span);
+    }
+    auto rebuilt = ir::copy_node(loop);
+    rebuilt->iter_args = {into};
+    rebuilt->body = ir::SeqStmts::make(std::move(body), loop.body->span);
+    ir::VarRef result =
+        ir::Var::make(loop.return_vars[0]->name_hint, param->type, loop.return_vars[0]->span);
+    rebuilt->return_vars = {result};
+    const ir::ExprRef init = carried->init_value;
+    *at = rebuilt;
+    const bool init_used = std::any_of(out.begin(), out.end(), [&](const ir::StmtRef& s) {
+      const auto* a = ir::as<ir::AssignStmt>(s.get());
+      return !(a && a->var == init) && uses(s, init.get());
+    });
+    if (ir::isa<ir::Var>(*init) && !init_used)
+      out.erase(std::remove_if(out.begin(), out.end(),
+                               [&](const ir::StmtRef& s) {
+                                 const auto* a = ir::as<ir::AssignStmt>(s.get());
+                                 return a && a->var == init;
+                               }),
+                out.end());
+    return result;
+  }
+
   ir::VarRef fresh(std::string name, std::string_view op, std::vector<ir::ExprRef> args,
                    ir::Attrs kwargs, const ir::Span& span, std::vector<ir::StmtRef>& out) {
-    auto call = ops_.make_call(op, std::move(args), std::move(kwargs), {}, span);
-    ir::VarRef v = ir::Var::make(std::move(name), call->type, span);
-    out.push_back(ir::AssignStmt::make(v, std::move(call), span));
-    return v;
+    return Emitter(ops_, f_.name, std::string(op), span, out)
+        .bind(std::move(name), op, std::move(args), std::move(kwargs));
   }
 
   static ir::ExprRef zeros(std::size_t rank) {
@@ -772,6 +855,7 @@ class KernelConverter {
 
   const ir::Function& f_;
   const ir::OpRegistry& ops_;
+  TileArch arch_;
   Substitution subst_;  // tensor value -> the tile (or re-made variable) holding it from here
   ::pypto::detail::PointerMap<bool> loaded_;  // parameters loaded at the entry; never iterated
   ::pypto::detail::PointerMap<ir::VarRef> converted_;  // variable -> its tile; never iterated
@@ -1154,10 +1238,12 @@ inline void upgrade_written_param_directions(const std::string& name,
 
 }  // namespace detail::tensor_to_tile
 
-PYPTO_DECL Pass ConvertTensorToTileOps(const ir::OpRegistry& ops) {
+PYPTO_DECL Pass ConvertTensorToTileOps(const ir::OpRegistry& ops,
+                                       ConvertTensorToTileOptions options) {
   return Pass("convert-tensor-to-tile-ops", {Property::SSAForm, Property::SplitIncoreOrch},
               /*produced=*/{}, /*invalidated=*/{},
-              [registry = std::make_shared<const ir::OpRegistry>(ops)](const ir::Program& program) {
+              [registry = std::make_shared<const ir::OpRegistry>(ops),
+               options](const ir::Program& program) {
                 namespace t2t = detail::tensor_to_tile;
                 std::vector<ir::FunctionRef> functions;
                 t2t::ChangedKernels changed_kernels;
@@ -1166,7 +1252,7 @@ PYPTO_DECL Pass ConvertTensorToTileOps(const ir::OpRegistry& ops) {
                   const ir::FunctionRef& fn = entry.function;
                   ir::FunctionRef out = fn;
                   if (is_kernel_function(fn->func_type)) {
-                    t2t::KernelConverter converter(*fn, *registry);
+                    t2t::KernelConverter converter(*fn, *registry, options.arch);
                     out = converter.run(fn);
                     if (!converter.added_outputs().empty())
                       changed_kernels[fn->name] = {out, converter.added_outputs()};

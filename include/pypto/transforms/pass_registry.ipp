@@ -28,7 +28,13 @@ PYPTO_DECL PassRegistry standard_passes() {
   registry.add(
       "kernels' tensor ops become tile loads, tile ops and tile stores; cache_policy "
       "becomes tile.load cache kwargs",
-      [] { return ConvertTensorToTileOps(); });
+      {{"arch",
+        "the Ascend generation: a2a3 gathers row by row, a5 in one tile.gather of flat indices",
+        {"a2a3", "a5"}}},
+      [](const PassOptions& o) {
+        return ConvertTensorToTileOps(text::default_op_registry(),
+                                      {o.at("arch") == "a5" ? TileArch::A5 : TileArch::A2A3});
+      });
   registry.add("every Group member takes the Group's parameters: one argument list per mixed task",
                ExpandMixedKernels);
   registry.add(

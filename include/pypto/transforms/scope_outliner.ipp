@@ -184,7 +184,9 @@ class LiveIn {
       info_.captures.push_back({ir::VarRef(&v)});
     }
     Capture& c = info_.captures[*idx];
-    if (access == Access::Read || access == Access::ReadWrite) c.read = true;
+    // A value handed on to a loop is read for the scope: the capture must come in.
+    if (access == Access::Read || access == Access::ReadWrite || access == Access::Alias)
+      c.read = true;
     if (access == Access::Write || access == Access::ReadWrite) c.written = true;
   }
 

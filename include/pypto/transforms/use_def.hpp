@@ -13,9 +13,11 @@
 // effects (never op-name special cases): a direct argument of a registered op gets
 // the op's effect on that slot (Write: only written — not a read), a direct argument of a
 // program function called or submitted gets the callee's parameter direction (Out: Write,
-// InOut: ReadWrite), a Submit's deps and every other use are Read, and the bookkeeping attrs
-// `dump_vars` / `arg_direction_overrides_vars` are Bookkeeping. Types are not walked: shape
-// symbols are program-wide names, not values. O(nodes), recursion bounded by core::kMaxNesting.
+// InOut: ReadWrite), an iter_arg's initial value, a yielded value and the value of `y = x` are
+// Alias (handed on, not read there), a Submit's deps and every other use are Read, and the
+// bookkeeping attrs `dump_vars` / `arg_direction_overrides_vars` are Bookkeeping. Types are not
+// walked: shape symbols are program-wide names, not values. O(nodes), recursion bounded by
+// core::kMaxNesting.
 #pragma once
 
 #include <cstddef>
@@ -45,7 +47,9 @@
 
 namespace pypto::transforms {
 
-enum class Access : std::uint8_t { Read, Write, ReadWrite, Bookkeeping };
+/// How a use touches a variable's data. Alias: the value is handed on under another name (an
+/// iter_arg's initial value, a yielded value), which is where the data is then read or written.
+enum class Access : std::uint8_t { Read, Write, ReadWrite, Alias, Bookkeeping };
 
 /// What a caller may know of a program function: its parameter directions and, per return
 /// value, the parameter whose buffer it returns (return_lineage.hpp), if any.
@@ -124,8 +128,11 @@ class UseDefWalker {
     ir::visit_stmt(s, [&](const auto& n) {
       using N = std::remove_cvref_t<decltype(n)>;
       if constexpr (!has_statement_fields<N>()) {
+        Access access = std::is_same_v<N, ir::YieldStmt> ? Access::Alias : Access::Read;
+        if constexpr (std::is_same_v<N, ir::AssignStmt>)
+          if (ir::isa<ir::Var>(*n.value)) access = Access::Alias;  // `y = x` renames x
         reflect::for_each_field(n, [&](auto field, const auto& v) {
-          if constexpr (decltype(field)::kind == reflect::FieldKind::Usual) uses(v, Access::Read);
+          if constexpr (decltype(field)::kind == reflect::FieldKind::Usual) uses(v, access);
         });
         reflect::for_each_field(n, [&](auto field, const auto& v) {
           if constexpr (decltype(field)::kind == reflect::FieldKind::Def) defs(v, s);
@@ -166,7 +173,7 @@ class UseDefWalker {
   }
   void defs(const ir::IterArgRef& v, const ir::Stmt& s) {
     if (!v) return;
-    uses(v->init_value, Access::Read);  // evaluated before the loop binds the iter_arg
+    uses(v->init_value, Access::Alias);  // evaluated before the loop binds the iter_arg
     on_.def(*v, s);
   }
   template <class T>

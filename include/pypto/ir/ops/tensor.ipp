@@ -168,7 +168,7 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
          .type_rule = fresh<false, 0, true>,
          .params = {"shape", "dtype", "value"}});
   r.add({.name = "tensor.ci",
-         .args = {{"start"}, {"shape"}},
+         .args = {{.name = "start", .takes_dtype_keyword = true}, {"shape"}},
          .kwargs = {with_default({"dtype", K::DataType}, core::DataType::INT32),
                     with_default({"descending", K::Bool}, false)},
          .type_rule = fresh<false, 1, false, core::DataType::INT32>,

@@ -307,7 +307,7 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
          .type_rule = tile_alloc,
          .params = {"memory_space", "size"}});
   r.add({.name = "tile.ci",
-         .args = {{"start"}, {"shape"}},
+         .args = {{.name = "start", .takes_dtype_keyword = true}, {"shape"}},
          .kwargs = {with_default({"dtype", K::DataType}, core::DataType::INT32),
                     with_default({"descending", K::Bool}, false)},
          .type_rule = fresh<true, 1, false, core::DataType::INT32>,
