@@ -230,47 +230,6 @@ pypto::ir::ProgramRef parse_file(const std::string& path, const pypto::ir::OpReg
   }
 }
 
-/// One op of the catalog on a line: `name(arg, out:W, [optional]) key=Kind ...  also pl.x`;
-/// an Int keyword's names follow it (`cmp_mode=Int{eq|ne|...}`), `key= is op` names the op a
-/// keyword selects.
-std::string op_line(const pypto::ir::OpDef& def) {
-  namespace ir = pypto::ir;
-  std::string line = def.name + "(";
-  for (std::size_t i = 0; i < def.args.size(); ++i) {
-    const ir::ArgSpec& a = def.args[i];
-    std::string arg = a.name;
-    if (a.effect_rule)
-      arg += ":by-keywords";
-    else if (a.effect == ir::ArgEffect::Write)
-      arg += ":W";
-    else if (a.effect == ir::ArgEffect::ReadWrite)
-      arg += ":RW";
-    line += (i ? ", " : "") + (a.optional ? "[" + arg + "]" : arg);
-  }
-  line += ")";
-  static constexpr const char* kKinds[] = {"Bool", "Int",  "Double", "String", "DataType",
-                                           "Enum", "Expr", "List",   "Any"};
-  static_assert(std::size(kKinds) == static_cast<std::size_t>(ir::KwargKind::Any) + 1,
-                "one name per KwargKind");
-  for (const ir::KwargSpec& k : def.kwargs) {
-    line += " " + k.name + "=" +
-            (k.kind == ir::KwargKind::Enum
-                 ? std::string(ir::enum_type_name(ir::EnumValue{k.enum_id, 0}))
-                 : std::string(kKinds[static_cast<std::size_t>(k.kind)]));
-    for (std::size_t i = 0; i < k.names.size(); ++i) line += (i ? "|" : "{") + k.names[i];
-    if (!k.names.empty()) line += "}";
-  }
-  if (def.statement_only) line += "  statement only";
-  for (const std::string& alias : def.spellings) line += "  also pl." + alias;
-  for (const auto& [key, op] : def.by_keyword) line += "  " + key + "= is " + op;
-  if (!def.params.empty()) {  // the DSL's positional order, when it is not the arguments'
-    line += "  positional (";
-    for (std::size_t i = 0; i < def.params.size(); ++i) line += (i ? ", " : "") + def.params[i];
-    line += ")";
-  }
-  return line;
-}
-
 int run(const Options& o) {
   namespace tf = pypto::transforms;
   const tf::PassRegistry registry = tf::standard_passes();
@@ -289,7 +248,7 @@ int run(const Options& o) {
 
   const auto ops = pypto::ir::standard_op_registry();
   if (o.list_ops) {
-    for (const auto& def : ops.ops()) std::cout << op_line(def) << "\n";
+    for (const auto& def : ops.ops()) std::cout << pypto::ir::catalog_line(def) << "\n";
     return kSuccess;
   }
   std::vector<tf::Pass> passes;

@@ -305,6 +305,22 @@ TEST_CASE("typing: tensor.create and tensor.read") {
                        "tensor.read: argument 1 must index every dimension", TypeError);
 }
 
+TEST_CASE("typing: tensor.alloc is a pointer to DDR bytes, as tile.alloc is to on-chip ones") {
+  Fixture f;
+  auto p = f.ops.make_call("tensor.alloc", {idx(1024)}, {{"memory_space", MemorySpace::DDR}});
+  CHECK(isa<PtrType>(p->type));
+  CHECK(f.ops.find("tensor.alloc")->effect(0, {}) == ArgEffect::Read);
+  CHECK_THROWS_WITH_AS(
+      f.ops.make_call("tensor.alloc", {idx(1024)}, {{"memory_space", MemorySpace::Vec}}),
+      "tensor.alloc: keyword 'memory_space' must be pl.Mem.DDR", TypeError);
+  CHECK_THROWS_WITH_AS(f.ops.make_call("tensor.alloc", {idx(1024)}),
+                       "tensor.alloc: keyword 'memory_space' is required", TypeError);
+  auto size = Var::make("n", ScalarType::make(DataType::FP32));
+  CHECK_THROWS_WITH_AS(
+      f.ops.make_call("tensor.alloc", {size}, {{"memory_space", MemorySpace::DDR}}),
+      "tensor.alloc: argument 0 must be an integer size in bytes", TypeError);
+}
+
 TEST_CASE("typing: prefetch handles have their resource types") {
   Fixture f;
   auto ws = Var::make("ws", tensor(DataType::INT8, 1, 1024));

@@ -1,5 +1,5 @@
 // tests/unit/test_files.hpp — reading the data files tests compare against: the programs of
-// tests/programs/ and golden sources.
+// tests/programs/, the pages of docs/ and golden sources.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -24,6 +24,13 @@ inline std::string read_file(const std::string& path) {
 /// tests/programs/<name> (only the TUs tests/CMakeLists.txt gives the directory see this).
 inline std::string read_program(std::string_view name) {
   return read_file(std::string(PYPTO_TEST_PROGRAMS_DIR) + "/" + std::string(name));
+}
+#endif
+
+#ifdef PYPTO_TEST_DOCS_DIR
+/// docs/<name> (only the TUs tests/CMakeLists.txt gives the directory see this).
+inline std::string read_doc(std::string_view name) {
+  return read_file(std::string(PYPTO_TEST_DOCS_DIR) + "/" + std::string(name));
 }
 #endif
 

@@ -438,6 +438,13 @@ class OpRegistry {
 /// The ops the pipeline needs (tile, tensor, distributed, system and prefetch families).
 PYPTO_DECL OpRegistry standard_op_registry();
 
+/// One op of the catalog on a line, as `pypto-opt --list-ops` prints it and docs/ops.md quotes
+/// it: `name(arg, out:W, acc:RW, dst:by-keywords, [optional]) key=Kind ...`, then
+/// `  statement only`, `  also pl.<spelling>`, `  key= is <op>` (the op a keyword selects) and
+/// `  positional (...)` (the DSL's order, when it is not the arguments'). An Int keyword's names
+/// follow it (`cmp_mode=Int{eq|ne|...}`), an Enum keyword shows its enum (`pipe=PipeType`).
+PYPTO_DECL std::string catalog_line(const OpDef& def);
+
 }  // namespace pypto::ir
 
 #ifndef PYPTO_SEPARATE_COMPILATION

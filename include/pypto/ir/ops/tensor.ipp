@@ -18,6 +18,14 @@ inline TypeRef tensor_read(std::string_view op, const Args& args, const Attrs&) 
   return ScalarType::make(t.dtype);
 }
 
+/// tensor.alloc(memory_space, size) -> the base pointer of a global-memory (DDR) allocation.
+inline TypeRef tensor_alloc(std::string_view op, const Args& args, const Attrs& kw) {
+  if (required_kwarg<MemorySpace>(op, kw, "memory_space") != MemorySpace::DDR)
+    fail_kwarg(op, "memory_space", "must be pl.Mem.DDR");
+  if (!is_integer_scalar(args[0])) fail(op, 0, "must be an integer size in bytes");
+  return PtrType::make();
+}
+
 /// tensor.write(tensor, indices, value) -> the tensor's type.
 inline TypeRef tensor_write(std::string_view op, const Args& args, const Attrs&) {
   const auto& t = arg_as<TensorType>(op, args, 0);
@@ -162,6 +170,11 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
          .type_rule = fresh<false, 0, true>,
          .spellings = {"create_l1"},
          .params = {"shape", "dtype", "transpose"}});
+  r.add({.name = "tensor.alloc",
+         .args = {{"size"}},
+         .kwargs = {enum_kwarg<MemorySpace>("memory_space")},
+         .type_rule = tensor_alloc,
+         .params = {"memory_space", "size"}});
   r.add({.name = "tensor.full",
          .args = {{"shape"}},
          .kwargs = {{"dtype", K::DataType}, {"value", K::Any}},
