@@ -137,8 +137,8 @@ class Kernels:
     # Two matmuls of the same tiles, the second accumulated into the output: an AIC kernel.
     @pl.function(type=pl.FunctionType.InCore)
     def matmul(self, a: pl.Tensor[[16, 32], pl.FP32], b: pl.Tensor[[32, 16], pl.FP32], c: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        x = pl.tile.load(a, [0, 0], [16, 32])
-        y = pl.tile.load(b, [0, 0], [32, 16])
+        x = pl.tile.load(a, [0, 0], [16, 32], target_memory=pl.Mem.Mat)
+        y = pl.tile.load(b, [0, 0], [32, 16], target_memory=pl.Mem.Mat)
         z = pl.tile.matmul(x, y)
         c1 = pl.tile.store(z, [0, 0], c)
         w = pl.tile.matmul(x, y)

@@ -410,6 +410,24 @@ TEST_CASE("codegen: an NPU tile over its memory space's capacity is refused") {
       "        o1 = pl.tile.store(x, [0, 0], o)\n        return o1\n")));
 }
 
+TEST_CASE("codegen: an NPU cube-core kernel with a vector-memory tile is refused") {
+  // The loads feeding a matmul default to Vec (as upstream's pl.load does); the AIC has no UB.
+  const cg::CodegenError e = codegen_error<cg::NpuTarget>(kernel_program(
+      "k", "InCore", "a: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]",
+      "pl.Tensor[[16, 16], pl.FP32]",
+      "        x = pl.tile.load(a, [0, 0], [16, 16])\n"
+      "        c = pl.tile.matmul(x, x)\n"
+      "        o1 = pl.tile.store(c, [0, 0], o)\n        return o1\n"));
+  CHECK(std::string(e.what()).find("memory space Vec in a cube-core (AIC) kernel") !=
+        std::string::npos);
+  CHECK_NOTHROW(source_of<cg::NpuTarget>(kernel_program(
+      "k", "InCore", "a: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]",
+      "pl.Tensor[[16, 16], pl.FP32]",
+      "        x = pl.tile.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)\n"
+      "        c = pl.tile.matmul(x, x)\n"
+      "        o1 = pl.tile.store(c, [0, 0], o)\n        return o1\n")));
+}
+
 TEST_CASE("codegen: a first operand smaller than the second is refused (no broadcast)") {
   // The interpreter broadcasts the second operand only: [16, 1] + [16, 64] is refused there too.
   const cg::CodegenError e =

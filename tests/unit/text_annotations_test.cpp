@@ -116,8 +116,11 @@ TEST_CASE("annotations: a 2-D annotation of an ND load or create types the call"
   CHECK(dims(t.value->type) == V{6, 4});
   CHECK(dims(t.var->type) == V{6, 4});
   CHECK(dims(binding(f, "z").value->type) == V{6, 4});
-  // Vec, tile.create's default memory, is the absence of one (make_call leaves it out).
-  CHECK_FALSE(static_cast<const TileType&>(*binding(f, "z").var->type).memory_space.has_value());
+  // Vec, tile.create's default memory, is the keyword's absence; the type says Vec.
+  const auto* z = ir::as<ir::Call>(binding(f, "z").value.get());
+  REQUIRE(z);
+  CHECK(z->kwargs.find("target_memory") == nullptr);
+  CHECK(static_cast<const TileType&>(*binding(f, "z").var->type).memory_space == MemorySpace::Vec);
   text::check_round_trip(*p);
   // Printed with its annotation, the load reads as written (no private type marker).
   const std::string printed = text::print(*p);
@@ -195,3 +198,35 @@ class Store:
 }
 
 }  // namespace
+
+TEST_CASE("annotations: a tile result lives where upstream's registry places it") {
+  const ProgramRef p = text::parse_program(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        x = pl.tile.load(a, [0, 0], [16, 16])
+        m = pl.tile.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        c = pl.tile.matmul(m, m)
+        r = pl.tile.reshape(c, [256, 1])
+        e = pl.tile.exp(x)
+        s = pl.tile.create([16, 16], dtype=pl.FP32, target_memory=pl.Mem.Left)
+        v = pl.tile.slice(s, [8, 8], [0, 0])
+        o1 = pl.tile.store(e, [0, 0], o)
+        return o1
+)");
+  const Function& f = *p->find("k");
+  auto space = [&](const char* name) {
+    return static_cast<const TileType&>(*binding(f, name).var->type).memory_space;
+  };
+  CHECK(space("x") == MemorySpace::Vec);   // target_memory left out: Vec
+  CHECK(space("m") == MemorySpace::Mat);   // as the keyword says
+  CHECK(space("c") == MemorySpace::Acc);   // the cube's result
+  CHECK(space("r") == MemorySpace::Acc);   // a view: its operand's
+  CHECK(space("e") == MemorySpace::Vec);   // a vector op
+  CHECK(space("s") == MemorySpace::Left);  // as the keyword says
+  CHECK(space("v") == MemorySpace::Left);  // a view: its operand's
+  CHECK(ir::isa<TensorType>(*binding(f, "o1").var->type));
+  text::check_round_trip(*p);
+}

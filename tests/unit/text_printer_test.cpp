@@ -538,7 +538,7 @@ TEST_CASE("printer: calls, kwargs and attrs of every value type") {
       R"("cookie": pl._dump.opaque("HostCookie")}, type=pl.Tensor[[8], pl.FP32]))");
   // A call whose type the op's rule derives prints plainly; an expression attr that is a
   // literal is written pl.const (a bare 1 would read back as an integer attr).
-  auto tile = TileType::make(DataType::FP32, {idx(8)});
+  auto tile = TileType::make(DataType::FP32, {idx(8)}, MemorySpace::Vec);
   auto y = var("y", tile);
   CHECK(print(call("tile.add", {y, y}, tile, {}, {{"e", idx(1)}, {"i", 1}})) ==
         R"(pl.tile.add(y, y, attrs={"e": pl.const(1, pl.INDEX), "i": 1}))");

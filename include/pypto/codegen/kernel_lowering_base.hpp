@@ -240,6 +240,13 @@ class LoweringBase {
     if (!info)
       refuse("places a tile in memory space " + std::string(ir::enum_name(space)) +
              ", which the target does not have");
+    // A target whose cube core has its own default memory has no vector memory there (the AIC
+    // has no UB): a Vec tile in an AIC kernel is a program for another core.
+    if (core_ == CoreType::AIC && !info->cube &&
+        T::default_memory(CoreType::AIC) != T::default_memory(CoreType::AIV))
+      refuse("places a tile in memory space " + std::string(ir::enum_name(space)) +
+             " in a cube-core (AIC) kernel, which has none; load matmul operands with "
+             "target_memory=pl.Mem.Mat");
     if (dims.size() > T::max_tile_rank)
       refuse("makes a rank-" + std::to_string(dims.size()) + " tile; the target holds rank " +
              std::to_string(T::max_tile_rank) + " at most");

@@ -159,6 +159,12 @@ inline KwargSpec cast_mode_kwarg() {
 using TypeRule = TypeRef (*)(std::string_view op, const std::vector<ExprRef>& args,
                              const Attrs& kwargs);
 
+/// Where a tile result lives when its type rule leaves the memory space open, as upstream's
+/// registry fills it in after the rule: a fixed space; the space `target_memory=` names (Vec when
+/// left out, its canonical absence); the first tile operand's (also the fallback of the others
+/// when they give none). Unspecified: left open.
+enum class OutputMemory : std::uint8_t { Unspecified, Vec, Acc, Mat, Keyword, Inherit };
+
 struct OpDef {
   std::string name;
   std::vector<ArgSpec> args = {};
@@ -178,6 +184,8 @@ struct OpDef {
   /// {keyword, op}: a call naming the keyword is that op instead, as one DSL function of
   /// upstream's builds several ops (`pl.gather(x, mask_pattern=...)` is tensor.gather_mask).
   std::vector<std::pair<std::string, std::string>> by_keyword = {};
+  /// Where a tile result lives (see OutputMemory).
+  OutputMemory output_memory = OutputMemory::Unspecified;
 
   std::size_t min_args() const {
     std::size_t n = 0;
@@ -249,6 +257,37 @@ struct OpDef {
         call_args[i] = ConstInt::make(c->value, *dt, c->span);
     }
   }
+  /// `type` with the memory space output_memory gives each tile in it that has none.
+  TypeRef placed(TypeRef type, const std::vector<ExprRef>& call_args,
+                 const Attrs& call_kwargs) const {
+    if (output_memory == OutputMemory::Unspecified) return type;
+    std::optional<MemorySpace> space;
+    switch (output_memory) {
+      case OutputMemory::Vec: space = MemorySpace::Vec; break;
+      case OutputMemory::Acc: space = MemorySpace::Acc; break;
+      case OutputMemory::Mat: space = MemorySpace::Mat; break;
+      case OutputMemory::Keyword:
+        space = call_kwargs.get<MemorySpace>("target_memory").value_or(MemorySpace::Vec);
+        break;
+      case OutputMemory::Unspecified:
+      case OutputMemory::Inherit: break;
+    }
+    for (std::size_t i = 0; !space && i < call_args.size(); ++i)
+      if (const auto* t = as<TileType>(call_args[i]->type.get()); t && t->memory_space)
+        space = t->memory_space;
+    if (!space) return type;
+    auto place = [&](const TypeRef& t) -> TypeRef {
+      const auto* tile = as<TileType>(t.get());
+      if (!tile || tile->memory_space) return t;
+      return TileType::make(tile->dtype, tile->shape, space, tile->tile_view, tile->memref);
+    };
+    if (const auto* tuple = as<TupleType>(type.get())) {
+      std::vector<TypeRef> elements;
+      for (const TypeRef& e : tuple->types) elements.push_back(place(e));
+      return TupleType::make(std::move(elements));
+    }
+    return place(type);
+  }
   /// True for two equal bool / int / float / string / dtype / enum values.
   static bool same_scalar(const AttrValue& a, const AttrValue& b) {
     auto eq = [&]<class T>(const T*) {
@@ -271,6 +310,13 @@ struct OpDef {
 
 class OpRegistry {
  public:
+  /// Sets where the results of `op` live (see OutputMemory); throws ValueError when unknown.
+  void set_output_memory(std::string_view op, OutputMemory memory) {
+    const OpDef* def = find(op);
+    if (!def) detail::fail("OpRegistry", "set_output_memory", "no op " + std::string(op));
+    ops_[static_cast<std::size_t>(def - ops_.data())].output_memory = memory;
+  }
+
   /// Adds an op; throws ValueError on a duplicate name or a malformed definition.
   void add(OpDef def) {
     detail::require(!def.name.empty(), "OpDef", "name", "must not be empty");
@@ -334,7 +380,7 @@ class OpRegistry {
     const OpDef& def = at(name);
     def.canonicalize(args, kwargs);
     check_call(def, args, kwargs);
-    TypeRef type = def.type_rule(def.name, args, kwargs);
+    TypeRef type = def.placed(def.type_rule(def.name, args, kwargs), args, kwargs);
     return Call::make(op_nodes_[static_cast<std::size_t>(&def - ops_.data())], std::move(args),
                       std::move(type), std::move(kwargs), std::move(attrs), std::move(span));
   }

@@ -254,6 +254,35 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
   return TileType::make(first.dtype, tmp.shape, first.memory_space);
 }
 
+/// Where each tile op's result lives when its type rule leaves it open, as upstream declares it:
+/// Vec for the vector ops, Acc for the cube's results, the target_memory keyword for the ops that
+/// take one, the first operand's for views; left open for the ops without a tile result and the
+/// cross-core pipe ops.
+[[gnu::cold]] inline void place_tile_results(OpRegistry& r) {
+  std::vector<std::string> tile_ops;
+  for (const OpDef& def : r.ops())
+    if (def.name.rfind("tile.", 0) == 0) tile_ops.push_back(def.name);
+  for (const std::string& op : tile_ops) r.set_output_memory(op, OutputMemory::Vec);
+  for (std::string_view op :
+       {"tile.batch_matmul", "tile.batch_matmul_acc", "tile.gemv", "tile.gemv_acc",
+        "tile.gemv_bias", "tile.matmul", "tile.matmul_acc", "tile.matmul_bias", "tile.matmul_mx",
+        "tile.matmul_mx_acc", "tile.matmul_mx_bias"})
+    r.set_output_memory(op, OutputMemory::Acc);
+  r.set_output_memory("tile.aic_gather", OutputMemory::Mat);
+  for (std::string_view op :
+       {"tile.create", "tile.extract", "tile.load", "tile.mgather", "tile.move"})
+    r.set_output_memory(op, OutputMemory::Keyword);
+  for (std::string_view op :
+       {"tile.assemble", "tile.reinterpret_view", "tile.reshape", "tile.set_validshape",
+        "tile.slice", "tile.tget_scale_addr", "tile.transpose", "tile.transpose_view"})
+    r.set_output_memory(op, OutputMemory::Inherit);
+  for (std::string_view op :
+       {"tile.alloc", "tile.get_block_idx", "tile.get_block_num", "tile.get_subblock_idx",
+        "tile.tpop_from_aic", "tile.tpop_from_aiv", "tile.tpush_to_aic", "tile.tpush_to_aiv",
+        "tile.gather_row", "tile.mscatter", "tile.read", "tile.store"})
+    r.set_output_memory(op, OutputMemory::Unspecified);
+}
+
 // Cold: it runs once per registry, and the optimizer then spends little on its initialisers.
 [[gnu::cold]] inline void add_tile_ops(OpRegistry& r) {
   using K = KwargKind;
@@ -622,6 +651,7 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
          .args = {{"tile"}},
          .kwargs = {region_split},
          .type_rule = split_crossing<true>});
+  place_tile_results(r);
 }
 
 }  // namespace pypto::ir::ops
