@@ -1,9 +1,9 @@
 // Tests of forms found in upstream PyPTO's programs that the text reads as upstream does: a
 // tensor.slice window of lower rank than its input with offsets in the input's rank, the quoted
 // "window_buffer=<name>" note of a distributed tensor annotation, the full names
-// pl.optimizations.split / pl.optimizations.cross_core_slot, a pl.dynamic symbol named like a
-// parameter, and pl.store's shapes after the output tensor — each read, checked in the IR and
-// printed back losslessly, with the error each wrong form gives.
+// pl.optimizations.split / pl.optimizations.cross_core_slot, pl.at's windowize=True, a
+// pl.dynamic symbol named like a parameter, and pl.store's shapes after the output tensor — each
+// read, checked in the IR and printed back losslessly, with the error each wrong form gives.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -175,6 +175,43 @@ TEST_CASE("corpus forms: an unknown pl.optimizations name is an error") {
   expect_error(replaced(kFullNames, "pl.optimizations.split(pl.SplitMode.LEFT_RIGHT)",
                         "pl.optimizations.split(pl.SplitMode.LEFT_RIGHT, foo=1)"),
                7, 92, "pl.split takes the keywords slot_num");
+}
+
+constexpr const char* kWindowize = R"(import pypto.language as pl
+
+@pl.program
+class Windowed:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[128, 128], pl.FP32], out: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, windowize=True):
+            tile = pl.load(x, [0, 0], [128, 128])
+            out = pl.store(tile, [0, 0], out)
+        return out
+)";
+
+TEST_CASE("corpus forms: windowize=True on a CORE_GROUP pl.at is the kernel's windowize attr") {
+  const ProgramRef p = text::parse_program(kWindowize);
+  const InCoreScopeStmt* kernel = nullptr;
+  for_each_node(p->find("main")->body, [&](const Node& n) {
+    if (const auto* s = as<InCoreScopeStmt>(&n)) kernel = s;
+  });
+  REQUIRE(kernel);
+  const AttrValue* w = kernel->attrs.find(scope_attr::kWindowize);
+  REQUIRE(w);
+  CHECK(*w->get_if<bool>());
+  text::check_round_trip(*p);
+  CHECK(contains(text::print(*p), "with pl.at(level=pl.Level.CORE_GROUP, windowize=True):"));
+  // windowize=False records nothing: the scope without the keyword.
+  const ProgramRef off =
+      text::parse_program(replaced(kWindowize, "windowize=True", "windowize=False"));
+  const ProgramRef none = text::parse_program(replaced(kWindowize, ", windowize=True", ""));
+  CHECK(structural::structural_equal(NodeRef(off), NodeRef(none), true));
+}
+
+TEST_CASE("corpus forms: windowize errors say what and where") {
+  expect_error(replaced(kWindowize, "windowize=True", "windowize=1"), 7, 57, "True or False");
+  expect_error(replaced(kWindowize, "pl.Level.CORE_GROUP, windowize", "pl.Level.HOST, windowize"),
+               7, 41, "pl.at takes the keywords level, role");
 }
 
 constexpr const char* kSymbol = R"(import pypto.language as pl

@@ -2505,7 +2505,7 @@ class Builder {
                                             "no_dep_args", "dumps"})
           : d == "pl.at"
               ? header(positional, {"level", "name_hint", "optimizations", "attrs", "deps",
-                                    "no_dep_args", "dumps", "allow_early_resolve"})
+                                    "no_dep_args", "dumps", "allow_early_resolve", "windowize"})
               : header(0, {"name_hint", "optimizations", "attrs", "deps", "no_dep_args", "dumps",
                            "allow_early_resolve"});
       if (core_group) {
@@ -2517,6 +2517,8 @@ class Builder {
         declared_split_ = nullptr;
         if (const SExpr* ok = keyword(c, "optimizations"))
           split = optimizations(*ok, attrs, &declared_split_);
+        if (bool_keyword(c, "windowize"))
+          attrs = attrs.with(std::string(ir::scope_attr::kWindowize), true);
         return finish_task([&](ir::StmtRef body, ir::AttrValueList policies) {
           if (!policies.empty())
             attrs = attrs.with(std::string(ir::scope_attr::kCachePolicyVars), std::move(policies));
