@@ -18,6 +18,7 @@
 
 namespace {
 
+using pypto::text_test::const_value;
 using pypto::text_test::expect_error;
 using pypto::text_test::replaced;
 
@@ -43,12 +44,6 @@ std::vector<std::string> var_names(const Attrs& attrs, std::string_view key) {
     out.push_back(v->name_hint);
   }
   return out;
-}
-
-std::int64_t const_value(const ExprRef& e) {
-  const auto* c = as<ConstInt>(e.get());
-  REQUIRE(c);
-  return c->value;
 }
 
 constexpr const char* kKernel = R"(import pypto.language as pl

@@ -18,6 +18,7 @@
 
 namespace {
 
+using pypto::text_test::const_value;
 using pypto::text_test::error_of;
 using pypto::text_test::replaced;
 
@@ -33,12 +34,6 @@ std::vector<const MemRef*> tile_memrefs(const Function& f) {
       if (const auto* t = as<TileType>(a->var->type.get())) out.push_back(t->memref.get());
   });
   return out;
-}
-
-std::int64_t const_value(const ExprRef& e) {
-  const auto* c = as<ConstInt>(e.get());
-  REQUIRE(c);
-  return c->value;
 }
 
 constexpr const char* kMemRefs = R"(import pypto.language as pl

@@ -1,6 +1,6 @@
 // tests/unit/text_test_support.hpp — helpers shared by the text-format tests (text_*_test.cpp;
-// not a test file itself: only tests/unit/*.cpp are compiled): the ParseError a text gives, and
-// a text with one fragment replaced.
+// not a test file itself: only tests/unit/*.cpp are compiled): the ParseError a text gives,
+// a text with one fragment replaced, and the value of an integer constant.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "pypto/ir/expr.hpp"
 #include "pypto/text/parser.hpp"
 
 namespace pypto::text_test {
@@ -44,6 +45,13 @@ inline std::string replaced(std::string from, const std::string& a, const std::s
   REQUIRE(at != std::string::npos);
   from.replace(at, a.size(), b);
   return from;
+}
+
+/// The value of `e`, which must be an integer constant.
+inline std::int64_t const_value(const ir::ExprRef& e) {
+  const auto* c = ir::as<ir::ConstInt>(e.get());
+  REQUIRE(c);
+  return c->value;
 }
 
 }  // namespace pypto::text_test

@@ -1,9 +1,9 @@
 // pypto/ir/scope_attrs.hpp — the attribute keys a scope statement's surface options become.
 //
 // `with pl.at(level=pl.Level.CORE_GROUP, deps=[t0], no_dep_args=[kv], dumps=[x],
-// optimizations=[pl.cross_core_slot(slot_num=2)], allow_early_resolve=True) as tid:`, the
-// `predicate=` of a `pl.spmd` and the `pl.set_cache_policy(t, p)`
-// markers of its body are carried in ScopeStmt::attrs under the keys below (upstream PyPTO's
+// optimizations=[pl.cross_core_slot(slot_num=2)], allow_early_resolve=True, windowize=True)
+// as tid:`, the `predicate=` of a `pl.spmd` and the `pl.set_cache_policy(t, p)` markers of its
+// body are carried in ScopeStmt::attrs under the keys below (upstream PyPTO's
 // names), so every generic walk (comparison, hashing, binding checks, SSA renaming) sees the
 // variables they reference as ordinary uses. The outliners consume them: a Var-keyed list
 // becomes parameter indices on the outlined function or the dispatching call.
@@ -32,6 +32,9 @@ inline constexpr std::string_view kSlotNum = "slot_num";
 /// early-dispatch opt-in the outliner moves onto the dispatching Submit (a bool, present only
 /// when true).
 inline constexpr std::string_view kAllowEarlyResolve = "allow_early_resolve";
+/// `windowize=True` on a CORE_GROUP `pl.at`: the kernel's opt-in to local windowization (a
+/// bool, present only when true).
+inline constexpr std::string_view kWindowize = "windowize";
 /// `predicate=e` on a `pl.spmd`: the dispatch predicate (a BOOL scalar Expr) the outliner
 /// moves onto the dispatching Submit.
 inline constexpr std::string_view kPredicate = "predicate";
@@ -50,7 +53,7 @@ inline std::vector<ExprRef> exprs(const Attrs& attrs, std::string_view key) {
 /// True for the keys the surface syntax writes outside `attrs={...}`.
 constexpr bool is_surface_key(std::string_view key) {
   return key == kDeps || key == kNoDepVars || key == kDumpVars || key == kCachePolicyVars ||
-         key == kSlotNum || key == kAllowEarlyResolve || key == kPredicate;
+         key == kSlotNum || key == kAllowEarlyResolve || key == kWindowize || key == kPredicate;
 }
 
 }  // namespace pypto::ir::scope_attr

@@ -671,6 +671,12 @@ class Builder {
     }
     if (head == "pl.Tensor" || head == "pl.Tile" || head == "pld.DistributedTensor") {
       const bool tile = head == "pl.Tile";
+      // Upstream's explicit dumps end a distributed tensor's annotation with a quoted
+      // "window_buffer=<name>" note; the window buffer it names is not part of the type.
+      if (head == "pld.DistributedTensor" && parts.size() > 2 &&
+          parts.back()->kind == ExprKind::String &&
+          parts.back()->text.starts_with("window_buffer="))
+        parts.pop_back();
       if (parts.size() < 2)
         fail_at(idx, "a shape list and a dtype: " + head + "[[16, 16], pl.FP32]");
       std::vector<ir::ExprRef> shape = dims(*parts[0]);
@@ -702,6 +708,10 @@ class Builder {
         } else if (tile && (d.starts_with("pl.Mem.") || d.starts_with("pl.MemorySpace.")) &&
                    !space) {
           space = enum_value<ir::MemorySpace>(p);
+        } else if (p.kind == ExprKind::String) {
+          fail_at(p,
+                  "no string here: a quoted \"window_buffer=<name>\" note only ends a "
+                  "pld.DistributedTensor[...]");
         } else {
           fail_at(p, tile ? "at most one each of pl.MemRef(...), a pl.Mem.<space> and "
                             "pl.TileView(...) after the dtype"
@@ -1029,8 +1039,15 @@ class Builder {
     const std::string& n = e.text;
     if (in_signature_) {
       if (auto it = pending_params_.find(n); it != pending_params_.end()) {
+        // An annotation reads a `pl.dynamic` symbol of a parameter's name as the symbol, as
+        // upstream's do, unless the parameter is a pl.Scalar[pl.INDEX]: that one is the symbol.
+        const auto symbol = dynamic_.find(n);
+        if (symbol != dynamic_.end() && param_state_[it->second] == 1) return symbol->second;
         build_param(it->second);
-        return param_vars_[it->second];
+        const ir::VarRef& param = param_vars_[it->second];
+        const auto* st = ir::as<ir::ScalarType>(param->type.get());
+        if (symbol == dynamic_.end() || (st && st->dtype == core::DataType::INDEX)) return param;
+        return symbol->second;
       }
     }
     if (auto it = unrolled_.find(n); it != unrolled_.end())  // a comprehension's variable
@@ -2488,7 +2505,7 @@ class Builder {
                                             "no_dep_args", "dumps"})
           : d == "pl.at"
               ? header(positional, {"level", "name_hint", "optimizations", "attrs", "deps",
-                                    "no_dep_args", "dumps", "allow_early_resolve"})
+                                    "no_dep_args", "dumps", "allow_early_resolve", "windowize"})
               : header(0, {"name_hint", "optimizations", "attrs", "deps", "no_dep_args", "dumps",
                            "allow_early_resolve"});
       if (core_group) {
@@ -2500,6 +2517,8 @@ class Builder {
         declared_split_ = nullptr;
         if (const SExpr* ok = keyword(c, "optimizations"))
           split = optimizations(*ok, attrs, &declared_split_);
+        if (bool_keyword(c, "windowize"))
+          attrs = attrs.with(std::string(ir::scope_attr::kWindowize), true);
         return finish_task([&](ir::StmtRef body, ir::AttrValueList policies) {
           if (!policies.empty())
             attrs = attrs.with(std::string(ir::scope_attr::kCachePolicyVars), std::move(policies));
@@ -2599,7 +2618,8 @@ class Builder {
     return enum_value<ir::Level>(at_level(call)) == ir::Level::CORE_GROUP;
   }
 
-  /// `optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=2)]`: returns
+  /// `optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=2)]` (either
+  /// may be spelled in full, `pl.optimizations.<name>`; the printer writes the short name): returns
   /// the AUTO split (`pl.SplitMode.NONE` is none, as upstream stores it); a slot count (also
   /// upstream's `pl.split(mode, slot_num=N)`) goes to attrs. `written` receives a
   /// `pl.split(pl.SplitMode.NONE)` entry, which the IR cannot tell from no entry: the parser
@@ -2618,7 +2638,11 @@ class Builder {
       attrs = attrs.with(std::string(ir::scope_attr::kSlotNum), n);
     };
     for (const auto& o : list.items) {
-      const std::string d = o->kind == ExprKind::Call ? dotted(o->item(0)) : "";
+      std::string d = o->kind == ExprKind::Call ? dotted(o->item(0)) : "";
+      // `pl.optimizations.split(...)` is upstream's full name of `pl.split(...)` (and so for
+      // cross_core_slot).
+      if (d == "pl.optimizations.split" || d == "pl.optimizations.cross_core_slot")
+        d = "pl." + d.substr(std::string_view("pl.optimizations.").size());
       if (d == "pl.cross_core_slot") {
         positional_count(*o, 0, 0, d);
         only_keywords(*o, {"slot_num"}, d);

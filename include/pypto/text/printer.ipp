@@ -991,6 +991,8 @@ class Printer {
       else if (e.key == key::kAllowEarlyResolve && (kernel || spmd) && e.value.is<bool>() &&
                *e.value.get_if<bool>())
         t.keywords.push_back("allow_early_resolve=True");
+      else if (e.key == key::kWindowize && kernel && e.value.is<bool>() && *e.value.get_if<bool>())
+        t.keywords.push_back("windowize=True");
       else if (e.key == key::kPredicate && spmd && e.value.is<ir::ExprRef>() &&
                ir::has_scalar_dtype(*e.value.get_if<ir::ExprRef>(), core::DataType::BOOL))
         t.keywords.push_back("predicate=" + expr(**e.value.get_if<ir::ExprRef>()));

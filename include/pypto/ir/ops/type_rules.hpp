@@ -239,11 +239,17 @@ TypeRef reshaped(std::string_view op, const Args& args, const Attrs& kw) {
 /// slice(x, shape, offset[, valid_shape[, drop_dims]]) -> x's window of `shape` at `offset`,
 /// without the axes `drop_dims` names (constants); a tile that dropping takes below 2-D is
 /// brought back to 2-D (unit axes prepended; a 1-D window of a 1-D tile stays 1-D, as
-/// upstream's), a window of a distributed tensor stays distributed.
+/// upstream's), a window of a distributed tensor stays distributed. The offset has the
+/// window's rank; a tensor's may instead have the input's: a window of another rank than its
+/// input (a 2-D window at [b, r, 0] of a 3-D tensor) is a view that reinterprets the input's
+/// layout, as upstream's tensor.slice reads it.
 inline TypeRef sliced(std::string_view op, const Args& args, const Attrs&) {
   const Shaped in = shaped_arg(op, args, 0);
   std::vector<ExprRef> shape = shape_arg(op, args, 1);
-  if (shape_arg(op, args, 2).size() != shape.size()) fail(op, 2, "must match the shape's rank");
+  const std::size_t offset_rank = shape_arg(op, args, 2).size();
+  if (offset_rank != shape.size() && (in.tile || offset_rank != in.shape.size()))
+    fail(op, 2,
+         in.tile ? "must match the shape's rank" : "must match the shape's or the input's rank");
   const std::size_t rank = shape.size();
   if (args.size() > 4) {
     std::vector<bool> drop(shape.size(), false);
