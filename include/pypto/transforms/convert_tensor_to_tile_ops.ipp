@@ -420,10 +420,8 @@ class KernelConverter {
   /// `v = tile.load(v, [0, ..], shape, shape, target_memory=Vec)`, appended to `out`.
   ir::VarRef load_whole(const ir::ExprRef& tensor, const ir::TensorType& t, std::string name,
                         const ir::Span& span, std::vector<ir::StmtRef>& out) {
-    ir::Attrs kw;
-    kw = kw.with("target_memory", ir::EnumValue::of(ir::MemorySpace::Vec));
-    return fresh(std::move(name), "tile.load", {tensor, zeros(t.shape.size()), shape(t), shape(t)},
-                 std::move(kw), span, out);
+    return Emitter(ops_, f_.name, "tile.load", span, out)
+        .load(std::move(name), tensor, Emitter::zeros(t.shape.size()), t.shape);
   }
 
   /// Step 2: `s` converted, appended to `out`.
@@ -763,7 +761,8 @@ class KernelConverter {
         continue;
       }
       values.push_back(fresh("ret" + std::to_string(added_.size() - 1) + "_store", "tile.store",
-                             {v, zeros(tile->shape.size()), param}, {}, ret->span, out));
+                             {v, Emitter::tuple(Emitter::zeros(tile->shape.size())), param}, {},
+                             ret->span, out));
     }
     out.push_back(ir::ReturnStmt::make(std::move(values), ret->span));
   }
@@ -840,13 +839,6 @@ class KernelConverter {
     return Emitter(ops_, f_.name, std::string(op), span, out)
         .bind(std::move(name), op, std::move(args), std::move(kwargs));
   }
-
-  static ir::ExprRef zeros(std::size_t rank) {
-    std::vector<ir::ExprRef> z;
-    for (std::size_t i = 0; i < rank; ++i) z.push_back(ir::ConstInt::make(0));
-    return ir::MakeTuple::make(std::move(z));
-  }
-  static ir::ExprRef shape(const ir::TensorType& t) { return ir::MakeTuple::make(t.shape); }
 
   struct OnLeave {
     std::size_t& depth;

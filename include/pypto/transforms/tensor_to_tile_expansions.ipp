@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -117,9 +116,10 @@ class Emitter {
   static ir::ExprRef tuple(std::vector<ir::ExprRef> elements) {
     return ir::MakeTuple::make(std::move(elements));
   }
-  static std::vector<ir::ExprRef> indices(std::initializer_list<std::int64_t> values) {
+  /// `rank` zero offsets.
+  static std::vector<ir::ExprRef> zeros(std::size_t rank) {
     std::vector<ir::ExprRef> out;
-    for (std::int64_t v : values) out.push_back(index(v));
+    for (std::size_t i = 0; i < rank; ++i) out.push_back(index(0));
     return out;
   }
   static ir::Attrs vec() {
@@ -173,12 +173,12 @@ inline ir::ExprRef expand_clone(const Emitter& e, const std::vector<ir::ExprRef>
                                              : in->shape;
   auto load_input = [&] {
     return e.bind("expand_clone_input", "tile.load",
-                  {args[0], Emitter::tuple(Emitter::indices({0, 0, 0})), Emitter::tuple(in->shape),
+                  {args[0], Emitter::tuple(Emitter::zeros(3)), Emitter::tuple(in->shape),
                    Emitter::tuple(valid)},
                   Emitter::vec());
   };
-  const ir::ExprRef zeros = Emitter::tuple(Emitter::indices({0, 0, 0}));
-  if (dim < 0) return e.call("tile.store", {load_input(), zeros, args[1]});
+  const ir::ExprRef origin = Emitter::tuple(Emitter::zeros(3));
+  if (dim < 0) return e.call("tile.store", {load_input(), origin, args[1]});
   if (dim == 0) {
     const ir::VarRef input = load_input();
     return e.loop({"i", "expand_clone_acc", "expand_clone_d0_result"}, target->shape[0], args[1],
@@ -206,7 +206,7 @@ inline ir::ExprRef expand_clone(const Emitter& e, const std::vector<ir::ExprRef>
   const ir::VarRef input = load_input();
   const ir::VarRef wide = e.create("expand_clone_d2_target", target->shape, in->dtype);
   const ir::VarRef expanded = e.bind("expand_clone_d2_row", "tile.row_expand", {wide, input});
-  return e.call("tile.store", {expanded, zeros, args[1]});
+  return e.call("tile.store", {expanded, origin, args[1]});
 }
 
 /// tensor.mrgsort_format2(src0, .., srcN): the tile op with its scratch tile, shaped like the

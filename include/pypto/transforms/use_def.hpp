@@ -48,7 +48,8 @@
 namespace pypto::transforms {
 
 /// How a use touches a variable's data. Alias: the value is handed on under another name (an
-/// iter_arg's initial value, a yielded value), which is where the data is then read or written.
+/// iter_arg's initial value, a yielded value, the value of `y = x`), which is where the data is
+/// then read or written.
 enum class Access : std::uint8_t { Read, Write, ReadWrite, Alias, Bookkeeping };
 
 /// What a caller may know of a program function: its parameter directions and, per return
