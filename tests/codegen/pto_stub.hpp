@@ -40,7 +40,15 @@ struct Tensor {
 
 enum class TileType { Vec, Mat, Left, Right, Acc, Bias, ScaleLeft, ScaleRight };
 enum class CmpMode { LT, LE, GT, GE, EQ, NE };
-enum class RoundMode { CAST_NONE, CAST_RINT };
+enum class RoundMode {
+  CAST_NONE,
+  CAST_RINT,
+  CAST_ROUND,
+  CAST_FLOOR,
+  CAST_CEIL,
+  CAST_TRUNC,
+  CAST_ODD
+};
 enum class AtomicType { AtomicNone, AtomicAdd };
 
 /// A tile of compile-time shape in an on-chip buffer.

@@ -7,6 +7,7 @@
 // deduplicate-outlined-kernels launches more kernel functions than the pipeline with it compiles.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -289,4 +290,78 @@ class Faults:
     CHECK(compiled == "program runner: " + c.error);
     CHECK_FALSE(interpreted.empty());
   }
+}
+
+TEST_CASE("cpu pipeline: tile.cast rounds a float to an integer as its mode says, saturating") {
+  // Ties in both directions, a value past INT32's range each way and a NaN, through each of
+  // upstream's seven modes (left out: "round", ties away from zero); UINT8 saturates at 0 and
+  // 255; FP16 first makes +-3e9 infinite. The interpreter and the compiled kernel both give the
+  // table below.
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Rounding:
+    @pl.function
+    def main(self, x: pl.Tensor[[1, 8], pl.FP32], o: pl.Out[pl.Tensor[[8, 8], pl.INT32]], b: pl.Out[pl.Tensor[[1, 8], pl.UINT8]], h: pl.Out[pl.Tensor[[1, 8], pl.INT8]]) -> pl.Tensor[[8, 8], pl.INT32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [1, 8])
+            o0 = pl.store(pl.tile.cast(t, target_type=pl.INT32, mode="none"), [0, 0], o)
+            o1 = pl.store(pl.tile.cast(t, target_type=pl.INT32, mode="rint"), [1, 0], o0)
+            o2 = pl.store(pl.tile.cast(t, target_type=pl.INT32, mode="round"), [2, 0], o1)
+            o3 = pl.store(pl.tile.cast(t, target_type=pl.INT32, mode=3), [3, 0], o2)
+            o4 = pl.store(pl.tile.cast(t, target_type=pl.INT32, mode="ceil"), [4, 0], o3)
+            o5 = pl.store(pl.tile.cast(t, target_type=pl.INT32, mode="trunc"), [5, 0], o4)
+            o6 = pl.store(pl.tile.cast(t, target_type=pl.INT32, mode="odd"), [6, 0], o5)
+            o7 = pl.store(pl.tile.cast(t, target_type=pl.INT32), [7, 0], o6)
+            pl.store(pl.tile.cast(t, target_type=pl.UINT8), [0, 0], b)
+            half = pl.tile.cast(t, target_type=pl.FP16)
+            pl.store(pl.tile.cast(half, target_type=pl.INT8, mode="floor"), [0, 0], h)
+        return o7
+)");
+  constexpr std::int64_t kMax = 2147483647, kMin = -kMax - 1;
+  const std::vector<float> x = {2.5f, -2.5f, 3.5f, -0.5f, 1.75f, 3e9f, -3e9f, std::nanf("")};
+  const std::vector<std::vector<std::int64_t>> want = {
+      {2, -2, 3, 0, 1, kMax, kMin, 0},   // none
+      {2, -2, 4, 0, 2, kMax, kMin, 0},   // rint
+      {3, -3, 4, -1, 2, kMax, kMin, 0},  // round
+      {2, -3, 3, -1, 1, kMax, kMin, 0},  // floor
+      {3, -2, 4, 0, 2, kMax, kMin, 0},   // ceil
+      {2, -2, 3, 0, 1, kMax, kMin, 0},   // trunc
+      {3, -3, 3, -1, 2, kMax, kMin, 0},  // odd
+      {3, -3, 4, -1, 2, kMax, kMin, 0},  // left out: round
+  };
+  const std::vector<std::int64_t> want_u8 = {3, 0, 4, 0, 2, 255, 0, 0},
+                                  want_i8 = {2, -3, 3, -1, 1, 127, -128, 0};
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  args[0].buffer->f32 = x;
+  const ir::ProgramRef lowered = lower(*input, kPipeline);
+  cg::KernelCodeMap codes;
+  const cg::OrchestrationResult code = cg::codegen<cg::CpuTarget>(*lowered, {}, &codes);
+  const rt::CpuProgram compiled = rt::CpuProgram::compile(cache(), *lowered, code, codes);
+  std::vector<rt::Value> interpreted = copies(args);
+  (void)compiled.run("main", args);
+  (void)rt::run(*input, "main", interpreted);
+  for (const auto* got : {&args, &interpreted}) {
+    for (std::size_t row = 0; row < want.size(); ++row) {
+      CAPTURE(row);
+      CHECK(std::vector<std::int64_t>((*got)[1].buffer->ints.begin() + row * 8,
+                                      (*got)[1].buffer->ints.begin() + row * 8 + 8) == want[row]);
+    }
+    CHECK((*got)[2].buffer->ints == want_u8);
+    CHECK((*got)[3].buffer->ints == want_i8);
+  }
+}
+
+TEST_CASE("cpu pipeline: a cast's rounding mode outside upstream's seven is a TypeError") {
+  CHECK_THROWS_WITH_AS(pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Rounding:
+    @pl.function
+    def main(self, x: pl.Tensor[[1, 8], pl.FP32], o: pl.Out[pl.Tensor[[1, 8], pl.INT32]]) -> pl.Tensor[[1, 8], pl.INT32]:
+        t = pl.load(x, [0, 0], [1, 8])
+        return pl.store(pl.tile.cast(t, target_type=pl.INT32, mode=7), [0, 0], o)
+)"),
+                       doctest::Contains("tile.cast: keyword 'mode' must be in [0, 6], got 7"),
+                       pypto::core::Error);
 }

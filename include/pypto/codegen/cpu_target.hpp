@@ -157,7 +157,7 @@ struct CpuTarget {
                                 const std::vector<std::string>& offsets, bool atomic_add,
                                 std::int64_t site);
   static std::string tile_fill(const TileRef& t, std::string_view value);
-  static std::string tile_cast(const TileRef& dst, const TileRef& src);
+  static std::string tile_cast(const TileRef& dst, const TileRef& src, std::size_t mode);
   static std::string tile_copy(const TileRef& dst, const TileRef& src);
   static std::string tile_matmul(const TileRef& c, const TileRef& a, const TileRef& b);
   static std::string block_idx();

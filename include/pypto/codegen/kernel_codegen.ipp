@@ -18,8 +18,8 @@
 #include "pypto/codegen/npu_target.hpp"
 #include "pypto/codegen/target_traits.hpp"
 #include "pypto/ir/expr.hpp"
-#include "pypto/ir/identical.hpp"
 #include "pypto/ir/function.hpp"
+#include "pypto/ir/identical.hpp"
 #include "pypto/ir/stmt.hpp"
 #include "pypto/ir/type.hpp"
 
@@ -493,18 +493,15 @@ class Lowering : protected RegionLowering<T> {
   }
 
   void cast(const ir::Var& var, const ir::Call& c) {
-    if (c.kwargs.contains("mode") || c.kwargs.contains("saturation_mode"))
-      fail_at(c, "with a rounding or saturation mode is not supported");
+    const std::int64_t mode = c.kwargs.get<std::int64_t>("mode").value_or(2);
     const Value& src = tile_of(c, c.args.at(0));
     const auto& tt = static_cast<const ir::TileType&>(*c.type);
-    if (core::is_float(src.tile.dtype) && !core::is_float(tt.dtype))
-      fail_at(c, "from a float to an integer type is not supported (rounding mode)");
     const TileRef s = src.tile;
     Value out;
     out.kind = Value::Kind::Tile;
     out.tile = declare_tile(c, tt.dtype, tt.memory_space, s.dims);
     on_pipe(Pipe::Vector);
-    line(T::tile_cast(out.tile, s));
+    line(T::tile_cast(out.tile, s, static_cast<std::size_t>(mode)));
     env_[&var] = std::move(out);
   }
 

@@ -192,7 +192,7 @@ struct NpuTarget {
                                 const std::vector<std::string>& offsets, bool atomic_add,
                                 std::int64_t site);
   static std::string tile_fill(const TileRef& t, std::string_view value);
-  static std::string tile_cast(const TileRef& dst, const TileRef& src);
+  static std::string tile_cast(const TileRef& dst, const TileRef& src, std::size_t mode);
   static std::string tile_copy(const TileRef& dst, const TileRef& src);
   /// The cube reads its operands from L0A / L0B: operands held elsewhere (L1) are moved there
   /// first, into tiles named after the (unique) result tile.

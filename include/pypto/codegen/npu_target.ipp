@@ -119,8 +119,12 @@ PYPTO_DECL std::string NpuTarget::tile_fill(const TileRef& t, std::string_view v
   return "TEXPANDS(" + t.name + ", " + std::string(value) + ");\n";
 }
 
-PYPTO_DECL std::string NpuTarget::tile_cast(const TileRef& dst, const TileRef& src) {
-  return "TCVT(" + dst.name + ", " + src.name + ", RoundMode::CAST_NONE);\n";
+PYPTO_DECL std::string NpuTarget::tile_cast(const TileRef& dst, const TileRef& src,
+                                            std::size_t mode) {
+  static constexpr std::array<std::string_view, 7> names = {"NONE", "RINT",  "ROUND", "FLOOR",
+                                                            "CEIL", "TRUNC", "ODD"};
+  return "TCVT(" + dst.name + ", " + src.name + ", RoundMode::CAST_" + std::string(names.at(mode)) +
+         ");\n";
 }
 
 PYPTO_DECL std::string NpuTarget::tile_copy(const TileRef& dst, const TileRef& src) {

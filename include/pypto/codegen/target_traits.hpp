@@ -136,7 +136,8 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   { T::tile_load(tile, tensor, exprs, site) } -> std::convertible_to<std::string>;
   { T::tile_store(tile, tensor, exprs, flag, site) } -> std::convertible_to<std::string>;
   { T::tile_fill(tile, text) } -> std::convertible_to<std::string>;
-  { T::tile_cast(tile, tile) } -> std::convertible_to<std::string>;
+  // `index` is the rounding mode (upstream's RoundMode number, interpreter.hpp's float_to_int)
+  { T::tile_cast(tile, tile, index) } -> std::convertible_to<std::string>;
   { T::tile_copy(tile, tile) } -> std::convertible_to<std::string>;
   { T::tile_matmul(tile, tile, tile) } -> std::convertible_to<std::string>;
   {

@@ -146,13 +146,13 @@ inline ArgSpec scalar_operand(std::string name) {
   return {std::move(name), ArgEffect::Read, false, nullptr, true};
 }
 
-/// A cast's rounding `mode=`: an int, or upstream's name of one ("round" is 2). Left out, the
-/// cast rounds to nearest with ties to even (the interpreter's float narrowing); upstream's
-/// builders record "round" there, a meaning the interpreter does not implement yet, so the
-/// parser does not fill it in.
+/// A cast's rounding `mode=`: an int, or upstream's name of one ("round" is 2). Left out, it is
+/// "round", as upstream's builders record it; the mode rounds only a float converted to an
+/// integer dtype (runtime/interpreter.hpp's float_to_int).
 inline KwargSpec cast_mode_kwarg() {
-  return {
-      "mode", KwargKind::Int, kNoEnum, {"none", "rint", "round", "floor", "ceil", "trunc", "odd"}};
+  return with_default(
+      {"mode", KwargKind::Int, kNoEnum, {"none", "rint", "round", "floor", "ceil", "trunc", "odd"}},
+      std::int64_t{2});
 }
 
 /// Computes a call's result type; throws TypeError naming the offending argument.

@@ -89,6 +89,38 @@ inline std::int64_t wrap(std::uint64_t v, DataType t) {
 
 inline bool is_u64(DataType t) { return core::is_unsigned_int(t) && core::bit_width(t) >= 64; }
 
+/// tile.cast's float element to an integer dtype: rounded to an integral value as upstream's
+/// RoundMode `mode` says (0 none and 5 trunc toward zero, 1 rint ties to even, 2 round ties away
+/// from zero, 3 floor, 4 ceil, 6 odd: a tie to the odd neighbour), then saturated to the
+/// dtype's range; NaN is 0. The CPU target's pk::cast_rounded computes the same.
+inline std::int64_t float_to_int(float x, std::int64_t mode, DataType to) {
+  if (to == DataType::BOOL) return x != 0.0f ? 1 : 0;
+  if (x != x) return 0;
+  double v = x, floor = std::floor(v);
+  switch (mode) {
+    case 1: v = std::nearbyint(v); break;
+    case 2: v = std::round(v); break;
+    case 3: v = floor; break;
+    case 4: v = std::ceil(v); break;
+    case 6:
+      v = v - floor != 0.5 ? std::round(v) : std::fmod(floor, 2.0) != 0.0 ? floor : floor + 1;
+      break;
+    default: v = std::trunc(v);
+  }
+  const unsigned bits = core::bit_width(to);
+  if (core::is_unsigned_int(to)) {
+    const double top = std::ldexp(1.0, static_cast<int>(bits));  // 2^bits, exact
+    if (v <= 0) return 0;
+    return static_cast<std::int64_t>(v >= top ? ~std::uint64_t{0} >> (64 - bits)
+                                              : static_cast<std::uint64_t>(v));
+  }
+  const double half = std::ldexp(1.0, static_cast<int>(bits) - 1);  // 2^(bits-1), exact
+  if (v >= half) return static_cast<std::int64_t>((std::uint64_t{1} << (bits - 1)) - 1);
+  if (v < -half)
+    return static_cast<std::int64_t>(std::uint64_t{0} - (std::uint64_t{1} << (bits - 1)));
+  return static_cast<std::int64_t>(v);
+}
+
 inline float strict(float x) { return kernel::detail::strict(x); }
 
 /// The executing statement, for error messages.
@@ -1128,15 +1160,16 @@ class Interpreter {
   Value cast_elements(const ir::Call& c, const std::vector<Value>& args) const {
     const auto to = c.kwargs.get<DataType>("target_type");
     if (!to) unsupported(c, "needs a target_type keyword");
-    if (c.kwargs.contains("mode") || c.kwargs.contains("saturation_mode"))
-      unsupported(c, "with a rounding or saturation mode is not executable yet");
+    const std::int64_t mode = c.kwargs.get<std::int64_t>("mode").value_or(2);
     const Buffer& x = shaped(args.at(0), "the tile");
     check_dtype(x.dtype, "tile.cast's operand");
-    if (is_float_dtype(x.dtype) && !is_float_dtype(*to))
-      unsupported(c, "from " + dtype_text(x.dtype) +
-                         " to an integer type is not executable yet (rounding mode)");
     Value out = Value::zeros(*to, x.shape, true);
-    for (std::size_t k = 0; k < x.size(); ++k) {
+    if (is_float_dtype(x.dtype) && !is_float_dtype(*to)) {
+      for (std::size_t k = 0; k < x.size(); ++k)
+        out.buffer->ints[k] = float_to_int(x.f32[k], mode, *to);
+      return out;
+    }
+    for (std::size_t k = 0; k < x.size(); ++k) {  // the mode does not round these
       const Value e = is_float_dtype(x.dtype) ? Value::scalar_float(x.f32[k], x.dtype)
                                               : Value::scalar_int(x.ints[k], x.dtype);
       const Value r = convert(e, *to);

@@ -183,7 +183,7 @@ extern "C" __global__ __aicore__ void kernel_entry(__gm__ int64_t* args) {
   Tile<TileType::Vec, float, 8, 16> v6;
   set_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
   wait_flag(PIPE_MTE3, PIPE_V, EVENT_ID0);
-  TCVT(v6, v5, RoundMode::CAST_NONE);
+  TCVT(v6, v5, RoundMode::CAST_ROUND);
   Tile<TileType::Vec, float, 8, 16> v7;
   {
     Tile<TileType::Vec, float, 8, 16> r0;

@@ -413,7 +413,7 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
          .params = {"tile", "shape", "pad_value"}});
   r.add({.name = "tile.cast",
          .args = {{"tile"}, {"tmp", R::Read, true}},
-         .kwargs = {{"target_type", K::DataType}, cast_mode_kwarg(), {"saturation_mode", K::Int}},
+         .kwargs = {{"target_type", K::DataType}, cast_mode_kwarg()},
          .type_rule = cast,
          .params = {"tile", "target_type", "mode"}});
 

@@ -186,12 +186,6 @@ inline TypeRef like_first(std::string_view op, const Args& args, const Attrs&) {
   return args[0]->type;
 }
 
-/// Argument 0's type with another dtype (integer-result bit ops keep it; casts change it).
-inline TypeRef cast(std::string_view op, const Args& args, const Attrs& kw) {
-  const Shaped in = shaped_arg(op, args, 0);
-  return like_arg0(args, required_kwarg<core::DataType>(op, kw, "target_type"), in.shape);
-}
-
 /// Row reduction: [rows, 1] (the leading dimensions kept); argmax / argmin give INT32 indices.
 template <bool Rows, bool Index>
 TypeRef reduce(std::string_view op, const Args& args, const Attrs&) {
@@ -427,6 +421,13 @@ inline std::int64_t int_kwarg(std::string_view op, const Attrs& kw, std::string_
                "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
                    std::to_string(v));
   return v;
+}
+
+/// Argument 0's type with another dtype (integer-result bit ops keep it; casts change it).
+inline TypeRef cast(std::string_view op, const Args& args, const Attrs& kw) {
+  const Shaped in = shaped_arg(op, args, 0);
+  int_kwarg(op, kw, "mode", 0, 6, 2);  // upstream's RoundMode numbers
+  return like_arg0(args, required_kwarg<core::DataType>(op, kw, "target_type"), in.shape);
 }
 
 /// The value of a constant extent; nothing for a symbolic one.
