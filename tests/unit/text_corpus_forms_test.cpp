@@ -3,10 +3,14 @@
 // "window_buffer=<name>" note of a distributed tensor annotation, the full names
 // pl.optimizations.split / pl.optimizations.cross_core_slot, pl.at's windowize=True, a
 // pl.dynamic symbol named like a parameter, and pl.store's shapes after the output tensor — each
-// read, checked in the IR and printed back losslessly, with the error each wrong form gives.
+// read, checked in the IR and printed back losslessly, with the error each wrong form gives; a
+// unified op's operands given by name, non-ASCII variable names (columns count characters), and a
+// HOST sub-worker's host-code body with assert / is / in.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pypto/ir.hpp"
@@ -287,3 +291,113 @@ TEST_CASE("corpus forms: pl.store takes the shapes after the output tensor, as u
 }
 
 }  // namespace
+
+constexpr const char* kKeywordOperands = R"(import pypto.language as pl
+
+@pl.program
+class Keywords:
+    @pl.function
+    def main(self, x: pl.Tensor[[16, 16], pl.FP16]) -> pl.Tensor[[16, 16], pl.FP16]:
+        t: pl.Tile[[16, 16], pl.FP16] = pl.tile.load(tensor=x, offsets=[0, 0], shapes=[16, 16])
+        u: pl.Tile[[16, 16], pl.FP16] = pl.add(lhs=t, rhs=t)
+        v: pl.Tile[[16, 16], pl.FP16] = pl.add(rhs=2.0, lhs=u)
+        w: pl.Tensor[[16, 16], pl.FP16] = pl.mul(lhs=x, rhs=x)
+        return w
+)";
+
+TEST_CASE("corpus forms: a unified op's operands by name resolve it as positional ones do") {
+  const ProgramRef p = text::parse_program(kKeywordOperands);
+  const Function& f = *p->find("main");
+  for (const auto& [name, op] : std::vector<std::pair<std::string, std::string>>{
+           {"t", "tile.load"}, {"u", "tile.add"}, {"v", "tile.adds"}, {"w", "tensor.mul"}}) {
+    CAPTURE(name);
+    const Call* c = call_bound_to(f, name);
+    REQUIRE(c);
+    CHECK(c->op->name == op);
+  }
+  // rhs=2.0 given first still binds the scalar to the second operand, in the tile's dtype.
+  const Call* v = call_bound_to(f, "v");
+  REQUIRE(v->args.size() == 2);
+  CHECK(as<Var>(v->args[0].get()));
+  const auto* two = as<ConstFloat>(v->args[1].get());
+  REQUIRE(two);
+  CHECK(two->dtype() == core::DataType::FP16);
+  text::check_round_trip(*p);
+  CHECK(contains(text::print(*p), "pl.tile.adds(u, pl.const(2.0, pl.FP16))"));
+}
+
+TEST_CASE("corpus forms: a unified op without its first operand, or with an unknown name, fails") {
+  expect_error(replaced(kKeywordOperands, "pl.add(lhs=t, rhs=t)", "pl.add(rhs=t)"), 8, 41,
+               "a registered op ('add' is not one)");
+  expect_error(replaced(kKeywordOperands, "pl.add(lhs=t, rhs=t)", "pl.add(lhs=t, other=t)"), 8, 61,
+               "tile.add: a parameter (lhs, rhs), not 'other'");
+}
+
+constexpr const char* kNonAscii = R"(import pypto.language as pl
+
+@pl.program
+class Accents:
+    @pl.function
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        café_résultat: pl.Tensor[[64], pl.FP32] = pl.add(x, x)
+        return café_résultat
+)";
+
+TEST_CASE("corpus forms: a non-ASCII variable name reads, prints as an ASCII name, round-trips") {
+  const ProgramRef p = text::parse_program(kNonAscii);
+  const Call* c = call_bound_to(*p->find("main"), "café_résultat");
+  REQUIRE(c);
+  CHECK(c->op->name == "tensor.add");
+  CHECK(c->span.column == 51);  // characters, not bytes: the two é are one column each
+  text::check_round_trip(*p);
+  const std::string printed = text::print(*p);
+  CHECK(std::all_of(printed.begin(), printed.end(),
+                    [](char ch) { return static_cast<unsigned char>(ch) < 0x80; }));
+}
+
+TEST_CASE("corpus forms: columns after non-ASCII text count characters, malformed UTF-8 fails") {
+  expect_error(replaced(kNonAscii, "pl.add(x, x)", "pl.add(x, y)"), 7, 61, "'y'");
+  // a lone continuation byte, an overlong encoding and a UTF-16 surrogate are no characters
+  for (const char* bad : {"caf\x80", "caf\xc0\xa9", "caf\xed\xa0\x80"}) {
+    CAPTURE(bad);
+    expect_error(replaced(kNonAscii, "café_résultat:", std::string(bad) + ":"), 7, 12,
+                 "a name, a number, a string, an operator or a bracket");
+  }
+}
+
+constexpr const char* kSubWorker = R"(import pypto.language as pl
+
+@pl.program
+class Host:
+    @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+    def verify(f: pl.Tensor[[64], pl.FP32]):
+        assert f is not None, "no tensor"
+        assert 3 not in [1, 2] and f is f
+)";
+
+TEST_CASE("corpus forms: a HOST sub-worker's body is host code: assert, is and in are kept") {
+  const ProgramRef p = text::parse_program(kSubWorker);
+  const auto* body = as<InlineStmt>(p->find("verify")->body.get());
+  REQUIRE(body);
+  CHECK(body->body == "assert f is not None, \"no tensor\"\nassert 3 not in [1, 2] and f is f");
+  text::check_round_trip(*p);
+}
+
+TEST_CASE("corpus forms: assert, is and in in a DSL body are errors naming them") {
+  const std::string dsl = R"(import pypto.language as pl
+
+@pl.program
+class Dsl:
+    @pl.function
+    def main(self, n: pl.Scalar[pl.INT32]) -> pl.Scalar[pl.INT32]:
+        m = n + 1
+        return m
+)";
+  expect_error(replaced(dsl, "m = n + 1", "assert n is not None"), 7, 9,
+               "`assert` is host code: a HOST sub-worker's");
+  expect_error(replaced(dsl, "m = n + 1", "m = n is n"), 7, 13,
+               "the operator 'is' has no scalar meaning");
+  expect_error(replaced(dsl, "m = n + 1", "m = n not in [1]"), 7, 13,
+               "the operator 'not in' has no scalar meaning");
+  expect_error(replaced(dsl, "m = n + 1", "assert"), 7, 16, "an expression");
+}

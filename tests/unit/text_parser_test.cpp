@@ -880,7 +880,7 @@ TEST_CASE("parser: operators bind and associate as Python's do") {
   // `not` binds looser than a comparison or an arithmetic operator: it cannot be their operand.
   expect_parse_error(head + "a + not p\n", 5, 17, "an expression");
   expect_parse_error(head + "p == not q\n", 5, 18, "an expression");
-  expect_parse_error(head + "a + b in c\n", 5, 19, "in / is are not supported");
+  expect_parse_error(head + "a + b in c\n", 5, 13, "the operator 'in' has no scalar meaning");
 }
 
 TEST_CASE("parser: a split_aiv region outside an InCore scope reads back inside one of its own") {

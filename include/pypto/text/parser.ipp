@@ -1465,10 +1465,26 @@ class Builder {
     return guard(e, [&] { return ir::Cast::make(x, to, span(e.pos)); });
   }
 
+  /// The value of a call's item `item`, parsed once; items past the positional ones are the
+  /// keywords' values, in order.
   ir::ExprRef operand(const SExpr& call, std::size_t item, ParsedOperands& parsed) {
     auto [it, fresh] = parsed.try_emplace(item);
-    if (fresh) it->second = expr(call.item(item));
+    if (fresh)
+      it->second =
+          expr(item < call.items.size() ? call.item(item)
+                                        : *call.keywords.at(item - call.items.size()).value);
     return it->second;
+  }
+
+  /// The item (as operand() counts them) that gives `def`'s positional parameter `n`: written
+  /// positionally or by its name (`pl.add(lhs=t, rhs=u)`).
+  static std::optional<std::size_t> item_of(const SExpr& call, const ir::OpDef& def,
+                                            std::size_t n) {
+    if (n + 1 < call.items.size()) return n + 1;
+    const std::string* param = def.positional_param(n);
+    for (std::size_t k = 0; param && k < call.keywords.size(); ++k)
+      if (call.keywords[k].name == *param) return call.items.size() + k;
+    return std::nullopt;
   }
 
   /// The op `pl.<name>(...)` calls: the name or one of its spellings, else the short form
@@ -1481,21 +1497,28 @@ class Builder {
     // `pld.remote_store(t, ...)` dispatches as `pl.<name>` does, within the pld families.
     const std::string module = name.starts_with("pld.") ? "pld." : "";
     const std::string leaf = name.substr(module.size());
-    if (!def && leaf.find('.') == std::string::npos && call.items.size() >= 2) {
-      const ir::ExprRef first = operand(call, 1, parsed);
-      const char* family = ir::isa<ir::TileType>(first->type)     ? "tile."
-                           : ir::isa<ir::TensorType>(first->type) ? "tensor."
-                                                                  : nullptr;
+    if (!def && leaf.find('.') == std::string::npos) {
+      std::optional<std::size_t> first;
+      for (const char* f : {"tensor.", "tile."})
+        if (const ir::OpDef* d = first ? nullptr : ops_.find_spelled(module + f + leaf))
+          first = item_of(call, *d, 0);
+      const ir::TypeRef type = first ? operand(call, *first, parsed)->type : nullptr;
+      const char* family = ir::isa<ir::TileType>(type)     ? "tile."
+                           : ir::isa<ir::TensorType>(type) ? "tensor."
+                                                           : nullptr;
       for (const char* f : {family, "tensor.", "tile."})
-        if (f && !def) def = ops_.find_spelled(module + f + leaf);
+        if (f && first && !def) def = ops_.find_spelled(module + f + leaf);
     }
     if (!def) fail_at(call.item(0), "a registered op ('" + name + "' is not one)");
     if (const std::string_view v = def->variant(call.keywords); v != def->name) return ops_.at(v);
     const bool unified = name.find('.') == std::string::npos && def->name != name;
     const ir::OpDef* scalar_form = unified ? ops_.find(def->name + "s") : nullptr;
-    if (scalar_form && call.items.size() >= 3 && scalar_form->args.size() >= 2 &&
-        call.item(2).kind != ExprKind::List &&
-        ir::isa<ir::ScalarType>(operand(call, 2, parsed)->type))
+    const std::optional<std::size_t> second = scalar_form ? item_of(call, *def, 1) : std::nullopt;
+    if (second && scalar_form->args.size() >= 2 &&
+        (*second < call.items.size() ? call.item(*second)
+                                     : *call.keywords[*second - call.items.size()].value)
+                .kind != ExprKind::List &&
+        ir::isa<ir::ScalarType>(operand(call, *second, parsed)->type))
       return *scalar_form;
     return *def;
   }
@@ -1529,7 +1552,8 @@ class Builder {
                                   " positional arguments (" + param_list(def) + ")");
       bind(call.item(i), *param, call.item(i), i);
     }
-    for (const auto& k : call.keywords) {
+    for (std::size_t item = call.items.size(); const auto& k : call.keywords) {
+      ++item;
       if (k.name == "attrs") {
         attrs = attr_dict(*k.value);
         continue;
@@ -1537,7 +1561,7 @@ class Builder {
       if (def.arg_index(k.name) == def.args.size() && !def.find_kwarg(k.name))
         fail_at(*k.value,
                 def.name + ": a parameter (" + param_list(def) + "), not '" + k.name + "'");
-      bind(*k.value, k.name, *k.value, 0);
+      bind(*k.value, k.name, *k.value, item - 1);
     }
     for (const ir::KwargSpec& k : def.kwargs)
       if (k.from_split_region && !split_modes_.empty() &&
@@ -2127,6 +2151,9 @@ class Builder {
                          "a statement (nested functions and classes are not supported)");
       case StmtKind::Import:
         throw ParseError(s.pos, "import", "imports only at the top of the text");
+      case StmtKind::Assert:
+        throw ParseError(s.pos, "assert",
+                         "a statement of the DSL (`assert` is host code: a HOST sub-worker's)");
     }
   }
 

@@ -115,6 +115,7 @@ enum class StmtKind : std::uint8_t {
   FunctionDef,  ///< decorators def name(params) -> returns: body
   ClassDef,     ///< decorators class name: body
   Import,       ///< text = module, name = alias
+  Assert,       ///< assert value [, target] (target: the message)
 };
 
 struct Stmt;

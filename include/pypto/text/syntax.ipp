@@ -70,7 +70,7 @@ class Lexer {
           at_line_start_ = true;
         }
         newline_seen();
-      } else if (core::is_identifier_start(c)) {
+      } else if (core::is_identifier_start(c) || name_char(i_) > 1) {
         name();
       } else if (is_digit(c) || (c == '.' && is_digit(peek(1)))) {
         number();
@@ -96,7 +96,48 @@ class Lexer {
  private:
   static bool is_digit(char c) { return c >= '0' && c <= '9'; }
   char peek(std::size_t k) const { return i_ + k < s_.size() ? s_[i_ + k] : '\0'; }
-  TextPos pos() const { return {line_, static_cast<std::uint32_t>(i_ - line_begin_ + 1)}; }
+  /// Columns count characters, not bytes: a UTF-8 continuation byte adds none. The count
+  /// resumes where the last call on the line left it, so a long line is scanned once.
+  TextPos pos() const {
+    if (counted_line_ != line_begin_ || counted_to_ > i_) {
+      counted_line_ = counted_to_ = line_begin_;
+      continuation_bytes_ = 0;
+    }
+    for (; counted_to_ < i_; ++counted_to_)
+      continuation_bytes_ += (static_cast<unsigned char>(s_[counted_to_]) & 0xC0) == 0x80;
+    return {line_, static_cast<std::uint32_t>(i_ - line_begin_ - continuation_bytes_ + 1)};
+  }
+
+  /// The bytes of the name character at `at`: 1 for an ASCII letter, digit or `_`, the length
+  /// of a multi-byte UTF-8 character, else 0.
+  std::size_t name_char(std::size_t at) const {
+    if (at >= s_.size()) return 0;
+    if (core::is_identifier_char(s_[at])) return 1;
+    const std::size_t n = utf8_length(at);
+    return n > 1 ? n : 0;
+  }
+
+  /// The length of the well-formed UTF-8 sequence at `at` (1 for ASCII, 0 when malformed).
+  std::size_t utf8_length(std::size_t at) const {
+    const auto byte = [&](std::size_t k) {
+      return at + k < s_.size() ? static_cast<unsigned char>(s_[at + k]) : 0u;
+    };
+    const unsigned b = byte(0);
+    if (b < 0x80) return 1;
+    const auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
+      return byte(k) >= lo && byte(k) <= hi;
+    };
+    if (b >= 0xC2 && b <= 0xDF) return cont(1) ? 2 : 0;
+    if (b >= 0xE0 && b <= 0xEF) {
+      const bool second = b == 0xE0 ? cont(1, 0xA0) : b == 0xED ? cont(1, 0x80, 0x9F) : cont(1);
+      return second && cont(2) ? 3 : 0;
+    }
+    if (b >= 0xF0 && b <= 0xF4) {
+      const bool second = b == 0xF0 ? cont(1, 0x90) : b == 0xF4 ? cont(1, 0x80, 0x8F) : cont(1);
+      return second && cont(2) && cont(3) ? 4 : 0;
+    }
+    return 0;
+  }
 
   void advance(std::size_t n) { i_ += n; }
   void newline_seen() {
@@ -186,7 +227,10 @@ class Lexer {
   void name() {
     const TextPos at = pos();
     const std::size_t b = i_;
-    while (i_ < s_.size() && core::is_identifier_char(s_[i_])) ++i_;
+    // Besides ASCII, any well-formed multi-byte UTF-8 character (Python's narrower Unicode
+    // identifier classes are not checked): such a name can only name a variable, whose printed
+    // name the printer makes ASCII.
+    while (const std::size_t n = name_char(i_)) i_ += n;
     emit(TokenKind::Name, at, std::string(s_.substr(b, i_ - b)));
   }
 
@@ -343,6 +387,7 @@ class Lexer {
   std::string_view s_;
   std::size_t i_ = 0;
   std::size_t line_begin_ = 0;
+  mutable std::size_t counted_line_ = 0, counted_to_ = 0, continuation_bytes_ = 0;
   std::uint32_t line_ = 1;
   bool at_line_start_ = true;
   std::size_t depth_ = 0;
@@ -475,6 +520,13 @@ class Parser {
   StmtPtr simple_statement() {
     const Token& first = cur();
     if (at_name("pass")) return ++k_, make_stmt(StmtKind::Pass, first);
+    if (at_name("assert")) {
+      auto s = make_stmt(StmtKind::Assert, first);
+      ++k_;
+      s->value = expression();
+      if (accept_punct(",")) s->target = expression();
+      return s;
+    }
     if (at_name("break")) return ++k_, make_stmt(StmtKind::Break, first);
     if (at_name("continue")) return ++k_, make_stmt(StmtKind::Continue, first);
     if (at_name("return")) {
@@ -734,12 +786,25 @@ class Parser {
   struct BinaryOp {
     std::string_view text;
     Prec prec;
+    std::size_t tokens = 1;  ///< `is not` and `not in` are two
   };
+
+  /// True when the token after the cursor is the name `n`.
+  bool next_is_name(std::string_view n) const {
+    return k_ + 1 < t_.size() && t_[k_ + 1].kind == TokenKind::Name && t_[k_ + 1].text == n;
+  }
 
   /// The binary operator at the cursor, if any.
   std::optional<BinaryOp> binary_op() const {
     if (at_name("or")) return BinaryOp{"or", Prec::Or};
     if (at_name("and")) return BinaryOp{"and", Prec::And};
+    // Python's membership and identity tests parse as comparisons; the DSL gives them no
+    // meaning, but a HOST sub-worker's body (host code, kept as text) may use them.
+    if (at_name("in")) return BinaryOp{"in", Prec::Compare};
+    if (at_name("is"))
+      return next_is_name("not") ? BinaryOp{"is not", Prec::Compare, 2}
+                                 : BinaryOp{"is", Prec::Compare};
+    if (at_name("not") && next_is_name("in")) return BinaryOp{"not in", Prec::Compare, 2};
     if (!at(TokenKind::Punct)) return std::nullopt;
     static constexpr std::pair<std::string_view, Prec> table[] = {
         {"==", Prec::Compare}, {"!=", Prec::Compare}, {"<=", Prec::Compare}, {">=", Prec::Compare},
@@ -759,12 +824,8 @@ class Parser {
     ExprPtr l = prefixed(min);
     for (;;) {
       const auto op = binary_op();
-      if (!op || op->prec < min) {
-        if (min <= Prec::Compare && (at_name("in") || at_name("is")))
-          fail("an operator (in / is are not supported)");
-        return l;
-      }
-      ++k_;
+      if (!op || op->prec < min) return l;
+      k_ += op->tokens;
       if (op->prec == Prec::Power) {  // right-associative; its right operand may be unary
         const Depth d(*this);
         l = binary(ExprKind::Binary, "**", std::move(l), operators(Prec::Unary));
