@@ -9,6 +9,7 @@
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/node.hpp"
+#include "pypto/ir/op_id.hpp"
 #include "pypto/ir/program.hpp"
 #include "pypto/ir/scope_attrs.hpp"
 #include "pypto/ir/stmt.hpp"

@@ -94,6 +94,32 @@ TEST_CASE("standard registry: ops are listed sorted by name") {
                        [](const OpDef& x, const OpDef& y) { return x.name < y.name; }));
 }
 
+TEST_CASE("op ids: the standard registry's ops and OpId's enumerators are one list, in order") {
+  // Sorted names on both sides make the k-th op the k-th id: consumers may switch on Op::id.
+  const OpRegistry ops = standard_op_registry();
+  const auto& all = ops.ops();
+  REQUIRE(all.size() == kOpNames.size());
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    CAPTURE(all[k].name);
+    CHECK(all[k].name == kOpNames[k]);
+    CHECK(op_id(all[k].name) == static_cast<OpId>(k));
+  }
+  const ExprRef block = ops.make_call("tile.get_block_idx", {}, {});
+  CHECK(as<Call>(block.get())->op->id == OpId::tile_get_block_idx);
+  CHECK(op_name(OpId::tile_get_block_idx) == "tile.get_block_idx");
+}
+
+TEST_CASE("op ids: an op outside the catalog and a program function are OpId::custom") {
+  CHECK(Op::make("host.my_op")->id == OpId::custom);
+  CHECK(op_id("tile") == OpId::custom);
+  CHECK(op_id("tile.zzz") == OpId::custom);
+  CHECK(op_id("") == OpId::custom);
+  CHECK(op_name(OpId::custom).empty());
+  CHECK(GlobalVar::make("helper")->id == OpId::custom);
+  // The id is derived from the name, so it takes no part in structural identity.
+  CHECK(Op::make("tile.add")->id == OpId::tile_add);
+}
+
 TEST_CASE("standard registry: exactly seed 001's legacy allowlist is statement-only") {
   const OpRegistry ops = standard_op_registry();
   std::vector<std::string> statement_only;

@@ -308,12 +308,13 @@ class Keywords:
 TEST_CASE("corpus forms: a unified op's operands by name resolve it as positional ones do") {
   const ProgramRef p = text::parse_program(kKeywordOperands);
   const Function& f = *p->find("main");
-  for (const auto& [name, op] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& binding : std::vector<std::pair<std::string, std::string>>{
            {"t", "tile.load"}, {"u", "tile.add"}, {"v", "tile.adds"}, {"w", "tensor.mul"}}) {
+    const std::string& name = binding.first;
     CAPTURE(name);
     const Call* c = call_bound_to(f, name);
     REQUIRE(c);
-    CHECK(c->op->name == op);
+    CHECK(c->op->name == binding.second);
   }
   // rhs=2.0 given first still binds the scalar to the second operand, in the tile's dtype.
   const Call* v = call_bound_to(f, "v");

@@ -19,7 +19,7 @@ PYPTO_DECL CoreType core_type_of(const ir::Function& fn) {
     if (const auto* t = ir::as<ir::TileType>(&n))
       cube = t->memory_space && is_cube_memory(*t->memory_space);
     else if (const auto* c = ir::as<ir::Call>(&n))
-      cube = c->op && c->op->name == "tile.matmul";
+      cube = c->op && c->op->id == ir::OpId::tile_matmul;
   });
   return cube ? CoreType::AIC : CoreType::AIV;
 }

@@ -184,11 +184,11 @@ class Lowering : protected RegionLowering<T> {
         const auto& e = static_cast<const ir::EvalStmt&>(s);
         flush();
         const auto* c = ir::as<ir::Call>(e.expr.get());
-        if (c && (c->op->name == "tile.store" || c->op->name == "tensor.write")) {
+        if (c && (c->op->id == ir::OpId::tile_store || c->op->id == ir::OpId::tensor_write)) {
           hoist_args(*c, s);
           flush();
           stmt_ = &s;
-          if (c->op->name == "tile.store")
+          if (c->op->id == ir::OpId::tile_store)
             store(*c);
           else
             write(*c);
@@ -283,27 +283,23 @@ class Lowering : protected RegionLowering<T> {
     }
     flush();
     stmt_ = &s;
-    const std::string& op = c.op->name;
-    if (op == "tile.load") return load(var, c);
-    if (op == "tile.store") {
-      env_[&var] = store(c);
-      return;
+    switch (c.op->id) {
+      case ir::OpId::tile_load: return load(var, c);
+      case ir::OpId::tile_store: env_[&var] = store(c); return;
+      case ir::OpId::tile_full: return full(var, c);
+      case ir::OpId::tensor_create: return create(var, c);
+      case ir::OpId::tensor_write: env_[&var] = write(c); return;
+      case ir::OpId::tile_cast: return cast(var, c);
+      case ir::OpId::tile_matmul: return matmul(var, c);
+      default: break;
     }
-    if (op == "tile.full") return full(var, c);
-    if (op == "tensor.create") return create(var, c);
-    if (op == "tensor.write") {
-      env_[&var] = write(c);
-      return;
-    }
-    if (op == "tile.cast") return cast(var, c);
-    if (op == "tile.matmul") return matmul(var, c);
     if (ir::isa<ir::GlobalVar>(*c.op))
       fail_at(c, "calls another function, which a kernel cannot do");
     if (ir::isa<ir::ScalarType>(*var.type)) {
       env_[&var] = scalar_value(scalar_call(c), scalar_dtype(var));
       return;
     }
-    if (spec_op(op)) return elementwise(var, c, *spec_op(op));
+    if (const auto op = spec_op(*c.op)) return elementwise(var, c, *op);
     fail_at(c, "is not supported by the kernel code generator");
   }
 
@@ -374,7 +370,7 @@ class Lowering : protected RegionLowering<T> {
   /// skip the rounding to the dtype after every op (and its NaN canonicalization) that the
   /// interpreter does; emit_spec refuses non-FP32 tiles for the same reason.
   bool fusible(const ir::Call& c) const {
-    const auto op = spec_op(c.op->name);
+    const auto op = spec_op(*c.op);
     if (!op) return false;
     const auto* t = ir::as<ir::TileType>(c.type.get());
     if (!t || t->dtype != core::DataType::FP32) return false;

@@ -25,6 +25,7 @@
 
 #include "pypto/codegen/codegen_error.hpp"
 #include "pypto/codegen/core_type.hpp"
+#include "pypto/codegen/kernel_op_of.hpp"
 #include "pypto/codegen/kernel_source.hpp"
 #include "pypto/codegen/target_traits.hpp"
 #include "pypto/ir/expr.hpp"
@@ -37,21 +38,8 @@
 namespace pypto::codegen::detail::kernel_codegen {
 
 /// The kernel::Op of a fusible FP32 tile op, or nullopt.
-inline std::optional<kernel::Op> spec_op(std::string_view name) {
-  static constexpr std::pair<std::string_view, kernel::Op> kTable[] = {
-      {"tile.add", kernel::Op::Add},       {"tile.sub", kernel::Op::Sub},
-      {"tile.mul", kernel::Op::Mul},       {"tile.div", kernel::Op::Div},
-      {"tile.maximum", kernel::Op::Max},   {"tile.minimum", kernel::Op::Min},
-      {"tile.adds", kernel::Op::Add},      {"tile.subs", kernel::Op::Sub},
-      {"tile.muls", kernel::Op::Mul},      {"tile.divs", kernel::Op::Div},
-      {"tile.maximums", kernel::Op::Max},  {"tile.minimums", kernel::Op::Min},
-      {"tile.neg", kernel::Op::Neg},       {"tile.abs", kernel::Op::Abs},
-      {"tile.exp", kernel::Op::Exp},       {"tile.sqrt", kernel::Op::Sqrt},
-      {"tile.rsqrt", kernel::Op::Rsqrt},   {"tile.row_sum", kernel::Op::RowSum},
-      {"tile.row_max", kernel::Op::RowMax}};
-  for (const auto& [n, op] : kTable)
-    if (n == name) return op;
-  return std::nullopt;
+inline std::optional<kernel::Op> spec_op(const ir::Op& op) {
+  return op_name(op.id).starts_with("tile.") ? kernel_op_of(op.id) : std::nullopt;
 }
 
 /// A value of the kernel as the generated code holds it.
@@ -387,8 +375,8 @@ class LoweringBase {
   }
 
   std::string scalar_call(const ir::Call& c) {
-    const std::string& op = c.op->name;
-    if (op == "tensor.dim") {
+    const ir::OpId op = c.op->id;
+    if (op == ir::OpId::tensor_dim) {
       const Value& t = tensor_of(c, c.args.at(0));
       const auto* axis = ir::as<ir::ConstInt>(c.args.at(1).get());
       if (!axis) fail_at(c, "needs a constant axis");
@@ -400,8 +388,9 @@ class LoweringBase {
       return define(core::DataType::INDEX, t.tensor.name + "->shape[" + std::to_string(a) + "]",
                     &c.span);
     }
-    if (op == "tile.get_block_idx") return define(core::DataType::INDEX, T::block_idx(), &c.span);
-    if (op == "tensor.read") {
+    if (op == ir::OpId::tile_get_block_idx)
+      return define(core::DataType::INDEX, T::block_idx(), &c.span);
+    if (op == ir::OpId::tensor_read) {
       const Value& t = tensor_of(c, c.args.at(0));
       const std::string at = flat_index(c, t, c.args.at(1));
       on_pipe(Pipe::Scalar);

@@ -291,7 +291,7 @@ class OrchestrationEmitter {
       case K::Call: {
         const auto& c = static_cast<const ir::Call&>(*e);
         const auto* axis = c.args.size() == 2 ? ir::as<ir::ConstInt>(c.args[1].get()) : nullptr;
-        if (c.op->name == "tensor.dim" && axis)
+        if (c.op->id == ir::OpId::tensor_dim && axis)
           return "(int64_t)" + name_of(c.args[0]) + ".shapes[" + std::to_string(axis->value) + "]";
         fail(e->span, "the op '" + c.op->name +
                           "' cannot run in orchestration code; it belongs inside a kernel");
@@ -368,7 +368,7 @@ class OrchestrationEmitter {
       return;
     }
     if (const auto* g = ir::as<ir::TupleGetItem>(v.get())) return element(var, *g);
-    if (const auto* c = ir::as<ir::Call>(v.get()); c && c->op->name == "tensor.create")
+    if (const auto* c = ir::as<ir::Call>(v.get()); c && c->op->id == ir::OpId::tensor_create)
       return create(var, *c);
     const auto* st = ir::as<ir::ScalarType>(var.type.get());
     if (!st)

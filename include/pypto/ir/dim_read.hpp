@@ -37,7 +37,7 @@ inline bool has_dim_symbols(const std::vector<VarRef>& params) {
 inline ExprRef param_dim_symbol(const std::vector<VarRef>& params, const TypeRef& var_type,
                                 const Expr& value) {
   const auto* c = as<Call>(&value);
-  if (!c || c->op->name != "tensor.dim" || c->args.size() != 2) return nullptr;
+  if (!c || c->op->id != OpId::tensor_dim || c->args.size() != 2) return nullptr;
   const auto is_param = [&](const Expr* e) {
     return std::any_of(params.begin(), params.end(), [&](const VarRef& p) { return p.get() == e; });
   };

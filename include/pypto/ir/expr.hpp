@@ -18,6 +18,7 @@
 #include "pypto/core/dtype.hpp"
 #include "pypto/ir/attrs.hpp"
 #include "pypto/ir/node.hpp"
+#include "pypto/ir/op_id.hpp"
 #include "pypto/ir/type.hpp"
 #include "pypto/ir/var.hpp"
 
@@ -54,12 +55,17 @@ inline void require_op_name(std::string_view name, std::string_view node) {
 struct Op : Node {
   PYPTO_CONCRETE_BASE_NODE(Op, kinds::op)
   std::string name;
+  /// The standard catalog's id of `name` (op_id.hpp), for consumers to switch on; derived from
+  /// the name, so nothing compares, hashes or prints it. A GlobalVar's is OpId::custom.
+  OpId id = OpId::custom;
   using fields = FieldList<UsualField<&Op::name, "name">>;
+  using unreflected = UnreflectedList<Unreflected<&Op::id>>;
 
   static Ref<const Op> make(std::string name) {
     detail::require_op_name(name, "Op");
     auto o = make_node<Op>();
     o->name = std::move(name);
+    o->id = op_id(o->name);
     return o;
   }
 };

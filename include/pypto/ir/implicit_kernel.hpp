@@ -47,7 +47,7 @@ inline bool spmd_body_is_implicit_kernel(const Stmt& body) {
   for_each_node(NodeRef(&body), [&](const Node& n) {
     if (isa<InCoreScopeStmt>(n)) has_kernel = true;
     if (const auto* c = as<Call>(&n);
-        c && !isa<GlobalVar>(*c->op) && c->op->name == "tile.get_block_idx")
+        c && !isa<GlobalVar>(*c->op) && c->op->id == OpId::tile_get_block_idx)
       reads_index = true;
   });
   return reads_index && !has_kernel;

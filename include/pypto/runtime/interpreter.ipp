@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "pypto/codegen/kernel_op_of.hpp"
 #include "pypto/core/dtype.hpp"
 #include "pypto/core/error.hpp"
 #include "pypto/ir/expr.hpp"
@@ -842,104 +843,96 @@ class Interpreter {
   }
 
   Value builtin(const ir::Call& c, std::vector<Value>& args) {
-    const std::string& name = c.op->name;
+    using ir::OpId;
     auto need = [&](std::size_t lo, std::size_t hi) {
       if (args.size() < lo || args.size() > hi)
         unsupported(c, "got " + std::to_string(args.size()) + " arguments");
     };
-    auto tile_or_tensor = [&](std::string_view suffix) {
-      return name == "tile." + std::string(suffix) || name == "tensor." + std::string(suffix);
-    };
-    const bool tile = name.rfind("tile.", 0) == 0;
-    if (name == "tile.load") {
-      need(3, 4);
-      const Buffer& src = shaped(args[0], "tile.load's tensor");
-      const auto off = as_ints(args[1], "offsets"), ext = as_ints(args[2], "shapes");
-      if (args.size() == 4)
-        return region_copy_out_valid(c, src, off, ext, as_ints(args[3], "valid_shape"), true);
-      return region_copy_out(c, src, off, ext, true);
-    }
-    if (name == "tensor.slice") {
-      need(3, 4);  // a copy: slices are read, never written through, by the programs we run
-      const Buffer& src = shaped(args[0], "tensor.slice's input");
-      const auto off = as_ints(args[2], "offset"), ext = as_ints(args[1], "shape");
-      if (args.size() == 4)
-        return region_copy_out_valid(c, src, off, ext, as_ints(args[3], "valid_shape"), false);
-      return region_copy_out(c, src, off, ext, false);
-    }
-    if (name == "tile.store" || name == "tensor.assemble") {
-      const auto atomic = c.kwargs.get<ir::AtomicType>("atomic");
-      const bool add = atomic && *atomic == ir::AtomicType::Add;
-      const bool store = name == "tile.store";
-      need(3, store ? 4 : 3);
-      if (args.size() == 4) unsupported(c, "with explicit shapes is not executable yet");
-      const Value& src = store ? args[0] : args[1];
-      const Value& dst = store ? args[2] : args[0];
-      region_copy_in(c, shaped(src, "the source"), *dst.buffer,
-                     as_ints(args[store ? 1 : 2], "offsets"), add);
-      return dst;
-    }
-    if (name == "tensor.read" || name == "tensor.write" || name == "tile.read" ||
-        name == "tile.write") {  // one element of a tensor or a tile
-      const Buffer& b = shaped(args[0], "the tensor");
-      const std::size_t at = flat_index(c, b, as_ints(args[1], "indices"));
-      if (name == "tensor.read" || name == "tile.read") {
-        if (is_float_dtype(b.dtype)) return Value::scalar_float(b.f32[at], b.dtype);
-        return Value::scalar_int(b.ints[at], b.dtype);
+    switch (const OpId id = c.op->id) {
+      case OpId::tile_load: {
+        need(3, 4);
+        const Buffer& src = shaped(args[0], "tile.load's tensor");
+        const auto off = as_ints(args[1], "offsets"), ext = as_ints(args[2], "shapes");
+        if (args.size() == 4)
+          return region_copy_out_valid(c, src, off, ext, as_ints(args[3], "valid_shape"), true);
+        return region_copy_out(c, src, off, ext, true);
       }
-      const Value& v = args[2];
-      if (v.kind != ValueKind::Scalar || v.dtype != b.dtype)
-        unsupported(c, "value has another dtype");
-      if (is_float_dtype(b.dtype))
-        args[0].buffer->f32[at] = v.f;
-      else
-        args[0].buffer->ints[at] = v.i;
-      return args[0];
-    }
-    if (name == "tensor.dim") {
-      const Buffer& b = shaped(args[0], "the tensor");
-      const auto rank = static_cast<std::int64_t>(b.shape.size());
-      std::int64_t axis = as_int(args[1], "the axis");
-      if (axis < 0) axis += rank;
-      if (axis < 0 || axis >= rank) unsupported(c, "axis out of range");
-      return Value::scalar_int(b.shape[static_cast<std::size_t>(axis)], DataType::INDEX);
-    }
-    // Synchronisation and prefetch hints: sequential execution already satisfies them.
-    if (name == "system.sync_set" || name == "system.sync_wait" || name == "system.set_ffts" ||
-        name == "prefetch.make_context" || name == "prefetch.async_prefetch" ||
-        name == "prefetch.session")
-      return Value{};
-    if (name == "prefetch.wait") return Value::scalar_bool(true);
-    if (name == "tile.get_block_idx") return Value::scalar_int(block_idx_, DataType::INDEX);
-    if (name == "tile.get_subblock_idx") return Value::scalar_int(subblock_idx_, DataType::INDEX);
-    if (name == "tensor.create" || name == "tile.full" || name == "tensor.full")
-      return fill(c, args, tile);
-    if (name == "tile.cast") return cast_elements(c, args);
-    if (name == "tile.row_sum" || name == "tile.row_max") return row_reduce(c, args);
-    if (name == "tile.matmul") return matmul(c, args);
-    static constexpr std::pair<std::string_view, kernel::Op> kBinary[] = {
-        {"add", kernel::Op::Add},  {"sub", kernel::Op::Sub},      {"mul", kernel::Op::Mul},
-        {"div", kernel::Op::Div},  {"maximum", kernel::Op::Max},  {"minimum", kernel::Op::Min},
-        {"adds", kernel::Op::Add}, {"subs", kernel::Op::Sub},     {"muls", kernel::Op::Mul},
-        {"divs", kernel::Op::Div}, {"maximums", kernel::Op::Max}, {"minimums", kernel::Op::Min}};
-    static constexpr std::pair<std::string_view, kernel::Op> kUnary[] = {
-        {"neg", kernel::Op::Neg},
-        {"abs", kernel::Op::Abs},
-        {"exp", kernel::Op::Exp},
-        {"sqrt", kernel::Op::Sqrt},
-        {"rsqrt", kernel::Op::Rsqrt}};
-    const bool known = ops_.find(name) != nullptr;
-    for (const auto& [suffix, op] : kBinary)
-      if (known && tile_or_tensor(suffix)) {
-        need(2, 2);
-        return elementwise(c, op, args[0], &args[1]);
+      case OpId::tensor_slice: {
+        need(3, 4);  // a copy: slices are read, never written through, by the programs we run
+        const Buffer& src = shaped(args[0], "tensor.slice's input");
+        const auto off = as_ints(args[2], "offset"), ext = as_ints(args[1], "shape");
+        if (args.size() == 4)
+          return region_copy_out_valid(c, src, off, ext, as_ints(args[3], "valid_shape"), false);
+        return region_copy_out(c, src, off, ext, false);
       }
-    for (const auto& [suffix, op] : kUnary)
-      if (known && tile_or_tensor(suffix)) {
-        need(1, 1);
-        return elementwise(c, op, args[0], nullptr);
+      case OpId::tile_store:
+      case OpId::tensor_assemble: {
+        const auto atomic = c.kwargs.get<ir::AtomicType>("atomic");
+        const bool add = atomic && *atomic == ir::AtomicType::Add;
+        const bool store = id == OpId::tile_store;
+        need(3, store ? 4 : 3);
+        if (args.size() == 4) unsupported(c, "with explicit shapes is not executable yet");
+        const Value& src = store ? args[0] : args[1];
+        const Value& dst = store ? args[2] : args[0];
+        region_copy_in(c, shaped(src, "the source"), *dst.buffer,
+                       as_ints(args[store ? 1 : 2], "offsets"), add);
+        return dst;
       }
-    unsupported(c, "is not executable by the reference interpreter");
+      case OpId::tensor_read:
+      case OpId::tile_read:  // one element of a tensor or a tile
+        return element(c, args, false);
+      case OpId::tensor_write:
+      case OpId::tile_write: return element(c, args, true);
+      case OpId::tensor_dim: {
+        const Buffer& b = shaped(args[0], "the tensor");
+        const auto rank = static_cast<std::int64_t>(b.shape.size());
+        std::int64_t axis = as_int(args[1], "the axis");
+        if (axis < 0) axis += rank;
+        if (axis < 0 || axis >= rank) unsupported(c, "axis out of range");
+        return Value::scalar_int(b.shape[static_cast<std::size_t>(axis)], DataType::INDEX);
+      }
+      // Synchronisation and prefetch hints: sequential execution already satisfies them.
+      case OpId::system_sync_set:
+      case OpId::system_sync_wait:
+      case OpId::system_set_ffts:
+      case OpId::prefetch_make_context:
+      case OpId::prefetch_async_prefetch:
+      case OpId::prefetch_session: return Value{};
+      case OpId::prefetch_wait: return Value::scalar_bool(true);
+      case OpId::tile_get_block_idx: return Value::scalar_int(block_idx_, DataType::INDEX);
+      case OpId::tile_get_subblock_idx: return Value::scalar_int(subblock_idx_, DataType::INDEX);
+      case OpId::tensor_create:
+      case OpId::tensor_full: return fill(c, args, false);
+      case OpId::tile_full: return fill(c, args, true);
+      case OpId::tile_cast: return cast_elements(c, args);
+      case OpId::tile_matmul: return matmul(c, args);
+      default: break;
+    }
+    const std::optional<kernel::Op> op = codegen::kernel_op_of(c.op->id);
+    if (!op) unsupported(c, "is not executable by the reference interpreter");
+    if (kernel::is_reduction(*op)) return row_reduce(c, *op, args);
+    const bool binary = kernel::op_info(*op).arity == 2;
+    need(binary ? 2u : 1u, binary ? 2u : 1u);
+    return elementwise(c, *op, args[0], binary ? &args[1] : nullptr);
+  }
+
+  /// tensor.read / tile.read (one element as a scalar) and tensor.write / tile.write (the
+  /// element replaced in place; the container is the result).
+  Value element(const ir::Call& c, std::vector<Value>& args, bool write) const {
+    const Buffer& b = shaped(args[0], "the tensor");
+    const std::size_t at = flat_index(c, b, as_ints(args[1], "indices"));
+    if (!write) {
+      if (is_float_dtype(b.dtype)) return Value::scalar_float(b.f32[at], b.dtype);
+      return Value::scalar_int(b.ints[at], b.dtype);
+    }
+    const Value& v = args[2];
+    if (v.kind != ValueKind::Scalar || v.dtype != b.dtype)
+      unsupported(c, "value has another dtype");
+    if (is_float_dtype(b.dtype))
+      args[0].buffer->f32[at] = v.f;
+    else
+      args[0].buffer->ints[at] = v.i;
+    return args[0];
   }
 
   std::size_t flat_index(const ir::Call& c, const Buffer& b,
@@ -1134,7 +1127,8 @@ class Interpreter {
     for (std::int64_t d : shape)
       if (d < 0) unsupported(c, "negative dimension");
     Value out = Value::zeros(*dtype, std::move(shape), tile);
-    const ir::AttrValue* v = c.kwargs.find(c.op->name == "tensor.create" ? "init_value" : "value");
+    const ir::AttrValue* v =
+        c.kwargs.find(c.op->id == ir::OpId::tensor_create ? "init_value" : "value");
     if (!v) return out;
     Value scalar;
     if (const auto* d = v->get_if<double>()) {
@@ -1183,11 +1177,11 @@ class Interpreter {
 
   /// [rows, cols] -> [rows, 1]: left to right from the first element (kernel/interpreter.hpp);
   /// FP16 / BF16 partial sums are each rounded to the dtype.
-  Value row_reduce(const ir::Call& c, const std::vector<Value>& args) const {
+  Value row_reduce(const ir::Call& c, kernel::Op op, const std::vector<Value>& args) const {
     const Buffer& x = shaped(args.at(0), "the tile");
     if (!is_float_dtype(x.dtype) || x.shape.size() != 2 || x.shape[1] < 1)
       unsupported(c, "needs a non-empty 2-D float tile");
-    const bool is_max = c.op->name == "tile.row_max";
+    const bool is_max = op == kernel::Op::RowMax;
     const auto rows = static_cast<std::size_t>(x.shape[0]),
                cols = static_cast<std::size_t>(x.shape[1]);
     Value out = Value::zeros(x.dtype, {x.shape[0], 1}, true);
@@ -1229,7 +1223,6 @@ class Interpreter {
   const ir::Program& program_;
   const RunOptions* options_ = nullptr;
   std::uint64_t executed_ = 0;  // statements executed, against options_->max_statements
-  ir::OpRegistry ops_ = ir::standard_op_registry();
   Frame* frame_ = nullptr;
   Where where_;
   std::size_t depth_ = 0;

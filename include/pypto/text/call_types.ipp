@@ -28,9 +28,8 @@ PYPTO_DECL ir::TypeRef flattened_call_type(const ir::Op& op, const ir::TypeRef& 
                                            const ir::TypeRef& annotation) {
   const auto* a = ir::as<ir::TileType>(annotation.get());
   const auto* d = ir::as<ir::TileType>(derived.get());
-  if (!a || !d || ir::isa<ir::GlobalVar>(op) ||
-      (op.name != "tile.load" && op.name != "tile.create") || a->rank() > 2 || d->rank() <= 2 ||
-      a->dtype != d->dtype)
+  if (!a || !d || (op.id != ir::OpId::tile_load && op.id != ir::OpId::tile_create) ||
+      a->rank() > 2 || d->rank() <= 2 || a->dtype != d->dtype)
     return nullptr;
   std::optional<ir::TileView> view = a->tile_view;
   if (!view && d->tile_view && d->tile_view->valid_shape.empty() && d->tile_view->stride.empty())

@@ -1337,7 +1337,7 @@ class Builder {
     if (!(d.starts_with("pl.") || d.starts_with("pld.")))
       fail_at(callee, "a callee: self.<function>, pl.<op> or a builtin such as abs");
     const ir::OpDef& def = resolve_op(e, op_name(d), operands);
-    if (def.name == "pld.tensor.alloc_window_buffer" &&
+    if (ir::op_id(def.name) == ir::OpId::pld_tensor_alloc_window_buffer &&
         (keyword(e, "dtype") || (e.items.size() > 1 && e.item(1).kind == ExprKind::List)))
       return guard(e,
                    [&] { return ops_.make_call(def.name, {window_buffer_bytes(e)}, {}, {}, sp); });

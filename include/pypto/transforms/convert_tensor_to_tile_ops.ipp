@@ -102,8 +102,9 @@ namespace pypto::transforms {
 namespace detail::tensor_to_tile {
 
 /// Tensor ops whose tile form is the tile op of the same name with the same arguments and
-/// keywords (upstream PyPTO's one-to-one conversions that both our families define).
-inline std::string_view simple_tile_form(std::string_view op) {
+/// keywords (upstream PyPTO's one-to-one conversions that both our families define); custom
+/// for the others.
+inline ir::OpId simple_tile_form(ir::OpId op) {
   static constexpr std::string_view kSimple[] = {"add",
                                                  "sub",
                                                  "mul",
@@ -174,16 +175,12 @@ inline std::string_view simple_tile_form(std::string_view op) {
                                                  "mrgsort_format1",
                                                  "gather_mask",
                                                  "transpose"};
-  // Both families share the suffix: "tensor.add" -> "tile.add" lives in one static string each.
-  static const std::vector<std::pair<std::string, std::string>> kTable = [] {
-    std::vector<std::pair<std::string, std::string>> t;
-    for (std::string_view s : kSimple)
-      t.emplace_back("tensor." + std::string(s), "tile." + std::string(s));
-    return t;
-  }();
-  for (const auto& [from, to] : kTable)
-    if (from == op) return to;
-  return {};
+  const std::string_view name = ir::op_name(op);
+  if (!name.starts_with("tensor.")) return ir::OpId::custom;
+  const std::string_view suffix = name.substr(7);
+  for (std::string_view s : kSimple)
+    if (s == suffix) return ir::op_id("tile." + std::string(suffix));
+  return ir::OpId::custom;
 }
 
 /// What the refusals list as converted.
@@ -194,38 +191,51 @@ inline constexpr std::string_view kTileForms =
 
 /// Ops that read and place their own data: a converted op's operand is loaded at the entry,
 /// theirs are not.
-inline bool is_self_loading(std::string_view op) {
-  return op == "tensor.slice" || op == "tensor.assemble" || op == "tensor.read" ||
-         op == "tensor.write" || op == "tensor.gather" || op == "tensor.expand_clone" ||
-         op == "pld.tensor.put" || op == "pld.tensor.get";
+inline bool is_self_loading(ir::OpId op) {
+  using ir::OpId;
+  switch (op) {
+    case OpId::tensor_slice:
+    case OpId::tensor_assemble:
+    case OpId::tensor_read:
+    case OpId::tensor_write:
+    case OpId::tensor_gather:
+    case OpId::tensor_expand_clone:
+    case OpId::pld_tensor_put:
+    case OpId::pld_tensor_get: return true;
+    default: return false;
+  }
 }
 
 /// True for a tensor op this pass converts (into a tile op, or keeps when its operands stay in
 /// global memory).
 inline bool has_tile_form(const ir::Call& c) {
-  const std::string& op = c.op->name;
-  return !simple_tile_form(op).empty() || is_self_loading(op) || op == "tensor.create" ||
-         op == "tensor.maximum" || op == "tensor.minimum" || op == "tensor.mrgsort_format2" ||
-         op == "pld.tensor.remote_store";
+  using ir::OpId;
+  const OpId op = c.op->id;
+  return simple_tile_form(op) != OpId::custom || is_self_loading(op) || op == OpId::tensor_create ||
+         op == OpId::tensor_maximum || op == OpId::tensor_minimum ||
+         op == OpId::tensor_mrgsort_format2 || op == OpId::pld_tensor_remote_store;
 }
 
 /// Global-memory accesses a kernel may keep as they are (read / write / assemble only while
 /// their operands stay tensors).
-inline bool is_kept(std::string_view op) {
-  return op == "tensor.dim" || op == "tensor.view" || op == "tensor.read" || op == "tensor.write" ||
-         op == "tensor.assemble";
+inline bool is_kept(ir::OpId op) {
+  using ir::OpId;
+  return op == OpId::tensor_dim || op == OpId::tensor_view || op == OpId::tensor_read ||
+         op == OpId::tensor_write || op == OpId::tensor_assemble;
 }
 
 /// The distributed transfers with a tile form: put and get through a staging tile,
 /// remote_store of a tile.
-inline bool is_distributed_transfer(std::string_view op) {
-  return op == "pld.tensor.put" || op == "pld.tensor.get" || op == "pld.tensor.remote_store";
+inline bool is_distributed_transfer(ir::OpId op) {
+  using ir::OpId;
+  return op == OpId::pld_tensor_put || op == OpId::pld_tensor_get ||
+         op == OpId::pld_tensor_remote_store;
 }
 
 /// A call of a `tensor.*` op, or of a distributed transfer (the ops this pass looks at).
 inline bool is_tensor_op(const ir::Call& c) {
   return !ir::isa<ir::GlobalVar>(*c.op) &&
-         (c.op->name.rfind("tensor.", 0) == 0 || is_distributed_transfer(c.op->name));
+         (c.op->name.starts_with("tensor.") || is_distributed_transfer(c.op->id));
 }
 
 /// The `cache_policy` attr as parameter index -> policy; a malformed attr is an InternalError
@@ -309,8 +319,8 @@ inline ir::StmtRef with_cache_kwargs(const ir::StmtRef& body, const ir::Function
   for (const auto& [index, p] : policies) policy.insert(f.params[index].get(), p);
   return BottomUpRewriter([&](const ir::NodeRef& n) -> ir::NodeRef {
            const auto* call = ir::as<ir::Call>(n.get());
-           if (!call || ir::isa<ir::GlobalVar>(*call->op) || call->op->name != "tile.load" ||
-               call->args.empty() || call->kwargs.find("cache"))
+           if (!call || call->op->id != ir::OpId::tile_load || call->args.empty() ||
+               call->kwargs.find("cache"))
              return n;
            const auto* param = ir::as<ir::Var>(call->args[0].get());
            const ir::CachePolicy* p = param ? policy.find(param) : nullptr;
@@ -378,7 +388,7 @@ class KernelConverter {
   bool has_tensor_op() const {
     bool found = false;
     ir::for_each_node(ir::NodeRef(f_.body), [&](const ir::Node& n) {
-      if (const auto* c = ir::as<ir::Call>(&n); c && is_tensor_op(*c) && !is_kept(c->op->name))
+      if (const auto* c = ir::as<ir::Call>(&n); c && is_tensor_op(*c) && !is_kept(c->op->id))
         found = true;
     });
     return found;
@@ -397,7 +407,7 @@ class KernelConverter {
         return;
       }
       const auto* c = ir::as<ir::Call>(&n);
-      if (!c || !is_tensor_op(*c) || is_self_loading(c->op->name) || !has_tile_form(*c)) return;
+      if (!c || !is_tensor_op(*c) || is_self_loading(c->op->id) || !has_tile_form(*c)) return;
       for (const ir::ExprRef& a : c->args)
         if (ir::isa<ir::Var>(*a) && ir::isa<ir::TensorType>(*a->type)) used.insert(a.get(), true);
     });
@@ -569,7 +579,7 @@ class KernelConverter {
     if (const auto* e = ir::as<ir::EvalStmt>(s.get())) top = e->expr.get();
     ir::for_each_node(ir::NodeRef(s), [&](const ir::Node& n) {
       const auto* c = ir::as<ir::Call>(&n);
-      if (!c || !is_tensor_op(*c) || is_kept(c->op->name)) return;
+      if (!c || !is_tensor_op(*c) || is_kept(c->op->id)) return;
       if (&n == top || ir::isa<ir::ForStmt>(*s) || ir::isa<ir::WhileStmt>(*s) ||
           ir::isa<ir::IfStmt>(*s))
         fail(*c, s->span, "has no tile form yet (" + std::string(kTileForms) + ")");
@@ -583,7 +593,8 @@ class KernelConverter {
   /// to `out`; nullopt for a kept global-memory access.
   std::optional<ir::ExprRef> convert(const ir::Call& c, const ir::Span& stmt_span,
                                      std::vector<ir::StmtRef>& out) {
-    const std::string& op = c.op->name;
+    using ir::OpId;
+    const OpId op = c.op->id;
     const ir::Span span = c.span.is_known() ? c.span : stmt_span;
     std::vector<ir::ExprRef> args;
     for (const ir::ExprRef& a : c.args) args.push_back(subst_.expr(a));
@@ -594,17 +605,17 @@ class KernelConverter {
                     ir::Attrs kw) -> ir::ExprRef {
       return ops_.make_call(name, std::move(a), std::move(kw), {}, span);
     };
-    if (op == "tensor.create") {
+    if (op == OpId::tensor_create) {
       ir::Attrs kw;
       if (const ir::AttrValue* d = c.kwargs.find("dtype")) kw = kw.with("dtype", *d);
       kw = kw.with("target_memory", ir::EnumValue::of(ir::MemorySpace::Vec));
       return call("tile.create", std::move(args), std::move(kw));
     }
-    if (op == "tensor.read" || op == "tensor.write") {
+    if (op == OpId::tensor_read || op == OpId::tensor_write) {
       if (!is_tile(0)) return std::nullopt;  // a global-memory access stays
-      return call(op == "tensor.read" ? "tile.read" : "tile.write", std::move(args), c.kwargs);
+      return call(op == OpId::tensor_read ? "tile.read" : "tile.write", std::move(args), c.kwargs);
     }
-    if (op == "tensor.slice") {
+    if (op == OpId::tensor_slice) {
       if (is_tile(0)) return call("tile.slice", std::move(args), c.kwargs);
       if (c.kwargs.find("pad_value")) fail(c, span, "with pad_value has no tile.load form yet");
       std::vector<ir::ExprRef> load{args[0], args[2], args[1], args.size() > 3 ? args[3] : args[1]};
@@ -613,7 +624,7 @@ class KernelConverter {
       if (args.size() > 4) fail(c, span, "with drop_dims has no tile.load form yet");
       return call("tile.load", std::move(load), std::move(kw));
     }
-    if (op == "tensor.assemble") {
+    if (op == OpId::tensor_assemble) {
       if (!is_tile(1) && !is_tile(0)) return std::nullopt;  // tensor into tensor stays
       if (!is_tile(0)) return call("tile.store", {args[1], args[2], args[0]}, c.kwargs);
       if (c.kwargs.find("atomic"))
@@ -624,31 +635,31 @@ class KernelConverter {
       }
       return call("tile.assemble", std::move(args), {});
     }
-    if (op == "tensor.maximum" || op == "tensor.minimum") {
+    if (op == OpId::tensor_maximum || op == OpId::tensor_minimum) {
       const bool scalar = args.size() == 2 && ir::isa<ir::ScalarType>(*args[1]->type);
       bridge(args, out, span);
-      return call(std::string(op == "tensor.maximum" ? "tile.maximum" : "tile.minimum") +
+      return call(std::string(op == OpId::tensor_maximum ? "tile.maximum" : "tile.minimum") +
                       (scalar ? "s" : ""),
                   std::move(args), c.kwargs);
     }
-    const Emitter emit(ops_, f_.name, op, span, out);
-    if (op == "tensor.gather") return GatherExpansion(emit, args, c.kwargs, arch_).run();
-    if (op == "tensor.expand_clone") return expand_clone(emit, args);
-    if (op == "tensor.mrgsort_format2") {
+    const Emitter emit(ops_, f_.name, c.op->name, span, out);
+    if (op == OpId::tensor_gather) return GatherExpansion(emit, args, c.kwargs, arch_).run();
+    if (op == OpId::tensor_expand_clone) return expand_clone(emit, args);
+    if (op == OpId::tensor_mrgsort_format2) {
       bridge(args, out, span);
       return expand_mrgsort_format2(emit, std::move(args), c.kwargs);
     }
-    if (op == "pld.tensor.put" || op == "pld.tensor.get")
+    if (op == OpId::pld_tensor_put || op == OpId::pld_tensor_get)
       return staged_transfer(c, args, span, out);
-    if (op == "pld.tensor.remote_store") {
+    if (op == OpId::pld_tensor_remote_store) {
       std::vector<ir::ExprRef> first{args[0]};
       bridge(first, out, span);
       args[0] = first[0];
       return call("pld.tile.remote_store", std::move(args), c.kwargs);
     }
-    if (std::string_view tile_op = simple_tile_form(op); !tile_op.empty()) {
+    if (const OpId tile_op = simple_tile_form(op); tile_op != OpId::custom) {
       bridge(args, out, span);
-      return call(tile_op, std::move(args), c.kwargs);
+      return call(ir::op_name(tile_op), std::move(args), c.kwargs);
     }
     if (is_kept(op)) return std::nullopt;
     fail(c, span, "has no tile form yet (" + std::string(kTileForms) + ")");
@@ -659,7 +670,7 @@ class KernelConverter {
   /// the tile op moving through it.
   ir::ExprRef staged_transfer(const ir::Call& c, std::vector<ir::ExprRef> args,
                               const ir::Span& span, std::vector<ir::StmtRef>& out) {
-    const bool put = c.op->name == "pld.tensor.put";
+    const bool put = c.op->id == ir::OpId::pld_tensor_put;
     if (put && ir::isa<ir::TileType>(*args[2]->type))
       fail(c, span,
            "needs a global-memory source, not a computed value (a tile has no global address); "
@@ -791,7 +802,7 @@ class KernelConverter {
     for (const ir::StmtRef& s : body) {
       const auto* a = ir::as<ir::AssignStmt>(s.get());
       const auto* c = a ? ir::as<ir::Call>(a->value.get()) : nullptr;
-      if (c && c->op->name == "tile.assemble" && c->args.size() == 3 &&
+      if (c && c->op->id == ir::OpId::tile_assemble && c->args.size() == 3 &&
           c->args[0].get() == carried) {
         if (part || uses(c->args[1], carried) || uses(c->args[2], carried)) return std::nullopt;
         part = a;

@@ -93,11 +93,12 @@ PYPTO_DECL std::string DedupEvent::to_string() const {
 namespace detail {
 
 /// The nine statement-only calls whose result may be UnknownType as a direct EvalStmt value.
-inline bool is_statement_only_call(std::string_view op) {
-  static constexpr std::string_view kAllowed[] = {
-      "pld.tensor.put",    "pld.tile.remote_store", "pld.tensor.remote_store",
-      "pld.system.notify", "pld.system.wait",       "pld.system.defer_wait",
-      "system.set_ffts",   "system.sync_set",       "system.sync_wait"};
+inline bool is_statement_only_call(ir::OpId op) {
+  using ir::OpId;
+  static constexpr OpId kAllowed[] = {
+      OpId::pld_tensor_put,    OpId::pld_tile_remote_store, OpId::pld_tensor_remote_store,
+      OpId::pld_system_notify, OpId::pld_system_wait,       OpId::pld_system_defer_wait,
+      OpId::system_set_ffts,   OpId::system_sync_set,       OpId::system_sync_wait};
   return std::find(std::begin(kAllowed), std::end(kAllowed), op) != std::end(kAllowed);
 }
 
@@ -526,7 +527,7 @@ class Deduplicator {
     std::string problem;
     auto statement_only = [](const ir::Node* n) {
       const auto* c = ir::as<ir::Call>(n);
-      return c && !ir::isa<ir::GlobalVar>(*c->op) && is_statement_only_call(c->op->name);
+      return c && is_statement_only_call(c->op->id);
     };
     ir::for_each_node(ir::NodeRef(&f), [&](const ir::Node& n) {
       ir::for_each_child(n, [&](const ir::NodeRef& child) {

@@ -87,32 +87,32 @@ inline const HandleInfo& info(Handle k) {
 
 /// A prefetch op: its arity and the handle it produces (None for wait).
 struct OpInfo {
-  std::string_view name;
+  ir::OpId id;
   std::size_t arity;
   Handle result;
 };
-inline constexpr std::array<OpInfo, 4> kOps{{{"prefetch.make_context", 1, Handle::Context},
-                                             {"prefetch.async_prefetch", 2, Handle::Event},
-                                             {"prefetch.session", 1, Handle::Session},
-                                             {"prefetch.wait", 2, Handle::None}}};
+inline constexpr std::array<OpInfo, 4> kOps{{{ir::OpId::prefetch_make_context, 1, Handle::Context},
+                                             {ir::OpId::prefetch_async_prefetch, 2, Handle::Event},
+                                             {ir::OpId::prefetch_session, 1, Handle::Session},
+                                             {ir::OpId::prefetch_wait, 2, Handle::None}}};
 
 /// A consumer slot: argument `index` of `op` takes a handle of kind `handle`.
 struct Slot {
-  std::string_view op;
+  ir::OpId op;
   std::size_t index;
   Handle handle;
   std::string_view name;
 };
-inline constexpr std::array<Slot, 4> kSlots{{{"prefetch.async_prefetch", 1, Handle::Context, "ctx"},
-                                             {"prefetch.session", 0, Handle::Context, "ctx"},
-                                             {"prefetch.wait", 0, Handle::Event, "event"},
-                                             {"prefetch.wait", 1, Handle::Session, "session"}}};
+inline constexpr std::array<Slot, 4> kSlots{
+    {{ir::OpId::prefetch_async_prefetch, 1, Handle::Context, "ctx"},
+     {ir::OpId::prefetch_session, 0, Handle::Context, "ctx"},
+     {ir::OpId::prefetch_wait, 0, Handle::Event, "event"},
+     {ir::OpId::prefetch_wait, 1, Handle::Session, "session"}}};
 
 /// The prefetch op `c` calls (a builtin, not a program function), or null.
 inline const OpInfo* prefetch_op(const ir::Call& c) {
-  if (ir::isa<ir::GlobalVar>(*c.op)) return nullptr;
   for (const auto& op : kOps)
-    if (c.op->name == op.name) return &op;
+    if (c.op->id == op.id) return &op;
   return nullptr;
 }
 /// The handle kind `c` produces by its op (whatever its recorded type), or None.
@@ -325,17 +325,17 @@ class Check {
     const OpInfo* op = prefetch_op(c);
     if (!op) return;
     if (c.args.size() != op->arity)
-      return fail(&c, std::string(op->name) + " takes " + std::to_string(op->arity) +
+      return fail(&c, std::string(ir::op_name(op->id)) + " takes " + std::to_string(op->arity) +
                           " argument(s), got " + std::to_string(c.args.size()));
     if (op->result != Handle::None && handle_of(c) != op->result)
-      return fail(&c, std::string(op->name) + " is typed " +
+      return fail(&c, std::string(ir::op_name(op->id)) + " is typed " +
                           std::string(ir::kind_name(c.type->kind())) + "; its result must be " +
                           std::string(info(op->result).type_name));
     for (const Slot& slot : kSlots) {
-      if (slot.op != op->name) continue;
+      if (slot.op != op->id) continue;
       const ir::Expr& a = *c.args[slot.index];
       const std::string operand =
-          "the " + std::string(slot.name) + " operand of " + std::string(op->name);
+          "the " + std::string(slot.name) + " operand of " + std::string(ir::op_name(op->id));
       if (handle_of(a) != slot.handle)
         return fail(&c, operand + " is not a " + std::string(info(slot.handle).noun) + " (it is " +
                             (handle_of(a) != Handle::None ? handle_ref(a) : plain_ref(a)) + ")");
@@ -343,7 +343,7 @@ class Check {
         return fail(&c, operand + ", " + handle_ref(a) + ", is not bound by " +
                             std::string(info(slot.handle).producer) + " in this function");
     }
-    if (op->name == "prefetch.wait") check_wait_contexts(c);
+    if (op->id == ir::OpId::prefetch_wait) check_wait_contexts(c);
   }
 
   /// A wait uses the context its event was prefetched in. (A producer whose own operands are
@@ -378,7 +378,7 @@ class Check {
         allowed.add(c->type.get());
       if (op && c->args.size() == op->arity)
         for (const Slot& slot : kSlots)
-          if (slot.op == op->name && handle_of(*c->args[slot.index]) == slot.handle)
+          if (slot.op == op->id && handle_of(*c->args[slot.index]) == slot.handle)
             allowed.add(c->args[slot.index].get());
     }
     return allowed;
@@ -442,7 +442,8 @@ class Check {
         if (args[i].get() == &value) {
           bool slot = false;  // the value's own slot, already taken by an earlier edge
           for (const Slot& s : kSlots)
-            slot = slot || (s.op == callee && s.index == i && s.handle == handle_of(value));
+            slot =
+                slot || (s.op == ir::op_id(callee) && s.index == i && s.handle == handle_of(value));
           if (!slot)
             return ref + " is argument " + std::to_string(i) + " of " + callee +
                    " (an arbitrary consumer; " + only + ")";

@@ -20,11 +20,9 @@ namespace pypto::transforms {
 
 namespace detail {
 
-inline constexpr std::string_view kPeerBufferOp = "system.import_peer_buffer";
-
 /// The `peer_func` name of an import_peer_buffer call, or null.
 inline const std::string* peer_func_of(const ir::Call& c) {
-  if (ir::isa<ir::GlobalVar>(*c.op) || c.op->name != kPeerBufferOp) return nullptr;
+  if (c.op->id != ir::OpId::system_import_peer_buffer) return nullptr;
   const ir::AttrValue* v = c.kwargs.find("peer_func");
   return v ? v->get_if<std::string>() : nullptr;
 }

@@ -1070,7 +1070,7 @@ class FunctionOutliner {
     }
     if (const auto* e = ir::as<ir::EvalStmt>(s.get())) {
       const auto* call = ir::as<ir::Call>(e->expr.get());
-      if (!call || call->op->name != "tile.store" || call->args.size() < 3) return s;
+      if (!call || call->op->id != ir::OpId::tile_store || call->args.size() < 3) return s;
       const auto* target = ir::as<ir::Var>(call->args[2].get());
       ir::VarRef bound = ir::Var::make(
           (target ? target->name_hint : std::string("tensor")) + "__store", call->type, call->span);

@@ -1,0 +1,59 @@
+// pypto/codegen/kernel_op_of.hpp — the kernel::Op a catalog op computes, element by element.
+//
+// One table for every consumer that computes tile and tensor ops through the kernel expression
+// semantics (kernel/op_semantics.hpp): the reference interpreter runs them, the kernel code
+// generator fuses the tile forms into kernel expressions. The `<name>s` forms (a scalar second
+// operand) compute what their tile-tile forms compute. Row reductions map to RowSum / RowMax.
+#pragma once
+
+#include <optional>
+
+#include "pypto/ir/op_id.hpp"
+#include "pypto/kernel/spec.hpp"
+
+namespace pypto::codegen {
+
+/// The kernel::Op of `id`; nullopt for an op computed otherwise.
+constexpr std::optional<kernel::Op> kernel_op_of(ir::OpId id) {
+  using ir::OpId;
+  using kernel::Op;
+  switch (id) {
+    case OpId::tile_add:
+    case OpId::tile_adds:
+    case OpId::tensor_add:
+    case OpId::tensor_adds: return Op::Add;
+    case OpId::tile_sub:
+    case OpId::tile_subs:
+    case OpId::tensor_sub:
+    case OpId::tensor_subs: return Op::Sub;
+    case OpId::tile_mul:
+    case OpId::tile_muls:
+    case OpId::tensor_mul:
+    case OpId::tensor_muls: return Op::Mul;
+    case OpId::tile_div:
+    case OpId::tile_divs:
+    case OpId::tensor_div:
+    case OpId::tensor_divs: return Op::Div;
+    case OpId::tile_maximum:
+    case OpId::tile_maximums:
+    case OpId::tensor_maximum: return Op::Max;
+    case OpId::tile_minimum:
+    case OpId::tile_minimums:
+    case OpId::tensor_minimum: return Op::Min;
+    case OpId::tile_neg:
+    case OpId::tensor_neg: return Op::Neg;
+    case OpId::tile_abs:
+    case OpId::tensor_abs: return Op::Abs;
+    case OpId::tile_exp:
+    case OpId::tensor_exp: return Op::Exp;
+    case OpId::tile_sqrt:
+    case OpId::tensor_sqrt: return Op::Sqrt;
+    case OpId::tile_rsqrt:
+    case OpId::tensor_rsqrt: return Op::Rsqrt;
+    case OpId::tile_row_sum: return Op::RowSum;
+    case OpId::tile_row_max: return Op::RowMax;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace pypto::codegen
