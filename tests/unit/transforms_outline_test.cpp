@@ -841,7 +841,7 @@ class P:
   CHECK(written.find("Out") != std::string::npos);
 }
 
-TEST_CASE("outline: the AIV split table, the AUTO split and the cross-core slot count") {
+TEST_CASE("outline: the AIV split table, the AUTO split, the cross-core slot count and windowize") {
   auto attrs_for = [](std::string_view header, std::string_view modes) {
     std::string text = R"(
 import pypto.language as pl
@@ -881,6 +881,9 @@ class P:
   CHECK(autosplit.get<ir::SplitMode>("split") == ir::SplitMode::LeftRight);
   CHECK(autosplit.get<std::int64_t>("slot_num") == 4);
   CHECK_FALSE(autosplit.contains("split_aiv"));
+  // windowize=True, the kernel's opt-in to local windowization, goes with it.
+  CHECK(attrs_for(", windowize=True", "").get<bool>("windowize") == true);
+  CHECK_FALSE(up.contains("windowize"));
   CHECK_THROWS_WITH_AS(attrs_for(", optimizations=[pl.split(pl.SplitMode.UP_DOWN)]", "U"),
                        doctest::Contains("pl.split_aiv"), tf::OutlineError);
 }

@@ -1086,7 +1086,7 @@ class FunctionOutliner {
   }
 
   /// The outlined function's attrs: the AUTO split, the AIV split table, the cross-core slot
-  /// count and the cache policies as sorted (param index, policy) pairs.
+  /// count, the windowize opt-in and the cache policies as sorted (param index, policy) pairs.
   ir::Attrs function_attrs(const ir::ScopeStmt& s, const ScopeInfo& info,
                            const std::vector<ir::Param>& params) {
     ir::Attrs attrs;
@@ -1103,6 +1103,8 @@ class FunctionOutliner {
     attrs = with_split_aiv_attrs(std::move(attrs), regions);
     if (auto slots = s.attrs.get<std::int64_t>(ir::scope_attr::kSlotNum))
       attrs = attrs.with(std::string(ir::scope_attr::kSlotNum), *slots);
+    if (s.attrs.get<bool>(ir::scope_attr::kWindowize).value_or(false))
+      attrs = attrs.with(std::string(ir::scope_attr::kWindowize), true);
     if (const ir::AttrValue* v = s.attrs.find(ir::scope_attr::kCachePolicyVars)) {
       std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
       for (const auto& item : *v->get_if<ir::AttrValueList>()) {
