@@ -545,15 +545,16 @@ class P:
   CHECK(message.find("7:" + std::to_string(e.span().column)) != std::string::npos);
   CHECK(e.span().column > 0);
 
+  // A tensor op nested where no conversion reaches (a loop's yield) is refused, not kept.
   const tf::TensorToTileError nested = convert_error(R"(
 import pypto.language as pl
 @pl.program
 class P:
-    @pl.function(type=pl.FunctionType.AIC)
+    @pl.function(type=pl.FunctionType.InCore)
     def kern(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
-        for i in pl.range(2):
-            o1 = pl.tensor.assemble(o, pl.add(a, a), [0])
-        return o
+        for i, (acc,) in pl.range(2, init_values=(a,)):
+            acc2 = pl.yield_(pl.add(acc, a))
+        return acc2
 )");
   CHECK(nested.op() == "tensor.add");
   CHECK(nested.span().line == 8);
@@ -570,6 +571,31 @@ class P:
         return o1
 )");
   CHECK(run(orch).get() == orch.get());
+}
+
+TEST_CASE("tensor to tile: tensor ops nested in an argument or a return are converted first") {
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        o1 = pl.tensor.assemble(o, pl.add(a, a), [0])
+        return pl.mul(a, a)
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kern(self, a: pl.Tensor[[64], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]], ret0_out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        a_tile = pl.load(a, [0], [64])
+        add_tile = pl.tile.add(a_tile, a_tile)
+        o1 = pl.store(add_tile, [0], o)
+        mul_tile = pl.tile.mul(a_tile, a_tile)
+        ret0_store = pl.store(mul_tile, [0], ret0_out)
+        return ret0_store
+)");
 }
 
 TEST_CASE("tensor to tile: after outlining and dedup, the whole pipeline from a scope") {
@@ -963,6 +989,45 @@ class After:
         tmp = pl.tile.create([1, 96], dtype=pl.FP32)
         out = pl.tile.mrgsort(a, b, tmp)
         ret0_store = pl.store(out, [0, 0], ret0_out)
+        return ret0_store
+)");
+}
+
+TEST_CASE(
+    "tensor to tile: xor and a high-precision rsqrt get a scratch tile, a nested op is bound "
+    "first") {
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.INT32], b: pl.Tensor[[16, 16], pl.INT32], x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        c = pl.tensor.xor(a, b)
+        d = pl.tensor.xors(c, 3)
+        y = pl.tensor.rsqrt(x, high_precision=True)
+        z = pl.tensor.rsqrt(y)
+        w = pl.tensor.add(z, pl.tensor.cast(d, pl.FP32))
+        return w
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.INT32], b: pl.Tensor[[16, 16], pl.INT32], x: pl.Tensor[[16, 16], pl.FP32], ret0_out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        a_tile = pl.load(a, [0, 0], [16, 16])
+        b_tile = pl.load(b, [0, 0], [16, 16])
+        x_tile = pl.load(x, [0, 0], [16, 16])
+        xor_tmp = pl.tile.create([16, 16], dtype=pl.INT32)
+        c = pl.tile.xor(a_tile, b_tile, xor_tmp)
+        xor_tmp2 = pl.tile.create([16, 16], dtype=pl.INT32)
+        d = pl.tile.xors(c, 3, xor_tmp2)
+        rsqrt_tmp = pl.tile.create([16, 16], dtype=pl.FP32)
+        y = pl.tile.rsqrt(x_tile, rsqrt_tmp)
+        z = pl.tile.rsqrt(y)
+        cast_tile = pl.tile.cast(d, pl.FP32)
+        w = pl.tile.add(z, cast_tile)
+        ret0_store = pl.store(w, [0, 0], ret0_out)
         return ret0_store
 )");
 }

@@ -589,6 +589,22 @@ class KernelConverter {
     });
   }
 
+  /// An argument of a call being converted: a tensor op nested there converted first, its
+  /// value bound to a fresh variable after its own statements (as upstream hoists a nested
+  /// conversion's prologue); anything else substituted.
+  ir::ExprRef operand(const ir::ExprRef& a, const ir::Span& stmt_span,
+                      std::vector<ir::StmtRef>& out) {
+    const auto* c = ir::as<ir::Call>(a.get());
+    if (!c || !is_tensor_op(*c) || is_kept(c->op->id)) return subst_.expr(a);
+    std::optional<ir::ExprRef> v = convert(*c, stmt_span, out);
+    if (!v) return subst_.expr(a);
+    const std::string_view name = c->op->name;
+    ir::VarRef var = ir::Var::make(std::string(name.substr(name.rfind('.') + 1)) + "_tile",
+                                   (*v)->type, c->span.is_known() ? c->span : stmt_span);
+    out.push_back(ir::AssignStmt::make(var, std::move(*v), var->span));
+    return var;
+  }
+
   /// The tile form of `c` (its arguments substituted), after the statements it needs, which go
   /// to `out`; nullopt for a kept global-memory access.
   std::optional<ir::ExprRef> convert(const ir::Call& c, const ir::Span& stmt_span,
@@ -597,7 +613,7 @@ class KernelConverter {
     const OpId op = c.op->id;
     const ir::Span span = c.span.is_known() ? c.span : stmt_span;
     std::vector<ir::ExprRef> args;
-    for (const ir::ExprRef& a : c.args) args.push_back(subst_.expr(a));
+    for (const ir::ExprRef& a : c.args) args.push_back(operand(a, stmt_span, out));
     auto is_tile = [&](std::size_t i) {
       return i < args.size() && ir::isa<ir::TileType>(*args[i]->type);
     };
@@ -656,6 +672,17 @@ class KernelConverter {
       bridge(first, out, span);
       args[0] = first[0];
       return call("pld.tile.remote_store", std::move(args), c.kwargs);
+    }
+    // pto.txor / txors and the high-precision trsqrt need a scratch tile like their first
+    // operand, which the tile form takes and the tensor form hides (upstream allocates it so).
+    const bool precise_rsqrt =
+        op == OpId::tensor_rsqrt && c.kwargs.get<bool>("high_precision").value_or(false);
+    if (precise_rsqrt || op == OpId::tensor_xor || op == OpId::tensor_xors) {
+      bridge(args, out, span);
+      const auto* t = ir::as<ir::TileType>(args[0]->type.get());
+      if (!t) fail(c, span, "needs a tensor or tile as its first operand");
+      args.push_back(emit.create(precise_rsqrt ? "rsqrt_tmp" : "xor_tmp", t->shape, t->dtype));
+      return call(ir::op_name(simple_tile_form(op)), std::move(args), {});
     }
     if (const OpId tile_op = simple_tile_form(op); tile_op != OpId::custom) {
       bridge(args, out, span);
@@ -750,7 +777,7 @@ class KernelConverter {
     }
     std::vector<ir::ExprRef> values;
     for (std::size_t i = 0; i < ret->values.size(); ++i) {
-      ir::ExprRef v = subst_.expr(ret->values[i]);
+      ir::ExprRef v = operand(ret->values[i], ret->span, out);
       const auto* tile = ir::as<ir::TileType>(v->type.get());
       if (!tile) {
         values.push_back(std::move(v));
