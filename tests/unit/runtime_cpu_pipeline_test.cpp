@@ -7,8 +7,10 @@
 // deduplicate-outlined-kernels launches more kernel functions than the pipeline with it compiles.
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -292,6 +294,22 @@ class Faults:
   }
 }
 
+/// The arguments after running `input`'s main on seeded inputs whose first tensor holds `x`:
+/// compiled on the CPU target, then interpreted.
+std::pair<std::vector<rt::Value>, std::vector<rt::Value>> run_both(const ir::Program& input,
+                                                                   const std::vector<float>& x) {
+  std::vector<rt::Value> args = rt::seeded_inputs(*input.find("main"), 1);
+  args[0].buffer->f32 = x;
+  const ir::ProgramRef lowered = lower(input, kPipeline);
+  cg::KernelCodeMap codes;
+  const cg::OrchestrationResult code = cg::codegen<cg::CpuTarget>(*lowered, {}, &codes);
+  const rt::CpuProgram compiled = rt::CpuProgram::compile(cache(), *lowered, code, codes);
+  std::vector<rt::Value> interpreted = copies(args);
+  (void)compiled.run("main", args);
+  (void)rt::run(input, "main", interpreted);
+  return {std::move(args), std::move(interpreted)};
+}
+
 TEST_CASE("cpu pipeline: tile.cast rounds a float to an integer as its mode says, saturating") {
   // Ties in both directions, a value past INT32's range each way and a NaN, through each of
   // upstream's seven modes (left out: "round", ties away from zero); UINT8 saturates at 0 and
@@ -332,16 +350,8 @@ class Rounding:
   };
   const std::vector<std::int64_t> want_u8 = {3, 0, 4, 0, 2, 255, 0, 0},
                                   want_i8 = {2, -3, 3, -1, 1, 127, -128, 0};
-  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
-  args[0].buffer->f32 = x;
-  const ir::ProgramRef lowered = lower(*input, kPipeline);
-  cg::KernelCodeMap codes;
-  const cg::OrchestrationResult code = cg::codegen<cg::CpuTarget>(*lowered, {}, &codes);
-  const rt::CpuProgram compiled = rt::CpuProgram::compile(cache(), *lowered, code, codes);
-  std::vector<rt::Value> interpreted = copies(args);
-  (void)compiled.run("main", args);
-  (void)rt::run(*input, "main", interpreted);
-  for (const auto* got : {&args, &interpreted}) {
+  const auto [compiled, interpreted] = run_both(*input, x);
+  for (const auto* got : {&compiled, &interpreted}) {
     for (std::size_t row = 0; row < want.size(); ++row) {
       CAPTURE(row);
       CHECK(std::vector<std::int64_t>((*got)[1].buffer->ints.begin() + row * 8,
@@ -364,4 +374,40 @@ class Rounding:
 )"),
                        doctest::Contains("tile.cast: keyword 'mode' must be in [0, 6], got 7"),
                        pypto::core::Error);
+}
+
+TEST_CASE("cpu pipeline: tile.log and tensor.log take the natural logarithm, IEEE at the edges") {
+  // log 1 = +0, log +-0 = -inf, log of a negative or NaN = NaN, log +inf = +inf; the others as
+  // binary32 std::log gives them, in FP32 and rounded once more in FP16.
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Logs:
+    @pl.function
+    def main(self, x: pl.Tensor[[1, 8], pl.FP32], o: pl.Out[pl.Tensor[[1, 8], pl.FP32]], h: pl.Out[pl.Tensor[[1, 8], pl.FP16]]) -> pl.Tensor[[1, 8], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [1, 8])
+            o1 = pl.store(pl.log(t), [0, 0], o)
+            pl.store(pl.tile.log(pl.tile.cast(t, target_type=pl.FP16)), [0, 0], h)
+        return o1
+)");
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> x = {1.0f, 0.0f, -0.0f, -1.0f, inf, std::nanf(""), 2.0f, 0.5f};
+  const auto [compiled, interpreted] = run_both(*input, x);
+  for (const auto* got : {&compiled, &interpreted}) {
+    const std::vector<float>& o = (*got)[1].buffer->f32;
+    CHECK(std::bit_cast<std::uint32_t>(o[0]) == 0u);  // +0
+    CHECK(o[1] == -inf);
+    CHECK(o[2] == -inf);
+    CHECK(std::isnan(o[3]));
+    CHECK(o[4] == inf);
+    CHECK(std::isnan(o[5]));
+    CHECK(std::bit_cast<std::uint32_t>(o[6]) == std::bit_cast<std::uint32_t>(std::log(2.0f)));
+    CHECK(std::bit_cast<std::uint32_t>(o[7]) == std::bit_cast<std::uint32_t>(std::log(0.5f)));
+    const std::vector<float>& h = (*got)[2].buffer->f32;
+    CHECK(h[6] == rt::round_to_dtype(pypto::core::DataType::FP16, std::log(2.0f)));
+    CHECK(h[1] == -inf);
+    CHECK(std::isnan(h[3]));
+  }
+  for (std::size_t i = 0; i < 3; ++i) CHECK(rt::bit_identical(compiled[i], interpreted[i]));
 }

@@ -46,6 +46,8 @@ constexpr std::optional<kernel::Op> kernel_op_of(ir::OpId id) {
     case OpId::tensor_abs: return Op::Abs;
     case OpId::tile_exp:
     case OpId::tensor_exp: return Op::Exp;
+    case OpId::tile_log:
+    case OpId::tensor_log: return Op::Log;
     case OpId::tile_sqrt:
     case OpId::tensor_sqrt: return Op::Sqrt;
     case OpId::tile_rsqrt:
