@@ -299,7 +299,7 @@ class Lowering : protected RegionLowering<T> {
       env_[&var] = scalar_value(scalar_call(c), scalar_dtype(var));
       return;
     }
-    if (const auto op = spec_op(*c.op)) return elementwise(var, c, *op);
+    if (const auto op = spec_op(c)) return elementwise(var, c, *op);
     fail_at(c, "is not supported by the kernel code generator");
   }
 
@@ -370,7 +370,7 @@ class Lowering : protected RegionLowering<T> {
   /// skip the rounding to the dtype after every op (and its NaN canonicalization) that the
   /// interpreter does; emit_spec refuses non-FP32 tiles for the same reason.
   bool fusible(const ir::Call& c) const {
-    const auto op = spec_op(*c.op);
+    const auto op = spec_op(c);
     if (!op) return false;
     const auto* t = ir::as<ir::TileType>(c.type.get());
     if (!t || t->dtype != core::DataType::FP32) return false;

@@ -38,8 +38,8 @@
 namespace pypto::codegen::detail::kernel_codegen {
 
 /// The kernel::Op of a fusible FP32 tile op, or nullopt.
-inline std::optional<kernel::Op> spec_op(const ir::Op& op) {
-  return op_name(op.id).starts_with("tile.") ? kernel_op_of(op.id) : std::nullopt;
+inline std::optional<kernel::Op> spec_op(const ir::Call& c) {
+  return op_name(c.op->id).starts_with("tile.") ? kernel_op_of(c) : std::nullopt;
 }
 
 /// A value of the kernel as the generated code holds it.

@@ -3,11 +3,13 @@
 // One table for every consumer that computes tile and tensor ops through the kernel expression
 // semantics (kernel/op_semantics.hpp): the reference interpreter runs them, the kernel code
 // generator fuses the tile forms into kernel expressions. The `<name>s` forms (a scalar second
-// operand) compute what their tile-tile forms compute. Row reductions map to RowSum / RowMax.
+// operand) compute what their tile-tile forms compute. Row and column reductions map to RowSum /
+// RowMax / ColSum / ColMax.
 #pragma once
 
 #include <optional>
 
+#include "pypto/ir/expr.hpp"
 #include "pypto/ir/op_id.hpp"
 #include "pypto/kernel/spec.hpp"
 
@@ -54,8 +56,17 @@ constexpr std::optional<kernel::Op> kernel_op_of(ir::OpId id) {
     case OpId::tensor_rsqrt: return Op::Rsqrt;
     case OpId::tile_row_sum: return Op::RowSum;
     case OpId::tile_row_max: return Op::RowMax;
+    case OpId::tile_col_sum: return Op::ColSum;
+    case OpId::tile_col_max: return Op::ColMax;
     default: return std::nullopt;
   }
+}
+
+/// The kernel::Op a call computes; nullopt also where its arguments ask for another order of
+/// evaluation than the kernel op's (a col_sum given a scratch tile reduces as a tree).
+inline std::optional<kernel::Op> kernel_op_of(const ir::Call& c) {
+  if (c.op->id == ir::OpId::tile_col_sum && c.args.size() > 1) return std::nullopt;
+  return kernel_op_of(c.op->id);
 }
 
 }  // namespace pypto::codegen

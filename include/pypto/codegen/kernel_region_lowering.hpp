@@ -105,7 +105,7 @@ class RegionLowering : protected LoweringBase<T> {
     std::unordered_map<const ir::Var*, std::size_t> index;  // lookup only
     std::vector<bool> materialize;
     bool is_reduction(std::size_t k) const {
-      return kernel::is_reduction(*spec_op(*values[k].call->op));
+      return kernel::is_reduction(*spec_op(*values[k].call));
     }
   };
 
@@ -364,10 +364,11 @@ class RegionLowering : protected LoweringBase<T> {
     const Pending& p = r.values[k];
     if (auto it = b.node_of.find(p.var); it != b.node_of.end()) return it->second;
     const ir::Call& c = *p.call;
-    const kernel::Op op = *spec_op(*c.op);
+    const kernel::Op op = *spec_op(c);
     kernel::Node n{op, {}, {}, {}};
     const std::size_t arity = kernel::arity(op);
-    if (c.args.size() != arity + (kernel::is_reduction(op) ? 1 : 0))
+    const bool by_row = kernel::op_info(op).cls == kernel::OpClass::RowReduction;
+    if (c.args.size() != arity + (by_row ? 1 : 0))  // a row reduction's scratch tile
       fail_at(c, "has " + std::to_string(c.args.size()) + " operands");
     if (!kernel::is_reduction(op) && arity == 2) check_broadcast(r, c);
     for (std::size_t s = 0; s < arity; ++s) n.slot(s) = operand(b, r, c, c.args[s]);
@@ -416,7 +417,7 @@ class RegionLowering : protected LoweringBase<T> {
         const Value& x = lookup(*v);
         if (x.kind != Value::Kind::Tile) fail_at(c, "needs a tile operand");
         const kernel::ViewKind view =
-            view_of(b, c, x.tile.dims, kernel::is_reduction(*spec_op(*c.op)));
+            view_of(b, c, x.tile.dims, kernel::is_reduction(*spec_op(c)));
         for (std::size_t k = 0; k < b.input_vars.size(); ++k)
           if (b.input_vars[k] == v && b.input_views[k] == view)
             return kernel::input(static_cast<std::uint8_t>(k));

@@ -908,9 +908,9 @@ class Interpreter {
       case OpId::tile_matmul: return matmul(c, args);
       default: break;
     }
-    const std::optional<kernel::Op> op = codegen::kernel_op_of(c.op->id);
+    const std::optional<kernel::Op> op = codegen::kernel_op_of(c);
     if (!op) unsupported(c, "is not executable by the reference interpreter");
-    if (kernel::is_reduction(*op)) return row_reduce(c, *op, args);
+    if (kernel::is_reduction(*op)) return reduce(c, *op, args);
     const bool binary = kernel::op_info(*op).arity == 2;
     need(binary ? 2u : 1u, binary ? 2u : 1u);
     return elementwise(c, *op, args[0], binary ? &args[1] : nullptr);
@@ -1175,23 +1175,27 @@ class Interpreter {
     return out;
   }
 
-  /// [rows, cols] -> [rows, 1]: left to right from the first element (kernel/interpreter.hpp);
+  /// [rows, cols] -> [rows, 1] (RowSum / RowMax) or [1, cols] (ColSum / ColMax): each row left
+  /// to right, each column top to bottom, from its first element (kernel/interpreter.hpp);
   /// FP16 / BF16 partial sums are each rounded to the dtype.
-  Value row_reduce(const ir::Call& c, kernel::Op op, const std::vector<Value>& args) const {
+  Value reduce(const ir::Call& c, kernel::Op op, const std::vector<Value>& args) const {
     const Buffer& x = shaped(args.at(0), "the tile");
-    if (!is_float_dtype(x.dtype) || x.shape.size() != 2 || x.shape[1] < 1)
+    if (!is_float_dtype(x.dtype) || x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] < 1)
       unsupported(c, "needs a non-empty 2-D float tile");
-    const bool is_max = op == kernel::Op::RowMax;
+    const bool is_max = op == kernel::Op::RowMax || op == kernel::Op::ColMax;
+    const bool by_row = kernel::op_info(op).cls == kernel::OpClass::RowReduction;
     const auto rows = static_cast<std::size_t>(x.shape[0]),
                cols = static_cast<std::size_t>(x.shape[1]);
-    Value out = Value::zeros(x.dtype, {x.shape[0], 1}, true);
-    for (std::size_t r = 0; r < rows; ++r) {
-      float acc = x.f32[r * cols];
-      for (std::size_t k = 1; k < cols; ++k) {
-        const float v = x.f32[r * cols + k];
+    const std::size_t lines = by_row ? rows : cols, length = by_row ? cols : rows;
+    Value out = Value::zeros(x.dtype, {by_row ? x.shape[0] : 1, by_row ? 1 : x.shape[1]}, true);
+    for (std::size_t l = 0; l < lines; ++l) {
+      auto at = [&](std::size_t k) { return by_row ? l * cols + k : k * cols + l; };
+      float acc = x.f32[at(0)];
+      for (std::size_t k = 1; k < length; ++k) {
+        const float v = x.f32[at(k)];
         acc = is_max ? kernel::detail::apply_max(acc, v) : rounded(x.dtype, strict(acc + v));
       }
-      out.buffer->f32[r] = acc;
+      out.buffer->f32[l] = acc;
     }
     return out;
   }
