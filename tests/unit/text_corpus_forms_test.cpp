@@ -358,6 +358,11 @@ TEST_CASE("corpus forms: a non-ASCII variable name reads, prints as an ASCII nam
 
 TEST_CASE("corpus forms: columns after non-ASCII text count characters, malformed UTF-8 fails") {
   expect_error(replaced(kNonAscii, "pl.add(x, x)", "pl.add(x, y)"), 7, 61, "'y'");
+  // Only a variable may have such a name: a program's or a function's must be an identifier.
+  expect_error(replaced(kNonAscii, "class Accents", "class Accènts"), 4, 1,
+               "Program.name: 'Accènts' is not a Python identifier");
+  expect_error(replaced(kNonAscii, "def main", "def mañana"), 6, 5,
+               "Function.name: 'mañana' is not a Python identifier");
   // a lone continuation byte, an overlong encoding and a UTF-16 surrogate are no characters
   for (const char* bad : {"caf\x80", "caf\xc0\xa9", "caf\xed\xa0\x80"}) {
     CAPTURE(bad);

@@ -204,6 +204,7 @@ class Builder {
 
   ir::ProgramRef program(const syntax::Module& module) {
     std::string name;
+    TextPos class_pos = module.empty() ? TextPos{} : module.front()->pos;
     std::vector<const SStmt*> defs;
     std::set<const SStmt*> module_level;  // defs outside the class: no `self`
     for (const auto& s : module) {
@@ -214,6 +215,7 @@ class Builder {
           if (!name.empty()) throw ParseError(s->pos, "class", "one @pl.program class per text");
           check_program_decorator(*s);
           name = s->name;
+          class_pos = s->pos;
           for (const auto& m : s->body) {
             if (m->kind == StmtKind::FunctionDef && is_inline_def(*m))
               throw ParseError(m->pos, m->name,
@@ -260,7 +262,7 @@ class Builder {
     std::vector<ir::FunctionRef> fns;
     for (auto& sig : sigs) fns.push_back(function(sig));
     if (!externals_.empty()) fns = without_uncalled_externals(std::move(fns));
-    return guard(module.empty() ? TextPos{} : module.front()->pos, "program", [&] {
+    return guard(class_pos, name.empty() ? "program" : name, [&] {
       return ir::Program::make(name.empty() ? "Program" : name, std::move(fns));
     });
   }
