@@ -85,37 +85,17 @@ inline To cast(From a) {
     return round_to<To>(negative ? -f : f);
   }
 }
-/// A float element converted to integer dtype To under rounding `mode` (interpreter.hpp's
-/// float_to_int): rounded to an integral value, saturated to To's range, NaN 0.
+/// A float element converted to integer dtype To under rounding `mode` (kernel_abi.hpp's
+/// float_to_integer, as the interpreter converts it).
 template <class To, class From>
 inline To cast_rounded(From a, int mode) {
   float x;
   if constexpr (is_half<From>) x = widen(a);
   else x = a;
   if constexpr (std::is_same_v<To, bool>) return x != 0.0f;
-  else {
-    if (x != x) return 0;
-    double v = x;
-    const double floor = std::floor(v);
-    switch (mode) {
-      case 1: v = std::nearbyint(v); break;
-      case 2: v = std::round(v); break;
-      case 3: v = floor; break;
-      case 4: v = std::ceil(v); break;
-      case 6: v = v - floor != 0.5 ? std::round(v) : std::fmod(floor, 2.0) != 0.0 ? floor : floor + 1; break;
-      default: v = std::trunc(v);
-    }
-    constexpr int bits = static_cast<int>(sizeof(To) * 8);
-    if constexpr (std::is_unsigned_v<To>) {
-      if (v <= 0) return 0;
-      return v >= std::ldexp(1.0, bits) ? static_cast<To>(~To{0}) : static_cast<To>(v);
-    } else {
-      const double half = std::ldexp(1.0, bits - 1);
-      if (v >= half) return static_cast<To>((std::uint64_t{1} << (bits - 1)) - 1);
-      if (v < -half) return static_cast<To>(std::uint64_t{0} - (std::uint64_t{1} << (bits - 1)));
-      return static_cast<To>(v);
-    }
-  }
+  else
+    return static_cast<To>(pypto::codegen::float_to_integer(
+        x, mode, static_cast<unsigned>(sizeof(To) * 8), std::is_unsigned_v<To>));
 }
 
 }  // namespace pk

@@ -12,10 +12,12 @@
 // that a kernel with symbolic dims reads them at run time. FP16 and BF16 elements are their
 // 16-bit IEEE binary16 / bfloat16 patterns; half_to_float and float_to_half below are the one
 // definition of that encoding, for kernels and runtime alike (portable: no _Float16, no FP
-// environment, integer arithmetic only). O(1) each.
+// environment, integer arithmetic only). O(1) each. float_to_integer is likewise the one
+// definition of a cast's float-to-integer rounding.
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 
 namespace pypto::codegen {
@@ -86,6 +88,38 @@ constexpr std::uint16_t float_to_half(float x, HalfFormat format, bool keep_nan_
   }
   if (rest > half_ulp || (rest == half_ulp && (h & 1u) != 0)) ++h;
   return static_cast<std::uint16_t>(sign | h);
+}
+
+/// tile.cast's float element becoming an integer of `bits` bits (unsigned or not), for kernels
+/// and runtime alike: rounded to an integral value as upstream's RoundMode `mode` says (0 none and
+/// 5 trunc toward zero, 1 rint ties to even, 2 round ties away from zero, 3 floor, 4 ceil, 6 odd:
+/// a tie to the odd neighbour, as PTO-ISA's CPU simulator), then saturated to the type's range;
+/// NaN is 0. The result is the integer's two's-complement bits as an int64 (an unsigned 64-bit
+/// maximum is -1). Uses the default FP environment (round to nearest) for rint.
+inline std::int64_t float_to_integer(float x, int mode, unsigned bits, bool is_unsigned) {
+  if (x != x) return 0;
+  double v = x;
+  const double floor = std::floor(v);
+  switch (mode) {
+    case 1: v = std::nearbyint(v); break;
+    case 2: v = std::round(v); break;
+    case 3: v = floor; break;
+    case 4: v = std::ceil(v); break;
+    case 6:
+      v = v - floor != 0.5 ? std::round(v) : std::fmod(floor, 2.0) != 0.0 ? floor : floor + 1;
+      break;
+    default: v = std::trunc(v);
+  }
+  const int b = static_cast<int>(bits);
+  if (is_unsigned) {
+    if (v <= 0) return 0;
+    return static_cast<std::int64_t>(v >= std::ldexp(1.0, b) ? ~std::uint64_t{0} >> (64 - b)
+                                                             : static_cast<std::uint64_t>(v));
+  }
+  const std::uint64_t least = std::uint64_t{1} << (b - 1);  // -minimum, 2^(bits-1)
+  if (v >= std::ldexp(1.0, b - 1)) return static_cast<std::int64_t>(least - 1);
+  if (v < -std::ldexp(1.0, b - 1)) return static_cast<std::int64_t>(std::uint64_t{0} - least);
+  return static_cast<std::int64_t>(v);
 }
 
 using KernelEntry = void (*)(const std::uint64_t* args);

@@ -20,6 +20,7 @@
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/identical.hpp"
+#include "pypto/ir/round_mode.hpp"
 #include "pypto/ir/stmt.hpp"
 #include "pypto/ir/type.hpp"
 
@@ -489,7 +490,7 @@ class Lowering : protected RegionLowering<T> {
   }
 
   void cast(const ir::Var& var, const ir::Call& c) {
-    const std::int64_t mode = c.kwargs.get<std::int64_t>("mode").value_or(2);
+    const std::int64_t mode = c.kwargs.get<std::int64_t>("mode").value_or(ir::kDefaultRoundMode);
     const Value& src = tile_of(c, c.args.at(0));
     const auto& tt = static_cast<const ir::TileType&>(*c.type);
     const TileRef s = src.tile;

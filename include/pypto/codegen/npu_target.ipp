@@ -10,6 +10,7 @@
 
 #include "pypto/codegen/kernel_helpers.hpp"
 #include "pypto/codegen/target_traits.hpp"
+#include "pypto/ir/round_mode.hpp"
 #include "pypto/kernel/spec.hpp"
 
 // A kernel is one file with a fixed `kernel_entry(__gm__ int64_t* args)` that unpacks the
@@ -121,10 +122,9 @@ PYPTO_DECL std::string NpuTarget::tile_fill(const TileRef& t, std::string_view v
 
 PYPTO_DECL std::string NpuTarget::tile_cast(const TileRef& dst, const TileRef& src,
                                             std::size_t mode) {
-  static constexpr std::array<std::string_view, 7> names = {"NONE", "RINT",  "ROUND", "FLOOR",
-                                                            "CEIL", "TRUNC", "ODD"};
-  return "TCVT(" + dst.name + ", " + src.name + ", RoundMode::CAST_" + std::string(names.at(mode)) +
-         ");\n";
+  std::string name(ir::kRoundModeNames.at(mode));
+  for (char& ch : name) ch = static_cast<char>(ch - 'a' + 'A');  // lowercase ASCII letters
+  return "TCVT(" + dst.name + ", " + src.name + ", RoundMode::CAST_" + name + ");\n";
 }
 
 PYPTO_DECL std::string NpuTarget::tile_copy(const TileRef& dst, const TileRef& src) {

@@ -26,6 +26,7 @@
 #include "pypto/ir/attrs.hpp"
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/identical.hpp"
+#include "pypto/ir/round_mode.hpp"
 #include "pypto/ir/type.hpp"
 
 namespace pypto::ir {
@@ -150,9 +151,9 @@ inline ArgSpec scalar_operand(std::string name) {
 /// "round", as upstream's builders record it; the mode rounds only a float converted to an
 /// integer dtype (runtime/interpreter.hpp's float_to_int).
 inline KwargSpec cast_mode_kwarg() {
-  return with_default(
-      {"mode", KwargKind::Int, kNoEnum, {"none", "rint", "round", "floor", "ceil", "trunc", "odd"}},
-      std::int64_t{2});
+  return with_default({"mode", KwargKind::Int, kNoEnum,
+                       std::vector<std::string>(kRoundModeNames.begin(), kRoundModeNames.end())},
+                      kDefaultRoundMode);
 }
 
 /// Computes a call's result type; throws TypeError naming the offending argument.

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "pypto/codegen/kernel_abi.hpp"
 #include "pypto/codegen/kernel_op_of.hpp"
 #include "pypto/core/dtype.hpp"
 #include "pypto/core/error.hpp"
@@ -24,6 +25,7 @@
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/program.hpp"
+#include "pypto/ir/round_mode.hpp"
 #include "pypto/ir/stmt.hpp"
 #include "pypto/ir/type.hpp"
 #include "pypto/kernel/op_semantics.hpp"
@@ -90,36 +92,12 @@ inline std::int64_t wrap(std::uint64_t v, DataType t) {
 
 inline bool is_u64(DataType t) { return core::is_unsigned_int(t) && core::bit_width(t) >= 64; }
 
-/// tile.cast's float element to an integer dtype: rounded to an integral value as upstream's
-/// RoundMode `mode` says (0 none and 5 trunc toward zero, 1 rint ties to even, 2 round ties away
-/// from zero, 3 floor, 4 ceil, 6 odd: a tie to the odd neighbour), then saturated to the
-/// dtype's range; NaN is 0. The CPU target's pk::cast_rounded computes the same.
+/// tile.cast's float element to an integer dtype (kernel_abi.hpp's float_to_integer, the
+/// definition the CPU target's kernels call too).
 inline std::int64_t float_to_int(float x, std::int64_t mode, DataType to) {
   if (to == DataType::BOOL) return x != 0.0f ? 1 : 0;
-  if (x != x) return 0;
-  double v = x, floor = std::floor(v);
-  switch (mode) {
-    case 1: v = std::nearbyint(v); break;
-    case 2: v = std::round(v); break;
-    case 3: v = floor; break;
-    case 4: v = std::ceil(v); break;
-    case 6:
-      v = v - floor != 0.5 ? std::round(v) : std::fmod(floor, 2.0) != 0.0 ? floor : floor + 1;
-      break;
-    default: v = std::trunc(v);
-  }
-  const unsigned bits = core::bit_width(to);
-  if (core::is_unsigned_int(to)) {
-    const double top = std::ldexp(1.0, static_cast<int>(bits));  // 2^bits, exact
-    if (v <= 0) return 0;
-    return static_cast<std::int64_t>(v >= top ? ~std::uint64_t{0} >> (64 - bits)
-                                              : static_cast<std::uint64_t>(v));
-  }
-  const double half = std::ldexp(1.0, static_cast<int>(bits) - 1);  // 2^(bits-1), exact
-  if (v >= half) return static_cast<std::int64_t>((std::uint64_t{1} << (bits - 1)) - 1);
-  if (v < -half)
-    return static_cast<std::int64_t>(std::uint64_t{0} - (std::uint64_t{1} << (bits - 1)));
-  return static_cast<std::int64_t>(v);
+  return codegen::float_to_integer(x, static_cast<int>(mode), core::bit_width(to),
+                                   core::is_unsigned_int(to));
 }
 
 inline float strict(float x) { return kernel::detail::strict(x); }
@@ -1154,7 +1132,7 @@ class Interpreter {
   Value cast_elements(const ir::Call& c, const std::vector<Value>& args) const {
     const auto to = c.kwargs.get<DataType>("target_type");
     if (!to) unsupported(c, "needs a target_type keyword");
-    const std::int64_t mode = c.kwargs.get<std::int64_t>("mode").value_or(2);
+    const std::int64_t mode = c.kwargs.get<std::int64_t>("mode").value_or(ir::kDefaultRoundMode);
     const Buffer& x = shaped(args.at(0), "the tile");
     check_dtype(x.dtype, "tile.cast's operand");
     Value out = Value::zeros(*to, x.shape, true);

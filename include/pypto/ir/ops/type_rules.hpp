@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <string>
@@ -21,6 +22,7 @@
 #include "pypto/ir/attrs.hpp"
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/identical.hpp"
+#include "pypto/ir/round_mode.hpp"
 #include "pypto/ir/type.hpp"
 
 namespace pypto::ir::ops {
@@ -426,7 +428,7 @@ inline std::int64_t int_kwarg(std::string_view op, const Attrs& kw, std::string_
 /// Argument 0's type with another dtype (integer-result bit ops keep it; casts change it).
 inline TypeRef cast(std::string_view op, const Args& args, const Attrs& kw) {
   const Shaped in = shaped_arg(op, args, 0);
-  int_kwarg(op, kw, "mode", 0, 6, 2);  // upstream's RoundMode numbers
+  int_kwarg(op, kw, "mode", 0, std::ssize(kRoundModeNames) - 1, kDefaultRoundMode);
   return like_arg0(args, required_kwarg<core::DataType>(op, kw, "target_type"), in.shape);
 }
 
