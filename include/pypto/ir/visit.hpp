@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "pypto/core/callback_ref.hpp"
 #include "pypto/detail/pointer_map.hpp"
 #include "pypto/ir/attrs.hpp"
 #include "pypto/ir/expr.hpp"
@@ -69,7 +70,7 @@ namespace detail {
 /// A reflect::walk visitor that reports every child node handle and ignores leaves.
 template <class Fn>
 struct ChildCollector {
-  Fn& fn;
+  Fn fn;
 
   template <class T>
   requires std::derived_from<T, Node>
@@ -89,19 +90,33 @@ struct ChildCollector {
   void visit(const std::string&) {}
   void visit(const Span&) {}
 };
+
+template <class Fn>
+void for_each_child_of(const Node& n, ChildCollector<Fn> collector) {
+  visit(n, [&](const auto& concrete) { reflect::walk_fields(collector, concrete); });
+}
+
+/// for_each_node's own child callback: a direct call, where a caller's is through a CallbackRef.
+struct PushChild {
+  std::vector<NodeRef>& out;
+  void operator()(NodeRef c) const { out.push_back(std::move(c)); }
+};
 }  // namespace detail
 
+// The two walks take their callback by CallbackRef, so each is compiled once, not once per
+// caller; they are templates (of nothing) only so that a TU that never walks does not compile
+// them at all.
+
 /// Calls `fn(NodeRef)` for each direct child of `n`, in field order (null children skipped).
-template <class Fn>
-void for_each_child(const Node& n, Fn&& fn) {
-  detail::ChildCollector<std::remove_reference_t<Fn>> collector{fn};
-  visit(n, [&](const auto& concrete) { reflect::walk_fields(collector, concrete); });
+template <class = void>
+void for_each_child(const Node& n, core::CallbackRef<void(NodeRef)> fn) {
+  detail::for_each_child_of(n, detail::ChildCollector<core::CallbackRef<void(NodeRef)>>{fn});
 }
 
 /// Calls `fn(const Node&)` once for every node reachable from `root`, parents before children,
 /// children in field order. Iterative: safe for arbitrarily deep IR.
-template <class Fn>
-void for_each_node(const NodeRef& root, Fn&& fn) {
+template <class = void>
+void for_each_node(const NodeRef& root, core::CallbackRef<void(const Node&)> fn) {
   if (!root) return;
   ::pypto::detail::PointerMap<char> seen;  // membership only; never iterated
   std::vector<NodeRef> stack{root};
@@ -112,7 +127,7 @@ void for_each_node(const NodeRef& root, Fn&& fn) {
     if (!seen.insert(n.get(), 0).second) continue;
     fn(*n);
     children.clear();
-    for_each_child(*n, [&](NodeRef c) { children.push_back(std::move(c)); });
+    detail::for_each_child_of(*n, detail::ChildCollector<detail::PushChild>{{children}});
     for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(*it);
   }
 }
