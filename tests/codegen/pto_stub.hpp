@@ -126,6 +126,8 @@ template <TileLike D, TileLike S>
 __aicore__ void TCVT(D& dst, S& src, RoundMode mode);
 template <TileLike C, TileLike A, TileLike B>
 __aicore__ void TMATMUL(C& c, A& a, B& b);
+template <TileLike C, TileLike A, TileLike B>
+__aicore__ void TMATMUL_ACC(C& c_out, C& c_in, A& a, B& b);
 
 __aicore__ std::int64_t get_block_idx();
 

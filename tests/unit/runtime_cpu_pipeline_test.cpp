@@ -455,3 +455,84 @@ class Columns:
                        doctest::Contains("op 'tile.col_sum' at 9:27 cannot be emitted"),
                        cg::CodegenError);
 }
+
+TEST_CASE(
+    "cpu pipeline: matmul, matmul_acc (init_cond), transposes and an FP32 result stored into a "
+    "BF16 tensor") {
+  // a = [[1, 2^-8, 0], [3, 1, 0.5]]: a x a^T = [[1 + 2^-16, 3 + 2^-8], [3 + 2^-8, 10.25]],
+  // exact in binary32; BF16 keeps 8 bits, so 1 + 2^-16 and 3 + 2^-8 round to 1 and 3.
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Products:
+    @pl.function
+    def main(self, a: pl.Tensor[[2, 3], pl.FP32], y: pl.Out[pl.Tensor[[2, 2], pl.FP32]], z: pl.Out[pl.Tensor[[2, 2], pl.BF16]], e: pl.Out[pl.Tensor[[2, 2], pl.FP32]], t: pl.Out[pl.Tensor[[3, 2], pl.FP32]], u: pl.Out[pl.Tensor[[2, 2], pl.FP32]]) -> pl.Tensor[[2, 2], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            m = pl.load(a, [0, 0], [2, 3], target_memory=pl.MemorySpace.Mat)
+            mt = pl.tile.transpose_view(m)
+            c = pl.tile.matmul(m, mt)
+            y1 = pl.store(pl.tile.matmul_acc(c, m, mt), [0, 0], y)
+            pl.store(c, [0, 0], z)
+            pl.store(pl.tile.matmul_acc(c, m, mt, True), [0, 0], e)
+            v = pl.load(a, [0, 0], [2, 3])
+            pl.store(pl.tile.transpose(v, 0, 1), [0, 0], t)
+            p = pl.tensor.matmul(a, a, b_trans=True)
+            u1 = pl.tensor.assemble(u, p, [0, 0])
+        return y1
+)");
+  const float q = 1.0f / 256.0f;
+  const auto [compiled, interpreted] = run_both(*input, {1.0f, q, 0.0f, 3.0f, 1.0f, 0.5f});
+  const std::vector<float> product = {1.0f + q * q, 3.0f + q, 3.0f + q, 10.25f};
+  for (const auto* got : {&compiled, &interpreted}) {
+    std::vector<float> twice;
+    for (float x : product) twice.push_back(2.0f * x);
+    CHECK((*got)[1].buffer->f32 == twice);
+    CHECK((*got)[2].buffer->f32 == std::vector<float>{1.0f, 3.0f, 3.0f, 10.25f});
+    CHECK((*got)[3].buffer->f32 == product);
+    CHECK((*got)[4].buffer->f32 == std::vector<float>{1.0f, 3.0f, q, 1.0f, 0.0f, 0.5f});
+    CHECK((*got)[5].buffer->f32 == product);
+  }
+  for (std::size_t i = 0; i < 6; ++i) CHECK(rt::bit_identical(compiled[i], interpreted[i]));
+}
+
+TEST_CASE("cpu pipeline: a load with a valid_shape reads that box and zero-fills the rest") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Partial:
+    @pl.function
+    def main(self, x: pl.Tensor[[3, 5], pl.FP32], o: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [1, 2], [4, 8], [2, 3])
+            o1 = pl.store(pl.add(t, t), [0, 0], o)
+        return o1
+)");
+  std::vector<float> x;
+  for (int i = 0; i < 15; ++i) x.push_back(static_cast<float>(i));
+  const auto [compiled, interpreted] = run_both(*input, x);
+  std::vector<float> want(32, 0.0f);
+  for (std::size_t i = 0; i < 2; ++i)
+    for (std::size_t j = 0; j < 3; ++j) want[i * 8 + j] = 2.0f * x[(1 + i) * 5 + 2 + j];
+  CHECK(compiled[1].buffer->f32 == want);
+  CHECK(interpreted[1].buffer->f32 == want);
+}
+
+TEST_CASE("cpu pipeline: tile.ci counts along its first row, wrapping to the dtype") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Counts:
+    @pl.function
+    def main(self, x: pl.Tensor[[1, 4], pl.FP32], y: pl.Out[pl.Tensor[[1, 4], pl.FP32]], d: pl.Out[pl.Tensor[[2, 4], pl.INT16]], w: pl.Out[pl.Tensor[[1, 4], pl.INT16]]) -> pl.Tensor[[1, 4], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y1 = pl.store(pl.load(x, [0, 0], [1, 4]), [0, 0], y)
+            pl.store(pl.tile.ci(5, [2, 4], dtype=pl.INT16, descending=True), [0, 0], d)
+            pl.store(pl.tile.arange(32766, [1, 4], dtype=pl.INT16), [0, 0], w)
+        return y1
+)");
+  const auto [compiled, interpreted] = run_both(*input, {1.0f, 2.0f, 3.0f, 4.0f});
+  for (const auto* got : {&compiled, &interpreted}) {
+    CHECK((*got)[2].buffer->ints == std::vector<std::int64_t>{5, 4, 3, 2, 0, 0, 0, 0});
+    CHECK((*got)[3].buffer->ints == std::vector<std::int64_t>{32766, 32767, -32768, -32767});
+  }
+}

@@ -363,6 +363,46 @@ class Mm:
   CHECK(o.results[0].i == 8);
 }
 
+TEST_CASE(
+    "interpret: a batched matmul broadcasts its batch dimensions, a_trans reads its left operand "
+    "transposed, and a BF16 result rounds the binary32 sum once") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Batched:
+    @pl.function
+    def main(self, a: pl.Tensor[[2, 2, 3], pl.FP32], b: pl.Tensor[[3, 2], pl.FP32], o: pl.Out[pl.Tensor[[2, 2, 2], pl.FP32]], t: pl.Out[pl.Tensor[[2, 2], pl.BF16]]) -> pl.Tensor[[2, 2, 2], pl.FP32]:
+        r = pl.tensor.matmul(a, b)
+        o1 = pl.tensor.assemble(o, r, [0, 0, 0])
+        s = pl.tensor.matmul(b, b, a_trans=True, out_dtype=pl.BF16)
+        t1 = pl.tensor.assemble(t, s, [0, 0])
+        return o1
+)");
+  const auto inputs = seeded_args(*p->find("main"), 17, 0);
+  const Outcome o = run_on(*p, "main", inputs);
+  const auto a = f32(inputs[0]), b = f32(inputs[1]);
+  auto dot = [](auto x, auto y, std::size_t k) {  // products summed from the first, in order
+    float acc = 0.0f;
+    for (std::size_t p = 0; p < k; ++p)
+      acc = p == 0 ? strict(x(p) * y(p)) : strict(acc + strict(x(p) * y(p)));
+    return acc;
+  };
+  for (std::size_t q = 0; q < 2; ++q)
+    for (std::size_t i = 0; i < 2; ++i)
+      for (std::size_t j = 0; j < 2; ++j) {
+        const float want = dot([&](std::size_t p) { return a[q * 6 + i * 3 + p]; },
+                               [&](std::size_t p) { return b[p * 2 + j]; }, 3);
+        CHECK(same_bits(o.args[2].buffer->f32[q * 4 + i * 2 + j], want));
+      }
+  for (std::size_t i = 0; i < 2; ++i)
+    for (std::size_t j = 0; j < 2; ++j) {
+      const float want = dot([&](std::size_t p) { return b[p * 2 + i]; },
+                             [&](std::size_t p) { return b[p * 2 + j]; }, 3);
+      CHECK(same_bits(o.args[3].buffer->f32[i * 2 + j],
+                      rt::round_to_dtype(pypto::core::DataType::BF16, want)));
+    }
+}
+
 TEST_CASE("interpret: an op it cannot execute is a RuntimeError naming the op and line:column") {
   const auto p = parse(R"(
 import pypto.language as pl

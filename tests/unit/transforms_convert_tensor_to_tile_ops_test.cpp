@@ -1084,3 +1084,46 @@ class After:
         return ret0_store
 )");
 }
+
+TEST_CASE(
+    "tensor to tile: a matmul loads its tensor operands into Mat, a transposed one through a view "
+    "of a Mat tile (a Vec result moved there first), and matmul_acc keeps its accumulator") {
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], b0: pl.Tensor[[32, 64], pl.FP32], b1: pl.Tensor[[32, 64], pl.FP32], w: pl.Tensor[[64, 32], pl.BF16], x: pl.Tensor[[16, 64], pl.BF16], o: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        bt = pl.add(b0, b1)
+        y = pl.matmul(a, bt, b_trans=True, out_dtype=pl.FP32)
+        z = pl.tensor.matmul(x, w, out_dtype=pl.FP32)
+        acc = pl.tensor.matmul_acc(y, a, b0, b_trans=True)
+        s = pl.add(acc, z)
+        o1 = pl.tensor.assemble(o, s, [0, 0])
+        return o
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], b0: pl.Tensor[[32, 64], pl.FP32], b1: pl.Tensor[[32, 64], pl.FP32], w: pl.Tensor[[64, 32], pl.BF16], x: pl.Tensor[[16, 64], pl.BF16], o: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        b0_tile = pl.tile.load(b0, [0, 0], [32, 64])
+        b1_tile = pl.tile.load(b1, [0, 0], [32, 64])
+        bt = pl.tile.add(b0_tile, b1_tile)
+        a_mat = pl.tile.load(a, [0, 0], [16, 64], target_memory=pl.MemorySpace.Mat)
+        bt_mat = pl.tile.move(bt, target_memory=pl.MemorySpace.Mat)
+        bt_mat_t = pl.tile.transpose_view(bt_mat)
+        y = pl.tile.matmul(a_mat, bt_mat_t)
+        x_mat = pl.tile.load(x, [0, 0], [16, 64], target_memory=pl.MemorySpace.Mat)
+        w_mat = pl.tile.load(w, [0, 0], [64, 32], target_memory=pl.MemorySpace.Mat)
+        z = pl.tile.matmul(x_mat, w_mat)
+        a_mat2 = pl.tile.load(a, [0, 0], [16, 64], target_memory=pl.MemorySpace.Mat)
+        b0_mat = pl.tile.move(b0_tile, target_memory=pl.MemorySpace.Mat)
+        b0_mat_t = pl.tile.transpose_view(b0_mat)
+        acc = pl.tile.matmul_acc(y, a_mat2, b0_mat_t)
+        s = pl.tile.add(acc, z)
+        o1 = pl.tile.store(s, [0, 0], o)
+        return o
+)");
+}

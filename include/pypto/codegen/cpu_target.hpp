@@ -153,6 +153,9 @@ struct CpuTarget {
   static std::string extents(const TileRef& t);
   static std::string tile_load(const TileRef& t, const TensorRef& src,
                                const std::vector<std::string>& offsets, std::int64_t site);
+  static std::string tile_load_valid(const TileRef& t, const TensorRef& src,
+                                     const std::vector<std::string>& offsets,
+                                     const std::vector<std::string>& valid, std::int64_t site);
   static std::string tile_store(const TileRef& t, const TensorRef& dst,
                                 const std::vector<std::string>& offsets, bool atomic_add,
                                 std::int64_t site);
@@ -160,6 +163,10 @@ struct CpuTarget {
   static std::string tile_cast(const TileRef& dst, const TileRef& src, std::size_t mode);
   static std::string tile_copy(const TileRef& dst, const TileRef& src);
   static std::string tile_matmul(const TileRef& c, const TileRef& a, const TileRef& b);
+  static std::string tile_matmul_acc(const TileRef& c, const TileRef& acc, const TileRef& a,
+                                     const TileRef& b, std::string_view init);
+  static std::string tile_transpose(const TileRef& dst, const TileRef& src);
+  static std::string tile_index_sequence(const TileRef& t, std::string_view start, bool descending);
   static std::string block_idx();
   /// One in-order thread: every instruction sees the effects of the ones before it.
   static std::string pipe_sync(Pipe, Pipe);

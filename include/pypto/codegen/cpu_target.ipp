@@ -55,6 +55,7 @@ constexpr pypto::codegen::HalfFormat format_of =
 template <class H>
   requires is_half<H>
 inline float widen(H x) { return pypto::codegen::half_to_float(x.bits, format_of<H>); }
+inline float widen(float x) { return x; }
 /// A binary32 result rounded to the dtype (the interpreter's round_to_dtype).
 template <class H>
 inline H round_to(float x) { return H{pypto::codegen::float_to_half(x, format_of<H>)}; }
@@ -130,8 +131,23 @@ enum class Box { Load, Store, StoreAdd };
 
 /// Copies the box at `offsets` of `extents`; a box outside the tensor is a fault of call `site`
 /// and copies nothing.
-template <class E>
-inline void copy_box(E* tile, E* gm, const std::int64_t* shape,
+/// A tile element as a tensor element of another float dtype, rounded once (an FP32
+/// accumulator stored into a BF16 tensor), or as itself; an atomic add's sum likewise.
+template <class To, class From>
+inline To element_as(From x) {
+  if constexpr (std::is_same_v<To, From>) return x;
+  else if constexpr (is_half<To>) return round_to<To>(widen(x));
+  else return static_cast<To>(widen(x));
+}
+template <class G, class T>
+inline G add_as(G g, T t) {
+  if constexpr (std::is_same_v<G, T>) return add(g, t);
+  else if constexpr (is_half<G>) return round_to<G>(widen(g) + widen(t));
+  else return static_cast<G>(widen(g) + widen(t));
+}
+
+template <class T, class G>
+inline void copy_box(T* tile, G* gm, const std::int64_t* shape,
                      std::initializer_list<std::int64_t> offsets,
                      std::initializer_list<std::int64_t> extents, Box mode, std::int64_t site) {
   const std::size_t rank = offsets.size();
@@ -149,9 +165,9 @@ inline void copy_box(E* tile, E* gm, const std::int64_t* shape,
   for (std::int64_t j = 0; j < n; ++j) {
     std::int64_t at = 0;
     for (std::size_t k = 0; k < rank; ++k) at = at * shape[k] + off[k] + pos[k];
-    if (mode == Box::Load) tile[j] = gm[at];
-    else if (mode == Box::Store) gm[at] = tile[j];
-    else gm[at] = add(gm[at], tile[j]);
+    if (mode == Box::Load) tile[j] = element_as<T>(gm[at]);
+    else if (mode == Box::Store) gm[at] = element_as<G>(tile[j]);
+    else gm[at] = add_as(gm[at], tile[j]);
     for (std::size_t k = rank; k-- > 0;) {
       if (++pos[k] < ext[k]) break;
       pos[k] = 0;
@@ -159,18 +175,69 @@ inline void copy_box(E* tile, E* gm, const std::int64_t* shape,
   }
 }
 
-inline void matmul(float* c, const float* a, const float* b, std::int64_t m, std::int64_t k,
-                   std::int64_t n) {
-  for (std::int64_t i = 0; i < m; ++i) {
-    for (std::int64_t j = 0; j < n; ++j) {
-      float acc = 0.0f;
-      for (std::int64_t p = 0; p < k; ++p) {
-        const float product = a[i * k + p] * b[p * n + j];
-        acc = p == 0 ? product : acc + product;
-      }
-      c[i * n + j] = acc;
+/// A load of the leading `valid` box of a tile of `extents` (the rest zero); the valid box
+/// must lie inside the tensor and inside the tile, else a fault of call `site` loads nothing.
+template <class T, class G>
+inline void copy_box_valid(T* tile, G* gm, const std::int64_t* shape,
+                           std::initializer_list<std::int64_t> offsets,
+                           std::initializer_list<std::int64_t> extents,
+                           std::initializer_list<std::int64_t> valid, std::int64_t site) {
+  const std::size_t rank = offsets.size();
+  const std::int64_t* off = offsets.begin();
+  const std::int64_t* ext = extents.begin();
+  const std::int64_t* box = valid.begin();
+  std::int64_t size = 1;
+  for (std::size_t k = 0; k < rank; ++k) size *= ext[k];
+  std::fill(tile, tile + size, T{});
+  std::int64_t n = 1;
+  for (std::size_t k = 0; k < rank; ++k) {
+    if (box[k] < 0 || box[k] > ext[k]) {
+      fault(1, site, static_cast<std::int64_t>(k), 0, box[k], ext[k]);
+      return;
+    }
+    if (off[k] < 0 || off[k] > shape[k] || box[k] > shape[k] - off[k]) {
+      fault(1, site, static_cast<std::int64_t>(k), off[k], box[k], shape[k]);
+      return;
+    }
+    n *= box[k];
+  }
+  std::int64_t pos[pypto::codegen::kKernelAbiMaxRank] = {};
+  for (std::int64_t j = 0; j < n; ++j) {
+    std::int64_t at = 0, into = 0;
+    for (std::size_t k = 0; k < rank; ++k) {
+      at = at * shape[k] + off[k] + pos[k];
+      into = into * ext[k] + pos[k];
+    }
+    tile[into] = element_as<T>(gm[at]);
+    for (std::size_t k = rank; k-- > 0;) {
+      if (++pos[k] < box[k]) break;
+      pos[k] = 0;
     }
   }
+}
+
+/// c = a x b, or acc + a x b unless `init` (matmul_acc): operands widened to binary32 (exact),
+/// each sum then added to the accumulator's element.
+template <class E>
+inline void matmul(float* c, const float* acc, bool init, const E* a, const E* b, std::int64_t m,
+                   std::int64_t k, std::int64_t n) {
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) {
+      float sum = 0.0f;
+      for (std::int64_t p = 0; p < k; ++p) {
+        const float product = widen(a[i * k + p]) * widen(b[p * n + j]);
+        sum = p == 0 ? product : sum + product;
+      }
+      c[i * n + j] = acc && !init ? acc[i * n + j] + sum : sum;
+    }
+  }
+}
+
+/// dst[j][i] = src[i][j] of a rows x cols tile.
+template <class E>
+inline void transpose(E* dst, const E* src, std::int64_t rows, std::int64_t cols) {
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) dst[j * rows + i] = src[i * cols + j];
 }
 
 /// The block index of the running instance; a runtime that launches blocks sets it first.
@@ -280,6 +347,15 @@ PYPTO_DECL std::string CpuTarget::tile_load(const TileRef& t, const TensorRef& s
          ");\n";
 }
 
+PYPTO_DECL std::string CpuTarget::tile_load_valid(const TileRef& t, const TensorRef& src,
+                                                  const std::vector<std::string>& offsets,
+                                                  const std::vector<std::string>& valid,
+                                                  std::int64_t site) {
+  return "pk::copy_box_valid(" + t.name + ".data(), " + src.data + ", " + src.name + "->shape, " +
+         brace_list(offsets) + ", " + extents(t) + ", " + brace_list(valid) + ", " +
+         std::to_string(site) + ");\n";
+}
+
 PYPTO_DECL std::string CpuTarget::tile_store(const TileRef& t, const TensorRef& dst,
                                              const std::vector<std::string>& offsets,
                                              bool atomic_add, std::int64_t site) {
@@ -308,8 +384,33 @@ PYPTO_DECL std::string CpuTarget::tile_copy(const TileRef& dst, const TileRef& s
 
 PYPTO_DECL std::string CpuTarget::tile_matmul(const TileRef& c, const TileRef& a,
                                               const TileRef& b) {
-  return "pk::matmul(" + c.name + ".data(), " + a.name + ".data(), " + b.name + ".data(), " +
-         tile_rows(a).text + ", " + tile_cols(a).text + ", " + tile_cols(b).text + ");\n";
+  return "pk::matmul(" + c.name + ".data(), nullptr, false, " + a.name + ".data(), " + b.name +
+         ".data(), " + tile_rows(a).text + ", " + tile_cols(a).text + ", " + tile_cols(b).text +
+         ");\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_matmul_acc(const TileRef& c, const TileRef& acc,
+                                                  const TileRef& a, const TileRef& b,
+                                                  std::string_view init) {
+  return "pk::matmul(" + c.name + ".data(), " + acc.name + ".data(), " + std::string(init) + ", " +
+         a.name + ".data(), " + b.name + ".data(), " + tile_rows(a).text + ", " +
+         tile_cols(a).text + ", " + tile_cols(b).text + ");\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_index_sequence(const TileRef& t, std::string_view start,
+                                                      bool descending) {
+  // The tile is zero when declared; unsigned arithmetic wraps, and the conversion to the dtype
+  // keeps the low bits (C++20), as the interpreter's wrap does.
+  const std::string e(element_type(t.dtype));
+  return "for (std::int64_t k = 0; k < " + tile_cols(t).text + "; ++k) " + t.name +
+         "[static_cast<std::size_t>(k)] = static_cast<" + e +
+         ">(static_cast<std::uint64_t>(static_cast<std::int64_t>(" + std::string(start) + ")) " +
+         (descending ? "-" : "+") + " static_cast<std::uint64_t>(k));\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_transpose(const TileRef& dst, const TileRef& src) {
+  return "pk::transpose(" + dst.name + ".data(), " + src.name + ".data(), " + tile_rows(src).text +
+         ", " + tile_cols(src).text + ");\n";
 }
 
 PYPTO_DECL std::string CpuTarget::block_idx() { return "pk::block_idx"; }

@@ -287,11 +287,17 @@ class Lowering : protected RegionLowering<T> {
     switch (c.op->id) {
       case ir::OpId::tile_load: return load(var, c);
       case ir::OpId::tile_store: env_[&var] = store(c); return;
-      case ir::OpId::tile_full: return full(var, c);
+      case ir::OpId::tile_full:
+      case ir::OpId::tile_create: return full(var, c);
+      case ir::OpId::tile_move: return move(var, c);
+      case ir::OpId::tile_ci: return index_sequence(var, c);
+      case ir::OpId::tile_transpose:
+      case ir::OpId::tile_transpose_view: return transpose(var, c);
       case ir::OpId::tensor_create: return create(var, c);
       case ir::OpId::tensor_write: env_[&var] = write(c); return;
       case ir::OpId::tile_cast: return cast(var, c);
-      case ir::OpId::tile_matmul: return matmul(var, c);
+      case ir::OpId::tile_matmul:
+      case ir::OpId::tile_matmul_acc: return matmul(var, c);
       default: break;
     }
     if (ir::isa<ir::GlobalVar>(*c.op))
@@ -382,11 +388,11 @@ class Lowering : protected RegionLowering<T> {
     return true;
   }
 
+  /// tile.load(tensor, offsets, shapes[, valid_shape]): the box; with a valid_shape other than
+  /// the shapes (what the DSL records when none is written), only that leading box is read and
+  /// the rest of the tile is zero (runtime/interpreter.hpp's region_copy_out_valid).
   void load(const ir::Var& var, const ir::Call& c) {
-    // A valid_shape equal to the shapes (what the DSL records when none is written) is the
-    // whole tile; any other is not supported yet.
-    if (c.args.size() != 3 && (c.args.size() != 4 || !ir::identical(c.args[2], c.args[3])))
-      fail_at(c, "with a valid_shape is not supported");
+    const bool partial = c.args.size() == 4 && !ir::identical(c.args[2], c.args[3]);
     const Value& src = tensor_of(c, c.args[0]);
     const std::vector<std::string> offsets = int_list(c, c.args[1]);
     std::vector<Dim> dims = dims_of(c, c.args[2]);
@@ -397,7 +403,16 @@ class Lowering : protected RegionLowering<T> {
     v.kind = Value::Kind::Tile;
     v.tile = declare_tile(c, tt.dtype, tt.memory_space, std::move(dims));
     on_pipe(Pipe::Mte2);
-    line(T::tile_load(v.tile, src.tensor, offsets, this->site(c)));
+    if (!partial) {
+      line(T::tile_load(v.tile, src.tensor, offsets, this->site(c)));
+    } else {
+      const std::vector<std::string> valid = int_list(c, c.args[3]);
+      if (valid.size() != src.tensor.rank) fail_at(c, "valid_shape must have the tensor's rank");
+      const std::string code =
+          T::tile_load_valid(v.tile, src.tensor, offsets, valid, this->site(c));
+      if (code.empty()) fail_at(c, "with a valid_shape is not supported");
+      line(code);
+    }
     env_[&var] = std::move(v);
   }
 
@@ -408,6 +423,11 @@ class Lowering : protected RegionLowering<T> {
     const Value& dst = tensor_of(c, c.args[2]);
     if (offsets.size() != dst.tensor.rank || src.tile.dims.size() != dst.tensor.rank)
       fail_at(c, "offsets and the tile must have the tensor's rank");
+    if (src.tile.dtype != dst.tensor.dtype &&
+        !(core::is_float(src.tile.dtype) && core::is_float(dst.tensor.dtype)))
+      fail_at(c, "stores a " + std::string(core::dtype_name(src.tile.dtype)) + " tile into a " +
+                     std::string(core::dtype_name(dst.tensor.dtype)) +
+                     " tensor (only float dtypes convert on a store)");
     const auto atomic = c.kwargs.get<ir::AtomicType>("atomic");
     const bool add = atomic && *atomic == ir::AtomicType::Add;
     if (atomic && !add) fail_at(c, "with this atomic kind is not supported");
@@ -426,6 +446,8 @@ class Lowering : protected RegionLowering<T> {
     return t;
   }
 
+  /// tile.full(shape, value=...) and tile.create(shape): every element the value, or zero (what
+  /// upstream's reference makes a created tile).
   void full(const ir::Var& var, const ir::Call& c) {
     const auto& tt = static_cast<const ir::TileType&>(*c.type);
     std::vector<Dim> dims = dims_of(c, c.args.at(0));
@@ -450,6 +472,64 @@ class Lowering : protected RegionLowering<T> {
     out.tile = declare_tile(c, tt.dtype, tt.memory_space, std::move(dims));
     on_pipe(Pipe::Vector);
     line(T::tile_fill(out.tile, value));
+    env_[&var] = std::move(out);
+  }
+
+  /// tile.ci(start, shape): the first row start, start + 1, ... (descending: start - k), the
+  /// other rows zero (runtime/interpreter.hpp's index_sequence).
+  void index_sequence(const ir::Var& var, const ir::Call& c) {
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    if (!core::is_int(tt.dtype)) fail_at(c, "needs an integer dtype");
+    std::vector<Dim> dims = dims_of(c, c.args.at(1));
+    if (dims.empty()) fail_at(c, "needs a shape of rank 1 or more");
+    const std::string start = scalar(*c.args.at(0));
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, std::move(dims));
+    on_pipe(Pipe::Vector);
+    const std::string code =
+        T::tile_index_sequence(out.tile, start, c.kwargs.get<bool>("descending").value_or(false));
+    if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(code);
+    env_[&var] = std::move(out);
+  }
+
+  /// tile.move: the tile's elements in a tile of the memory it names.
+  void move(const ir::Var& var, const ir::Call& c) {
+    const TileRef src = tile_of(c, c.args.at(0)).tile;
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, src.dims);
+    on_pipe(Pipe::Mte1);
+    line(T::tile_copy(out.tile, src));
+    env_[&var] = std::move(out);
+  }
+
+  /// tile.transpose_view and tile.transpose(t, axis1, axis2) of a 2-D tile: its rows as
+  /// columns (the axes must be constants naming the two dimensions; the same axis twice is a
+  /// copy).
+  void transpose(const ir::Var& var, const ir::Call& c) {
+    const TileRef src = tile_of(c, c.args.at(0)).tile;
+    if (src.dims.size() != 2) fail_at(c, "needs a 2-D tile");
+    bool swaps = true;
+    if (c.op->id == ir::OpId::tile_transpose) {
+      auto axis = [&](std::size_t i) {
+        const auto* k = ir::as<ir::ConstInt>(c.args.at(i).get());
+        if (!k || k->value < -2 || k->value > 1) fail_at(c, "needs constant axes of a 2-D tile");
+        return k->value < 0 ? k->value + 2 : k->value;
+      };
+      swaps = axis(1) != axis(2);
+    }
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space,
+                            swaps ? std::vector<Dim>{src.dims[1], src.dims[0]} : src.dims);
+    on_pipe(Pipe::Vector);
+    const std::string code = swaps ? T::tile_transpose(out.tile, src) : T::tile_copy(out.tile, src);
+    if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(code);
     env_[&var] = std::move(out);
   }
 
@@ -502,20 +582,36 @@ class Lowering : protected RegionLowering<T> {
     env_[&var] = std::move(out);
   }
 
+  /// tile.matmul(a, b) and tile.matmul_acc(acc, a, b[, init_cond]) on 2-D float tiles of one
+  /// dtype, into an FP32 accumulator (runtime/interpreter.hpp's matmul).
   void matmul(const ir::Var& var, const ir::Call& c) {
-    const TileRef a = tile_of(c, c.args.at(0)).tile, b = tile_of(c, c.args.at(1)).tile;
-    if (a.dtype != core::DataType::FP32 || b.dtype != core::DataType::FP32)
-      fail_at(c, "on " + std::string(core::dtype_name(a.dtype)) +
-                     " tiles is not supported (FP32 only)");
+    const bool accumulate = c.op->id == ir::OpId::tile_matmul_acc;
+    const std::size_t first = accumulate ? 1 : 0;
+    const TileRef a = tile_of(c, c.args.at(first)).tile, b = tile_of(c, c.args.at(first + 1)).tile;
+    if (!core::is_float(a.dtype) || a.dtype != b.dtype)
+      fail_at(c, "on " + std::string(core::dtype_name(a.dtype)) + " and " +
+                     std::string(core::dtype_name(b.dtype)) +
+                     " tiles is not supported (float tiles of one dtype)");
     if (a.dims.size() != 2 || b.dims.size() != 2) fail_at(c, "needs 2-D tiles");
     const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    if (tt.dtype != core::DataType::FP32) fail_at(c, "needs an FP32 result");
+    std::optional<TileRef> acc;
+    std::string init = "false";
+    if (accumulate) {
+      acc = tile_of(c, c.args.at(0)).tile;
+      if (acc->dtype != core::DataType::FP32) fail_at(c, "needs an FP32 accumulator");
+      if (c.args.size() > 3) init = scalar(*c.args[3]);
+    }
     Value out;
     out.kind = Value::Kind::Tile;
     out.tile = declare_tile(c, tt.dtype, tt.memory_space, {a.dims[0], b.dims[1]});
     // Operands outside the cube's buffers are moved there first (Mte1), then the cube runs.
     const bool moves = a.space != ir::MemorySpace::Left || b.space != ir::MemorySpace::Right;
     on_pipe(moves ? Pipe::Mte1 : Pipe::Cube);
-    line(T::tile_matmul(out.tile, a, b));
+    const std::string code =
+        acc ? T::tile_matmul_acc(out.tile, *acc, a, b, init) : T::tile_matmul(out.tile, a, b);
+    if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(code);
     last_pipe_ = Pipe::Cube;
     env_[&var] = std::move(out);
   }

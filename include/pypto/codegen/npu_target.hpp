@@ -188,6 +188,9 @@ struct NpuTarget {
   static std::string extents(const TileRef& t);
   static std::string tile_load(const TileRef& t, const TensorRef& src,
                                const std::vector<std::string>& offsets, std::int64_t site);
+  static std::string tile_load_valid(const TileRef& t, const TensorRef& src,
+                                     const std::vector<std::string>& offsets,
+                                     const std::vector<std::string>& valid, std::int64_t site);
   static std::string tile_store(const TileRef& t, const TensorRef& dst,
                                 const std::vector<std::string>& offsets, bool atomic_add,
                                 std::int64_t site);
@@ -197,6 +200,10 @@ struct NpuTarget {
   /// The cube reads its operands from L0A / L0B: operands held elsewhere (L1) are moved there
   /// first, into tiles named after the (unique) result tile.
   static std::string tile_matmul(const TileRef& c, const TileRef& a, const TileRef& b);
+  static std::string tile_matmul_acc(const TileRef& c, const TileRef& acc, const TileRef& a,
+                                     const TileRef& b, std::string_view init);
+  static std::string tile_transpose(const TileRef& dst, const TileRef& src);
+  static std::string tile_index_sequence(const TileRef& t, std::string_view start, bool descending);
   static std::string block_idx();
 
   // ---- synchronization -------------------------------------------------------------------

@@ -133,6 +133,14 @@ PYPTO_DECL std::string NpuTarget::tile_copy(const TileRef& dst, const TileRef& s
 
 PYPTO_DECL std::string NpuTarget::tile_matmul(const TileRef& c, const TileRef& a,
                                               const TileRef& b) {
+  return tile_matmul_acc(c, c, a, b, "true");
+}
+
+/// The operands moved into the cube's Left and Right buffers where they are elsewhere, then the
+/// product: TMATMUL, or TMATMUL_ACC onto `acc` where `init` does not hold.
+PYPTO_DECL std::string NpuTarget::tile_matmul_acc(const TileRef& c, const TileRef& acc,
+                                                  const TileRef& a, const TileRef& b,
+                                                  std::string_view init) {
   std::string s;
   auto operand = [&s, &c](const TileRef& t, ir::MemorySpace space) {
     if (t.space == space) return t.name;
@@ -142,11 +150,31 @@ PYPTO_DECL std::string NpuTarget::tile_matmul(const TileRef& c, const TileRef& a
     s += tile_decl(moved) + tile_copy(moved, t);
     return moved.name;
   };
-  const std::string l = operand(a, ir::MemorySpace::Left);
+  const std::string l = operand(a, ir::MemorySpace::Left);  // moved first: one statement each
   const std::string r = operand(b, ir::MemorySpace::Right);
+  const std::string operands = ", " + l + ", " + r + ");\n";
   if (!s.empty()) s += pipe_sync(Pipe::Mte1, Pipe::Cube);
-  return s + "TMATMUL(" + c.name + ", " + l + ", " + r + ");\n";
+  const std::string product = "TMATMUL(" + c.name + operands;
+  if (init == "true") return s + product;
+  return s + "if (" + std::string(init) + ") {\n  " + product + "} else {\n  TMATMUL_ACC(" +
+         c.name + ", " + acc.name + operands + "}\n";
 }
+
+/// TCI is not emitted yet: refused.
+PYPTO_DECL std::string NpuTarget::tile_index_sequence(const TileRef&, std::string_view, bool) {
+  return {};
+}
+
+/// A partial load has no emission yet (the tile type would carry its valid shape): refused.
+PYPTO_DECL std::string NpuTarget::tile_load_valid(const TileRef&, const TensorRef&,
+                                                  const std::vector<std::string>&,
+                                                  const std::vector<std::string>&, std::int64_t) {
+  return {};
+}
+
+/// A transposed copy of a tile has no emission yet (TTRANS works on vector tiles with a scratch
+/// tile; a Mat tile's transpose_view is a layout the tile type would carry): refused.
+PYPTO_DECL std::string NpuTarget::tile_transpose(const TileRef&, const TileRef&) { return {}; }
 
 PYPTO_DECL std::string NpuTarget::block_idx() {
   return "static_cast<std::int64_t>(get_block_idx())";

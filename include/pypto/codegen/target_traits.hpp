@@ -134,12 +134,22 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   { T::tile_decl(tile) } -> std::convertible_to<std::string>;
   // a load or store of a box: `site` names the call in a fault (kernel_source.hpp)
   { T::tile_load(tile, tensor, exprs, site) } -> std::convertible_to<std::string>;
+  // a load of the leading `valid` box (exprs) of the tile, the rest zero; "" where the target
+  // cannot
+  { T::tile_load_valid(tile, tensor, exprs, exprs, site) } -> std::convertible_to<std::string>;
   { T::tile_store(tile, tensor, exprs, flag, site) } -> std::convertible_to<std::string>;
   { T::tile_fill(tile, text) } -> std::convertible_to<std::string>;
   // `index` is the rounding mode (upstream's RoundMode number, interpreter.hpp's float_to_int)
   { T::tile_cast(tile, tile, index) } -> std::convertible_to<std::string>;
   { T::tile_copy(tile, tile) } -> std::convertible_to<std::string>;
   { T::tile_matmul(tile, tile, tile) } -> std::convertible_to<std::string>;
+  // matmul_acc: `text` is the init_cond (a C++ bool); "" where the target cannot
+  { T::tile_matmul_acc(tile, tile, tile, tile, text) } -> std::convertible_to<std::string>;
+  // the rows of a 2-D tile as columns; "" where the target cannot
+  { T::tile_transpose(tile, tile) } -> std::convertible_to<std::string>;
+  // tile.ci: the first row `text` + k (or - k), the other rows left zero; "" where the target
+  // cannot
+  { T::tile_index_sequence(tile, text, flag) } -> std::convertible_to<std::string>;
   {
     T::tile_elementwise(kernel::Op::Add, tile, tile, text, flag)
     } -> std::convertible_to<std::string>;

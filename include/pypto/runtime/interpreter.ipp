@@ -882,8 +882,21 @@ class Interpreter {
       case OpId::tensor_create:
       case OpId::tensor_full: return fill(c, args, false);
       case OpId::tile_full: return fill(c, args, true);
-      case OpId::tile_cast: return cast_elements(c, args);
-      case OpId::tile_matmul: return matmul(c, args);
+      case OpId::tile_cast:
+      case OpId::tensor_cast: return cast_elements(c, args);
+      case OpId::tile_create: return fill(c, args, true);
+      case OpId::tile_ci:
+      case OpId::tensor_ci: return index_sequence(c, args);
+      case OpId::tile_move: return copy(args.at(0));
+      case OpId::tile_transpose_view:
+      case OpId::tile_transpose:
+      case OpId::tensor_transpose: return transpose(c, args);
+      case OpId::tile_matmul:
+      case OpId::tile_batch_matmul:
+      case OpId::tensor_matmul: return matmul(c, args, false);
+      case OpId::tile_matmul_acc:
+      case OpId::tile_batch_matmul_acc:
+      case OpId::tensor_matmul_acc: return matmul(c, args, true);
       default: break;
     }
     const std::optional<kernel::Op> op = codegen::kernel_op_of(c);
@@ -1006,11 +1019,16 @@ class Interpreter {
   /// Writes `src` into `dst` at `off`; with `add` (an atomic add store) dst += src instead.
   void region_copy_in(const ir::Call& c, const Buffer& src, Buffer& dst,
                       const std::vector<std::int64_t>& off, bool add) const {
-    if (src.dtype != dst.dtype) unsupported(c, "source and destination dtypes differ");
+    // A float tile stores into a tensor of another float dtype rounded to it (an FP32
+    // accumulator into a BF16 tensor), once, after an atomic add.
+    if (src.dtype != dst.dtype && !(is_float_dtype(src.dtype) && is_float_dtype(dst.dtype)))
+      unsupported(c, "source and destination dtypes differ");
     check_box(c, dst.shape, off, src.shape);
     for_box(dst.shape, off, src.shape, [&](std::size_t at, std::size_t j) {
       if (is_float_dtype(src.dtype))
-        dst.f32[at] = add ? rounded(dst.dtype, strict(dst.f32[at] + src.f32[j])) : src.f32[j];
+        dst.f32[at] = add ? rounded(dst.dtype, strict(dst.f32[at] + src.f32[j]))
+                      : src.dtype != dst.dtype ? rounded(dst.dtype, src.f32[j])
+                                               : src.f32[j];
       else
         dst.ints[at] = add ? wrap(static_cast<std::uint64_t>(dst.ints[at]) +
                                       static_cast<std::uint64_t>(src.ints[j]),
@@ -1134,8 +1152,8 @@ class Interpreter {
     if (!to) unsupported(c, "needs a target_type keyword");
     const std::int64_t mode = c.kwargs.get<std::int64_t>("mode").value_or(ir::kDefaultRoundMode);
     const Buffer& x = shaped(args.at(0), "the tile");
-    check_dtype(x.dtype, "tile.cast's operand");
-    Value out = Value::zeros(*to, x.shape, true);
+    check_dtype(x.dtype, "a cast's operand");
+    Value out = Value::zeros(*to, x.shape, args[0].kind == ValueKind::Tile);
     if (is_float_dtype(x.dtype) && !is_float_dtype(*to)) {
       for (std::size_t k = 0; k < x.size(); ++k)
         out.buffer->ints[k] = float_to_int(x.f32[k], mode, *to);
@@ -1178,27 +1196,154 @@ class Interpreter {
     return out;
   }
 
-  /// [M, K] x [K, N] -> [M, N] FP32: products in increasing k, summed from the first product,
-  /// each rounded to binary32 (kernel/spec.hpp, Matmul). FP16 / BF16 operands accumulate in FP32
-  /// too (the registry's accumulator type); their products are exact in binary32.
-  Value matmul(const ir::Call& c, const std::vector<Value>& args) const {
-    const Buffer& a = shaped(args.at(0), "lhs");
-    const Buffer& b = shaped(args.at(1), "rhs");
-    if (!is_float_dtype(a.dtype) || a.dtype != b.dtype || a.shape.size() != 2 ||
-        b.shape.size() != 2 || a.shape[1] != b.shape[0] || a.shape[1] < 1)
-      unsupported(c, "needs float tiles of one dtype [M, K] x [K, N] with K >= 1");
-    const auto m = static_cast<std::size_t>(a.shape[0]), k = static_cast<std::size_t>(a.shape[1]),
-               n = static_cast<std::size_t>(b.shape[1]);
-    Value out = Value::zeros(DataType::FP32, {a.shape[0], b.shape[1]}, true);
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < n; ++j) {
-        float acc = 0.0f;
-        for (std::size_t p = 0; p < k; ++p) {
-          const float product = strict(a.f32[i * k + p] * b.f32[p * n + j]);
-          acc = p == 0 ? product : strict(acc + product);
-        }
-        out.buffer->f32[i * n + j] = acc;
+  /// tile.ci / tensor.ci(start, shape): the first row counts from `start` up (or down, with
+  /// `descending`) along the last dimension, wrapped to the integer dtype; as upstream's pto.tci
+  /// it fills no other row (they stay zero).
+  Value index_sequence(const ir::Call& c, const std::vector<Value>& args) const {
+    const DataType dtype = c.kwargs.get<DataType>("dtype").value_or(DataType::INT32);
+    if (is_float_dtype(dtype)) unsupported(c, "needs an integer dtype");
+    const bool descending = c.kwargs.get<bool>("descending").value_or(false);
+    const std::int64_t start = as_int(args.at(0), "the start");
+    std::vector<std::int64_t> shape = as_ints(args.at(1), "the shape");
+    if (shape.empty()) unsupported(c, "needs a shape of rank 1 or more");
+    for (std::int64_t d : shape)
+      if (d < 0) unsupported(c, "negative dimension");
+    const std::int64_t cols = shape.back();
+    Value out = Value::zeros(dtype, std::move(shape), c.op->id == ir::OpId::tile_ci);
+    if (out.buffer->size() == 0) return out;
+    for (std::int64_t k = 0; k < cols; ++k) {
+      const std::uint64_t step = static_cast<std::uint64_t>(k);
+      const std::uint64_t v = descending ? static_cast<std::uint64_t>(start) - step
+                                         : static_cast<std::uint64_t>(start) + step;
+      out.buffer->ints[static_cast<std::size_t>(k)] = wrap(v, dtype);
+    }
+    return out;
+  }
+
+  /// A tile in another memory (tile.move): the same elements, in a buffer of its own.
+  static Value copy(const Value& x) {
+    Value out = x;
+    if (x.buffer) out.buffer = std::make_shared<Buffer>(*x.buffer);
+    return out;
+  }
+
+  /// tile.transpose_view (the last two dimensions swapped) and tile / tensor.transpose(x,
+  /// axis1, axis2) (those two swapped; a negative axis counts from the end): a copy with the
+  /// elements moved.
+  Value transpose(const ir::Call& c, const std::vector<Value>& args) const {
+    const Buffer& x = shaped(args.at(0), "the operand");
+    const auto rank = static_cast<std::int64_t>(x.shape.size());
+    auto axis = [&](std::size_t i) {
+      std::int64_t a = as_int(args.at(i), "the axis");
+      if (a < 0) a += rank;
+      if (a < 0 || a >= rank) unsupported(c, "axis out of range for rank " + std::to_string(rank));
+      return static_cast<std::size_t>(a);
+    };
+    if (rank < 2) unsupported(c, "needs an operand of rank 2 or more");
+    const bool view = c.op->id == ir::OpId::tile_transpose_view;
+    const std::size_t a1 = view ? x.shape.size() - 2 : axis(1);
+    const std::size_t a2 = view ? x.shape.size() - 1 : axis(2);
+    std::vector<std::int64_t> shape = x.shape;
+    std::swap(shape[a1], shape[a2]);
+    Value out = Value::zeros(x.dtype, shape, args[0].kind == ValueKind::Tile);
+    std::vector<std::int64_t> pos(shape.size(), 0);  // an index of the result
+    for (std::size_t j = 0; j < out.buffer->size(); ++j) {
+      std::size_t from = 0;
+      std::vector<std::int64_t> src = pos;
+      std::swap(src[a1], src[a2]);
+      for (std::size_t k = 0; k < src.size(); ++k)
+        from = from * static_cast<std::size_t>(x.shape[k]) + static_cast<std::size_t>(src[k]);
+      if (is_float_dtype(x.dtype))
+        out.buffer->f32[j] = x.f32[from];
+      else
+        out.buffer->ints[j] = x.ints[from];
+      for (std::size_t k = shape.size(); k-- > 0;) {
+        if (++pos[k] < shape[k]) break;
+        pos[k] = 0;
       }
+    }
+    return out;
+  }
+
+  /// matmul and batch_matmul, tile and tensor, and their _acc forms: [..., M, K] x [..., K, N]
+  /// -> [..., M, N], the leading (batch) dimensions broadcast; `a_trans` / `b_trans` read an
+  /// operand's last two dimensions swapped. Each element is the products in increasing k,
+  /// summed from the first product, each step rounded to binary32 (kernel/spec.hpp, Matmul;
+  /// FP16 / BF16 products are exact there); an _acc form then adds the sum to the
+  /// accumulator's element (acc + sum, upstream's definition), or takes the sum alone where
+  /// `init_cond` holds. The result is rounded once to the call's dtype.
+  Value matmul(const ir::Call& c, const std::vector<Value>& args, bool accumulate) const {
+    const std::size_t first = accumulate ? 1 : 0;
+    const Buffer& a = shaped(args.at(first), "lhs");
+    const Buffer& b = shaped(args.at(first + 1), "rhs");
+    const auto* result_type = ir::as<ir::ShapedType>(c.type.get());
+    if (!is_float_dtype(a.dtype) || !is_float_dtype(b.dtype) || !result_type ||
+        !is_float_dtype(result_type->dtype))
+      unsupported(c, "needs float operands and a float result");
+    if (a.shape.size() < 2 || b.shape.size() < 2)
+      unsupported(c, "needs operands of rank 2 or more");
+    const bool at = c.kwargs.get<bool>("a_trans").value_or(false);
+    const bool bt = c.kwargs.get<bool>("b_trans").value_or(false);
+    const std::size_t ra = a.shape.size(), rb = b.shape.size();
+    const std::int64_t m = a.shape[ra - (at ? 1 : 2)], k = a.shape[ra - (at ? 2 : 1)];
+    const std::int64_t n = b.shape[rb - (bt ? 2 : 1)];
+    if (b.shape[rb - (bt ? 1 : 2)] != k || k < 1)
+      unsupported(c, "needs [M, K] x [K, N] with K >= 1");
+    const std::size_t batch_rank = std::max(ra, rb) - 2;
+    std::vector<std::int64_t> batch(batch_rank, 1), shape;
+    auto batch_dim = [&](const Buffer& x, std::size_t i) {  // i-th batch dim, right-aligned
+      const std::size_t lead = x.shape.size() - 2;
+      return i + lead >= batch_rank ? x.shape[i + lead - batch_rank] : std::int64_t{1};
+    };
+    for (std::size_t i = 0; i < batch_rank; ++i) {
+      const std::int64_t da = batch_dim(a, i), db = batch_dim(b, i);
+      if (da != db && da != 1 && db != 1) unsupported(c, "batch dimensions do not broadcast");
+      batch[i] = da == 1 ? db : da;
+    }
+    shape = batch;
+    shape.push_back(m);
+    shape.push_back(n);
+    const DataType dtype = result_type->dtype;
+    const Buffer* acc = nullptr;
+    if (accumulate) {
+      acc = &shaped(args.at(0), "the accumulator");
+      if (acc->shape != shape || !is_float_dtype(acc->dtype))
+        unsupported(c, "needs a float accumulator of the result's shape");
+    }
+    const bool init = accumulate && args.size() > 3 && as_bool(args[3], "init_cond");
+    Value out = Value::zeros(dtype, shape, args[first].kind == ValueKind::Tile);
+    std::size_t batches = 1;
+    for (std::int64_t d : batch) batches *= static_cast<std::size_t>(d);
+    std::vector<std::int64_t> pos(batch_rank, 0);
+    const auto mk = static_cast<std::size_t>(m * k), kn = static_cast<std::size_t>(k * n);
+    for (std::size_t q = 0; q < batches; ++q) {
+      std::size_t ao = 0, bo = 0;  // the operands' matrix indices for this batch index
+      for (std::size_t i = 0; i < batch_rank; ++i) {
+        const std::int64_t da = batch_dim(a, i), db = batch_dim(b, i);
+        if (i + a.shape.size() - 2 >= batch_rank)
+          ao = ao * static_cast<std::size_t>(da) + static_cast<std::size_t>(da == 1 ? 0 : pos[i]);
+        if (i + b.shape.size() - 2 >= batch_rank)
+          bo = bo * static_cast<std::size_t>(db) + static_cast<std::size_t>(db == 1 ? 0 : pos[i]);
+      }
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+          float sum = 0.0f;
+          for (std::int64_t p = 0; p < k; ++p) {
+            const float x = a.f32[ao * mk + static_cast<std::size_t>(at ? p * m + i : i * k + p)];
+            const float y = b.f32[bo * kn + static_cast<std::size_t>(bt ? j * k + p : p * n + j)];
+            const float product = strict(x * y);
+            sum = p == 0 ? product : strict(sum + product);
+          }
+          const std::size_t o =
+              q * static_cast<std::size_t>(m * n) + static_cast<std::size_t>(i * n + j);
+          if (acc && !init) sum = strict(acc->f32[o] + sum);
+          out.buffer->f32[o] = rounded(dtype, sum);
+        }
+      for (std::size_t i = batch_rank; i-- > 0;) {
+        if (++pos[i] < batch[i]) break;
+        pos[i] = 0;
+      }
+    }
     return out;
   }
 

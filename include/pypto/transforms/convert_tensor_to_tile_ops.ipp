@@ -186,8 +186,8 @@ inline ir::OpId simple_tile_form(ir::OpId op) {
 /// What the refusals list as converted.
 inline constexpr std::string_view kTileForms =
     "converted: the elementwise, expand, reduction-free and index ops with a same-named tile op, "
-    "create, slice, assemble, maximum, minimum, gather, expand_clone, mrgsort_format2, read and "
-    "write of a loaded tensor";
+    "create, slice, assemble, maximum, minimum, gather, expand_clone, mrgsort_format2, matmul, "
+    "matmul_acc, read and write of a loaded tensor";
 
 /// Ops that read and place their own data: a converted op's operand is loaded at the entry,
 /// theirs are not.
@@ -200,6 +200,8 @@ inline bool is_self_loading(ir::OpId op) {
     case OpId::tensor_write:
     case OpId::tensor_gather:
     case OpId::tensor_expand_clone:
+    case OpId::tensor_matmul:
+    case OpId::tensor_matmul_acc:
     case OpId::pld_tensor_put:
     case OpId::pld_tensor_get: return true;
     default: return false;
@@ -660,6 +662,8 @@ class KernelConverter {
     }
     const Emitter emit(ops_, f_.name, c.op->name, span, out);
     if (op == OpId::tensor_gather) return GatherExpansion(emit, args, c.kwargs, arch_).run();
+    if (op == OpId::tensor_matmul || op == OpId::tensor_matmul_acc)
+      return matmul(c, std::move(args), emit, span, out);
     if (op == OpId::tensor_expand_clone) return expand_clone(emit, args);
     if (op == OpId::tensor_mrgsort_format2) {
       bridge(args, out, span);
@@ -690,6 +694,48 @@ class KernelConverter {
     }
     if (is_kept(op)) return std::nullopt;
     fail(c, span, "has no tile form yet (" + std::string(kTileForms) + ")");
+  }
+
+  /// tensor.matmul / matmul_acc, as upstream bridges them to the cube: each tensor operand
+  /// loaded whole into Mat (`a_mat`), a tile operand used as it is; an operand its `a_trans` /
+  /// `b_trans` transposes is read through a zero-copy tile.transpose_view (`a_mat_t`) of a Mat
+  /// tile, a tile elsewhere moved to Mat first. An operand of rank > 2 makes it the batch form.
+  /// The tile ops take no keywords (the result dtype follows the operands); matmul_acc's
+  /// accumulator is loaded like any converted operand.
+  ir::ExprRef matmul(const ir::Call& c, std::vector<ir::ExprRef> args, const Emitter& emit,
+                     const ir::Span& span, std::vector<ir::StmtRef>& out) {
+    const bool acc = c.op->id == ir::OpId::tensor_matmul_acc;
+    const std::size_t lhs = acc ? 1 : 0;
+    if (args.size() < lhs + 2) emit.fail("needs a left and a right operand");
+    bool batched = false;
+    for (std::size_t k = 0; k < lhs + 2; ++k)
+      if (const auto* t = ir::as<ir::ShapedType>(args[k]->type.get()))
+        batched = batched || t->shape.size() > 2;
+    if (acc) {
+      std::vector<ir::ExprRef> first{args[0]};
+      bridge(first, out, span);
+      args[0] = first[0];
+    }
+    for (std::size_t k = lhs; k < lhs + 2; ++k) {
+      ir::ExprRef& a = args[k];
+      const bool trans = c.kwargs.get<bool>(k == lhs ? "a_trans" : "b_trans").value_or(false);
+      const auto* v = ir::as<ir::Var>(a.get());
+      const std::string base = v ? v->name_hint : "bridged_" + std::to_string(k);
+      if (const auto* t = ir::as<ir::TensorType>(a->type.get())) {
+        a = emit.load(base + "_mat", a, Emitter::zeros(t->shape.size()), t->shape,
+                      ir::MemorySpace::Mat);
+      } else if (!trans) {
+        continue;
+      } else if (const auto* tile = ir::as<ir::TileType>(a->type.get());
+                 tile && tile->memory_space != ir::MemorySpace::Mat) {
+        a = emit.bind(base + "_mat", "tile.move", {a}, Emitter::in(ir::MemorySpace::Mat));
+      }
+      if (trans)
+        a = emit.bind(static_cast<const ir::Var&>(*a).name_hint + "_t", "tile.transpose_view", {a});
+    }
+    const std::string_view tile_op = acc ? (batched ? "tile.batch_matmul_acc" : "tile.matmul_acc")
+                                         : (batched ? "tile.batch_matmul" : "tile.matmul");
+    return emit.call(tile_op, std::move(args));
   }
 
   /// pld.tensor.put / get: a Vec staging tile (two with pipeline=True) of the transfer's rows

@@ -59,11 +59,13 @@ class Emitter {
     return v;
   }
 
-  /// A Vec tile of `shape` loaded from `tensor` at `offsets`, all of it valid.
+  /// A tile of `shape` in `space` (Vec unless said) loaded from `tensor` at `offsets`, all of it
+  /// valid.
   ir::VarRef load(std::string name, const ir::ExprRef& tensor, std::vector<ir::ExprRef> offsets,
-                  const std::vector<ir::ExprRef>& shape) const {
+                  const std::vector<ir::ExprRef>& shape,
+                  ir::MemorySpace space = ir::MemorySpace::Vec) const {
     return bind(std::move(name), "tile.load",
-                {tensor, tuple(std::move(offsets)), tuple(shape), tuple(shape)}, vec());
+                {tensor, tuple(std::move(offsets)), tuple(shape), tuple(shape)}, in(space));
   }
 
   /// A part of `source`: loaded from a tensor, sliced from a tile.
@@ -122,9 +124,10 @@ class Emitter {
     for (std::size_t i = 0; i < rank; ++i) out.push_back(index(0));
     return out;
   }
-  static ir::Attrs vec() {
-    return ir::Attrs().with("target_memory", ir::EnumValue::of(ir::MemorySpace::Vec));
+  static ir::Attrs in(ir::MemorySpace space) {
+    return ir::Attrs().with("target_memory", ir::EnumValue::of(space));
   }
+  static ir::Attrs vec() { return in(ir::MemorySpace::Vec); }
 
  private:
   const ir::OpRegistry* ops_;
