@@ -413,32 +413,37 @@ class Logs:
 }
 
 TEST_CASE(
-    "cpu pipeline: column reductions interpret top to bottom, the CPU target refuses them by "
-    "name") {
+    "cpu pipeline: column reductions run top to bottom, row min and product left to right, in "
+    "the interpreter and the CPU target alike") {
   // Column 0 sums to 0 only top to bottom (1e8 + 1 rounds to 1e8); max keeps a leading NaN and
-  // skips a later one (a < b ? b : a); -0 stays the max of -0 and +0, and -0 + +0 is +0.
+  // skips a later one (a < b ? b : a); -0 stays the max of -0 and +0, and -0 + +0 is +0. Row 2's
+  // product is -1e8 * 2 * 2 * -0 = +0; its min is -1e8.
   const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
 
 @pl.program
 class Columns:
     @pl.function
-    def main(self, x: pl.Tensor[[3, 4], pl.FP32], s: pl.Out[pl.Tensor[[1, 4], pl.FP32]], m: pl.Out[pl.Tensor[[1, 4], pl.FP32]]) -> pl.Tensor[[1, 4], pl.FP32]:
+    def main(self, x: pl.Tensor[[3, 4], pl.FP32], s: pl.Out[pl.Tensor[[1, 4], pl.FP32]], m: pl.Out[pl.Tensor[[1, 4], pl.FP32]], n: pl.Out[pl.Tensor[[1, 4], pl.FP32]], p: pl.Out[pl.Tensor[[3, 1], pl.FP32]], r: pl.Out[pl.Tensor[[3, 1], pl.FP32]]) -> pl.Tensor[[1, 4], pl.FP32]:
         with pl.at(level=pl.Level.CORE_GROUP):
             t = pl.load(x, [0, 0], [3, 4])
             s1 = pl.store(pl.tile.col_sum(t), [0, 0], s)
             pl.store(pl.tile.col_max(t), [0, 0], m)
+            pl.store(pl.tile.col_min(t), [0, 0], n)
+            pl.store(pl.tile.row_prod(t, t), [0, 0], p)
+            pl.store(pl.tile.row_min(t, t), [0, 0], r)
         return s1
 )");
   const float nan = std::nanf("");
   const std::vector<float> x = {1e8f,  nan,  1.0f, -0.0f,  //
                                 1.0f,  1.0f, nan,  0.0f,   //
                                 -1e8f, 2.0f, 2.0f, -0.0f};
-  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
-  args[0].buffer->f32 = x;
-  (void)rt::run(*input, "main", args);
-  {
-    const std::vector<float>& sum = args[1].buffer->f32;
-    const std::vector<float>& max = args[2].buffer->f32;
+  const auto [compiled, interpreted] = run_both(*input, x);
+  for (const auto* got : {&compiled, &interpreted}) {
+    const std::vector<float>& sum = (*got)[1].buffer->f32;
+    const std::vector<float>& max = (*got)[2].buffer->f32;
+    const std::vector<float>& min = (*got)[3].buffer->f32;
+    const std::vector<float>& prod = (*got)[4].buffer->f32;
+    const std::vector<float>& row_min = (*got)[5].buffer->f32;
     REQUIRE(sum.size() == 4);
     CHECK(std::bit_cast<std::uint32_t>(sum[0]) == 0u);
     CHECK(std::isnan(sum[1]));
@@ -448,11 +453,32 @@ class Columns:
     CHECK(std::isnan(max[1]));
     CHECK(max[2] == 2.0f);
     CHECK(std::bit_cast<std::uint32_t>(max[3]) == 0x80000000u);
+    CHECK(min[0] == -1e8f);
+    CHECK(std::isnan(min[1]));
+    CHECK(min[2] == 1.0f);  // NaN < 1 is false: 1 stays, then 2 < 1 is false
+    CHECK(std::bit_cast<std::uint32_t>(min[3]) == 0x80000000u);
+    CHECK(std::isnan(prod[0]));
+    CHECK(std::isnan(prod[1]));
+    CHECK(std::bit_cast<std::uint32_t>(prod[2]) == 0u);
+    CHECK(std::bit_cast<std::uint32_t>(row_min[0]) == 0x80000000u);  // 1e8, 1, then -0 < 1
+    CHECK(std::bit_cast<std::uint32_t>(row_min[1]) == 0u);
+    CHECK(row_min[2] == -1e8f);
   }
-  // The kernel expression emitter has no column reduction yet: a typed error naming the op.
-  const ir::ProgramRef lowered = lower(*input, kPipeline);
-  CHECK_THROWS_WITH_AS((void)cg::codegen<cg::CpuTarget>(*lowered),
-                       doctest::Contains("op 'tile.col_sum' at 9:27 cannot be emitted"),
+  for (std::size_t i = 0; i < 6; ++i) CHECK(rt::bit_identical(compiled[i], interpreted[i]));
+  // A col_sum given a scratch tile sums as a tree on the device: refused by name, not guessed.
+  const ir::ProgramRef tree = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Tree:
+    @pl.function
+    def main(self, x: pl.Tensor[[3, 4], pl.FP32], s: pl.Out[pl.Tensor[[1, 4], pl.FP32]]) -> pl.Tensor[[1, 4], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [3, 4])
+            s1 = pl.store(pl.tile.col_sum(t, t), [0, 0], s)
+        return s1
+)");
+  CHECK_THROWS_WITH_AS((void)cg::codegen<cg::CpuTarget>(*lower(*tree, kPipeline)),
+                       doctest::Contains("op 'tile.col_sum' at 9:27 with a scratch tile"),
                        cg::CodegenError);
 }
 
@@ -535,4 +561,28 @@ class Counts:
     CHECK((*got)[2].buffer->ints == std::vector<std::int64_t>{5, 4, 3, 2, 0, 0, 0, 0});
     CHECK((*got)[3].buffer->ints == std::vector<std::int64_t>{32766, 32767, -32768, -32767});
   }
+}
+
+TEST_CASE("cpu pipeline: a kernel may return the store it ends with") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Returns:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[4, 8], pl.FP32], c: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        t = pl.load(a, [0, 0], [4, 8])
+        return pl.store(pl.add(t, t), [0, 0], c)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[4, 8], pl.FP32], c: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        c1 = self.k(a, c)
+        return c1
+)");
+  std::vector<float> a;
+  for (int i = 0; i < 32; ++i) a.push_back(0.25f * static_cast<float>(i - 7));
+  const auto [compiled, interpreted] = run_both(*input, a);
+  std::vector<float> twice;
+  for (float x : a) twice.push_back(x + x);
+  CHECK(compiled[1].buffer->f32 == twice);
+  CHECK(rt::bit_identical(compiled[1], interpreted[1]));
 }

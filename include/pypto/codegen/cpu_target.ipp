@@ -233,6 +233,30 @@ inline void matmul(float* c, const float* acc, bool init, const E* a, const E* b
   }
 }
 
+/// A reduction of a rows x cols tile along each row (dst[rows]) or each column (dst[cols]), from
+/// the first element in order: kind 0 sum, 1 max (acc < x ? x : acc), 2 min (x < acc ? x : acc),
+/// 3 product; a half tile's partial sums and products are rounded to its dtype.
+template <int Kind, class E>
+inline void reduce(E* dst, const E* src, std::int64_t rows, std::int64_t cols, bool by_row) {
+  const std::int64_t lines = by_row ? rows : cols, length = by_row ? cols : rows;
+  for (std::int64_t l = 0; l < lines; ++l) {
+    auto at = [&](std::int64_t k) { return by_row ? l * cols + k : k * cols + l; };
+    float acc = widen(src[at(0)]);
+    for (std::int64_t k = 1; k < length; ++k) {
+      const float x = widen(src[at(k)]);
+      if constexpr (Kind == 1) acc = acc < x ? x : acc;
+      else if constexpr (Kind == 2) acc = x < acc ? x : acc;
+      else {
+        const float r = Kind == 0 ? acc + x : acc * x;
+        if constexpr (is_half<E>) acc = widen(round_to<E>(r));
+        else acc = r;
+      }
+    }
+    if constexpr (is_half<E>) dst[l] = narrow<E>(acc);
+    else dst[l] = acc;
+  }
+}
+
 /// dst[j][i] = src[i][j] of a rows x cols tile.
 template <class E>
 inline void transpose(E* dst, const E* src, std::int64_t rows, std::int64_t cols) {
@@ -406,6 +430,13 @@ PYPTO_DECL std::string CpuTarget::tile_index_sequence(const TileRef& t, std::str
          "[static_cast<std::size_t>(k)] = static_cast<" + e +
          ">(static_cast<std::uint64_t>(static_cast<std::int64_t>(" + std::string(start) + ")) " +
          (descending ? "-" : "+") + " static_cast<std::uint64_t>(k));\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_reduce(const TileRef& dst, const TileRef& src,
+                                              Reduction kind, bool by_row) {
+  return "pk::reduce<" + std::to_string(static_cast<int>(kind)) + ">(" + dst.name + ".data(), " +
+         src.name + ".data(), " + tile_rows(src).text + ", " + tile_cols(src).text + ", " +
+         (by_row ? "true" : "false") + ");\n";
 }
 
 PYPTO_DECL std::string CpuTarget::tile_transpose(const TileRef& dst, const TileRef& src) {

@@ -205,7 +205,16 @@ class Lowering : protected RegionLowering<T> {
       case K::ReturnStmt: {
         flush();
         for (const auto& v : static_cast<const ir::ReturnStmt&>(s).values) {
-          const auto* var = ir::as<ir::Var>(v.get());
+          // `return pl.store(t, offsets, out)`: the store runs, and returns the tensor it wrote.
+          const auto* c = ir::as<ir::Call>(v.get());
+          if (c && c->op->id == ir::OpId::tile_store) {
+            hoist_args(*c, s);
+            flush();
+            stmt_ = &s;
+            store(*c);
+          }
+          const auto* var = c && c->op->id == ir::OpId::tile_store ? as_var(c->args.at(2))
+                                                                   : ir::as<ir::Var>(v.get());
           if (!var || lookup(*var).kind != Value::Kind::Tensor)
             fail_stmt("a return",
                       "of a scalar or tile value is not supported (a kernel returns "
@@ -291,6 +300,12 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_create: return full(var, c);
       case ir::OpId::tile_move: return move(var, c);
       case ir::OpId::tile_ci: return index_sequence(var, c);
+      case ir::OpId::tile_row_min:
+      case ir::OpId::tile_row_prod:
+      case ir::OpId::tile_col_sum:
+      case ir::OpId::tile_col_max:
+      case ir::OpId::tile_col_min:
+      case ir::OpId::tile_col_prod: return reduce(var, c);
       case ir::OpId::tile_transpose:
       case ir::OpId::tile_transpose_view: return transpose(var, c);
       case ir::OpId::tensor_create: return create(var, c);
@@ -378,7 +393,7 @@ class Lowering : protected RegionLowering<T> {
   /// interpreter does; emit_spec refuses non-FP32 tiles for the same reason.
   bool fusible(const ir::Call& c) const {
     const auto op = spec_op(c);
-    if (!op) return false;
+    if (!op || kernel::op_info(*op).cls == kernel::OpClass::ColReduction) return false;
     const auto* t = ir::as<ir::TileType>(c.type.get());
     if (!t || t->dtype != core::DataType::FP32) return false;
     for (const auto& arg : c.args) {
@@ -472,6 +487,34 @@ class Lowering : protected RegionLowering<T> {
     out.tile = declare_tile(c, tt.dtype, tt.memory_space, std::move(dims));
     on_pipe(Pipe::Vector);
     line(T::tile_fill(out.tile, value));
+    env_[&var] = std::move(out);
+  }
+
+  /// The reductions outside the kernel expression IR's regions (row min / prod, every column
+  /// reduction), one loop over a 2-D float tile (runtime/interpreter.hpp's reduce); a col_sum
+  /// with a scratch tile sums as a tree on the device and is refused.
+  void reduce(const ir::Var& var, const ir::Call& c) {
+    using ir::OpId;
+    const OpId id = c.op->id;
+    if (id == OpId::tile_col_sum && c.args.size() > 1)
+      fail_at(c, "with a scratch tile (a tree reduction) is not supported");
+    const TileRef src = tile_of(c, c.args.at(0)).tile;
+    if (!core::is_float(src.dtype) || src.dims.size() != 2) fail_at(c, "needs a 2-D float tile");
+    const bool by_row = id == OpId::tile_row_min || id == OpId::tile_row_prod;
+    const Reduction kind = id == OpId::tile_col_sum                               ? Reduction::Sum
+                           : id == OpId::tile_col_max                             ? Reduction::Max
+                           : id == OpId::tile_row_min || id == OpId::tile_col_min ? Reduction::Min
+                                                                                  : Reduction::Prod;
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space,
+                            by_row ? std::vector<Dim>{src.dims[0], Dim{"1", 1}}
+                                   : std::vector<Dim>{Dim{"1", 1}, src.dims[1]});
+    on_pipe(Pipe::Vector);
+    const std::string code = T::tile_reduce(out.tile, src, kind, by_row);
+    if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(code);
     env_[&var] = std::move(out);
   }
 

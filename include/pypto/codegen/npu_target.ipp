@@ -160,6 +160,11 @@ PYPTO_DECL std::string NpuTarget::tile_matmul_acc(const TileRef& c, const TileRe
          c.name + ", " + acc.name + operands + "}\n";
 }
 
+/// The reductions outside the expression IR are not emitted yet (TROWMIN, TCOLSUM, ...): refused.
+PYPTO_DECL std::string NpuTarget::tile_reduce(const TileRef&, const TileRef&, Reduction, bool) {
+  return {};
+}
+
 /// TCI is not emitted yet: refused.
 PYPTO_DECL std::string NpuTarget::tile_index_sequence(const TileRef&, std::string_view, bool) {
   return {};

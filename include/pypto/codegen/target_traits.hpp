@@ -73,6 +73,9 @@ struct Dim {
 
 /// A tile the generated code holds: a local name, element dtype, memory space and dims
 /// (row-major; a rank-1 tile is one row).
+/// What a reduction outside the kernel expression IR combines (T::tile_reduce).
+enum class Reduction : std::uint8_t { Sum, Max, Min, Prod };
+
 struct TileRef {
   std::string name;
   core::DataType dtype = core::DataType::FP32;
@@ -147,6 +150,9 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   { T::tile_matmul_acc(tile, tile, tile, tile, text) } -> std::convertible_to<std::string>;
   // the rows of a 2-D tile as columns; "" where the target cannot
   { T::tile_transpose(tile, tile) } -> std::convertible_to<std::string>;
+  // a 2-D float tile reduced along its rows ([rows, 1]) or its columns ([1, cols]), from the first
+  // element in order; "" where the target cannot
+  { T::tile_reduce(tile, tile, Reduction::Sum, flag) } -> std::convertible_to<std::string>;
   // tile.ci: the first row `text` + k (or - k), the other rows left zero; "" where the target
   // cannot
   { T::tile_index_sequence(tile, text, flag) } -> std::convertible_to<std::string>;

@@ -887,6 +887,14 @@ class Interpreter {
       case OpId::tile_create: return fill(c, args, true);
       case OpId::tile_ci:
       case OpId::tensor_ci: return index_sequence(c, args);
+      case OpId::tile_row_sum:
+      case OpId::tile_row_max:
+      case OpId::tile_row_min:
+      case OpId::tile_row_prod:
+      case OpId::tile_col_sum:
+      case OpId::tile_col_max:
+      case OpId::tile_col_min:
+      case OpId::tile_col_prod: return reduce(c, args);
       case OpId::tile_move: return copy(args.at(0));
       case OpId::tile_transpose_view:
       case OpId::tile_transpose:
@@ -901,7 +909,6 @@ class Interpreter {
     }
     const std::optional<kernel::Op> op = codegen::kernel_op_of(c);
     if (!op) unsupported(c, "is not executable by the reference interpreter");
-    if (kernel::is_reduction(*op)) return reduce(c, *op, args);
     const bool binary = kernel::op_info(*op).arity == 2;
     need(binary ? 2u : 1u, binary ? 2u : 1u);
     return elementwise(c, *op, args[0], binary ? &args[1] : nullptr);
@@ -1171,15 +1178,21 @@ class Interpreter {
     return out;
   }
 
-  /// [rows, cols] -> [rows, 1] (RowSum / RowMax) or [1, cols] (ColSum / ColMax): each row left
-  /// to right, each column top to bottom, from its first element (kernel/interpreter.hpp);
-  /// FP16 / BF16 partial sums are each rounded to the dtype.
-  Value reduce(const ir::Call& c, kernel::Op op, const std::vector<Value>& args) const {
+  /// tile.row_{sum,max,min,prod} ([rows, cols] -> [rows, 1]) and tile.col_{sum,max,min,prod}
+  /// (-> [1, cols]): each row left to right, each column top to bottom, from its first element;
+  /// max is `acc < x ? x : acc`, min `x < acc ? x : acc` (kernel/op_semantics.hpp); FP16 / BF16
+  /// partial sums and products are each rounded to the dtype. A row reduction's scratch tile is
+  /// not read; a col_sum given one sums as a tree on the device, an order not interpreted yet.
+  Value reduce(const ir::Call& c, const std::vector<Value>& args) const {
+    using ir::OpId;
+    const OpId id = c.op->id;
+    const bool by_row = id == OpId::tile_row_sum || id == OpId::tile_row_max ||
+                        id == OpId::tile_row_min || id == OpId::tile_row_prod;
+    if (id == OpId::tile_col_sum && args.size() > 1)
+      unsupported(c, "with a scratch tile (a tree reduction) is not executable yet");
     const Buffer& x = shaped(args.at(0), "the tile");
     if (!is_float_dtype(x.dtype) || x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] < 1)
       unsupported(c, "needs a non-empty 2-D float tile");
-    const bool is_max = op == kernel::Op::RowMax || op == kernel::Op::ColMax;
-    const bool by_row = kernel::op_info(op).cls == kernel::OpClass::RowReduction;
     const auto rows = static_cast<std::size_t>(x.shape[0]),
                cols = static_cast<std::size_t>(x.shape[1]);
     const std::size_t lines = by_row ? rows : cols, length = by_row ? cols : rows;
@@ -1189,7 +1202,15 @@ class Interpreter {
       float acc = x.f32[at(0)];
       for (std::size_t k = 1; k < length; ++k) {
         const float v = x.f32[at(k)];
-        acc = is_max ? kernel::detail::apply_max(acc, v) : rounded(x.dtype, strict(acc + v));
+        switch (id) {
+          case OpId::tile_row_max:
+          case OpId::tile_col_max: acc = kernel::detail::apply_max(acc, v); break;
+          case OpId::tile_row_min:
+          case OpId::tile_col_min: acc = kernel::detail::apply_min(acc, v); break;
+          case OpId::tile_row_prod:
+          case OpId::tile_col_prod: acc = rounded(x.dtype, strict(acc * v)); break;
+          default: acc = rounded(x.dtype, strict(acc + v)); break;
+        }
       }
       out.buffer->f32[l] = acc;
     }

@@ -121,8 +121,13 @@ struct ReturnLineage::FunctionState {
     return true;
   }
 
-  /// The parameter a variable's buffer is; nullopt for other expressions and unknown vars.
+  /// The parameter a variable's buffer is, or a call's that writes one (`return pl.store(t,
+  /// [0], out)` returns `out`); nullopt for other expressions and unknown vars.
   ParamIndex value_of(const ir::Expr* e) {
+    if (e && !ir::isa<ir::Var>(*e)) {
+      const ir::Expr* buffer = assigned_buffer(*e);
+      return buffer && buffer != e ? value_of(buffer) : std::nullopt;
+    }
     const auto* v = ir::as<ir::Var>(e);  // keys are always `const Var*`
     const ParamIndex* p = v ? values.find(v) : nullptr;
     return p ? *p : std::nullopt;
