@@ -563,7 +563,9 @@ class Counts:
   }
 }
 
-TEST_CASE("cpu pipeline: a kernel may return the store it ends with") {
+TEST_CASE(
+    "cpu pipeline: a kernel may return the store it ends with, and an orchestration the task it "
+    "launches") {
   const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
 
 @pl.program
@@ -575,8 +577,7 @@ class Returns:
 
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, a: pl.Tensor[[4, 8], pl.FP32], c: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
-        c1 = self.k(a, c)
-        return c1
+        return self.k(a, c)
 )");
   std::vector<float> a;
   for (int i = 0; i < 32; ++i) a.push_back(0.25f * static_cast<float>(i - 7));
@@ -585,4 +586,32 @@ class Returns:
   for (float x : a) twice.push_back(x + x);
   CHECK(compiled[1].buffer->f32 == twice);
   CHECK(rt::bit_identical(compiled[1], interpreted[1]));
+}
+
+TEST_CASE("cpu pipeline: row_expand_<op> and col_expand_<op> broadcast a row or column vector") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Expands:
+    @pl.function
+    def main(self, x: pl.Tensor[[2, 3], pl.FP32], a: pl.Out[pl.Tensor[[2, 3], pl.FP32]], b: pl.Out[pl.Tensor[[2, 3], pl.FP32]], d: pl.Out[pl.Tensor[[2, 3], pl.FP32]]) -> pl.Tensor[[2, 3], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [2, 3])
+            r = pl.tile.row_max(t, t)
+            c = pl.tile.col_sum(t)
+            a1 = pl.store(pl.tile.row_expand_sub(t, r), [0, 0], a)
+            pl.store(pl.tile.col_expand_mul(t, c), [0, 0], b)
+            pl.store(pl.tile.col_expand_div(t, c), [0, 0], d)
+        return a1
+)");
+  const auto [compiled, interpreted] = run_both(*input, {1, 2, 3, 4, 5, 6});
+  const volatile float five = 5.0f, seven = 7.0f, nine = 9.0f;  // divided at run time, binary32
+  const std::vector<float> quotients = {1.0f / five, 2.0f / seven, 3.0f / nine,
+                                        4.0f / five, 5.0f / seven, 6.0f / nine};
+  for (const auto* got : {&compiled, &interpreted}) {
+    CHECK((*got)[1].buffer->f32 == std::vector<float>{-2, -1, 0, -2, -1, 0});
+    CHECK((*got)[2].buffer->f32 == std::vector<float>{5, 14, 27, 20, 35, 54});
+    CHECK((*got)[3].buffer->f32 == quotients);
+  }
+  for (std::size_t i = 0; i < 4; ++i) CHECK(rt::bit_identical(compiled[i], interpreted[i]));
 }

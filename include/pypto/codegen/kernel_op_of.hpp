@@ -3,8 +3,9 @@
 // One table for every consumer that computes tile and tensor ops through the kernel expression
 // semantics (kernel/op_semantics.hpp): the reference interpreter runs them, the kernel code
 // generator fuses the tile forms into kernel expressions. The `<name>s` forms (a scalar second
-// operand) compute what their tile-tile forms compute. Row and column reductions map to RowSum /
-// RowMax / ColSum / ColMax.
+// operand) compute what their tile-tile forms compute, and so do the `row_expand_<op>` /
+// `col_expand_<op>` forms (a [rows, 1] / [1, cols] second operand, broadcast). Row and column
+// reductions map to RowSum / RowMax / ColSum / ColMax.
 #pragma once
 
 #include <optional>
@@ -23,25 +24,49 @@ constexpr std::optional<kernel::Op> kernel_op_of(ir::OpId id) {
     case OpId::tile_add:
     case OpId::tile_adds:
     case OpId::tensor_add:
-    case OpId::tensor_adds: return Op::Add;
+    case OpId::tensor_adds:
+    case OpId::tile_row_expand_add:
+    case OpId::tile_col_expand_add:
+    case OpId::tensor_row_expand_add:
+    case OpId::tensor_col_expand_add: return Op::Add;
     case OpId::tile_sub:
     case OpId::tile_subs:
     case OpId::tensor_sub:
-    case OpId::tensor_subs: return Op::Sub;
+    case OpId::tensor_subs:
+    case OpId::tile_row_expand_sub:
+    case OpId::tile_col_expand_sub:
+    case OpId::tensor_row_expand_sub:
+    case OpId::tensor_col_expand_sub: return Op::Sub;
     case OpId::tile_mul:
     case OpId::tile_muls:
     case OpId::tensor_mul:
-    case OpId::tensor_muls: return Op::Mul;
+    case OpId::tensor_muls:
+    case OpId::tile_row_expand_mul:
+    case OpId::tile_col_expand_mul:
+    case OpId::tensor_row_expand_mul:
+    case OpId::tensor_col_expand_mul: return Op::Mul;
     case OpId::tile_div:
     case OpId::tile_divs:
     case OpId::tensor_div:
-    case OpId::tensor_divs: return Op::Div;
+    case OpId::tensor_divs:
+    case OpId::tile_row_expand_div:
+    case OpId::tile_col_expand_div:
+    case OpId::tensor_row_expand_div:
+    case OpId::tensor_col_expand_div: return Op::Div;
     case OpId::tile_maximum:
     case OpId::tile_maximums:
-    case OpId::tensor_maximum: return Op::Max;
+    case OpId::tensor_maximum:
+    case OpId::tile_row_expand_max:
+    case OpId::tile_col_expand_max:
+    case OpId::tensor_row_expand_max:
+    case OpId::tensor_col_expand_max: return Op::Max;
     case OpId::tile_minimum:
     case OpId::tile_minimums:
-    case OpId::tensor_minimum: return Op::Min;
+    case OpId::tensor_minimum:
+    case OpId::tile_row_expand_min:
+    case OpId::tile_col_expand_min:
+    case OpId::tensor_row_expand_min:
+    case OpId::tensor_col_expand_min: return Op::Min;
     case OpId::tile_neg:
     case OpId::tensor_neg: return Op::Neg;
     case OpId::tile_abs:

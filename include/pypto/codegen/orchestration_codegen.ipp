@@ -332,8 +332,11 @@ class OrchestrationEmitter {
       branch(*i);
     } else if (const auto* y = ir::as<ir::YieldStmt>(&s)) {
       yield(*y);
-    } else if (ir::isa<ir::ReturnStmt>(s)) {
-      // The results are the output arguments the tasks wrote: nothing to emit.
+    } else if (const auto* r = ir::as<ir::ReturnStmt>(&s)) {
+      // The results are the output arguments the tasks wrote: nothing to emit, except a task
+      // launched in the return itself (`return self.kernel(a, out)`), which runs here.
+      for (const auto& v : r->values)
+        if (TaskResolver::is_launch(*v)) task(*v, nullptr);
     } else if (ir::isa<ir::BreakStmt>(s)) {
       line("break;");
     } else if (ir::isa<ir::ContinueStmt>(s)) {

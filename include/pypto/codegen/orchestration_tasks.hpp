@@ -129,6 +129,9 @@ void for_each_task_launch(const TaskResolver& tasks, const ir::StmtRef& body, Fn
     if (const auto* a = ir::as<ir::AssignStmt>(&s)) e = a->value.get();
     if (const auto* ev = ir::as<ir::EvalStmt>(&s)) e = ev->expr.get();
     if (e && TaskResolver::is_launch(*e)) fn(*e);
+    if (const auto* r = ir::as<ir::ReturnStmt>(&s))  // `return self.kernel(a, out)`
+      for (const auto& v : r->values)
+        if (TaskResolver::is_launch(*v)) fn(*v);
   }
 }
 
