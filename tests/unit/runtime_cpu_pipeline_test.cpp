@@ -615,3 +615,31 @@ class Expands:
   }
   for (std::size_t i = 0; i < 4; ++i) CHECK(rt::bit_identical(compiled[i], interpreted[i]));
 }
+
+TEST_CASE(
+    "cpu pipeline: tile.slice copies a window (a valid box zero-fills), reshape keeps order") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Windows:
+    @pl.function
+    def main(self, x: pl.Tensor[[4, 6], pl.FP32], a: pl.Out[pl.Tensor[[2, 3], pl.FP32]], b: pl.Out[pl.Tensor[[2, 4], pl.FP32]], r: pl.Out[pl.Tensor[[3, 2], pl.FP32]]) -> pl.Tensor[[2, 3], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [4, 6])
+            s = pl.tile.slice(t, [2, 3], [1, 2])
+            a1 = pl.store(s, [0, 0], a)
+            pl.store(pl.tile.slice(t, [2, 4], [2, 1], [1, 2]), [0, 0], b)
+            pl.store(pl.tile.reshape(s, [3, 2]), [0, 0], r)
+        return a1
+)");
+  std::vector<float> x;
+  for (int i = 0; i < 24; ++i) x.push_back(static_cast<float>(i));
+  const auto [compiled, interpreted] = run_both(*input, x);
+  for (const auto* got : {&compiled, &interpreted}) {
+    CHECK((*got)[1].buffer->f32 == std::vector<float>{8, 9, 10, 14, 15, 16});
+    CHECK((*got)[2].buffer->f32 == std::vector<float>{13, 14, 0, 0, 0, 0, 0, 0});
+    CHECK((*got)[3].buffer->f32 == std::vector<float>{8, 9, 10, 14, 15, 16});
+    CHECK((*got)[3].buffer->shape == std::vector<std::int64_t>{3, 2});
+  }
+  for (std::size_t i = 0; i < 4; ++i) CHECK(rt::bit_identical(compiled[i], interpreted[i]));
+}

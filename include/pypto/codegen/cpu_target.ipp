@@ -439,6 +439,24 @@ PYPTO_DECL std::string CpuTarget::tile_reduce(const TileRef& dst, const TileRef&
          (by_row ? "true" : "false") + ");\n";
 }
 
+PYPTO_DECL std::string CpuTarget::tile_slice(const TileRef& dst, const TileRef& src,
+                                             const std::vector<std::string>& offsets,
+                                             const std::vector<std::string>& valid,
+                                             std::int64_t site) {
+  // The source tile's extents stand in for a tensor's shape (an array for the call's duration).
+  const std::string from = src.name + ".data(), std::initializer_list<std::int64_t>" +
+                           extents(src) + ".begin(), " + brace_list(offsets) + ", " + extents(dst);
+  if (valid.empty())
+    return "pk::copy_box(" + dst.name + ".data(), " + from + ", pk::Box::Load, " +
+           std::to_string(site) + ");\n";
+  return "pk::copy_box_valid(" + dst.name + ".data(), " + from + ", " + brace_list(valid) + ", " +
+         std::to_string(site) + ");\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_reshape(const TileRef& dst, const TileRef& src) {
+  return tile_copy(dst, src);  // a std::vector of the same elements
+}
+
 PYPTO_DECL std::string CpuTarget::tile_transpose(const TileRef& dst, const TileRef& src) {
   return "pk::transpose(" + dst.name + ".data(), " + src.name + ".data(), " + tile_rows(src).text +
          ", " + tile_cols(src).text + ");\n";

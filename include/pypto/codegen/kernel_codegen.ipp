@@ -300,6 +300,8 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_create: return full(var, c);
       case ir::OpId::tile_move: return move(var, c);
       case ir::OpId::tile_ci: return index_sequence(var, c);
+      case ir::OpId::tile_slice: return slice(var, c);
+      case ir::OpId::tile_reshape: return reshape(var, c);
       case ir::OpId::tile_row_min:
       case ir::OpId::tile_row_prod:
       case ir::OpId::tile_col_sum:
@@ -532,6 +534,44 @@ class Lowering : protected RegionLowering<T> {
     on_pipe(Pipe::Vector);
     const std::string code =
         T::tile_index_sequence(out.tile, start, c.kwargs.get<bool>("descending").value_or(false));
+    if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(code);
+    env_[&var] = std::move(out);
+  }
+
+  /// tile.slice(tile, shape, offset[, valid_shape]): the window copied into a tile of its own
+  /// (with a valid_shape, only that leading box, the rest zero), as the interpreter copies it.
+  void slice(const ir::Var& var, const ir::Call& c) {
+    if (c.args.size() > 4) fail_at(c, "with drop_dims is not supported");
+    const TileRef src = tile_of(c, c.args.at(0)).tile;
+    const std::vector<std::string> offsets = int_list(c, c.args.at(2));
+    std::vector<Dim> dims = dims_of(c, c.args.at(1));
+    if (offsets.size() != src.dims.size() || dims.size() != src.dims.size())
+      fail_at(c, "offsets and shape must have the tile's rank");
+    std::vector<std::string> valid;
+    if (c.args.size() > 3) valid = int_list(c, c.args[3]);
+    if (!valid.empty() && valid.size() != src.dims.size())
+      fail_at(c, "valid_shape must have the tile's rank");
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, std::move(dims));
+    on_pipe(Pipe::Vector);
+    const std::string code = T::tile_slice(out.tile, src, offsets, valid, this->site(c));
+    if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(code);
+    env_[&var] = std::move(out);
+  }
+
+  /// tile.reshape(tile, shape): the same elements, row-major, in a tile of the new shape.
+  void reshape(const ir::Var& var, const ir::Call& c) {
+    const TileRef src = tile_of(c, c.args.at(0)).tile;
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, dims_of(c, c.args.at(1)));
+    on_pipe(Pipe::Vector);
+    const std::string code = T::tile_reshape(out.tile, src);
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
     env_[&var] = std::move(out);

@@ -203,6 +203,10 @@ struct NpuTarget {
   static std::string tile_matmul_acc(const TileRef& c, const TileRef& acc, const TileRef& a,
                                      const TileRef& b, std::string_view init);
   static std::string tile_transpose(const TileRef& dst, const TileRef& src);
+  static std::string tile_slice(const TileRef& dst, const TileRef& src,
+                                const std::vector<std::string>& offsets,
+                                const std::vector<std::string>& valid, std::int64_t site);
+  static std::string tile_reshape(const TileRef& dst, const TileRef& src);
   static std::string tile_reduce(const TileRef& dst, const TileRef& src, Reduction kind,
                                  bool by_row);
   static std::string tile_index_sequence(const TileRef& t, std::string_view start, bool descending);

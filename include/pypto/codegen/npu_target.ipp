@@ -165,6 +165,14 @@ PYPTO_DECL std::string NpuTarget::tile_reduce(const TileRef&, const TileRef&, Re
   return {};
 }
 
+/// A window or a reshape of a tile is not emitted yet (TEXTRACT, TRESHAPE): refused.
+PYPTO_DECL std::string NpuTarget::tile_slice(const TileRef&, const TileRef&,
+                                             const std::vector<std::string>&,
+                                             const std::vector<std::string>&, std::int64_t) {
+  return {};
+}
+PYPTO_DECL std::string NpuTarget::tile_reshape(const TileRef&, const TileRef&) { return {}; }
+
 /// TCI is not emitted yet: refused.
 PYPTO_DECL std::string NpuTarget::tile_index_sequence(const TileRef&, std::string_view, bool) {
   return {};

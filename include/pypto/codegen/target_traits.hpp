@@ -150,6 +150,10 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   { T::tile_matmul_acc(tile, tile, tile, tile, text) } -> std::convertible_to<std::string>;
   // the rows of a 2-D tile as columns; "" where the target cannot
   { T::tile_transpose(tile, tile) } -> std::convertible_to<std::string>;
+  // a window of a tile at `exprs` (with a valid box: the rest zero); a reshape; "" where the
+  // target cannot
+  { T::tile_slice(tile, tile, exprs, exprs, site) } -> std::convertible_to<std::string>;
+  { T::tile_reshape(tile, tile) } -> std::convertible_to<std::string>;
   // a 2-D float tile reduced along its rows ([rows, 1]) or its columns ([1, cols]), from the first
   // element in order; "" where the target cannot
   { T::tile_reduce(tile, tile, Reduction::Sum, flag) } -> std::convertible_to<std::string>;

@@ -835,13 +835,35 @@ class Interpreter {
           return region_copy_out_valid(c, src, off, ext, as_ints(args[3], "valid_shape"), true);
         return region_copy_out(c, src, off, ext, true);
       }
-      case OpId::tensor_slice: {
-        need(3, 4);  // a copy: slices are read, never written through, by the programs we run
-        const Buffer& src = shaped(args[0], "tensor.slice's input");
+      case OpId::tensor_slice:
+      case OpId::tile_slice: {
+        // A copy: slices are read, never written through, by the programs we run. A valid_shape
+        // left empty (the DSL's fill before drop_dims) is the whole window; the dropped axes are
+        // extents of 1, so the copy keeps its elements and takes the result's shape.
+        need(3, 5);
+        const bool tile = id == OpId::tile_slice;
+        const Buffer& src = shaped(args[0], "the slice's input");
         const auto off = as_ints(args[2], "offset"), ext = as_ints(args[1], "shape");
-        if (args.size() == 4)
-          return region_copy_out_valid(c, src, off, ext, as_ints(args[3], "valid_shape"), false);
-        return region_copy_out(c, src, off, ext, false);
+        const std::vector<std::int64_t> valid =
+            args.size() > 3 ? as_ints(args[3], "valid_shape") : std::vector<std::int64_t>{};
+        Value out = valid.empty() ? region_copy_out(c, src, off, ext, tile)
+                                  : region_copy_out_valid(c, src, off, ext, valid, tile);
+        if (const auto* t = ir::as<ir::ShapedType>(c.type.get()); t && args.size() > 4)
+          out.buffer->shape = static_shape(c, *t, out.buffer->size());
+        return out;
+      }
+      case OpId::tile_reshape:
+      case OpId::tensor_reshape: {
+        const std::size_t size = shaped(args.at(0), "the input").size();
+        Value out = copy(args[0]);
+        out.buffer->shape = as_ints(args.at(1), "the shape");
+        std::size_t n = 1;
+        for (std::int64_t d : out.buffer->shape) {
+          if (d < 0) unsupported(c, "negative dimension");
+          n *= static_cast<std::size_t>(d);
+        }
+        if (n != size) unsupported(c, "needs a shape of as many elements as its input's");
+        return out;
       }
       case OpId::tile_store:
       case OpId::tensor_assemble: {
@@ -1239,6 +1261,21 @@ class Interpreter {
       out.buffer->ints[static_cast<std::size_t>(k)] = wrap(v, dtype);
     }
     return out;
+  }
+
+  /// The constant extents of a result type holding `size` elements.
+  std::vector<std::int64_t> static_shape(const ir::Call& c, const ir::ShapedType& t,
+                                         std::size_t size) const {
+    std::vector<std::int64_t> shape;
+    std::size_t n = 1;
+    for (const auto& d : t.shape) {
+      const auto* k = ir::as<ir::ConstInt>(d.get());
+      if (!k || k->value < 0) unsupported(c, "needs a result of constant shape");
+      shape.push_back(k->value);
+      n *= static_cast<std::size_t>(k->value);
+    }
+    if (n != size) unsupported(c, "gives a result of another size than its window");
+    return shape;
   }
 
   /// A tile in another memory (tile.move): the same elements, in a buffer of its own.
