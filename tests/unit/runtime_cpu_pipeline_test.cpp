@@ -643,3 +643,170 @@ class Windows:
   }
   for (std::size_t i = 0; i < 4; ++i) CHECK(rt::bit_identical(compiled[i], interpreted[i]));
 }
+
+namespace {
+
+/// The arguments after running `input`'s main on `args`: compiled on the CPU target, then
+/// interpreted.
+std::pair<std::vector<rt::Value>, std::vector<rt::Value>> run_both_on(
+    const ir::Program& input, const std::vector<rt::Value>& args) {
+  const ir::ProgramRef lowered = lower(input, kPipeline);
+  cg::KernelCodeMap codes;
+  const cg::OrchestrationResult code = cg::codegen<cg::CpuTarget>(*lowered, {}, &codes);
+  const rt::CpuProgram compiled = rt::CpuProgram::compile(cache(), *lowered, code, codes);
+  std::vector<rt::Value> got = copies(args), want = copies(args);
+  (void)compiled.run("main", got);
+  (void)rt::run(input, "main", want);
+  return {std::move(got), std::move(want)};
+}
+
+std::uint32_t comparable(float f) { return rt::comparable_bits(f); }
+
+}  // namespace
+
+TEST_CASE("cpu pipeline: relu, recip, fmod, remainder, leaky ReLU and bit ops as interpreted") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Elements:
+    @pl.function
+    def main(self, x: pl.Tensor[[1, 6], pl.FP32], y: pl.Tensor[[1, 6], pl.FP32], h: pl.Tensor[[1, 6], pl.FP16], i: pl.Tensor[[1, 4], pl.INT16], j: pl.Tensor[[1, 4], pl.INT16], s: pl.Scalar[pl.FP32], f: pl.Out[pl.Tensor[[5, 6], pl.FP32]], g: pl.Out[pl.Tensor[[2, 6], pl.FP16]], n: pl.Out[pl.Tensor[[6, 4], pl.INT16]]) -> pl.Tensor[[5, 6], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            a = pl.load(x, [0, 0], [1, 6])
+            b = pl.load(y, [0, 0], [1, 6])
+            f0 = pl.store(pl.tile.relu(a), [0, 0], f)
+            f1 = pl.store(pl.tile.recip(a), [1, 0], f0)
+            f2 = pl.store(pl.tile.fmod(a, b), [2, 0], f1)
+            f3 = pl.store(pl.tile.rem(a, b), [3, 0], f2)
+            f4 = pl.store(pl.tile.lrelu(a, s), [4, 0], f3)
+            c = pl.load(h, [0, 0], [1, 6])
+            g0 = pl.store(pl.tile.sin(c), [0, 0], g)
+            pl.store(pl.tile.fmods(c, s), [1, 0], g0)
+            p = pl.load(i, [0, 0], [1, 4])
+            q = pl.load(j, [0, 0], [1, 4])
+            n0 = pl.store(pl.tile.not_(p), [0, 0], n)
+            n1 = pl.store(pl.tile.and_(p, q), [1, 0], n0)
+            n2 = pl.store(pl.tile.or_(p, q), [2, 0], n1)
+            n3 = pl.store(pl.tile.xor(p, q), [3, 0], n2)
+            n4 = pl.store(pl.tile.shl(p, q), [4, 0], n3)
+            pl.store(pl.tile.shrs(p, 1), [5, 0], n4)
+        return f4
+)");
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  constexpr float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  args[0].buffer->f32 = {nan, -0.0f, -1.0f, inf, 5.5f, -5.5f};
+  args[1].buffer->f32 = {1.0f, 2.0f, 0.0f, 2.0f, -2.0f, 2.0f};
+  args[3].buffer->ints = {0x7fff, -1, 1, -8};
+  args[4].buffer->ints = {1, 3, 1, 0};
+  args[5] = rt::Value::scalar_float(0.1f);
+  const auto [compiled, interpreted] = run_both_on(*input, args);
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    CAPTURE(k);
+    CHECK(rt::bit_identical(compiled[k], interpreted[k]));
+  }
+  const std::vector<float> want = {nan, 0.0f,  0.0f,  inf,  5.5f,        0.0f,           // relu
+                                   nan, -inf,  -1.0f, 0.0f, 1.0f / 5.5f, 1.0f / -5.5f,   // recip
+                                   nan, -0.0f, nan,   nan,  1.5f,        -1.5f,          // fmod
+                                   nan, -0.0f, nan,   nan,  -0.5f,       0.5f,           // rem
+                                   nan, -0.0f, -0.1f, inf,  5.5f,        -5.5f * 0.1f};  // lrelu
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    CAPTURE(k);
+    CHECK(comparable(compiled[6].buffer->f32[k]) == comparable(want[k]));
+  }
+  CHECK(compiled[8].buffer->ints == std::vector<std::int64_t>{-32768, 0,  -2, 7,   //
+                                                              1,      3,  1,  0,   //
+                                                              0x7fff, -1, 1,  -8,  //
+                                                              0x7ffe, -4, 0,  -8,  //
+                                                              -2,     -8, 2,  -8,  //
+                                                              0x3fff, -1, 0,  -4});
+}
+
+TEST_CASE("cpu pipeline: a compare's packed mask, a select through it, fills and broadcasts") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Masks:
+    @pl.function
+    def main(self, x: pl.Tensor[[2, 10], pl.FP32], y: pl.Tensor[[2, 10], pl.FP32], s: pl.Scalar[pl.FP32], m: pl.Out[pl.Tensor[[2, 32], pl.UINT8]], o: pl.Out[pl.Tensor[[4, 10], pl.FP32]], e: pl.Out[pl.Tensor[[6, 10], pl.FP32]]) -> pl.Tensor[[2, 32], pl.UINT8]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            a = pl.load(x, [0, 0], [2, 10])
+            b = pl.load(y, [0, 0], [2, 10])
+            gt = pl.tile.cmp(a, b, cmp_type=4)
+            m0 = pl.store(gt, [0, 0], m)
+            o0 = pl.store(pl.tile.sel(gt, a, b), [0, 0], o)
+            pl.store(pl.tile.sels(pl.tile.cmps(a, s, cmp_type=3), a, b, s), [2, 0], o0)
+            r = pl.tile.row_max(a, a)
+            c = pl.tile.col_sum(a)
+            e0 = pl.store(pl.tile.row_expand(a, r), [0, 0], e)
+            e1 = pl.store(pl.tile.col_expand(a, c), [2, 0], e0)
+            pl.store(pl.tile.expands(a, s), [4, 0], e1)
+        return m0
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 3);
+  args[0].buffer->f32[9] = std::numeric_limits<float>::quiet_NaN();
+  args[1].buffer->f32[0] = args[0].buffer->f32[0];  // equal: not greater
+  const auto [compiled, interpreted] = run_both_on(*input, args);
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    CAPTURE(k);
+    CHECK(rt::bit_identical(compiled[k], interpreted[k]));
+  }
+  const std::vector<float>& x = args[0].buffer->f32;
+  const std::vector<float>& y = args[1].buffer->f32;
+  for (std::size_t r = 0; r < 2; ++r)
+    for (std::size_t j = 0; j < 10; ++j) {
+      const std::size_t k = r * 10 + j;
+      const bool bit = (compiled[3].buffer->ints[r * 32 + j / 8] >> (j % 8)) & 1;
+      CHECK(bit == (x[k] > y[k]));
+      CHECK(comparable(compiled[4].buffer->f32[k]) == comparable(x[k] > y[k] ? x[k] : y[k]));
+    }
+  CHECK_FALSE((compiled[3].buffer->ints[0] & 1));  // the equal pair
+}
+
+TEST_CASE("cpu pipeline: fillpad pads outside the valid shape, matmul_bias and gemv add a bias") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Pads:
+    @pl.function
+    def main(self, x: pl.Tensor[[2, 3], pl.FP32], w: pl.Tensor[[3, 4], pl.FP32], v: pl.Tensor[[1, 4], pl.FP32], n: pl.Scalar[pl.INDEX], p: pl.Out[pl.Tensor[[6, 4], pl.FP32]], q: pl.Out[pl.Tensor[[2, 4], pl.FP32]], g: pl.Out[pl.Tensor[[16, 4], pl.FP32]]) -> pl.Tensor[[6, 4], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [2, 3], [1, 2])
+            p0 = pl.store(pl.tile.fillpad_expand(t, [2, 4], pad_value=pl.PadValue.min), [0, 0], p)
+            u = pl.tile.set_validshape(pl.load(x, [0, 0], [2, 3]), 2, n)
+            p1 = pl.store(pl.tile.fillpad_expand(u, [2, 4], pad_value=pl.PadValue.max), [2, 0], p0)
+            p2 = pl.store(pl.tile.fillpad_expand(u, [2, 4]), [4, 0], p1)
+            a = pl.load(x, [0, 0], [2, 3], target_memory=pl.Mem.Left)
+            b = pl.load(w, [0, 0], [3, 4], target_memory=pl.Mem.Right)
+            bias = pl.load(v, [0, 0], [1, 4])
+            pl.store(pl.tile.matmul_bias(a, b, bias), [0, 0], q)
+            r = pl.load(x, [0, 0], [1, 3], target_memory=pl.Mem.Left)
+            pl.store(pl.tile.gemv_bias(r, b, bias), [0, 0], g)
+        return p2
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  args[0].buffer->f32 = {1, 2, 3, 4, 5, 6};
+  args[3] = rt::Value::scalar_int(1);
+  const auto [compiled, interpreted] = run_both_on(*input, args);
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    CAPTURE(k);
+    CHECK(rt::bit_identical(compiled[k], interpreted[k]));
+  }
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  CHECK(compiled[4].buffer->f32 ==
+        std::vector<float>{1, 2,   -inf, -inf, -inf, -inf, -inf, -inf,  //
+                           1, inf, inf,  inf,  4,    inf,  inf,  inf,   //
+                           1, 0,   0,    0,    4,    0,    0,    0});
+  const std::vector<float>& w = args[1].buffer->f32;
+  const std::vector<float>& bias = args[2].buffer->f32;
+  for (std::size_t j = 0; j < 4; ++j) {
+    volatile float p0 = 1.0f * w[j], p1 = 2.0f * w[4 + j], p2 = 3.0f * w[8 + j];
+    volatile float sum = p0;
+    sum = sum + p1;
+    sum = sum + p2;
+    sum = sum + bias[j];
+    CHECK(compiled[5].buffer->f32[j] == sum);
+    CHECK(compiled[6].buffer->f32[j] == sum);  // gemv: row 0
+  }
+  for (std::size_t k = 4; k < 64; ++k) CHECK(compiled[6].buffer->f32[k] == 0.0f);
+}

@@ -56,6 +56,9 @@ template <class H>
   requires is_half<H>
 inline float widen(H x) { return pypto::codegen::half_to_float(x.bits, format_of<H>); }
 inline float widen(float x) { return x; }
+template <class T>
+  requires std::is_integral_v<T>
+inline T widen(T x) { return x; }
 /// A binary32 result rounded to the dtype (the interpreter's round_to_dtype).
 template <class H>
 inline H round_to(float x) { return H{pypto::codegen::float_to_half(x, format_of<H>)}; }
@@ -264,6 +267,83 @@ inline void transpose(E* dst, const E* src, std::int64_t rows, std::int64_t cols
     for (std::int64_t j = 0; j < cols; ++j) dst[j * rows + i] = src[i * cols + j];
 }
 
+/// A compare (element_functions.hpp's modes 0..5) of two elements of one kind.
+template <class X>
+inline bool compares(int mode, X a, X b) {
+  if constexpr (std::is_floating_point_v<X>) {
+    return pypto::codegen::element::compare(mode, a, b) != 0.0f;
+  } else {
+    return mode == 0 ? a == b : mode == 1 ? a != b : mode == 2 ? a < b
+         : mode == 3 ? a <= b : mode == 4 ? a > b : a >= b;
+  }
+}
+
+/// The packed mask of a rows x cols compare of a with b (or the scalar s when b is null): bit
+/// j % 8 of byte j / 8 of a row of `width` bytes, the rest zero.
+template <class E, class S>
+inline void compare_mask(std::uint8_t* dst, std::int64_t width, const E* a, const E* b, S s,
+                         std::int64_t rows, std::int64_t cols, int mode) {
+  using X = decltype(widen(a[0]));
+  std::fill(dst, dst + rows * width, std::uint8_t{0});
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const X x = widen(a[r * cols + j]);
+      const X y = b ? widen(b[r * cols + j]) : static_cast<X>(s);
+      if (compares(mode, x, y)) dst[r * width + j / 8] |= static_cast<std::uint8_t>(1u << (j % 8));
+    }
+}
+
+/// dst = a where the mask is set, else b (or s when b is null): a packed mask by bit, a mask of
+/// the operands' shape where nonzero.
+template <class M, class E>
+inline void select(E* dst, const M* mask, std::int64_t width, bool packed, const E* a, const E* b,
+                   E s, std::int64_t rows, std::int64_t cols) {
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const std::int64_t k = r * cols + j;
+      const bool set = packed ? ((static_cast<unsigned>(mask[r * width + j / 8]) >> (j % 8)) & 1u) != 0
+                              : widen(mask[k]) != 0;
+      dst[k] = set ? a[k] : b ? b[k] : s;
+    }
+}
+
+/// dst (rows x cols) = src's valid box (src rows x cols), every other element the pad: 0, or
+/// the dtype's least (1) / greatest (2) value (-inf / +inf for floats).
+template <class E>
+inline void fillpad(E* dst, std::int64_t rows, std::int64_t cols, const E* src,
+                    std::int64_t src_rows, std::int64_t src_cols, std::int64_t valid_rows,
+                    std::int64_t valid_cols, int mode) {
+  E pad{};
+  if constexpr (std::is_integral_v<E>) {
+    if (mode != 0) pad = mode == 1 ? std::numeric_limits<E>::min() : std::numeric_limits<E>::max();
+  } else if constexpr (is_half<E>) {
+    if (mode != 0) pad = narrow<E>(mode == 1 ? -INFINITY : INFINITY);
+  } else {
+    if (mode != 0) pad = mode == 1 ? -INFINITY : INFINITY;
+  }
+  valid_rows = std::clamp<std::int64_t>(valid_rows, 0, src_rows);
+  valid_cols = std::clamp<std::int64_t>(valid_cols, 0, src_cols);
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t j = 0; j < cols; ++j)
+      dst[r * cols + j] = r < valid_rows && j < valid_cols ? src[r * src_cols + j] : pad;
+}
+
+/// dst (rows x cols) = the [rows, 1] or [1, cols] vector v repeated.
+template <class E>
+inline void broadcast(E* dst, std::int64_t rows, std::int64_t cols, const E* v, std::int64_t vrows,
+                      std::int64_t vcols) {
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t j = 0; j < cols; ++j)
+      dst[r * cols + j] = v[(vrows == 1 ? 0 : r) * vcols + (vcols == 1 ? 0 : j)];
+}
+
+/// The first `rows` rows of an FP32 product plus a [1, cols] bias.
+template <class E>
+inline void add_bias(float* c, const E* bias, std::int64_t rows, std::int64_t cols) {
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t j = 0; j < cols; ++j) c[r * cols + j] = c[r * cols + j] + widen(bias[j]);
+}
+
 /// The block index of the running instance; a runtime that launches blocks sets it first.
 static std::int64_t block_idx = 0;
 
@@ -295,9 +375,10 @@ PYPTO_DECL std::string CpuTarget::prologue(CoreType) {
       "#elif defined(__GNUC__)\n"
       "#pragma GCC optimize(\"fp-contract=off\")\n"
       "#endif\n"
+      "#include <pypto/codegen/element_functions.hpp>\n"
       "#include <pypto/codegen/kernel_abi.hpp>\n\n"
       "#include <algorithm>\n#include <bit>\n#include <cmath>\n#include <cstddef>\n"
-      "#include <cstdint>\n#include <cstdlib>\n#include <initializer_list>\n"
+      "#include <cstdint>\n#include <cstdlib>\n#include <initializer_list>\n#include <limits>\n"
       "#include <type_traits>\n#include <vector>\n\n"
       "#define PK_FN inline\n";
   s += detail::cpu_target::kFaultRecord;
@@ -430,6 +511,73 @@ PYPTO_DECL std::string CpuTarget::tile_index_sequence(const TileRef& t, std::str
          "[static_cast<std::size_t>(k)] = static_cast<" + e +
          ">(static_cast<std::uint64_t>(static_cast<std::int64_t>(" + std::string(start) + ")) " +
          (descending ? "-" : "+") + " static_cast<std::uint64_t>(k));\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_element(ElementOp op, int mode, const TileRef& dst,
+                                               const TileRef& a, std::string_view b, bool b_scalar,
+                                               std::string_view int_expr) {
+  const ElementOpInfo info = element_op_info(op);
+  const bool is_float = core::is_float(dst.dtype);
+  const std::string e(element_type(dst.dtype));
+  const std::string y = b.empty() ? "" : std::string(b) + (b_scalar ? "" : "[i]");
+  std::string s = "for (std::size_t i = 0; i < " + dst.name + ".size(); ++i) {\n";
+  if (!is_float) {  // the scalar node's expression of x and y, in the element type
+    s += "  const " + e + " x = " + a.name + "[i];\n";
+    if (!y.empty()) s += "  const " + e + " y = static_cast<" + e + ">(" + y + ");\n";
+    return s + "  " + dst.name + "[i] = " + std::string(int_expr) + ";\n}\n";
+  }
+  s += "  const float x = pk::widen(" + a.name + "[i]);\n";
+  if (!y.empty()) s += "  const float y = pk::widen(" + y + ");\n";
+  const std::string call = "pypto::codegen::element::" + std::string(info.name) + "(" +
+                           (op == ElementOp::Compare ? std::to_string(mode) + ", " : "") + "x" +
+                           (info.arity == 2 ? ", y" : "") + ")";
+  const std::string value =
+      dst.dtype == core::DataType::FP32 ? call : round_to_dtype(dst.dtype, call);
+  return s + "  " + dst.name + "[i] = " + value + ";\n}\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_fillpad(const TileRef& dst, const TileRef& src,
+                                               const std::vector<std::string>& valid, int mode) {
+  return "pk::fillpad(" + dst.name + ".data(), " + tile_rows(dst).text + ", " +
+         tile_cols(dst).text + ", " + src.name + ".data(), " + tile_rows(src).text + ", " +
+         tile_cols(src).text + ", " + valid.at(0) + ", " + valid.at(1) + ", " +
+         std::to_string(mode) + ");\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_compare_mask(const TileRef& dst, const TileRef& a,
+                                                    std::string_view b, bool b_scalar, int mode) {
+  const std::string e(element_type(a.dtype));
+  return "pk::compare_mask(" + dst.name + ".data(), " + tile_cols(dst).text + ", " + a.name +
+         ".data(), " +
+         (b_scalar ? "static_cast<const " + e + "*>(nullptr), " + std::string(b)
+                   : std::string(b) + ".data(), 0") +
+         ", " + tile_rows(a).text + ", " + tile_cols(a).text + ", " + std::to_string(mode) + ");\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_select(const TileRef& dst, const TileRef& mask, bool packed,
+                                              const TileRef& a, std::string_view other,
+                                              bool other_scalar) {
+  const std::string e(element_type(a.dtype));
+  const std::string s = core::is_float(a.dtype) && a.dtype != core::DataType::FP32
+                            ? "pk::round_to<" + e + ">(" + std::string(other) + ")"
+                            : "static_cast<" + e + ">(" + std::string(other) + ")";
+  return "pk::select(" + dst.name + ".data(), " + mask.name + ".data(), " + tile_cols(mask).text +
+         ", " + (packed ? "true" : "false") + ", " + a.name + ".data(), " +
+         (other_scalar ? "static_cast<const " + e + "*>(nullptr), " + s
+                       : std::string(other) + ".data(), " + e + "{}") +
+         ", " + tile_rows(a).text + ", " + tile_cols(a).text + ");\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_broadcast(const TileRef& dst, const TileRef& vec) {
+  return "pk::broadcast(" + dst.name + ".data(), " + tile_rows(dst).text + ", " +
+         tile_cols(dst).text + ", " + vec.name + ".data(), " + tile_rows(vec).text + ", " +
+         tile_cols(vec).text + ");\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_add_bias(const TileRef& dst, const TileRef& bias,
+                                                std::string_view rows) {
+  return "pk::add_bias(" + dst.name + ".data(), " + bias.name + ".data(), " + std::string(rows) +
+         ", " + tile_cols(dst).text + ");\n";
 }
 
 PYPTO_DECL std::string CpuTarget::tile_reduce(const TileRef& dst, const TileRef& src,

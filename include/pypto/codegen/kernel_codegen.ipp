@@ -129,6 +129,7 @@ class Lowering : protected RegionLowering<T> {
   // The dependent base's members, named once here (two-phase lookup would otherwise need
   // `this->` at every use).
   using Layer::as_var;
+  using Layer::binary_text;
   using Layer::body_;
   using Layer::copy_pipe;
   using Layer::core_;
@@ -137,6 +138,7 @@ class Lowering : protected RegionLowering<T> {
   using Layer::define;
   using Layer::depth_;
   using Layer::dims_of;
+  using Layer::dims_of_type;
   using Layer::env_;
   using Layer::fail;
   using Layer::fail_at;
@@ -163,11 +165,13 @@ class Lowering : protected RegionLowering<T> {
   using Layer::scalar_call;
   using Layer::scalar_type;
   using Layer::scalar_value;
+  using Layer::site;
   using Layer::stmt_;
   using Layer::synthetic_;
   using Layer::synthetic_vars_;
   using Layer::tensor_of;
   using Layer::tile_of;
+  using Layer::unary_text;
   using Layer::uses_;
   using typename Layer::Pending;
 
@@ -314,7 +318,22 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tensor_write: env_[&var] = write(c); return;
       case ir::OpId::tile_cast: return cast(var, c);
       case ir::OpId::tile_matmul:
-      case ir::OpId::tile_matmul_acc: return matmul(var, c);
+      case ir::OpId::tile_matmul_acc:
+      case ir::OpId::tile_matmul_bias:
+      case ir::OpId::tile_gemv:
+      case ir::OpId::tile_gemv_acc:
+      case ir::OpId::tile_gemv_bias: return matmul(var, c);
+      case ir::OpId::tile_set_validshape: return set_validshape(var, c);
+      case ir::OpId::tile_fillpad:
+      case ir::OpId::tile_fillpad_inplace:
+      case ir::OpId::tile_fillpad_expand: return fillpad(var, c);
+      case ir::OpId::tile_cmp:
+      case ir::OpId::tile_cmps: return compare_mask(var, c);
+      case ir::OpId::tile_sel:
+      case ir::OpId::tile_sels: return select(var, c);
+      case ir::OpId::tile_expands:
+      case ir::OpId::tile_row_expand:
+      case ir::OpId::tile_col_expand: return expand(var, c);
       default: break;
     }
     if (ir::isa<ir::GlobalVar>(*c.op))
@@ -323,8 +342,51 @@ class Lowering : protected RegionLowering<T> {
       env_[&var] = scalar_value(scalar_call(c), scalar_dtype(var));
       return;
     }
+    if (const auto op = element_op_of(c.op->id)) return element_map(var, c, *op);
     if (const auto op = spec_op(c)) return elementwise(var, c, *op);
     fail_at(c, "is not supported by the kernel code generator");
+  }
+
+  /// An element op outside the kernel IR (element_ops.hpp), one loop over the elements: a float
+  /// tile calls its function of element_functions.hpp and rounds to the dtype, an integer tile
+  /// computes its scalar node (binary_text / unary_text), as the interpreter does. A second
+  /// operand is a tile of the first's dtype and shape or a scalar.
+  void element_map(const ir::Var& var, const ir::Call& c, ElementOp op) {
+    const auto* tt = ir::as<ir::TileType>(c.type.get());
+    if (!tt) fail_at(c, "needs tile operands");
+    const ElementOpInfo info = element_op_info(op);
+    const TileRef a = tile_of(c, c.args.at(0)).tile;
+    if (a.dtype != tt->dtype) fail_at(c, "needs operands of one dtype");
+    const bool is_float = core::is_float(a.dtype);
+    if (is_float ? info.name.empty() : !info.on_int)
+      fail_at(c, "on " + dtype_text(c) + " tiles is not supported");
+    std::string b;
+    bool b_scalar = false;
+    if (info.arity == 2) {
+      const ir::ExprRef& rhs = c.args.at(1);
+      if (ir::isa<ir::TileType>(*rhs->type)) {
+        const TileRef& bt = tile_of(c, rhs).tile;
+        if (bt.dtype != a.dtype || !same_dims(bt.dims, a.dims))
+          fail_at(c, "needs a second tile of the first's dtype and shape");
+        b = bt.name;
+      } else {
+        b = scalar(*rhs);
+        b_scalar = true;
+      }
+    }
+    std::string int_expr;
+    if (!is_float)
+      int_expr = info.arity == 1 ? unary_text(*info.on_int, "x")
+                                 : binary_text(*info.on_int, "x", "y", a.dtype, false, c, &c.span);
+    const int mode = static_cast<int>(c.kwargs.get<std::int64_t>("cmp_type").value_or(0));
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt->dtype, tt->memory_space, a.dims);
+    on_pipe(Pipe::Vector);
+    const std::string code = T::tile_element(op, mode, out.tile, a, b, b_scalar, int_expr);
+    if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(code);
+    env_[&var] = std::move(out);
   }
 
   /// A tile op outside the kernel expression IR, one target instruction over every element:
@@ -429,6 +491,7 @@ class Lowering : protected RegionLowering<T> {
           T::tile_load_valid(v.tile, src.tensor, offsets, valid, this->site(c));
       if (code.empty()) fail_at(c, "with a valid_shape is not supported");
       line(code);
+      v.valid = valid;
     }
     env_[&var] = std::move(v);
   }
@@ -560,6 +623,7 @@ class Lowering : protected RegionLowering<T> {
     const std::string code = T::tile_slice(out.tile, src, offsets, valid, this->site(c));
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
+    out.valid = std::move(valid);
     env_[&var] = std::move(out);
   }
 
@@ -586,6 +650,123 @@ class Lowering : protected RegionLowering<T> {
     out.tile = declare_tile(c, tt.dtype, tt.memory_space, src.dims);
     on_pipe(Pipe::Mte1);
     line(T::tile_copy(out.tile, src));
+    out.valid = tile_of(c, c.args.at(0)).valid;
+    env_[&var] = std::move(out);
+  }
+
+  /// tile.set_validshape(t, rows, cols): t, whose valid extents a fillpad then keeps.
+  void set_validshape(const ir::Var& var, const ir::Call& c) {
+    Value out = tile_of(c, c.args.at(0));
+    if (out.tile.dims.size() != 2) fail_at(c, "needs a 2-D tile");
+    out.valid = {scalar(*c.args.at(1)), scalar(*c.args.at(2))};
+    env_[&var] = std::move(out);
+  }
+
+  /// tile.fillpad / fillpad_inplace / fillpad_expand(t[, shape]): t (in a tile of `shape`) with
+  /// what lies outside its valid extents (what its value records, else its type's view) set
+  /// to zero or the dtype's least / greatest value (runtime/interpreter.hpp's fillpad).
+  void fillpad(const ir::Var& var, const ir::Call& c) {
+    const Value& src = tile_of(c, c.args.at(0));
+    if (src.tile.dims.size() != 2) fail_at(c, "needs a 2-D tile");
+    std::vector<std::string> valid = src.valid;
+    if (valid.empty())
+      if (const auto* t = ir::as<ir::TileType>(c.args[0]->type.get());
+          t && t->tile_view && t->tile_view->valid_shape.size() == 2)
+        for (const auto& d : t->tile_view->valid_shape) valid.push_back(scalar(*d));
+    if (valid.empty()) valid = {src.tile.dims[0].text, src.tile.dims[1].text};
+    const bool expand = c.op->id == ir::OpId::tile_fillpad_expand;
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    const auto pad = c.kwargs.get<ir::PadValue>("pad_value").value_or(ir::PadValue::zero);
+    const int mode = pad == ir::PadValue::min ? 1 : pad == ir::PadValue::max ? 2 : 0;
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space,
+                            expand ? dims_of(c, c.args.at(1)) : src.tile.dims);
+    on_pipe(Pipe::Vector);
+    const std::string code = T::tile_fillpad(out.tile, src.tile, valid, mode);
+    if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(code);
+    if (c.op->id == ir::OpId::tile_fillpad_inplace) line(T::tile_copy(src.tile, out.tile));
+    env_[&var] = std::move(out);
+  }
+
+  /// tile.cmp / cmps: the packed UINT8 mask (runtime/interpreter.hpp's compare_mask).
+  void compare_mask(const ir::Var& var, const ir::Call& c) {
+    const TileRef a = tile_of(c, c.args.at(0)).tile;
+    if (a.dims.size() != 2) fail_at(c, "needs a 2-D tile");
+    std::string b;
+    bool b_scalar = false;
+    if (ir::isa<ir::TileType>(*c.args.at(1)->type)) {
+      const TileRef& bt = tile_of(c, c.args[1]).tile;
+      if (bt.dtype != a.dtype || !same_dims(bt.dims, a.dims))
+        fail_at(c, "needs a second tile of the first's dtype and shape");
+      b = bt.name;
+    } else {
+      b = scalar(*c.args[1]);
+      b_scalar = true;
+    }
+    const int mode = static_cast<int>(c.kwargs.get<std::int64_t>("cmp_type").value_or(0));
+    if (mode < 0 || mode > 5) fail_at(c, "needs a cmp_type in 0..5");
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, dims_of_type(tt));
+    on_pipe(Pipe::Vector);
+    const std::string code = T::tile_compare_mask(out.tile, a, b, b_scalar, mode);
+    if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(code);
+    env_[&var] = std::move(out);
+  }
+
+  /// tile.sel(mask, a, b) / sels(mask, a, tmp, scalar): a where the mask is set, else b or the
+  /// scalar (runtime/interpreter.hpp's select).
+  void select(const ir::Var& var, const ir::Call& c) {
+    const bool with_scalar = c.op->id == ir::OpId::tile_sels;
+    const TileRef m = tile_of(c, c.args.at(0)).tile, a = tile_of(c, c.args.at(1)).tile;
+    if (a.dims.size() != 2 || m.dims.size() != 2) fail_at(c, "needs 2-D tiles");
+    const bool packed = !same_dims(m.dims, a.dims);
+    if (packed && m.dtype != core::DataType::UINT8) fail_at(c, "needs a packed UINT8 mask");
+    std::string other;
+    if (with_scalar) {
+      other = scalar(*c.args.at(3));
+    } else {
+      const TileRef& b = tile_of(c, c.args.at(2)).tile;
+      if (b.dtype != a.dtype || !same_dims(b.dims, a.dims))
+        fail_at(c, "needs operands of one dtype and shape");
+      other = b.name;
+    }
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, a.dims);
+    on_pipe(Pipe::Vector);
+    const std::string code = T::tile_select(out.tile, m, packed, a, other, with_scalar);
+    if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(code);
+    env_[&var] = std::move(out);
+  }
+
+  /// tile.expands(t, s) and row_expand / col_expand(t, vec): t's shape filled with the scalar,
+  /// or the [rows, 1] / [1, cols] vector repeated.
+  void expand(const ir::Var& var, const ir::Call& c) {
+    const TileRef t = tile_of(c, c.args.at(0)).tile;
+    if (t.dims.size() != 2) fail_at(c, "needs a 2-D tile");
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, t.dims);
+    on_pipe(Pipe::Vector);
+    std::string code;
+    if (c.op->id == ir::OpId::tile_expands) {
+      const std::string type(scalar_type(tt.dtype, &c.span));
+      code = T::tile_fill(out.tile, "pk::cast<" + type + ">(" + scalar(*c.args.at(1)) + ")");
+    } else {
+      const TileRef v = tile_of(c, c.args.at(1)).tile;
+      if (v.dtype != tt.dtype || v.dims.size() != 2) fail_at(c, "needs a 2-D vector of the dtype");
+      code = T::tile_broadcast(out.tile, v);
+    }
+    if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(code);
     env_[&var] = std::move(out);
   }
 
@@ -668,7 +849,12 @@ class Lowering : protected RegionLowering<T> {
   /// tile.matmul(a, b) and tile.matmul_acc(acc, a, b[, init_cond]) on 2-D float tiles of one
   /// dtype, into an FP32 accumulator (runtime/interpreter.hpp's matmul).
   void matmul(const ir::Var& var, const ir::Call& c) {
-    const bool accumulate = c.op->id == ir::OpId::tile_matmul_acc;
+    using ir::OpId;
+    const OpId id = c.op->id;
+    const bool accumulate = id == OpId::tile_matmul_acc || id == OpId::tile_gemv_acc;
+    const bool gemv =
+        id == OpId::tile_gemv || id == OpId::tile_gemv_acc || id == OpId::tile_gemv_bias;
+    const bool with_bias = id == OpId::tile_matmul_bias || id == OpId::tile_gemv_bias;
     const std::size_t first = accumulate ? 1 : 0;
     const TileRef a = tile_of(c, c.args.at(first)).tile, b = tile_of(c, c.args.at(first + 1)).tile;
     if (!core::is_float(a.dtype) || a.dtype != b.dtype)
@@ -687,12 +873,29 @@ class Lowering : protected RegionLowering<T> {
     }
     Value out;
     out.kind = Value::Kind::Tile;
-    out.tile = declare_tile(c, tt.dtype, tt.memory_space, {a.dims[0], b.dims[1]});
+    // A gemv's result is its type's fractal ([16, N], or the accumulator's) of which the product
+    // fills row 0: the rest is zero, or the accumulator's, copied first.
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space,
+                            gemv ? dims_of_type(tt) : std::vector<Dim>{a.dims[0], b.dims[1]});
+    if (gemv && (a.dims[0].value != 1 || out.tile.dims.size() != 2))
+      fail_at(c, "needs a [1, K] row vector");
     // Operands outside the cube's buffers are moved there first (Mte1), then the cube runs.
     const bool moves = a.space != ir::MemorySpace::Left || b.space != ir::MemorySpace::Right;
     on_pipe(moves ? Pipe::Mte1 : Pipe::Cube);
-    const std::string code =
-        acc ? T::tile_matmul_acc(out.tile, *acc, a, b, init) : T::tile_matmul(out.tile, a, b);
+    std::string code;
+    if (gemv && acc) {
+      code = T::tile_copy(out.tile, *acc);
+      code += code.empty() ? "" : T::tile_matmul_acc(out.tile, out.tile, a, b, init);
+    } else {
+      code = acc ? T::tile_matmul_acc(out.tile, *acc, a, b, init) : T::tile_matmul(out.tile, a, b);
+    }
+    if (with_bias && !code.empty()) {
+      const TileRef bias = tile_of(c, c.args.at(2)).tile;
+      if (bias.dtype != core::DataType::FP32 || bias.dims.size() != 2 || bias.dims[0].value != 1)
+        fail_at(c, "needs an FP32 [1, N] bias");
+      const std::string add = T::tile_add_bias(out.tile, bias, a.dims[0].text);
+      code = add.empty() ? "" : code + add;
+    }
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
     last_pipe_ = Pipe::Cube;

@@ -49,6 +49,8 @@ struct Value {
   core::DataType dtype = core::DataType::INDEX;
   TensorRef tensor;
   TileRef tile;
+  std::vector<std::string> valid;  ///< a tile's valid extents (C++), set by a partial load, a
+                                   ///< valid slice or set_validshape; empty: every element
   std::string created_at;  ///< a kernel-local tensor's tensor.create position ("" otherwise)
 };
 
@@ -210,14 +212,18 @@ class LoweringBase {
   }
   /// A tile of a value's TileType (an if result: no op makes it, the arms' yields fill it).
   TileRef declare_tile_of(const ir::TileType& type, std::string_view what) {
+    return declare_tile_or(type.dtype, type.memory_space, dims_of_type(type),
+                           [&](const std::string& why) { fail_stmt(std::string(what), why); });
+  }
+  /// The dims of a tile type's shape.
+  std::vector<Dim> dims_of_type(const ir::TileType& type) {
     std::vector<Dim> dims;
     for (const auto& x : type.shape) {
       const auto* ci = ir::as<ir::ConstInt>(x.get());
       dims.push_back(ci ? Dim{std::to_string(ci->value), ci->value}
                         : Dim{scalar(*x), std::nullopt});
     }
-    return declare_tile_or(type.dtype, type.memory_space, std::move(dims),
-                           [&](const std::string& why) { fail_stmt(std::string(what), why); });
+    return dims;
   }
   /// Declares the tile, or calls `refuse(why)` (which throws) when the target cannot hold it.
   template <class Refuse>
@@ -305,66 +311,74 @@ class LoweringBase {
         fail(span, "",
              "scalar arithmetic on " + std::string(core::dtype_name(lt->dtype)) +
                  " is not supported");
-      const bool fp = lt->dtype == core::DataType::FP32;
-      auto call = [&](std::string_view f) {
-        return "pk::" + std::string(f) + "(" + l + ", " + r + ")";
-      };
-      auto checked = [&](std::string_view f) {  // a helper that may fault: it names its site
-        return "pk::" + std::string(f) + "(" + l + ", " + r + ", " + std::to_string(site(e)) + ")";
-      };
-      std::string x;
-      switch (e.kind()) {
-        case K::Add: x = call("add"); break;
-        case K::Sub: x = call("sub"); break;
-        case K::Mul: x = call("mul"); break;
-        case K::FloatDiv:
-          if (!fp) fail(span, "", "'/' on integers is not supported");
-          x = call("fdiv");
-          break;
-        case K::FloorDiv: x = checked("floordiv"); break;
-        case K::FloorMod: x = checked("floormod"); break;
-        case K::Min: x = call("min"); break;
-        case K::Max: x = call("max"); break;
-        case K::Pow: x = checked("pow"); break;
-        case K::Eq: x = l + " == " + r; break;
-        case K::Ne: x = l + " != " + r; break;
-        case K::Lt: x = l + " < " + r; break;
-        case K::Le: x = l + " <= " + r; break;
-        case K::Gt: x = l + " > " + r; break;
-        case K::Ge: x = l + " >= " + r; break;
-        case K::And: x = l + " && " + r; break;
-        case K::Or: x = l + " || " + r; break;
-        case K::Xor: x = l + " != " + r; break;
-        case K::BitAnd:
-          x = "static_cast<" + std::string(scalar_type(st->dtype, span)) + ">(" + l + " & " + r +
-              ")";
-          break;
-        case K::BitOr:
-          x = "static_cast<" + std::string(scalar_type(st->dtype, span)) + ">(" + l + " | " + r +
-              ")";
-          break;
-        case K::BitXor:
-          x = "static_cast<" + std::string(scalar_type(st->dtype, span)) + ">(" + l + " ^ " + r +
-              ")";
-          break;
-        case K::BitShiftLeft: x = checked("shl"); break;
-        case K::BitShiftRight: x = checked("shr"); break;
-        default:
-          fail(span, "", "scalar " + std::string(ir::kind_name(e.kind())) + " is not supported");
-      }
-      return define(st->dtype, x, span);
+      return define(
+          st->dtype,
+          binary_text(e.kind(), l, r, st->dtype, lt->dtype == core::DataType::FP32, e, span), span);
     }
     if (ir::kinds::unary.contains(e.kind())) {
       const std::string a = scalar(*static_cast<const ir::UnaryExpr&>(e).operand);
-      switch (e.kind()) {
-        case K::Neg: return define(st->dtype, "pk::neg(" + a + ")", span);
-        case K::Abs: return define(st->dtype, "pk::abs(" + a + ")", span);
-        case K::Not: return define(st->dtype, "!" + a, span);
-        case K::BitNot: return define(st->dtype, "pk::bitnot(" + a + ")", span);
-        default: break;
-      }
+      if (std::string x = unary_text(e.kind(), a); !x.empty()) return define(st->dtype, x, span);
     }
     fail(span, "", "a " + std::string(ir::kind_name(e.kind())) + " is not supported in a kernel");
+  }
+
+  /// The C++ expression of the scalar binary node `k` over the operand texts `l` and `r` of
+  /// dtype `t` (`fp`: FP32); a helper that may fault names the site of `at`.
+  std::string binary_text(ir::NodeKind k, const std::string& l, const std::string& r,
+                          core::DataType t, bool fp, const ir::Expr& at, const ir::Span* span) {
+    using K = ir::NodeKind;
+    auto call = [&](std::string_view f) {
+      return "pk::" + std::string(f) + "(" + l + ", " + r + ")";
+    };
+    auto checked = [&](std::string_view f) {  // a helper that may fault: it names its site
+      return "pk::" + std::string(f) + "(" + l + ", " + r + ", " + std::to_string(site(at)) + ")";
+    };
+    auto bitwise = [&](std::string_view op) {
+      return "static_cast<" + std::string(scalar_type(t, span)) + ">(" + l + " " + std::string(op) +
+             " " + r + ")";
+    };
+    switch (k) {
+      case K::Add: return call("add");
+      case K::Sub: return call("sub");
+      case K::Mul: return call("mul");
+      case K::FloatDiv:
+        if (!fp) fail(span, "", "'/' on integers is not supported");
+        return call("fdiv");
+      case K::FloorDiv: return checked("floordiv");
+      case K::FloorMod: return checked("floormod");
+      case K::Min: return call("min");
+      case K::Max: return call("max");
+      case K::Pow: return checked("pow");
+      case K::Eq: return l + " == " + r;
+      case K::Ne: return l + " != " + r;
+      case K::Lt: return l + " < " + r;
+      case K::Le: return l + " <= " + r;
+      case K::Gt: return l + " > " + r;
+      case K::Ge: return l + " >= " + r;
+      case K::And: return l + " && " + r;
+      case K::Or: return l + " || " + r;
+      case K::Xor: return l + " != " + r;
+      case K::BitAnd: return bitwise("&");
+      case K::BitOr: return bitwise("|");
+      case K::BitXor: return bitwise("^");
+      case K::BitShiftLeft: return checked("shl");
+      case K::BitShiftRight: return checked("shr");
+      default: break;
+    }
+    fail(span, "", "scalar " + std::string(ir::kind_name(k)) + " is not supported");
+  }
+
+  /// The C++ expression of the scalar unary node `k` over the operand text `a`; empty when
+  /// kernels do not compute it.
+  static std::string unary_text(ir::NodeKind k, const std::string& a) {
+    using K = ir::NodeKind;
+    switch (k) {
+      case K::Neg: return "pk::neg(" + a + ")";
+      case K::Abs: return "pk::abs(" + a + ")";
+      case K::Not: return "!" + a;
+      case K::BitNot: return "pk::bitnot(" + a + ")";
+      default: return {};
+    }
   }
 
   /// `const T s<k> = text;` and its name.

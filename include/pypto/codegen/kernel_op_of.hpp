@@ -4,10 +4,14 @@
 // semantics (kernel/op_semantics.hpp): the reference interpreter runs them, the kernel code
 // generator fuses the tile forms into kernel expressions. The `<name>s` forms (a scalar second
 // operand) compute what their tile-tile forms compute, and so do the `row_expand_<op>` /
-// `col_expand_<op>` forms (a [rows, 1] / [1, cols] second operand, broadcast). Row and column
-// reductions map to RowSum / RowMax / ColSum / ColMax.
+// `col_expand_<op>` forms (a [rows, 1] / [1, cols] second operand, broadcast) and the partial
+// combines `part_<op>` (a buffer is valid everywhere: the plain op). Row and column
+// reductions map to RowSum / RowMax / ColSum / ColMax; reduction_of says what every row or
+// column reduction of the catalog combines, for the consumers that compute it outside the kernel
+// IR.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 
 #include "pypto/ir/expr.hpp"
@@ -37,6 +41,14 @@ constexpr std::optional<kernel::Op> kernel_op_of(ir::OpId id) {
     case OpId::tile_col_expand_sub:
     case OpId::tensor_row_expand_sub:
     case OpId::tensor_col_expand_sub: return Op::Sub;
+    case OpId::tile_part_add:
+    case OpId::tensor_part_add: return Op::Add;
+    case OpId::tile_part_mul:
+    case OpId::tensor_part_mul: return Op::Mul;
+    case OpId::tile_part_max:
+    case OpId::tensor_part_max: return Op::Max;
+    case OpId::tile_part_min:
+    case OpId::tensor_part_min: return Op::Min;
     case OpId::tile_mul:
     case OpId::tile_muls:
     case OpId::tensor_mul:
@@ -83,6 +95,50 @@ constexpr std::optional<kernel::Op> kernel_op_of(ir::OpId id) {
     case OpId::tile_row_max: return Op::RowMax;
     case OpId::tile_col_sum: return Op::ColSum;
     case OpId::tile_col_max: return Op::ColMax;
+    default: return std::nullopt;
+  }
+}
+
+/// What a reduction outside the kernel expression IR combines (T::tile_reduce).
+enum class Reduction : std::uint8_t { Sum, Max, Min, Prod };
+
+/// A row or column reduction: what it combines, along which axis (a row: the last dimension),
+/// and whether it gives the index of the extreme element (argmax / argmin) instead of it.
+struct ReductionOf {
+  Reduction kind;
+  bool by_row;
+  bool index;
+};
+
+/// The reduction `id` computes; nullopt for any other op.
+constexpr std::optional<ReductionOf> reduction_of(ir::OpId id) {
+  using ir::OpId;
+  using R = Reduction;
+  switch (id) {
+    case OpId::tile_row_sum:
+    case OpId::tensor_row_sum: return ReductionOf{R::Sum, true, false};
+    case OpId::tile_row_max:
+    case OpId::tensor_row_max: return ReductionOf{R::Max, true, false};
+    case OpId::tile_row_min:
+    case OpId::tensor_row_min: return ReductionOf{R::Min, true, false};
+    case OpId::tile_row_prod:
+    case OpId::tensor_row_prod: return ReductionOf{R::Prod, true, false};
+    case OpId::tile_col_sum:
+    case OpId::tensor_col_sum: return ReductionOf{R::Sum, false, false};
+    case OpId::tile_col_max:
+    case OpId::tensor_col_max: return ReductionOf{R::Max, false, false};
+    case OpId::tile_col_min:
+    case OpId::tensor_col_min: return ReductionOf{R::Min, false, false};
+    case OpId::tile_col_prod:
+    case OpId::tensor_col_prod: return ReductionOf{R::Prod, false, false};
+    case OpId::tile_row_argmax:
+    case OpId::tensor_row_argmax: return ReductionOf{R::Max, true, true};
+    case OpId::tile_row_argmin:
+    case OpId::tensor_row_argmin: return ReductionOf{R::Min, true, true};
+    case OpId::tile_col_argmax:
+    case OpId::tensor_col_argmax: return ReductionOf{R::Max, false, true};
+    case OpId::tile_col_argmin:
+    case OpId::tensor_col_argmin: return ReductionOf{R::Min, false, true};
     default: return std::nullopt;
   }
 }

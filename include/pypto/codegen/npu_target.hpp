@@ -210,6 +210,16 @@ struct NpuTarget {
   static std::string tile_reduce(const TileRef& dst, const TileRef& src, Reduction kind,
                                  bool by_row);
   static std::string tile_index_sequence(const TileRef& t, std::string_view start, bool descending);
+  static std::string tile_element(ElementOp op, int mode, const TileRef& dst, const TileRef& a,
+                                  std::string_view b, bool b_scalar, std::string_view int_expr);
+  static std::string tile_fillpad(const TileRef& dst, const TileRef& src,
+                                  const std::vector<std::string>& valid, int mode);
+  static std::string tile_compare_mask(const TileRef& dst, const TileRef& a, std::string_view b,
+                                       bool b_scalar, int mode);
+  static std::string tile_select(const TileRef& dst, const TileRef& mask, bool packed,
+                                 const TileRef& a, std::string_view other, bool other_scalar);
+  static std::string tile_broadcast(const TileRef& dst, const TileRef& vec);
+  static std::string tile_add_bias(const TileRef& dst, const TileRef& bias, std::string_view rows);
   static std::string block_idx();
 
   // ---- synchronization -------------------------------------------------------------------

@@ -173,6 +173,32 @@ PYPTO_DECL std::string NpuTarget::tile_slice(const TileRef&, const TileRef&,
 }
 PYPTO_DECL std::string NpuTarget::tile_reshape(const TileRef&, const TileRef&) { return {}; }
 
+/// The element ops outside the expression IR are not emitted yet (TRELU, TRECIP, TAND, ...):
+/// refused.
+PYPTO_DECL std::string NpuTarget::tile_element(ElementOp, int, const TileRef&, const TileRef&,
+                                               std::string_view, bool, std::string_view) {
+  return {};
+}
+
+/// Fillpad, the packed-mask compare and select, broadcasts and a bias (TFILLPAD, TCMP, TSEL,
+/// TROWEXPAND, TMATMUL_BIAS) are not emitted yet: refused.
+PYPTO_DECL std::string NpuTarget::tile_fillpad(const TileRef&, const TileRef&,
+                                               const std::vector<std::string>&, int) {
+  return {};
+}
+PYPTO_DECL std::string NpuTarget::tile_compare_mask(const TileRef&, const TileRef&,
+                                                    std::string_view, bool, int) {
+  return {};
+}
+PYPTO_DECL std::string NpuTarget::tile_select(const TileRef&, const TileRef&, bool, const TileRef&,
+                                              std::string_view, bool) {
+  return {};
+}
+PYPTO_DECL std::string NpuTarget::tile_broadcast(const TileRef&, const TileRef&) { return {}; }
+PYPTO_DECL std::string NpuTarget::tile_add_bias(const TileRef&, const TileRef&, std::string_view) {
+  return {};
+}
+
 /// TCI is not emitted yet: refused.
 PYPTO_DECL std::string NpuTarget::tile_index_sequence(const TileRef&, std::string_view, bool) {
   return {};

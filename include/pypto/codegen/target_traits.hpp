@@ -24,6 +24,8 @@
 #include <vector>
 
 #include "pypto/codegen/core_type.hpp"
+#include "pypto/codegen/element_ops.hpp"
+#include "pypto/codegen/kernel_op_of.hpp"
 #include "pypto/codegen/runtime_abi.hpp"
 #include "pypto/core/config.hpp"
 #include "pypto/core/dtype.hpp"
@@ -73,9 +75,6 @@ struct Dim {
 
 /// A tile the generated code holds: a local name, element dtype, memory space and dims
 /// (row-major; a rank-1 tile is one row).
-/// What a reduction outside the kernel expression IR combines (T::tile_reduce).
-enum class Reduction : std::uint8_t { Sum, Max, Min, Prod };
-
 struct TileRef {
   std::string name;
   core::DataType dtype = core::DataType::FP32;
@@ -160,6 +159,21 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   // tile.ci: the first row `text` + k (or - k), the other rows left zero; "" where the target
   // cannot
   { T::tile_index_sequence(tile, text, flag) } -> std::convertible_to<std::string>;
+  // an element op outside the kernel IR over every element (element_ops.hpp): a second
+  // operand a tile (`text`[i]) or a scalar (flag), a compare's mode, the integer form's
+  // expression of `x` and `y`; "" where the target cannot
+  {
+    T::tile_element(ElementOp::Relu, 0, tile, tile, text, flag, text)
+    } -> std::convertible_to<std::string>;
+  // a 2-D tile's valid box (extents `exprs`) copied, the rest the pad (`index` 0 zero, 1 least,
+  // 2 greatest); a compare's packed UINT8 mask; a select through a mask (packed: flag); a
+  // [rows, 1] / [1, cols] vector repeated; a [1, N] bias added to the first `text` rows; ""
+  // where the target cannot
+  { T::tile_fillpad(tile, tile, exprs, index) } -> std::convertible_to<std::string>;
+  { T::tile_compare_mask(tile, tile, text, flag, index) } -> std::convertible_to<std::string>;
+  { T::tile_select(tile, tile, flag, tile, text, flag) } -> std::convertible_to<std::string>;
+  { T::tile_broadcast(tile, tile) } -> std::convertible_to<std::string>;
+  { T::tile_add_bias(tile, tile, text) } -> std::convertible_to<std::string>;
   {
     T::tile_elementwise(kernel::Op::Add, tile, tile, text, flag)
     } -> std::convertible_to<std::string>;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "pypto/codegen/element_ops.hpp"
 #include "pypto/codegen/kernel_abi.hpp"
 #include "pypto/codegen/kernel_op_of.hpp"
 #include "pypto/core/dtype.hpp"
@@ -364,13 +366,15 @@ class Interpreter {
   template <class F>
   Flow per_block(std::int64_t n, std::int64_t* index, F&& body) {
     if (n < 1) fail("a block count must be at least 1, got " + std::to_string(n));
-    const std::int64_t saved = *index;
+    const std::int64_t saved = *index, saved_num = block_num_;
+    if (index == &block_idx_) block_num_ = n;
     Flow flow = Flow::Normal;
     for (std::int64_t b = 0; b < n && flow == Flow::Normal; ++b) {
       *index = b;
       flow = body();
     }
     *index = saved;
+    block_num_ = saved_num;
     return flow;
   }
 
@@ -826,7 +830,8 @@ class Interpreter {
       if (args.size() < lo || args.size() > hi)
         unsupported(c, "got " + std::to_string(args.size()) + " arguments");
     };
-    switch (const OpId id = c.op->id) {
+    const OpId id = c.op->id;
+    switch (id) {
       case OpId::tile_load: {
         need(3, 4);
         const Buffer& src = shaped(args[0], "tile.load's tensor");
@@ -850,6 +855,7 @@ class Interpreter {
                                   : region_copy_out_valid(c, src, off, ext, valid, tile);
         if (const auto* t = ir::as<ir::ShapedType>(c.type.get()); t && args.size() > 4)
           out.buffer->shape = static_shape(c, *t, out.buffer->size());
+        if (out.buffer->valid.size() != out.buffer->shape.size()) out.buffer->valid.clear();
         return out;
       }
       case OpId::tile_reshape:
@@ -857,6 +863,7 @@ class Interpreter {
         const std::size_t size = shaped(args.at(0), "the input").size();
         Value out = copy(args[0]);
         out.buffer->shape = as_ints(args.at(1), "the shape");
+        out.buffer->valid.clear();
         std::size_t n = 1;
         for (std::int64_t d : out.buffer->shape) {
           if (d < 0) unsupported(c, "negative dimension");
@@ -899,7 +906,11 @@ class Interpreter {
       case OpId::prefetch_async_prefetch:
       case OpId::prefetch_session: return Value{};
       case OpId::prefetch_wait: return Value::scalar_bool(true);
-      case OpId::tile_get_block_idx: return Value::scalar_int(block_idx_, DataType::INDEX);
+      case OpId::tile_get_block_idx:
+      case OpId::tensor_get_block_idx: return Value::scalar_int(block_idx_, DataType::INDEX);
+      case OpId::tile_get_block_num:
+      case OpId::tensor_get_block_num: return Value::scalar_int(block_num_, DataType::INDEX);
+      case OpId::tensor_get_subblock_idx:
       case OpId::tile_get_subblock_idx: return Value::scalar_int(subblock_idx_, DataType::INDEX);
       case OpId::tensor_create:
       case OpId::tensor_full: return fill(c, args, false);
@@ -909,24 +920,123 @@ class Interpreter {
       case OpId::tile_create: return fill(c, args, true);
       case OpId::tile_ci:
       case OpId::tensor_ci: return index_sequence(c, args);
-      case OpId::tile_row_sum:
-      case OpId::tile_row_max:
-      case OpId::tile_row_min:
-      case OpId::tile_row_prod:
-      case OpId::tile_col_sum:
-      case OpId::tile_col_max:
-      case OpId::tile_col_min:
-      case OpId::tile_col_prod: return reduce(c, args);
+      // Barriers, fences and cache hints: sequential execution already satisfies them.
+      case OpId::system_bar_all:
+      case OpId::system_bar_m:
+      case OpId::system_bar_v:
+      case OpId::system_fence:
+      case OpId::system_syncall:
+      case OpId::system_sync_src:
+      case OpId::system_sync_dst:
+      case OpId::system_cacheinvalid:
+      // A pipe's set-up and slot release: the queue between members needs neither.
+      case OpId::system_aic_initialize_pipe:
+      case OpId::system_aiv_initialize_pipe:
+      case OpId::system_tfree_to_aic:
+      case OpId::system_tfree_to_aiv: return Value{};
+      // Task ids: the ones scopes bind count from 0; the invalid id is -1; a dummy task (it does
+      // no work) gets a fresh id.
+      case OpId::system_task_invalid: return Value::scalar_int(-1, DataType::TASK_ID);
+      case OpId::system_task_dummy: return Value::scalar_int(next_task_id_++, DataType::TASK_ID);
+      case OpId::system_task_is_valid:
+        if (args.at(0).kind != ValueKind::Scalar || args[0].dtype != DataType::TASK_ID)
+          unsupported(c, "needs a TASK_ID");
+        return Value::scalar_bool(args[0].i != -1);
+      // A named buffer's base: what reserve_buffer gave under the name (0 when nothing was).
+      case OpId::system_reserve_buffer: {
+        const std::int64_t base = c.kwargs.get<std::int64_t>("base").value_or(0);
+        reserved_[c.kwargs.get<std::string>("name").value_or("")] = base;
+        return Value::scalar_int(base, DataType::INT32);
+      }
+      case OpId::system_import_peer_buffer: {
+        const auto it = reserved_.find(c.kwargs.get<std::string>("name").value_or(""));
+        return Value::scalar_int(it == reserved_.end() ? 0 : it->second, DataType::INT32);
+      }
+      case OpId::tensor_create_l1: return fill(c, args, false);
+      case OpId::tile_expands:
+      case OpId::tensor_expands: return expand_scalar(c, args);
+      case OpId::tile_row_expand:
+      case OpId::tile_col_expand:
+      case OpId::tensor_row_expand:
+      case OpId::tensor_col_expand: return expand_vector(c, args);
+      case OpId::tile_row_expand_expdif:
+      case OpId::tile_col_expand_expdif:
+      case OpId::tensor_row_expand_expdif:
+      case OpId::tensor_col_expand_expdif: {  // exp(x - v), the difference rounded first
+        need(2, 2);
+        const Value d = elementwise(c, kernel::Op::Sub, args[0], &args[1]);
+        return elementwise(c, kernel::Op::Exp, d, nullptr);
+      }
+      case OpId::tile_addc:
+      case OpId::tile_subc:
+      case OpId::tile_addsc:
+      case OpId::tile_subsc: {  // (lhs op rhs) op rhs2, each step rounded
+        need(3, 3);
+        const bool add = id == OpId::tile_addc || id == OpId::tile_addsc;
+        const kernel::Op op = add ? kernel::Op::Add : kernel::Op::Sub;
+        const Value first = elementwise(c, op, args[0], &args[1]);
+        return elementwise(c, op, first, &args[2]);
+      }
+      case OpId::tile_cmp:
+      case OpId::tile_cmps: return compare_mask(c, args);
+      case OpId::tile_sel:
+      case OpId::tile_sels: return select(c, args);
+      case OpId::tile_extract: {
+        need(4, 4);
+        const Buffer& src = shaped(args[0], "the source tile");
+        if (src.shape.size() != 2) unsupported(c, "needs a 2-D tile");
+        return region_copy_out(c, src, {as_int(args[1], "index_row"), as_int(args[2], "index_col")},
+                               as_ints(args[3], "the shape"), true);
+      }
+      case OpId::tile_concat:
+      case OpId::tensor_concat: return concat(c, args);
+      case OpId::tile_assemble: {  // the target with the source written at the offset
+        need(3, 3);
+        region_copy_in(c, shaped(args[1], "the source"), *args[0].buffer,
+                       as_ints(args[2], "the offset"), false);
+        return args[0];
+      }
+      case OpId::tile_tri: return triangle(c, args);
+      case OpId::tile_fillpad:
+      case OpId::tile_fillpad_inplace:
+      case OpId::tile_fillpad_expand:
+      case OpId::tensor_fillpad:
+      case OpId::tensor_fillpad_expand: return fillpad(c, args);
+      case OpId::tile_set_validshape:
+      case OpId::tensor_set_validshape: {
+        need(3, 3);
+        Value out = copy(args[0]);
+        const std::vector<std::int64_t>& shape = out.buffer->shape;
+        const std::int64_t rows = as_int(args[1], "valid_rows"),
+                           cols = as_int(args[2], "valid_cols");
+        if (shape.size() != 2 || rows < 0 || cols < 0 || rows > shape[0] || cols > shape[1])
+          unsupported(c, "needs a 2-D operand and valid extents within its shape");
+        out.buffer->valid = {rows, cols};
+        return out;
+      }
+      default: break;
+    }
+    if (codegen::reduction_of(id)) return reduce(c, args);
+    if (const std::optional<codegen::ElementOp> op = codegen::element_op_of(id)) {
+      const unsigned arity = codegen::element_op_info(*op).arity;
+      if (args.size() < arity) unsupported(c, "got " + std::to_string(args.size()) + " arguments");
+      return element_map(c, *op, args[0], arity == 2 ? &args[1] : nullptr);
+    }
+    switch (id) {
       case OpId::tile_move: return copy(args.at(0));
       case OpId::tile_transpose_view:
       case OpId::tile_transpose:
       case OpId::tensor_transpose: return transpose(c, args);
       case OpId::tile_matmul:
       case OpId::tile_batch_matmul:
+      case OpId::tile_gemv:
       case OpId::tensor_matmul: return matmul(c, args, false);
       case OpId::tile_matmul_acc:
       case OpId::tile_batch_matmul_acc:
+      case OpId::tile_gemv_acc:
       case OpId::tensor_matmul_acc: return matmul(c, args, true);
+      case OpId::tile_matmul_bias:
+      case OpId::tile_gemv_bias: return matmul(c, args, false, &args.at(2));
       default: break;
     }
     const std::optional<kernel::Op> op = codegen::kernel_op_of(c);
@@ -1042,6 +1152,7 @@ class Interpreter {
       else
         dst.ints[into[j]] = src.ints[at];
     });
+    if (valid != ext) dst.valid = valid;
     return out;
   }
 
@@ -1206,36 +1317,301 @@ class Interpreter {
   /// partial sums and products are each rounded to the dtype. A row reduction's scratch tile is
   /// not read; a col_sum given one sums as a tree on the device, an order not interpreted yet.
   Value reduce(const ir::Call& c, const std::vector<Value>& args) const {
-    using ir::OpId;
-    const OpId id = c.op->id;
-    const bool by_row = id == OpId::tile_row_sum || id == OpId::tile_row_max ||
-                        id == OpId::tile_row_min || id == OpId::tile_row_prod;
-    if (id == OpId::tile_col_sum && args.size() > 1)
+    const codegen::ReductionOf r = *codegen::reduction_of(c.op->id);
+    if (c.op->id == ir::OpId::tile_col_sum && args.size() > 1)
       unsupported(c, "with a scratch tile (a tree reduction) is not executable yet");
-    const Buffer& x = shaped(args.at(0), "the tile");
-    if (!is_float_dtype(x.dtype) || x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] < 1)
-      unsupported(c, "needs a non-empty 2-D float tile");
-    const auto rows = static_cast<std::size_t>(x.shape[0]),
-               cols = static_cast<std::size_t>(x.shape[1]);
-    const std::size_t lines = by_row ? rows : cols, length = by_row ? cols : rows;
-    Value out = Value::zeros(x.dtype, {by_row ? x.shape[0] : 1, by_row ? 1 : x.shape[1]}, true);
-    for (std::size_t l = 0; l < lines; ++l) {
-      auto at = [&](std::size_t k) { return by_row ? l * cols + k : k * cols + l; };
-      float acc = x.f32[at(0)];
-      for (std::size_t k = 1; k < length; ++k) {
-        const float v = x.f32[at(k)];
-        switch (id) {
-          case OpId::tile_row_max:
-          case OpId::tile_col_max: acc = kernel::detail::apply_max(acc, v); break;
-          case OpId::tile_row_min:
-          case OpId::tile_col_min: acc = kernel::detail::apply_min(acc, v); break;
-          case OpId::tile_row_prod:
-          case OpId::tile_col_prod: acc = rounded(x.dtype, strict(acc * v)); break;
-          default: acc = rounded(x.dtype, strict(acc + v)); break;
+    const Buffer& x = shaped(args.at(0), "the operand");
+    const std::size_t rank = x.shape.size();
+    if (!is_float_dtype(x.dtype) || rank < 2 || x.size() == 0)
+      unsupported(c, "needs a non-empty float operand of rank 2 or more");
+    const auto rows = static_cast<std::size_t>(x.shape[rank - 2]),
+               cols = static_cast<std::size_t>(x.shape[rank - 1]);
+    const std::size_t batches = x.size() / (rows * cols);
+    const std::size_t lines = r.by_row ? rows : cols, length = r.by_row ? cols : rows;
+    std::vector<std::int64_t> shape = x.shape;
+    shape[r.by_row ? rank - 1 : rank - 2] = 1;
+    Value out = Value::zeros(r.index ? DataType::INT32 : x.dtype, std::move(shape),
+                             args[0].kind == ValueKind::Tile);
+    Buffer& y = *out.buffer;
+    for (std::size_t b = 0; b < batches; ++b)
+      for (std::size_t l = 0; l < lines; ++l) {
+        const std::size_t base = b * rows * cols;
+        auto at = [&](std::size_t k) { return base + (r.by_row ? l * cols + k : k * cols + l); };
+        float acc = x.f32[at(0)];
+        std::size_t best = 0;
+        for (std::size_t k = 1; k < length; ++k) {
+          const float v = x.f32[at(k)];
+          if (r.index) {  // the first extreme; a NaN is the extreme (as torch's argmax)
+            const bool better = r.kind == codegen::Reduction::Max ? v > acc : v < acc;
+            if (acc == acc && (v != v || better)) acc = v, best = k;
+            continue;
+          }
+          switch (r.kind) {
+            case codegen::Reduction::Max: acc = kernel::detail::apply_max(acc, v); break;
+            case codegen::Reduction::Min: acc = kernel::detail::apply_min(acc, v); break;
+            case codegen::Reduction::Prod: acc = rounded(x.dtype, strict(acc * v)); break;
+            case codegen::Reduction::Sum: acc = rounded(x.dtype, strict(acc + v)); break;
+          }
         }
+        if (r.index)
+          y.ints[b * lines + l] = static_cast<std::int64_t>(best);
+        else
+          y.f32[b * lines + l] = acc;
       }
-      out.buffer->f32[l] = acc;
+    return out;
+  }
+
+  /// An element op outside the kernel IR (codegen/element_ops.hpp): on floats its function of
+  /// binary32 values, rounded to the dtype; on integers the scalar node of its name, element by
+  /// element. The second operand is a shaped value (broadcast as elementwise's) or a scalar.
+  Value element_map(const ir::Call& c, codegen::ElementOp op, const Value& a,
+                    const Value* b) const {
+    const codegen::ElementOpInfo info = codegen::element_op_info(op);
+    const Buffer& x = shaped(a, "the first operand");
+    check_dtype(x.dtype, c.op->name + "'s operand");
+    const bool is_float = is_float_dtype(x.dtype);
+    const bool compare = op == codegen::ElementOp::Compare;
+    if (is_float ? info.name.empty() : !info.on_int && !compare)
+      unsupported(c, "on " + dtype_text(x.dtype) + " elements is not executable");
+    const Buffer* y = nullptr;
+    std::vector<std::size_t> at;
+    if (b && b->is_shaped()) {
+      y = b->buffer.get();
+      if (y->dtype != x.dtype && !(op == codegen::ElementOp::Shl || op == codegen::ElementOp::Shr))
+        unsupported(c, "operands of different dtypes are not executable");
+      if (is_float != is_float_dtype(y->dtype)) unsupported(c, "mixes float and integer operands");
+      if (y->shape != x.shape) at = broadcast_index(c, x.shape, y->shape);
+    } else if (b && (b->kind != ValueKind::Scalar || is_float != is_float_dtype(b->dtype))) {
+      unsupported(c, "second operand must be a tensor/tile or a scalar of the same kind");
     }
+    const int mode = static_cast<int>(c.kwargs.get<std::int64_t>("cmp_type").value_or(0));
+    if (mode < 0 || mode > 5) unsupported(c, "cmp_type must be 0..5");
+    Value out = Value::zeros(x.dtype, x.shape, a.kind == ValueKind::Tile);
+    Buffer& z = *out.buffer;
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      const std::size_t j = at.empty() ? k : at[k];
+      if (is_float) {
+        const float rhs = y ? y->f32[j] : (b ? b->f : 0.0f);
+        z.f32[k] = rounded(x.dtype, strict(codegen::apply_element(op, x.f32[k], rhs, mode)));
+        continue;
+      }
+      const Value l = Value::scalar_int(x.ints[k], x.dtype);
+      if (!b) {
+        z.ints[k] = unary(*info.on_int, l).i;
+        continue;
+      }
+      // A shift amount or scalar operand takes the first operand's dtype (its value kept).
+      const Value r = Value::scalar_int(y ? y->ints[j] : b->i, x.dtype);
+      if (compare) {
+        using K = ir::NodeKind;
+        constexpr K kinds[] = {K::Eq, K::Ne, K::Lt, K::Le, K::Gt, K::Ge};
+        z.ints[k] = binary(kinds[mode], l, r).i;
+        continue;
+      }
+      z.ints[k] = binary(*info.on_int, l, r).i;
+    }
+    return out;
+  }
+
+  /// tile / tensor.expands(target, scalar): the target's shape filled with the scalar.
+  Value expand_scalar(const ir::Call& c, const std::vector<Value>& args) const {
+    const Buffer& t = shaped(args.at(0), "the target");
+    const Value& v = args.at(1);
+    if (v.kind != ValueKind::Scalar) unsupported(c, "needs a scalar");
+    Value out = Value::zeros(t.dtype, t.shape, args[0].kind == ValueKind::Tile);
+    if (is_float_dtype(t.dtype)) {
+      const float f = is_float_dtype(v.dtype) ? v.f : static_cast<float>(v.i);
+      std::fill(out.buffer->f32.begin(), out.buffer->f32.end(), rounded(t.dtype, f));
+    } else {
+      if (is_float_dtype(v.dtype)) unsupported(c, "fills an integer target with a float");
+      std::fill(out.buffer->ints.begin(), out.buffer->ints.end(),
+                wrap(static_cast<std::uint64_t>(v.i), t.dtype));
+    }
+    return out;
+  }
+
+  /// row_expand / col_expand(target, vec): the [rows, 1] / [1, cols] vector repeated to the
+  /// target's shape (the vector's dtype).
+  Value expand_vector(const ir::Call& c, const std::vector<Value>& args) const {
+    const Buffer& t = shaped(args.at(0), "the target");
+    const Buffer& v = shaped(args.at(1), "the vector");
+    const std::vector<std::size_t> at = broadcast_index(c, t.shape, v.shape);
+    Value out = Value::zeros(v.dtype, t.shape, args[0].kind == ValueKind::Tile);
+    for (std::size_t k = 0; k < at.size(); ++k) {
+      if (is_float_dtype(v.dtype))
+        out.buffer->f32[k] = v.f32[at[k]];
+      else
+        out.buffer->ints[k] = v.ints[at[k]];
+    }
+    return out;
+  }
+
+  /// tile.cmp / cmps: the packed predicate mask of the compare `cmp_type` (0..5: == != < <= >
+  /// >=): UINT8, bit j % 8 (least significant first) of byte j / 8 of a row says whether column
+  /// j compares true; each row padded with zero bytes to the result's width.
+  Value compare_mask(const ir::Call& c, const std::vector<Value>& args) const {
+    const Value cmp = element_map(c, codegen::ElementOp::Compare, args.at(0), &args.at(1));
+    const Buffer& x = *cmp.buffer;
+    const auto* t = ir::as<ir::ShapedType>(c.type.get());
+    if (!t || x.shape.empty()) unsupported(c, "needs a tile of rank 1 or more");
+    Value out = Value::zeros(DataType::UINT8, static_shape(c, *t), true);
+    const std::size_t cols = static_cast<std::size_t>(x.shape.back());
+    const std::size_t width = static_cast<std::size_t>(out.buffer->shape.back());
+    const bool is_float = is_float_dtype(x.dtype);
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      const bool set = is_float ? x.f32[k] != 0.0f : x.ints[k] != 0;
+      if (set) out.buffer->ints[(k / cols) * width + (k % cols) / 8] |= 1 << (k % cols % 8);
+    }
+    return out;
+  }
+
+  /// tile.sel(mask, lhs, rhs) / sels(mask, src, tmp, scalar): per position the first value
+  /// where the mask is set, else the second. A mask of the operands' shape is set where nonzero;
+  /// a packed mask (UINT8, narrower) by bit j % 8 of byte j / 8 of its row (compare_mask).
+  Value select(const ir::Call& c, const std::vector<Value>& args) const {
+    const bool scalar = c.op->id == ir::OpId::tile_sels;
+    if (args.size() < (scalar ? 4u : 3u)) unsupported(c, "got too few arguments");
+    const Buffer& m = shaped(args[0], "the mask");
+    const Buffer& x = shaped(args[1], "the first operand");
+    const Value& other = scalar ? args[3] : args[2];
+    if (x.shape.size() != m.shape.size() || x.shape.empty())
+      unsupported(c, "needs a mask of the operands' rank");
+    const bool packed = m.shape != x.shape;
+    if (packed && (m.dtype != DataType::UINT8 || m.shape.back() * 8 < x.shape.back()))
+      unsupported(c, "needs a mask of the operands' shape or a packed UINT8 mask");
+    const std::size_t cols = static_cast<std::size_t>(x.shape.back());
+    const std::size_t width = static_cast<std::size_t>(m.shape.back());
+    const bool is_float = is_float_dtype(x.dtype);
+    const Buffer* y = scalar ? nullptr : &shaped(other, "the second operand");
+    if (y && (y->dtype != x.dtype || y->shape != x.shape))
+      unsupported(c, "needs operands of one dtype and shape");
+    if (!y && (other.kind != ValueKind::Scalar || is_float != is_float_dtype(other.dtype)))
+      unsupported(c, "needs a scalar of the operand's kind");
+    Value out = Value::zeros(x.dtype, x.shape, true);
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      const std::size_t r = k / cols, j = k % cols;
+      const bool set = packed ? (m.ints[r * width + j / 8] >> (j % 8)) & 1
+                              : (is_float_dtype(m.dtype) ? m.f32[k] != 0.0f : m.ints[k] != 0);
+      if (is_float)
+        out.buffer->f32[k] = set ? x.f32[k] : y ? y->f32[k] : rounded(x.dtype, other.f);
+      else
+        out.buffer->ints[k] = set ? x.ints[k]
+                              : y ? y->ints[k]
+                                  : wrap(static_cast<std::uint64_t>(other.i), x.dtype);
+    }
+    return out;
+  }
+
+  /// concat(a, b): the columns of b after those of a (same leading dimensions, one dtype).
+  Value concat(const ir::Call& c, const std::vector<Value>& args) const {
+    const Buffer& a = shaped(args.at(0), "the first operand");
+    const Buffer& b = shaped(args.at(1), "the second operand");
+    if (a.dtype != b.dtype || a.shape.empty() || a.shape.size() != b.shape.size() ||
+        !std::equal(a.shape.begin(), a.shape.end() - 1, b.shape.begin()))
+      unsupported(c, "needs operands of one dtype that differ only in their last dimension");
+    const std::size_t ca = static_cast<std::size_t>(a.shape.back()),
+                      cb = static_cast<std::size_t>(b.shape.back());
+    std::vector<std::int64_t> shape = a.shape;
+    shape.back() += b.shape.back();
+    Value out = Value::zeros(a.dtype, std::move(shape), args[0].kind == ValueKind::Tile);
+    Buffer& z = *out.buffer;
+    const std::size_t lines = ca + cb == 0 ? 0 : z.size() / (ca + cb);
+    for (std::size_t r = 0; r < lines; ++r)
+      for (std::size_t j = 0; j < ca + cb; ++j) {
+        const bool first = j < ca;
+        const Buffer& s = first ? a : b;
+        const std::size_t from = first ? r * ca + j : r * cb + (j - ca);
+        if (is_float_dtype(a.dtype))
+          z.f32[r * (ca + cb) + j] = s.f32[from];
+        else
+          z.ints[r * (ca + cb) + j] = s.ints[from];
+      }
+    return out;
+  }
+
+  /// The valid extents of the shaped value `e` holds: what its buffer records (a load's,
+  /// slice's or set_validshape's), else its type's view (evaluated here), else its shape.
+  std::vector<std::int64_t> valid_extents(const ir::Expr& e, const Buffer& b) {
+    const std::vector<ir::ExprRef>* dims = nullptr;
+    if (const auto* t = ir::as<ir::TileType>(e.type.get()); t && t->tile_view)
+      dims = &t->tile_view->valid_shape;
+    if (const auto* t = ir::as<ir::TensorType>(e.type.get()); t && t->tensor_view)
+      dims = &t->tensor_view->valid_shape;
+    if (!b.valid.empty()) return b.valid;
+    if (!dims || dims->size() != b.shape.size()) return b.shape;
+    std::vector<std::int64_t> out;
+    for (std::size_t k = 0; k < dims->size(); ++k)
+      out.push_back(
+          std::clamp<std::int64_t>(as_int(eval(*(*dims)[k]), "a valid extent"), 0, b.shape[k]));
+    return out;
+  }
+
+  /// fillpad(x) / fillpad_inplace(x) / fillpad_expand(x, shape): x (in a buffer of `shape`,
+  /// for the expanding form) with every element outside x's valid extents set to the pad
+  /// value: 0, or the dtype's least / greatest value (-inf / +inf for floats, as the device's
+  /// PadValue::Min / Max).
+  Value fillpad(const ir::Call& c, std::vector<Value>& args) {
+    const Buffer& x = shaped(args.at(0), "the operand");
+    const std::vector<std::int64_t> valid = valid_extents(*c.args.at(0), x);
+    const ir::OpId id = c.op->id;
+    const bool expand =
+        id == ir::OpId::tile_fillpad_expand || id == ir::OpId::tensor_fillpad_expand;
+    std::vector<std::int64_t> shape = expand ? as_ints(args.at(1), "the shape") : x.shape;
+    if (shape.size() != x.shape.size()) unsupported(c, "needs a shape of the operand's rank");
+    for (std::size_t k = 0; k < shape.size(); ++k)
+      if (shape[k] < x.shape[k]) unsupported(c, "cannot shrink the operand");
+    const auto pad = c.kwargs.get<ir::PadValue>("pad_value").value_or(ir::PadValue::zero);
+    Value out = Value::zeros(x.dtype, shape, args[0].kind == ValueKind::Tile);
+    Buffer& z = *out.buffer;
+    const bool is_float = is_float_dtype(x.dtype);
+    if (pad == ir::PadValue::min || pad == ir::PadValue::max) {
+      const bool hi = pad == ir::PadValue::max;
+      if (is_float)
+        std::fill(z.f32.begin(), z.f32.end(), hi ? INFINITY : -INFINITY);
+      else {
+        const unsigned bits = core::bit_width(x.dtype);
+        const bool is_signed = core::is_signed_int(x.dtype);
+        const std::uint64_t top = std::uint64_t{1} << (bits - 1);  // the sign bit's value
+        const std::uint64_t v = hi ? (is_signed ? top - 1 : ~std::uint64_t{0})
+                                   : (is_signed ? std::uint64_t{0} - top : 0);
+        std::fill(z.ints.begin(), z.ints.end(), wrap(v, x.dtype));
+      }
+    }
+    const std::vector<std::int64_t> origin(shape.size(), 0);
+    std::vector<std::size_t> from;
+    for_box(x.shape, origin, valid, [&](std::size_t at, std::size_t) { from.push_back(at); });
+    for_box(shape, origin, valid, [&](std::size_t at, std::size_t j) {
+      if (is_float)
+        z.f32[at] = x.f32[from[j]];
+      else
+        z.ints[at] = x.ints[from[j]];
+    });
+    if (id == ir::OpId::tile_fillpad_inplace) {
+      *args[0].buffer = z;
+      return args[0];
+    }
+    return out;
+  }
+
+  /// tile.tri(diagonal, shape): 1 where column - row <= diagonal (lower, the default) or >=
+  /// diagonal (upper=True), else 0, in the dtype (INT32 by default).
+  Value triangle(const ir::Call& c, const std::vector<Value>& args) const {
+    const DataType dtype = c.kwargs.get<DataType>("dtype").value_or(DataType::INT32);
+    check_dtype(dtype, "tile.tri's dtype");
+    const bool upper = c.kwargs.get<bool>("upper").value_or(false);
+    const std::int64_t diagonal = as_int(args.at(0), "the diagonal");
+    const std::vector<std::int64_t> shape = as_ints(args.at(1), "the shape");
+    if (shape.size() != 2 || shape[0] < 0 || shape[1] < 0) unsupported(c, "needs a 2-D shape");
+    Value out = Value::zeros(dtype, shape, true);
+    for (std::int64_t r = 0; r < shape[0]; ++r)
+      for (std::int64_t j = 0; j < shape[1]; ++j) {
+        const bool one = upper ? j - r >= diagonal : j - r <= diagonal;
+        const auto k = static_cast<std::size_t>(r * shape[1] + j);
+        if (is_float_dtype(dtype))
+          out.buffer->f32[k] = one ? 1.0f : 0.0f;
+        else
+          out.buffer->ints[k] = one ? 1 : 0;
+      }
     return out;
   }
 
@@ -1266,15 +1642,20 @@ class Interpreter {
   /// The constant extents of a result type holding `size` elements.
   std::vector<std::int64_t> static_shape(const ir::Call& c, const ir::ShapedType& t,
                                          std::size_t size) const {
-    std::vector<std::int64_t> shape;
+    std::vector<std::int64_t> shape = static_shape(c, t);
     std::size_t n = 1;
+    for (std::int64_t d : shape) n *= static_cast<std::size_t>(d);
+    if (n != size) unsupported(c, "gives a result of another size than its window");
+    return shape;
+  }
+  /// The constant extents of a result type.
+  std::vector<std::int64_t> static_shape(const ir::Call& c, const ir::ShapedType& t) const {
+    std::vector<std::int64_t> shape;
     for (const auto& d : t.shape) {
       const auto* k = ir::as<ir::ConstInt>(d.get());
       if (!k || k->value < 0) unsupported(c, "needs a result of constant shape");
       shape.push_back(k->value);
-      n *= static_cast<std::size_t>(k->value);
     }
-    if (n != size) unsupported(c, "gives a result of another size than its window");
     return shape;
   }
 
@@ -1330,7 +1711,8 @@ class Interpreter {
   /// FP16 / BF16 products are exact there); an _acc form then adds the sum to the
   /// accumulator's element (acc + sum, upstream's definition), or takes the sum alone where
   /// `init_cond` holds. The result is rounded once to the call's dtype.
-  Value matmul(const ir::Call& c, const std::vector<Value>& args, bool accumulate) const {
+  Value matmul(const ir::Call& c, const std::vector<Value>& args, bool accumulate,
+               const Value* bias = nullptr) const {
     const std::size_t first = accumulate ? 1 : 0;
     const Buffer& a = shaped(args.at(first), "lhs");
     const Buffer& b = shaped(args.at(first + 1), "rhs");
@@ -1362,14 +1744,26 @@ class Interpreter {
     shape.push_back(m);
     shape.push_back(n);
     const DataType dtype = result_type->dtype;
-    const Buffer* acc = nullptr;
+    // A gemv's result is a whole fractal of 16 rows of which row 0 is the product (its type
+    // says so); the other rows are zero (gemv) or the accumulator's (gemv_acc).
+    const bool gemv = c.op->id == ir::OpId::tile_gemv || c.op->id == ir::OpId::tile_gemv_bias ||
+                      c.op->id == ir::OpId::tile_gemv_acc;
+    if (gemv && (m != 1 || batch_rank)) unsupported(c, "needs a [1, K] row vector");
+    const Buffer* acc = accumulate ? &shaped(args.at(0), "the accumulator") : nullptr;
+    if (gemv) shape[0] = acc && !acc->shape.empty() && acc->shape[0] == 1 ? 1 : 16;
     if (accumulate) {
-      acc = &shaped(args.at(0), "the accumulator");
       if (acc->shape != shape || !is_float_dtype(acc->dtype))
         unsupported(c, "needs a float accumulator of the result's shape");
     }
     const bool init = accumulate && args.size() > 3 && as_bool(args[3], "init_cond");
+    const Buffer* bias_buffer = bias ? &shaped(*bias, "the bias") : nullptr;
+    if (bias_buffer && (!is_float_dtype(bias_buffer->dtype) || bias_buffer->shape.size() != 2 ||
+                        bias_buffer->shape[0] != 1 || bias_buffer->shape[1] != n || batch_rank))
+      unsupported(c, "needs a float [1, N] bias of a 2-D product");
     Value out = Value::zeros(dtype, shape, args[first].kind == ValueKind::Tile);
+    if (gemv && acc)
+      for (std::size_t o = 0; o < acc->f32.size(); ++o)
+        out.buffer->f32[o] = rounded(dtype, acc->f32[o]);
     std::size_t batches = 1;
     for (std::int64_t d : batch) batches *= static_cast<std::size_t>(d);
     std::vector<std::int64_t> pos(batch_rank, 0);
@@ -1395,6 +1789,7 @@ class Interpreter {
           const std::size_t o =
               q * static_cast<std::size_t>(m * n) + static_cast<std::size_t>(i * n + j);
           if (acc && !init) sum = strict(acc->f32[o] + sum);
+          if (bias_buffer) sum = strict(sum + bias_buffer->f32[static_cast<std::size_t>(j)]);
           out.buffer->f32[o] = rounded(dtype, sum);
         }
       for (std::size_t i = batch_rank; i-- > 0;) {
@@ -1412,7 +1807,9 @@ class Interpreter {
   Where where_;
   std::size_t depth_ = 0;
   std::int64_t block_idx_ = 0;
+  std::int64_t block_num_ = 1;
   std::int64_t subblock_idx_ = 0;
+  std::map<std::string, std::int64_t> reserved_;  // system.reserve_buffer's bases by name
   std::int64_t next_task_id_ = 0;
 };
 

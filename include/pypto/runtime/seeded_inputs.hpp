@@ -20,9 +20,10 @@ namespace pypto::runtime {
 /// splitmix64: a fixed generator, so inputs are the same on every platform and library.
 PYPTO_DECL std::uint64_t next_random(std::uint64_t& state);
 
-/// Seeded inputs for `fn`'s parameters: FP32 values in [-2, 2) (multiples of 2^-20, so sums are
-/// exact often and inexact sometimes), FP16 / BF16 tensors the same values rounded to the dtype,
-/// integers in [-8, 8); integer scalars in [1, 4] (loop
+/// Seeded inputs for `fn`'s parameters, tensors and tiles alike: FP32 values in [-2, 2)
+/// (multiples of 2^-20, so sums are exact often and inexact sometimes), FP16 / BF16 the same
+/// values rounded to the dtype, signed integers in [-8, 8), unsigned ones in [0, 16), BOOL 0 or
+/// 1; float scalars in [-2, 2) rounded to their dtype, integer scalars in [1, 4] (loop
 /// bounds and dims stay small). A dim must be a constant, a scalar parameter or a shape symbol
 /// (given a multiple of 16 up to 64, one extent per symbol).
 PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t seed);

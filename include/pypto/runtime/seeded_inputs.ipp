@@ -31,13 +31,16 @@ PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_
     const ir::Var& p = *fn.params[k];
     const auto* s = ir::as<ir::ScalarType>(p.type.get());
     if (!s) continue;
-    if (s->dtype == core::DataType::FP32) {
-      args[k] = Value::scalar_float(static_cast<float>(next_random(state) % 4096) / 1024.0f - 2.0f);
+    if (is_float_dtype(s->dtype)) {
+      const float x = static_cast<float>(next_random(state) % 4096) / 1024.0f - 2.0f;
+      args[k] = Value::scalar_float(round_to_dtype(s->dtype, x), s->dtype);
     } else if (core::is_int(s->dtype) || core::is_unsigned_int(s->dtype) ||
                s->dtype == core::DataType::INDEX) {
       const auto v = static_cast<std::int64_t>(1 + next_random(state) % 4);
       args[k] = Value::scalar_int(v, s->dtype);
       scalars[&p] = v;
+    } else if (s->dtype == core::DataType::TASK_ID) {  // a task that has run
+      args[k] = Value::scalar_int(0, s->dtype);
     } else if (s->dtype == core::DataType::BOOL) {
       args[k] = Value::scalar_bool(next_random(state) % 2 == 1);
     } else {
@@ -48,11 +51,11 @@ PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_
   }
   for (std::size_t k = 0; k < fn.params.size(); ++k) {
     const ir::Var& p = *fn.params[k];
-    const auto* t = ir::as<ir::TensorType>(p.type.get());
+    const auto* t = ir::as<ir::ShapedType>(p.type.get());
     if (!t) {
       if (!ir::isa<ir::ScalarType>(*p.type))
         throw RuntimeError("seeded inputs: parameter '" + p.name_hint + "' of " + fn.name +
-                           " is neither a tensor nor a scalar");
+                           " is neither a tensor, a tile nor a scalar");
       continue;
     }
     std::vector<std::int64_t> shape;
@@ -69,7 +72,7 @@ PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_
                            " is neither a constant nor a scalar parameter");
       }
     }
-    Value v = Value::zeros(t->dtype, shape);
+    Value v = Value::zeros(t->dtype, shape, ir::isa<ir::TileType>(*p.type));
     if (is_float_dtype(t->dtype)) {
       for (float& x : v.buffer->f32)
         x = round_to_dtype(t->dtype,
@@ -77,8 +80,12 @@ PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_
     } else if (core::is_int(t->dtype)) {
       for (std::int64_t& x : v.buffer->ints)
         x = static_cast<std::int64_t>(next_random(state) % 16) - 8;
+    } else if (core::is_unsigned_int(t->dtype) || t->dtype == core::DataType::BOOL) {
+      const std::uint64_t range = t->dtype == core::DataType::BOOL ? 2 : 16;
+      for (std::int64_t& x : v.buffer->ints)
+        x = static_cast<std::int64_t>(next_random(state) % range);
     } else {
-      throw RuntimeError("seeded inputs: tensor parameter '" + p.name_hint + "' of " + fn.name +
+      throw RuntimeError("seeded inputs: parameter '" + p.name_hint + "' of " + fn.name +
                          " has dtype " + std::string(core::dtype_name(t->dtype)) +
                          ", which --run cannot fill");
     }
