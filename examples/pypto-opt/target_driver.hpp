@@ -27,12 +27,14 @@
 #include <pypto/codegen/cpu_target.hpp>
 #include <pypto/codegen/npu_target.hpp>
 #include <pypto/ir/program.hpp>
+#include <pypto/ir/visit.hpp>
 #include <pypto/runtime/compile_cache.hpp>
 #include <pypto/runtime/compiler.hpp>
 #include <pypto/runtime/cpu_program.hpp>
 #include <pypto/runtime/files.hpp>
 #include <pypto/runtime/interpreter.hpp>
 #include <pypto/runtime/seeded_inputs.hpp>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,18 +83,32 @@ inline std::optional<std::string> kernel_include_dir() {
   return std::nullopt;
 }
 
-/// The function a run starts at: `main`, else the only Orchestration or Opaque function.
+/// The function a run starts at: `main`, else the only Orchestration or Opaque function, else
+/// the only one of those no function calls (a host orchestration over the others).
 inline std::string entry_function(const pypto::ir::Program& p) {
   if (p.find("main")) return "main";
   std::vector<std::string> candidates;
-  for (const auto& [name, fn] : p.functions)
+  std::set<std::string> called;
+  for (const auto& [name, fn] : p.functions) {
     if (fn->func_type == pypto::ir::FunctionType::Orchestration ||
         fn->func_type == pypto::ir::FunctionType::Opaque)
       candidates.push_back(name);
-  if (candidates.size() != 1)
+    pypto::ir::for_each_node(fn->body, [&](const pypto::ir::Node& n) {
+      const pypto::ir::Op* callee = nullptr;
+      if (const auto* c = pypto::ir::as<pypto::ir::Call>(&n)) callee = c->op.get();
+      if (const auto* c = pypto::ir::as<pypto::ir::Submit>(&n)) callee = c->op.get();
+      if (const auto* g = pypto::ir::as<pypto::ir::GlobalVar>(callee)) called.insert(g->name);
+    });
+  }
+  std::vector<std::string> roots;
+  for (const std::string& c : candidates)
+    if (!called.count(c)) roots.push_back(c);
+  if (candidates.size() == 1) return candidates.front();
+  if (roots.size() != 1)
     throw TargetFailure{"--run: cannot tell the entry function (no 'main', " +
-                        std::to_string(candidates.size()) + " Orchestration/Opaque functions)"};
-  return candidates.front();
+                        std::to_string(candidates.size()) + " Orchestration/Opaque functions, " +
+                        std::to_string(roots.size()) + " of them called by none)"};
+  return roots.front();
 }
 
 inline std::vector<pypto::runtime::Value> deep_copies(const std::vector<pypto::runtime::Value>& v) {

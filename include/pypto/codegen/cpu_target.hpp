@@ -171,7 +171,11 @@ struct CpuTarget {
                                 const std::vector<std::string>& valid, std::int64_t site);
   static std::string tile_reshape(const TileRef& dst, const TileRef& src);
   static std::string tile_reduce(const TileRef& dst, const TileRef& src, Reduction kind,
-                                 bool by_row);
+                                 bool by_row, bool index);
+  static std::string tile_triangle(const TileRef& dst, std::string_view diagonal, bool upper);
+  static std::string tile_assemble(const TileRef& dst, const TileRef& src,
+                                   const std::vector<std::string>& offsets, std::int64_t site);
+  static std::string tile_expdif(const TileRef& dst, const TileRef& a, const TileRef& v);
   static std::string tile_index_sequence(const TileRef& t, std::string_view start, bool descending);
   static std::string tile_element(ElementOp op, int mode, const TileRef& dst, const TileRef& a,
                                   std::string_view b, bool b_scalar, std::string_view int_expr);
@@ -182,6 +186,7 @@ struct CpuTarget {
   static std::string tile_select(const TileRef& dst, const TileRef& mask, bool packed,
                                  const TileRef& a, std::string_view other, bool other_scalar);
   static std::string tile_broadcast(const TileRef& dst, const TileRef& vec);
+  static std::string tile_at(const TileRef& t, std::string_view flat);
   static std::string tile_add_bias(const TileRef& dst, const TileRef& bias, std::string_view rows);
   static std::string block_idx();
   /// One in-order thread: every instruction sees the effects of the ones before it.

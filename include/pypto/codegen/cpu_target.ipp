@@ -260,6 +260,52 @@ inline void reduce(E* dst, const E* src, std::int64_t rows, std::int64_t cols, b
   }
 }
 
+/// The INT32 index of each row's (column's) first maximum (Kind 1) or minimum (Kind 2), a NaN
+/// counting as the extreme (the interpreter's argmax / argmin).
+template <int Kind, class E>
+inline void arg_reduce(std::int32_t* dst, const E* src, std::int64_t rows, std::int64_t cols,
+                       bool by_row) {
+  const std::int64_t lines = by_row ? rows : cols, length = by_row ? cols : rows;
+  for (std::int64_t l = 0; l < lines; ++l) {
+    auto at = [&](std::int64_t k) { return by_row ? l * cols + k : k * cols + l; };
+    float acc = widen(src[at(0)]);
+    std::int32_t best = 0;
+    for (std::int64_t k = 1; k < length; ++k) {
+      const float x = widen(src[at(k)]);
+      const bool better = Kind == 1 ? x > acc : x < acc;
+      if (acc == acc && (x != x || better)) {
+        acc = x;
+        best = static_cast<std::int32_t>(k);
+      }
+    }
+    dst[l] = best;
+  }
+}
+
+/// 1 where column - row <= diagonal (>= when upper), else 0.
+template <class E>
+inline void triangle(E* dst, std::int64_t rows, std::int64_t cols, std::int64_t diagonal,
+                     bool upper) {
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const bool one = upper ? j - r >= diagonal : j - r <= diagonal;
+      dst[r * cols + j] = cast<E>(std::int64_t{one ? 1 : 0});
+    }
+}
+
+/// exp(a - v) of a rows x cols tile and a broadcast [rows, 1] / [1, cols] vector, the difference
+/// rounded to the dtype before the exponential (two ops, as the interpreter runs them).
+template <class E>
+inline void expdif(E* dst, const E* a, std::int64_t rows, std::int64_t cols, const E* v,
+                   std::int64_t vrows, std::int64_t vcols) {
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const float d = widen(a[r * cols + j]) - widen(v[(vrows == 1 ? 0 : r) * vcols + (vcols == 1 ? 0 : j)]);
+      if constexpr (is_half<E>) dst[r * cols + j] = round_to<E>(std::exp(widen(round_to<E>(d))));
+      else dst[r * cols + j] = std::exp(d);
+    }
+}
+
 /// dst[j][i] = src[i][j] of a rows x cols tile.
 template <class E>
 inline void transpose(E* dst, const E* src, std::int64_t rows, std::int64_t cols) {
@@ -568,6 +614,10 @@ PYPTO_DECL std::string CpuTarget::tile_select(const TileRef& dst, const TileRef&
          ", " + tile_rows(a).text + ", " + tile_cols(a).text + ");\n";
 }
 
+PYPTO_DECL std::string CpuTarget::tile_at(const TileRef& t, std::string_view flat) {
+  return t.name + "[static_cast<std::size_t>(" + std::string(flat) + ")]";
+}
+
 PYPTO_DECL std::string CpuTarget::tile_broadcast(const TileRef& dst, const TileRef& vec) {
   return "pk::broadcast(" + dst.name + ".data(), " + tile_rows(dst).text + ", " +
          tile_cols(dst).text + ", " + vec.name + ".data(), " + tile_rows(vec).text + ", " +
@@ -580,8 +630,36 @@ PYPTO_DECL std::string CpuTarget::tile_add_bias(const TileRef& dst, const TileRe
          ", " + tile_cols(dst).text + ");\n";
 }
 
+PYPTO_DECL std::string CpuTarget::tile_triangle(const TileRef& dst, std::string_view diagonal,
+                                                bool upper) {
+  return "pk::triangle(" + dst.name + ".data(), " + tile_rows(dst).text + ", " +
+         tile_cols(dst).text + ", static_cast<std::int64_t>(" + std::string(diagonal) + "), " +
+         (upper ? "true" : "false") + ");\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_assemble(const TileRef& dst, const TileRef& src,
+                                                const std::vector<std::string>& offsets,
+                                                std::int64_t site) {
+  // The target tile's extents stand in for a tensor's shape, as tile_slice's do.
+  return "pk::copy_box(" + src.name + ".data(), " + dst.name +
+         ".data(), std::initializer_list<std::int64_t>" + extents(dst) + ".begin(), " +
+         brace_list(offsets) + ", " + extents(src) + ", pk::Box::Store, " + std::to_string(site) +
+         ");\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_expdif(const TileRef& dst, const TileRef& a,
+                                              const TileRef& v) {
+  return "pk::expdif(" + dst.name + ".data(), " + a.name + ".data(), " + tile_rows(a).text + ", " +
+         tile_cols(a).text + ", " + v.name + ".data(), " + tile_rows(v).text + ", " +
+         tile_cols(v).text + ");\n";
+}
+
 PYPTO_DECL std::string CpuTarget::tile_reduce(const TileRef& dst, const TileRef& src,
-                                              Reduction kind, bool by_row) {
+                                              Reduction kind, bool by_row, bool index) {
+  if (index)
+    return "pk::arg_reduce<" + std::to_string(static_cast<int>(kind)) + ">(" + dst.name +
+           ".data(), " + src.name + ".data(), " + tile_rows(src).text + ", " + tile_cols(src).text +
+           ", " + (by_row ? "true" : "false") + ");\n";
   return "pk::reduce<" + std::to_string(static_cast<int>(kind)) + ">(" + dst.name + ".data(), " +
          src.name + ".data(), " + tile_rows(src).text + ", " + tile_cols(src).text + ", " +
          (by_row ? "true" : "false") + ");\n";

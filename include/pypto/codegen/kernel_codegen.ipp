@@ -170,6 +170,7 @@ class Lowering : protected RegionLowering<T> {
   using Layer::synthetic_;
   using Layer::synthetic_vars_;
   using Layer::tensor_of;
+  using Layer::tile_flat_index;
   using Layer::tile_of;
   using Layer::unary_text;
   using Layer::uses_;
@@ -311,7 +312,16 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_col_sum:
       case ir::OpId::tile_col_max:
       case ir::OpId::tile_col_min:
-      case ir::OpId::tile_col_prod: return reduce(var, c);
+      case ir::OpId::tile_col_prod:
+      case ir::OpId::tile_row_argmax:
+      case ir::OpId::tile_row_argmin:
+      case ir::OpId::tile_col_argmax:
+      case ir::OpId::tile_col_argmin: return reduce(var, c);
+      case ir::OpId::tile_tri: return triangle(var, c);
+      case ir::OpId::tile_extract: return extract(var, c);
+      case ir::OpId::tile_assemble: return assemble(var, c);
+      case ir::OpId::tile_row_expand_expdif:
+      case ir::OpId::tile_col_expand_expdif: return expdif(var, c);
       case ir::OpId::tile_transpose:
       case ir::OpId::tile_transpose_view: return transpose(var, c);
       case ir::OpId::tensor_create: return create(var, c);
@@ -324,6 +334,18 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_gemv_acc:
       case ir::OpId::tile_gemv_bias: return matmul(var, c);
       case ir::OpId::tile_set_validshape: return set_validshape(var, c);
+      case ir::OpId::tile_write: {  // the element replaced in place; the tile is the result
+        const Value& t = tile_of(c, c.args.at(0));
+        if (core::is_float(t.tile.dtype) && t.tile.dtype != core::DataType::FP32)
+          fail_at(c, "on " + dtype_text(c) + " tiles is not supported (FP32 or integer)");
+        const std::string element = T::tile_at(t.tile, tile_flat_index(c, t.tile, c.args.at(1)));
+        if (element.empty()) fail_at(c, "is not supported by the kernel code generator");
+        const std::string v = scalar(*c.args.at(2));
+        on_pipe(Pipe::Scalar);
+        line(element + " = " + v + ";\n");
+        env_[&var] = t;
+        return;
+      }
       case ir::OpId::tile_fillpad:
       case ir::OpId::tile_fillpad_inplace:
       case ir::OpId::tile_fillpad_expand: return fillpad(var, c);
@@ -563,21 +585,85 @@ class Lowering : protected RegionLowering<T> {
     const OpId id = c.op->id;
     if (id == OpId::tile_col_sum && c.args.size() > 1)
       fail_at(c, "with a scratch tile (a tree reduction) is not supported");
+    const ReductionOf r = *reduction_of(id);
     const TileRef src = tile_of(c, c.args.at(0)).tile;
     if (!core::is_float(src.dtype) || src.dims.size() != 2) fail_at(c, "needs a 2-D float tile");
-    const bool by_row = id == OpId::tile_row_min || id == OpId::tile_row_prod;
-    const Reduction kind = id == OpId::tile_col_sum                               ? Reduction::Sum
-                           : id == OpId::tile_col_max                             ? Reduction::Max
-                           : id == OpId::tile_row_min || id == OpId::tile_col_min ? Reduction::Min
-                                                                                  : Reduction::Prod;
     const auto& tt = static_cast<const ir::TileType&>(*c.type);
     Value out;
     out.kind = Value::Kind::Tile;
     out.tile = declare_tile(c, tt.dtype, tt.memory_space,
-                            by_row ? std::vector<Dim>{src.dims[0], Dim{"1", 1}}
-                                   : std::vector<Dim>{Dim{"1", 1}, src.dims[1]});
+                            r.by_row ? std::vector<Dim>{src.dims[0], Dim{"1", 1}}
+                                     : std::vector<Dim>{Dim{"1", 1}, src.dims[1]});
     on_pipe(Pipe::Vector);
-    const std::string code = T::tile_reduce(out.tile, src, kind, by_row);
+    const std::string code = T::tile_reduce(out.tile, src, r.kind, r.by_row, r.index);
+    if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(code);
+    env_[&var] = std::move(out);
+  }
+
+  /// tile.tri(diagonal, shape): 1 where column - row <= diagonal (>= with `upper`), else 0.
+  void triangle(const ir::Var& var, const ir::Call& c) {
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    std::vector<Dim> dims = dims_of(c, c.args.at(1));
+    if (dims.size() != 2) fail_at(c, "needs a 2-D shape");
+    const std::string diagonal = scalar(*c.args.at(0));
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, std::move(dims));
+    on_pipe(Pipe::Vector);
+    const std::string code =
+        T::tile_triangle(out.tile, diagonal, c.kwargs.get<bool>("upper").value_or(false));
+    if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(code);
+    env_[&var] = std::move(out);
+  }
+
+  /// tile.extract(src, row, col, shape): the window at (row, col), a slice of the 2-D tile.
+  void extract(const ir::Var& var, const ir::Call& c) {
+    const TileRef src = tile_of(c, c.args.at(0)).tile;
+    if (src.dims.size() != 2) fail_at(c, "needs a 2-D tile");
+    std::vector<Dim> dims = dims_of(c, c.args.at(3));
+    if (dims.size() != 2) fail_at(c, "needs a 2-D shape");
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, std::move(dims));
+    on_pipe(Pipe::Vector);
+    const std::string code = T::tile_slice(
+        out.tile, src, {scalar(*c.args.at(1)), scalar(*c.args.at(2))}, {}, this->site(c));
+    if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(code);
+    env_[&var] = std::move(out);
+  }
+
+  /// tile.assemble(target, source, offset): the source written into the target in place (the
+  /// target is read-write), which is the result.
+  void assemble(const ir::Var& var, const ir::Call& c) {
+    const Value& target = tile_of(c, c.args.at(0));
+    const TileRef src = tile_of(c, c.args.at(1)).tile;
+    const std::vector<std::string> offsets = int_list(c, c.args.at(2));
+    if (offsets.size() != target.tile.dims.size() || src.dims.size() != offsets.size())
+      fail_at(c, "offsets and the source must have the target's rank");
+    if (src.dtype != target.tile.dtype) fail_at(c, "needs a source of the target's dtype");
+    on_pipe(Pipe::Vector);
+    const std::string code = T::tile_assemble(target.tile, src, offsets, this->site(c));
+    if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(code);
+    env_[&var] = target;
+  }
+
+  /// <row|col>_expand_expdif(t, v): exp(t - v) with v a [rows, 1] / [1, cols] vector, the
+  /// difference rounded to the dtype first (runtime/interpreter.hpp).
+  void expdif(const ir::Var& var, const ir::Call& c) {
+    const TileRef a = tile_of(c, c.args.at(0)).tile, v = tile_of(c, c.args.at(1)).tile;
+    if (a.dims.size() != 2 || v.dims.size() != 2 || !core::is_float(a.dtype) || v.dtype != a.dtype)
+      fail_at(c, "needs 2-D float tiles of one dtype");
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, a.dims);
+    on_pipe(Pipe::Vector);
+    const std::string code = T::tile_expdif(out.tile, a, v);
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
     env_[&var] = std::move(out);

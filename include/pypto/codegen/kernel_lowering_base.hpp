@@ -410,6 +410,13 @@ class LoweringBase {
       on_pipe(Pipe::Scalar);
       return define(t.tensor.dtype, t.tensor.data + "[" + at + "]", &c.span);
     }
+    if (op == ir::OpId::tile_read) {
+      const TileRef t = tile_of(c, c.args.at(0)).tile;
+      const std::string element = T::tile_at(t, tile_flat_index(c, t, c.args.at(1)));
+      if (element.empty()) fail_at(c, "is not supported by the kernel code generator");
+      on_pipe(Pipe::Scalar);
+      return define(t.dtype, element, &c.span);
+    }
     fail_at(c, "is not supported by the kernel code generator");
   }
 
@@ -419,6 +426,18 @@ class LoweringBase {
     if (const auto* c = ir::as<ir::Call>(e.get()))
       if (auto it = synthetic_.find(c); it != synthetic_.end()) return it->second;
     return nullptr;
+  }
+
+  /// The flat element position of `indices` in tile `t` (bounds-checked at run time).
+  std::string tile_flat_index(const ir::Call& c, const TileRef& t, const ir::ExprRef& indices) {
+    const std::vector<std::string> idx = int_list(c, indices);
+    if (idx.size() != t.dims.size()) fail_at(c, "needs one index per dimension");
+    std::vector<std::string> extents;
+    for (const Dim& d : t.dims) extents.push_back(d.text);
+    return define(core::DataType::INDEX,
+                  "pk::flat(std::initializer_list<std::int64_t>" + brace_list(extents) +
+                      ".begin(), " + brace_list(idx) + ", " + std::to_string(site(c)) + ")",
+                  &c.span);
   }
 
   /// The flat element position of `indices` in tensor `t` (bounds-checked at run time).

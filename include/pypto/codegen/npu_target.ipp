@@ -161,7 +161,19 @@ PYPTO_DECL std::string NpuTarget::tile_matmul_acc(const TileRef& c, const TileRe
 }
 
 /// The reductions outside the expression IR are not emitted yet (TROWMIN, TCOLSUM, ...): refused.
-PYPTO_DECL std::string NpuTarget::tile_reduce(const TileRef&, const TileRef&, Reduction, bool) {
+PYPTO_DECL std::string NpuTarget::tile_reduce(const TileRef&, const TileRef&, Reduction, bool,
+                                              bool) {
+  return {};
+}
+/// TTRI, a tile insert and TROWEXPANDEXPDIF are not emitted yet: refused.
+PYPTO_DECL std::string NpuTarget::tile_triangle(const TileRef&, std::string_view, bool) {
+  return {};
+}
+PYPTO_DECL std::string NpuTarget::tile_assemble(const TileRef&, const TileRef&,
+                                                const std::vector<std::string>&, std::int64_t) {
+  return {};
+}
+PYPTO_DECL std::string NpuTarget::tile_expdif(const TileRef&, const TileRef&, const TileRef&) {
   return {};
 }
 
@@ -195,6 +207,8 @@ PYPTO_DECL std::string NpuTarget::tile_select(const TileRef&, const TileRef&, bo
   return {};
 }
 PYPTO_DECL std::string NpuTarget::tile_broadcast(const TileRef&, const TileRef&) { return {}; }
+/// A scalar access to a tile's element (GetValue / SetValue on a local tensor) is not emitted yet.
+PYPTO_DECL std::string NpuTarget::tile_at(const TileRef&, std::string_view) { return {}; }
 PYPTO_DECL std::string NpuTarget::tile_add_bias(const TileRef&, const TileRef&, std::string_view) {
   return {};
 }

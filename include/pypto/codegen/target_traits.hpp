@@ -144,6 +144,8 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   // `index` is the rounding mode (upstream's RoundMode number, interpreter.hpp's float_to_int)
   { T::tile_cast(tile, tile, index) } -> std::convertible_to<std::string>;
   { T::tile_copy(tile, tile) } -> std::convertible_to<std::string>;
+  // the element of a tile at a flat position `text`, as an lvalue; "" where the target cannot
+  { T::tile_at(tile, text) } -> std::convertible_to<std::string>;
   { T::tile_matmul(tile, tile, tile) } -> std::convertible_to<std::string>;
   // matmul_acc: `text` is the init_cond (a C++ bool); "" where the target cannot
   { T::tile_matmul_acc(tile, tile, tile, tile, text) } -> std::convertible_to<std::string>;
@@ -155,7 +157,13 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   { T::tile_reshape(tile, tile) } -> std::convertible_to<std::string>;
   // a 2-D float tile reduced along its rows ([rows, 1]) or its columns ([1, cols]), from the first
   // element in order; "" where the target cannot
-  { T::tile_reduce(tile, tile, Reduction::Sum, flag) } -> std::convertible_to<std::string>;
+  // (with `index`: the INT32 index of the first extreme, argmax / argmin)
+  { T::tile_reduce(tile, tile, Reduction::Sum, flag, flag) } -> std::convertible_to<std::string>;
+  // tile.tri; a source written into a tile at `exprs`; exp(a - v) of a broadcast vector; ""
+  // where the target cannot
+  { T::tile_triangle(tile, text, flag) } -> std::convertible_to<std::string>;
+  { T::tile_assemble(tile, tile, exprs, site) } -> std::convertible_to<std::string>;
+  { T::tile_expdif(tile, tile, tile) } -> std::convertible_to<std::string>;
   // tile.ci: the first row `text` + k (or - k), the other rows left zero; "" where the target
   // cannot
   { T::tile_index_sequence(tile, text, flag) } -> std::convertible_to<std::string>;
