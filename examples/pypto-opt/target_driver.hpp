@@ -178,9 +178,14 @@ inline int run_target(const pypto::ir::Program& input, const pypto::ir::Program&
   const std::string entry = entry_function(lowered);
   progress << "pypto-opt: codegen: target " << o.target << "\n";
   codegen::KernelCodeMap codes;
+  // kernel_config.py points at the run's entry when there are several orchestrations.
+  std::size_t orchestrations = 0;
+  for (const auto& f : lowered.functions)
+    orchestrations += f.function->func_type == ir::FunctionType::Orchestration;
+  const std::string_view config_entry = orchestrations > 1 ? std::string_view(entry) : "";
   const codegen::OrchestrationResult result =
-      cpu ? codegen::codegen<codegen::CpuTarget>(lowered, {}, &codes)
-          : codegen::codegen<codegen::NpuTarget>(lowered, {}, &codes);
+      cpu ? codegen::codegen<codegen::CpuTarget>(lowered, config_entry, &codes)
+          : codegen::codegen<codegen::NpuTarget>(lowered, config_entry, &codes);
   progress << "pypto-opt: codegen: " << result.kernel_sources.size() << " code units, "
            << result.kernel_registrations.size() << " registrations\n";
   print_registrations(result, out);

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "ops_reference.hpp"
 #include "pypto/core/error.hpp"
 #include "pypto/ir.hpp"
 #include "pypto/ir/op_registry.hpp"
@@ -27,85 +28,9 @@
 namespace {
 
 using namespace pypto;
-
-/// One `### op` entry of docs/ops.md.
-struct Entry {
-  std::string op;
-  std::size_t line = 0;   ///< of the heading, 1-based
-  std::string signature;  ///< the first line in backticks
-  std::string meaning;    ///< the first plain line
-  std::string context;    ///< the example's first line without `# `: `InCore(a: ...)`
-  std::string example;    ///< the example's statements
-  bool example_closed = false;
-};
-
-/// The entries of the reference: a `### name` heading opens one, a `## ` heading closes it; in
-/// it, the first line in backticks is the signature, the first other text line the meaning,
-/// and the first ```python block the example (its first line a `# Type(params)` comment).
-std::vector<Entry> read_entries(const std::string& text) {
-  std::vector<Entry> out;
-  std::istringstream in(text);
-  std::string line;
-  std::size_t n = 0;
-  bool open = false;     // inside an entry
-  bool block = false;    // inside a code block
-  bool example = false;  // the code block is the entry's example
-  while (std::getline(in, line)) {
-    ++n;
-    if (block) {
-      if (line.rfind("```", 0) == 0) {
-        block = false;
-        if (example) out.back().example_closed = true;
-        example = false;
-      } else if (example) {
-        Entry& e = out.back();
-        if (e.context.empty() && e.example.empty() && line.rfind("# ", 0) == 0)
-          e.context = line.substr(2);
-        else
-          e.example += line + "\n";
-      }
-      continue;
-    }
-    if (line.rfind("```", 0) == 0) {
-      block = true;
-      example =
-          open && line == "```python" && !out.back().example_closed && out.back().example.empty();
-      continue;
-    }
-    if (line.rfind("### ", 0) == 0) {
-      Entry e;
-      e.op = line.substr(4);
-      e.line = n;
-      out.push_back(std::move(e));
-      open = true;
-    } else if (line.rfind("## ", 0) == 0 || line.rfind("# ", 0) == 0) {
-      open = false;
-    } else if (open && !line.empty()) {
-      Entry& e = out.back();
-      if (e.signature.empty() && line.size() > 2 && line.front() == '`' && line.back() == '`')
-        e.signature = line.substr(1, line.size() - 2);
-      else if (e.meaning.empty())
-        e.meaning = line;
-    }
-  }
-  return out;
-}
-
-/// The example of `e` as a program: one `example` method of the type and parameters its
-/// context line declares, whose body is the example.
-std::string program_of(const Entry& e) {
-  const std::size_t paren = e.context.find('(');
-  std::string text =
-      "import pypto.language as pl\nimport pypto.language.distributed as pld\n\n"
-      "@pl.program\nclass Example:\n    @pl.function(type=pl.FunctionType." +
-      e.context.substr(0, paren) + ")\n    def example(self";
-  const std::string params = e.context.substr(paren + 1, e.context.size() - paren - 2);
-  if (!params.empty()) text += ", " + params;
-  text += "):\n";
-  std::istringstream body(e.example);
-  for (std::string line; std::getline(body, line);) text += "        " + line + "\n";
-  return text;
-}
+using pypto_test::Entry;
+using pypto_test::program_of;
+using pypto_test::read_entries;
 
 /// The names of the ops `f` calls (callees that are registered ops, not functions).
 std::multiset<std::string> called_ops(const ir::Function& f) {

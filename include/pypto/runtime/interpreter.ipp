@@ -1033,8 +1033,13 @@ class Interpreter {
       case OpId::tensor_matmul: return matmul(c, args, false);
       case OpId::tile_matmul_acc:
       case OpId::tile_batch_matmul_acc:
-      case OpId::tile_gemv_acc:
-      case OpId::tensor_matmul_acc: return matmul(c, args, true);
+      case OpId::tile_gemv_acc: return matmul(c, args, true);
+      case OpId::tensor_matmul_acc: {  // writes its tensor accumulator (its declared effect)
+        Value r = matmul(c, args, true);
+        if (args[0].kind != ValueKind::Tensor || r.buffer->dtype != args[0].buffer->dtype) return r;
+        args[0].buffer->f32 = r.buffer->f32;
+        return args[0];
+      }
       case OpId::tile_matmul_bias:
       case OpId::tile_gemv_bias: return matmul(c, args, false, &args.at(2));
       default: break;

@@ -701,7 +701,8 @@ class KernelConverter {
   /// `b_trans` transposes is read through a zero-copy tile.transpose_view (`a_mat_t`) of a Mat
   /// tile, a tile elsewhere moved to Mat first. An operand of rank > 2 makes it the batch form.
   /// The tile ops take no keywords (the result dtype follows the operands); matmul_acc's
-  /// accumulator is loaded like any converted operand.
+  /// accumulator is loaded like any converted operand, and a tensor accumulator (the op writes
+  /// it) receives the result: the tile form's product is stored back into it.
   ir::ExprRef matmul(const ir::Call& c, std::vector<ir::ExprRef> args, const Emitter& emit,
                      const ir::Span& span, std::vector<ir::StmtRef>& out) {
     const bool acc = c.op->id == ir::OpId::tensor_matmul_acc;
@@ -711,6 +712,8 @@ class KernelConverter {
     for (std::size_t k = 0; k < lhs + 2; ++k)
       if (const auto* t = ir::as<ir::ShapedType>(args[k]->type.get()))
         batched = batched || t->shape.size() > 2;
+    const ir::ExprRef written =
+        acc && ir::isa<ir::TensorType>(*args[0]->type) ? args[0] : ir::ExprRef{};
     if (acc) {
       std::vector<ir::ExprRef> first{args[0]};
       bridge(first, out, span);
@@ -735,7 +738,11 @@ class KernelConverter {
     }
     const std::string_view tile_op = acc ? (batched ? "tile.batch_matmul_acc" : "tile.matmul_acc")
                                          : (batched ? "tile.batch_matmul" : "tile.matmul");
-    return emit.call(tile_op, std::move(args));
+    if (!written) return emit.call(tile_op, std::move(args));
+    const ir::ExprRef product = emit.bind("matmul_acc_tile", tile_op, std::move(args));
+    const auto& t = static_cast<const ir::TensorType&>(*written->type);
+    return emit.call("tile.store",
+                     {product, Emitter::tuple(Emitter::zeros(t.shape.size())), written});
   }
 
   /// pld.tensor.put / get: a Vec staging tile (two with pipeline=True) of the transfer's rows
