@@ -11,6 +11,7 @@
 #include "pypto/ir/node.hpp"
 #include "pypto/ir/op_id.hpp"
 #include "pypto/ir/program.hpp"
+#include "pypto/ir/reductions.hpp"
 #include "pypto/ir/scope_attrs.hpp"
 #include "pypto/ir/stmt.hpp"
 #include "pypto/ir/type.hpp"

@@ -1127,3 +1127,44 @@ class After:
         return o
 )");
 }
+
+TEST_CASE(
+    "tensor to tile: a row reduction reads a scratch tile at least 128 wide, an arg-reduction one "
+    "of its operand's shape, and a compare selects ones and zeros through its packed mask") {
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]], r: pl.Out[pl.Tensor[[16, 1], pl.FP32]], i: pl.Out[pl.Tensor[[1, 64], pl.INT32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        s = pl.tensor.row_sum(a)
+        r1 = pl.tensor.assemble(r, s, [0, 0])
+        m = pl.tensor.col_argmax(a)
+        i1 = pl.tensor.assemble(i, m, [0, 0])
+        c = pl.tensor.cmp(a, b, cmp_type=4)
+        o1 = pl.tensor.assemble(o, c, [0, 0])
+        return o
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], b: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]], r: pl.Out[pl.Tensor[[16, 1], pl.FP32]], i: pl.Out[pl.Tensor[[1, 64], pl.INT32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        a_tile = pl.tile.load(a, [0, 0], [16, 64])
+        b_tile = pl.tile.load(b, [0, 0], [16, 64])
+        tmp = pl.tile.create([16, 128], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+        s = pl.tile.row_sum(a_tile, tmp)
+        r1 = pl.tile.store(s, [0, 0], r)
+        tmp2 = pl.tile.create([16, 64], dtype=pl.FP32, target_memory=pl.Mem.Vec)
+        m = pl.tile.col_argmax(a_tile, tmp2)
+        i1 = pl.tile.store(m, [0, 0], i)
+        mask = pl.tile.cmp(a_tile, b_tile, cmp_type=4)
+        one = pl.tile.full([16, 64], dtype=pl.FP32, value=1.0)
+        zero = pl.tile.full([16, 64], dtype=pl.FP32, value=0.0)
+        t = pl.tile.create([1, 32], dtype=pl.UINT8, target_memory=pl.Mem.Vec)
+        c = pl.tile.sel(mask, one, zero, t)
+        o1 = pl.tile.store(c, [0, 0], o)
+        return o
+)");
+}

@@ -6,9 +6,8 @@
 // operand) compute what their tile-tile forms compute, and so do the `row_expand_<op>` /
 // `col_expand_<op>` forms (a [rows, 1] / [1, cols] second operand, broadcast) and the partial
 // combines `part_<op>` (a buffer is valid everywhere: the plain op). Row and column
-// reductions map to RowSum / RowMax / ColSum / ColMax; reduction_of says what every row or
-// column reduction of the catalog combines, for the consumers that compute it outside the kernel
-// IR.
+// reductions map to RowSum / RowMax / ColSum / ColMax (ir/reductions.hpp says what every row or
+// column reduction combines).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +15,7 @@
 
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/op_id.hpp"
+#include "pypto/ir/reductions.hpp"
 #include "pypto/kernel/spec.hpp"
 
 namespace pypto::codegen {
@@ -99,49 +99,10 @@ constexpr std::optional<kernel::Op> kernel_op_of(ir::OpId id) {
   }
 }
 
-/// What a reduction outside the kernel expression IR combines (T::tile_reduce).
-enum class Reduction : std::uint8_t { Sum, Max, Min, Prod };
-
-/// A row or column reduction: what it combines, along which axis (a row: the last dimension),
-/// and whether it gives the index of the extreme element (argmax / argmin) instead of it.
-struct ReductionOf {
-  Reduction kind;
-  bool by_row;
-  bool index;
-};
-
-/// The reduction `id` computes; nullopt for any other op.
-constexpr std::optional<ReductionOf> reduction_of(ir::OpId id) {
-  using ir::OpId;
-  using R = Reduction;
-  switch (id) {
-    case OpId::tile_row_sum:
-    case OpId::tensor_row_sum: return ReductionOf{R::Sum, true, false};
-    case OpId::tile_row_max:
-    case OpId::tensor_row_max: return ReductionOf{R::Max, true, false};
-    case OpId::tile_row_min:
-    case OpId::tensor_row_min: return ReductionOf{R::Min, true, false};
-    case OpId::tile_row_prod:
-    case OpId::tensor_row_prod: return ReductionOf{R::Prod, true, false};
-    case OpId::tile_col_sum:
-    case OpId::tensor_col_sum: return ReductionOf{R::Sum, false, false};
-    case OpId::tile_col_max:
-    case OpId::tensor_col_max: return ReductionOf{R::Max, false, false};
-    case OpId::tile_col_min:
-    case OpId::tensor_col_min: return ReductionOf{R::Min, false, false};
-    case OpId::tile_col_prod:
-    case OpId::tensor_col_prod: return ReductionOf{R::Prod, false, false};
-    case OpId::tile_row_argmax:
-    case OpId::tensor_row_argmax: return ReductionOf{R::Max, true, true};
-    case OpId::tile_row_argmin:
-    case OpId::tensor_row_argmin: return ReductionOf{R::Min, true, true};
-    case OpId::tile_col_argmax:
-    case OpId::tensor_col_argmax: return ReductionOf{R::Max, false, true};
-    case OpId::tile_col_argmin:
-    case OpId::tensor_col_argmin: return ReductionOf{R::Min, false, true};
-    default: return std::nullopt;
-  }
-}
+// The reductions of the catalog (ir/reductions.hpp), under the names the targets use.
+using ir::Reduction;
+using ir::reduction_of;
+using ir::ReductionOf;
 
 /// The kernel::Op a call computes; nullopt also where its arguments ask for another order of
 /// evaluation than the kernel op's (a col_sum given a scratch tile reduces as a tree).

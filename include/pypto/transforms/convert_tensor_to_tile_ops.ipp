@@ -28,6 +28,7 @@
 #include "pypto/ir/node.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/program.hpp"
+#include "pypto/ir/reductions.hpp"
 #include "pypto/ir/stmt.hpp"
 #include "pypto/ir/type.hpp"
 #include "pypto/ir/var.hpp"
@@ -157,6 +158,8 @@ inline ir::OpId simple_tile_form(ir::OpId op) {
                                                  "reinterpret_view",
                                                  "concat",
                                                  "set_validshape",
+                                                 "fillpad",
+                                                 "fillpad_expand",
                                                  "full",
                                                  "ci",
                                                  "random",
@@ -186,8 +189,9 @@ inline ir::OpId simple_tile_form(ir::OpId op) {
 /// What the refusals list as converted.
 inline constexpr std::string_view kTileForms =
     "converted: the elementwise, expand, reduction-free and index ops with a same-named tile op, "
-    "create, slice, assemble, maximum, minimum, gather, expand_clone, mrgsort_format2, matmul, "
-    "matmul_acc, read and write of a loaded tensor";
+    "the row and column reductions and arg-reductions, cmp, create, slice, assemble, maximum, "
+    "minimum, gather, expand_clone, mrgsort_format2, matmul, matmul_acc, read and write of a "
+    "loaded tensor";
 
 /// Ops that read and place their own data: a converted op's operand is loaded at the entry,
 /// theirs are not.
@@ -214,8 +218,9 @@ inline bool has_tile_form(const ir::Call& c) {
   using ir::OpId;
   const OpId op = c.op->id;
   return simple_tile_form(op) != OpId::custom || is_self_loading(op) || op == OpId::tensor_create ||
-         op == OpId::tensor_maximum || op == OpId::tensor_minimum ||
-         op == OpId::tensor_mrgsort_format2 || op == OpId::pld_tensor_remote_store;
+         op == OpId::tensor_maximum || op == OpId::tensor_minimum || op == OpId::tensor_cmp ||
+         ir::reduction_of(op).has_value() || op == OpId::tensor_mrgsort_format2 ||
+         op == OpId::pld_tensor_remote_store;
 }
 
 /// Global-memory accesses a kernel may keep as they are (read / write / assemble only while
@@ -661,6 +666,13 @@ class KernelConverter {
                   std::move(args), c.kwargs);
     }
     const Emitter emit(ops_, f_.name, c.op->name, span, out);
+    if (const auto r = ir::reduction_of(op); r && !r->by_row && !r->index) {
+      bridge(args, out, span);  // a column reduction: the one-operand tile form
+      return call(ir::op_name(ir::op_id("tile." + std::string(c.op->name.substr(7)))),
+                  std::move(args), {});
+    }
+    if (ir::reduction_of(op)) return reduction(c, std::move(args), emit, span, out);
+    if (op == OpId::tensor_cmp) return compare(c, std::move(args), emit, span, out);
     if (op == OpId::tensor_gather) return GatherExpansion(emit, args, c.kwargs, arch_).run();
     if (op == OpId::tensor_matmul || op == OpId::tensor_matmul_acc)
       return matmul(c, std::move(args), emit, span, out);
@@ -694,6 +706,46 @@ class KernelConverter {
     }
     if (is_kept(op)) return std::nullopt;
     fail(c, span, "has no tile form yet (" + std::string(kTileForms) + ")");
+  }
+
+  /// A row reduction (a scratch tile as wide as the row, at least 128 columns) or an
+  /// arg-reduction (a scratch tile of the operand's shape), as upstream converts them: the tile
+  /// op with the scratch tile it reads.
+  ir::ExprRef reduction(const ir::Call& c, std::vector<ir::ExprRef> args, const Emitter& emit,
+                        const ir::Span& span, std::vector<ir::StmtRef>& out) {
+    bridge(args, out, span);
+    const auto* t = ir::as<ir::TileType>(args.at(0)->type.get());
+    if (!t || t->shape.size() < 2) emit.fail("needs an operand of rank 2 or more");
+    std::vector<ir::ExprRef> tmp_shape = t->shape;
+    if (!ir::reduction_of(c.op->id)->index) {
+      const auto* last = ir::as<ir::ConstInt>(tmp_shape.back().get());
+      if (!last || last->value < 128) tmp_shape.back() = Emitter::index(128);
+    }
+    const ir::ExprRef tmp = emit.create("tmp_tile", tmp_shape, t->dtype);
+    return emit.call("tile." + std::string(c.op->name.substr(7)), {args[0], tmp});
+  }
+
+  /// tensor.cmp(lhs, rhs): the packed mask of tile.cmp (tile.cmps for a scalar rhs) selecting
+  /// between tiles of ones and zeros of the operand's dtype, as upstream converts it.
+  ir::ExprRef compare(const ir::Call& c, std::vector<ir::ExprRef> args, const Emitter& emit,
+                      const ir::Span& span, std::vector<ir::StmtRef>& out) {
+    bridge(args, out, span);
+    const auto* t = ir::as<ir::TileType>(args.at(0)->type.get());
+    if (!t) emit.fail("needs a tensor or tile as its first operand");
+    const bool scalar = ir::isa<ir::ScalarType>(*args.at(1)->type);
+    const ir::ExprRef mask =
+        emit.bind("cmp_mask", scalar ? "tile.cmps" : "tile.cmp", std::move(args), c.kwargs);
+    const bool is_float = core::is_float(t->dtype);
+    const ir::Attrs dtype = ir::Attrs{}.with("dtype", t->dtype);
+    const ir::ExprRef one =
+        emit.bind("cmp_one", "tile.full", {Emitter::tuple(t->shape)},
+                  is_float ? dtype.with("value", 1.0) : dtype.with("value", std::int64_t{1}));
+    const ir::ExprRef zero =
+        emit.bind("cmp_zero", "tile.full", {Emitter::tuple(t->shape)},
+                  is_float ? dtype.with("value", 0.0) : dtype.with("value", std::int64_t{0}));
+    const ir::ExprRef tmp =
+        emit.create("cmp_tmp", {Emitter::index(1), Emitter::index(32)}, core::DataType::UINT8);
+    return emit.call("tile.sel", {mask, one, zero, tmp});
   }
 
   /// tensor.matmul / matmul_acc, as upstream bridges them to the cube: each tensor operand
