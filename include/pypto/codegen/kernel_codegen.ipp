@@ -369,6 +369,21 @@ class Lowering : protected RegionLowering<T> {
     fail_at(c, "is not supported by the kernel code generator");
   }
 
+  /// A call's second operand beside its first tile `a`: a tile of a's dtype and shape (its
+  /// name) or a scalar (its expression).
+  struct SecondOperand {
+    std::string text;
+    bool scalar = false;
+  };
+  SecondOperand second_operand(const ir::Call& c, const TileRef& a) {
+    const ir::ExprRef& rhs = c.args.at(1);
+    if (!ir::isa<ir::TileType>(*rhs->type)) return {scalar(*rhs), true};
+    const TileRef& b = tile_of(c, rhs).tile;
+    if (b.dtype != a.dtype || !same_dims(b.dims, a.dims))
+      fail_at(c, "needs a second tile of the first's dtype and shape");
+    return {b.name, false};
+  }
+
   /// An element op outside the kernel IR (element_ops.hpp), one loop over the elements: a float
   /// tile calls its function of element_functions.hpp and rounds to the dtype, an integer tile
   /// computes its scalar node (binary_text / unary_text), as the interpreter does. A second
@@ -382,20 +397,7 @@ class Lowering : protected RegionLowering<T> {
     const bool is_float = core::is_float(a.dtype);
     if (is_float ? info.name.empty() : !info.on_int)
       fail_at(c, "on " + dtype_text(c) + " tiles is not supported");
-    std::string b;
-    bool b_scalar = false;
-    if (info.arity == 2) {
-      const ir::ExprRef& rhs = c.args.at(1);
-      if (ir::isa<ir::TileType>(*rhs->type)) {
-        const TileRef& bt = tile_of(c, rhs).tile;
-        if (bt.dtype != a.dtype || !same_dims(bt.dims, a.dims))
-          fail_at(c, "needs a second tile of the first's dtype and shape");
-        b = bt.name;
-      } else {
-        b = scalar(*rhs);
-        b_scalar = true;
-      }
-    }
+    const SecondOperand b = info.arity == 2 ? second_operand(c, a) : SecondOperand{};
     std::string int_expr;
     if (!is_float)
       int_expr = info.arity == 1 ? unary_text(*info.on_int, "x")
@@ -405,7 +407,7 @@ class Lowering : protected RegionLowering<T> {
     out.kind = Value::Kind::Tile;
     out.tile = declare_tile(c, tt->dtype, tt->memory_space, a.dims);
     on_pipe(Pipe::Vector);
-    const std::string code = T::tile_element(op, mode, out.tile, a, b, b_scalar, int_expr);
+    const std::string code = T::tile_element(op, mode, out.tile, a, b.text, b.scalar, int_expr);
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
     env_[&var] = std::move(out);
@@ -780,17 +782,7 @@ class Lowering : protected RegionLowering<T> {
   void compare_mask(const ir::Var& var, const ir::Call& c) {
     const TileRef a = tile_of(c, c.args.at(0)).tile;
     if (a.dims.size() != 2) fail_at(c, "needs a 2-D tile");
-    std::string b;
-    bool b_scalar = false;
-    if (ir::isa<ir::TileType>(*c.args.at(1)->type)) {
-      const TileRef& bt = tile_of(c, c.args[1]).tile;
-      if (bt.dtype != a.dtype || !same_dims(bt.dims, a.dims))
-        fail_at(c, "needs a second tile of the first's dtype and shape");
-      b = bt.name;
-    } else {
-      b = scalar(*c.args[1]);
-      b_scalar = true;
-    }
+    const SecondOperand b = second_operand(c, a);
     const int mode = static_cast<int>(c.kwargs.get<std::int64_t>("cmp_type").value_or(0));
     if (mode < 0 || mode > 5) fail_at(c, "needs a cmp_type in 0..5");
     const auto& tt = static_cast<const ir::TileType&>(*c.type);
@@ -798,7 +790,7 @@ class Lowering : protected RegionLowering<T> {
     out.kind = Value::Kind::Tile;
     out.tile = declare_tile(c, tt.dtype, tt.memory_space, dims_of_type(tt));
     on_pipe(Pipe::Vector);
-    const std::string code = T::tile_compare_mask(out.tile, a, b, b_scalar, mode);
+    const std::string code = T::tile_compare_mask(out.tile, a, b.text, b.scalar, mode);
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
     env_[&var] = std::move(out);

@@ -27,6 +27,7 @@
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/op_registry.hpp"
 #include "pypto/ir/program.hpp"
+#include "pypto/ir/reductions.hpp"
 #include "pypto/ir/round_mode.hpp"
 #include "pypto/ir/stmt.hpp"
 #include "pypto/ir/type.hpp"
@@ -1016,7 +1017,7 @@ class Interpreter {
       }
       default: break;
     }
-    if (codegen::reduction_of(id)) return reduce(c, args);
+    if (ir::reduction_of(id)) return reduce(c, args);
     if (const std::optional<codegen::ElementOp> op = codegen::element_op_of(id)) {
       const unsigned arity = codegen::element_op_info(*op).arity;
       if (args.size() < arity) unsupported(c, "got " + std::to_string(args.size()) + " arguments");
@@ -1322,7 +1323,7 @@ class Interpreter {
   /// partial sums and products are each rounded to the dtype. A row reduction's scratch tile is
   /// not read; a col_sum given one sums as a tree on the device, an order not interpreted yet.
   Value reduce(const ir::Call& c, const std::vector<Value>& args) const {
-    const codegen::ReductionOf r = *codegen::reduction_of(c.op->id);
+    const ir::ReductionOf r = *ir::reduction_of(c.op->id);
     if (c.op->id == ir::OpId::tile_col_sum && args.size() > 1)
       unsupported(c, "with a scratch tile (a tree reduction) is not executable yet");
     const Buffer& x = shaped(args.at(0), "the operand");
@@ -1347,15 +1348,15 @@ class Interpreter {
         for (std::size_t k = 1; k < length; ++k) {
           const float v = x.f32[at(k)];
           if (r.index) {  // the first extreme; a NaN is the extreme (as torch's argmax)
-            const bool better = r.kind == codegen::Reduction::Max ? v > acc : v < acc;
+            const bool better = r.kind == ir::Reduction::Max ? v > acc : v < acc;
             if (acc == acc && (v != v || better)) acc = v, best = k;
             continue;
           }
           switch (r.kind) {
-            case codegen::Reduction::Max: acc = kernel::detail::apply_max(acc, v); break;
-            case codegen::Reduction::Min: acc = kernel::detail::apply_min(acc, v); break;
-            case codegen::Reduction::Prod: acc = rounded(x.dtype, strict(acc * v)); break;
-            case codegen::Reduction::Sum: acc = rounded(x.dtype, strict(acc + v)); break;
+            case ir::Reduction::Max: acc = kernel::detail::apply_max(acc, v); break;
+            case ir::Reduction::Min: acc = kernel::detail::apply_min(acc, v); break;
+            case ir::Reduction::Prod: acc = rounded(x.dtype, strict(acc * v)); break;
+            case ir::Reduction::Sum: acc = rounded(x.dtype, strict(acc + v)); break;
           }
         }
         if (r.index)
