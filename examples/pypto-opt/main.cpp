@@ -4,6 +4,7 @@
 //             [--verify-each] [--pass-timing] [--assert-equal EXPECTED_FILE] [--concise]
 //             [--assume=PROP,...] [--debug-dedup]
 //             [--target=cpu|npu] [--run] [--cache-dir=DIR] [--seed=N]
+//             [--nonnegative-ints]
 //
 // Input is FILE, stdin for `-`, or the embedded default program (default_program.hpp) when no
 // FILE is given. The result goes to stdout or OUT; --print-after-all and --pass-timing write to
@@ -79,6 +80,8 @@ constexpr const char* kUsage =
     "  --cache-dir=DIR           (--run) the compile cache (default $PYPTO_CACHE_DIR, else\n"
     "                            ~/.cache/pypto)\n"
     "  --seed=N                  (--run) the seed of the inputs (default 1)\n"
+    "  --nonnegative-ints        (--run) signed integer inputs in [0, 16) instead of [-8, 8)\n"
+    "                            (valid indices for the gathers)\n"
     "  --help                    show this message\n"
     "\n"
     "exit codes: 0 success, 1 check failed, 2 usage or input error\n";
@@ -139,6 +142,8 @@ Options parse_args(int argc, char** argv) {
       o.concise = true;
     } else if (arg == "--debug-dedup") {
       o.debug_dedup = true;
+    } else if (arg == "--nonnegative-ints") {
+      o.target.signed_low = 0;
     } else if (arg == "--run") {
       o.target.run = true;
     } else if (auto t = option_value(argc, argv, i, "--target")) {

@@ -47,6 +47,7 @@ struct TargetOptions {
   std::optional<std::string> out_dir;    // npu (or cpu): write the generated files here
   std::optional<std::string> cache_dir;  // cpu: the compile cache (default: see cache_directory)
   std::uint64_t seed = 1;
+  std::int64_t signed_low = -8;  // cpu: signed integer inputs in [signed_low, signed_low + 16)
 };
 
 /// A target failure the driver reports on one line (exit code 2), or a failed check (exit 1).
@@ -207,7 +208,7 @@ inline int run_target(const pypto::ir::Program& input, const pypto::ir::Program&
 
   const ir::FunctionRef fn = input.find(entry);
   if (!fn) throw TargetFailure{"--run: the input program has no function '" + entry + "'"};
-  const std::vector<runtime::Value> inputs = runtime::seeded_inputs(*fn, o.seed);
+  const std::vector<runtime::Value> inputs = runtime::seeded_inputs(*fn, o.seed, o.signed_low);
   progress << "pypto-opt: run: " << entry << " on inputs of seed " << o.seed << "\n";
   std::vector<runtime::Value> compiled_args = deep_copies(inputs);
   const std::vector<runtime::Value> compiled = program.run(entry, compiled_args);

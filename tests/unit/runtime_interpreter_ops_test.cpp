@@ -2,7 +2,8 @@
 // (relu, recip, fmod, the floored remainder, leaky ReLU, bitwise and shift ops), compares into a
 // packed mask and selects through one, reductions of every kind and rank, argmax / argmin,
 // expands, three-operand adds, concat / extract / assemble, the triangle mask, fillpad and the
-// valid shape, matmul with a bias and gemv, task ids and the block count. Each case is a program
+// valid shape, matmul with a bias and gemv, task ids and the block count, the sorts, merges and
+// gathers (codegen/irregular_functions.hpp). Each case is a program
 // in the text format run on hand-chosen inputs at the edges (NaN, +-0, +-Inf, ties, overflow),
 // checked against results computed here by hand.
 #include <doctest/doctest.h>
@@ -306,4 +307,105 @@ class P:
   CHECK(r[0].i == 1);
   CHECK(r[1].i == 0);
   CHECK(r[2].i == 1);  // outside a dispatch: one block
+}
+
+TEST_CASE("interpret ops: sort32 orders NaN first and ties by index, merges keep the earlier run") {
+  const float nan = kNaN;
+  const Value a = tile_f32({1, 8}, {1, nan, -0.0f, 2, 0.0f, 2, -kInf, 1});
+  const Value i = tile_int(DataType::UINT32, {1, 8}, {10, 11, 12, 13, 14, 15, 16, 9});
+  const auto r =
+      run_incore("a: pl.Tile[[1, 8], pl.FP32], i: pl.Tile[[1, 8], pl.UINT32]",
+                 "s = pl.tile.sort32(a, i)\n"
+                 "k = pl.tile.gather_mask(s, mask_pattern=2, output_dtype=pl.UINT32)\n"
+                 "v = pl.tile.gather_mask(s, mask_pattern=1)\n"
+                 "l0 = pl.tile.extract(a, 0, 4, [1, 4])\n"
+                 "l1 = pl.tile.extract(a, 0, 0, [1, 4])\n"
+                 "w = pl.tile.mrgsort_format2(l0, l1, pl.tile.create([1, 8], dtype=pl.FP32))\n"
+                 "return k, v, w",
+                 {a, i});
+  REQUIRE(r.size() == 3);
+  // 2 (13) before 2 (15), 1 (9) before 1 (10), -0 (12) before +0 (14): equal values by index.
+  CHECK(r[0].buffer->ints == std::vector<std::int64_t>{11, 13, 15, 9, 10, 12, 14, 16});
+  CHECK(r[0].buffer->dtype == DataType::UINT32);
+  check_floats(r[1].buffer->f32, {nan, 2, 2, 1, 1, -0.0f, 0.0f, -kInf});
+  // lists (+0, 2) (-inf, 1) and (1, NaN) (-0, 2): +0 == -0, the first list's first
+  check_floats(r[2].buffer->f32, {1, nan, 0.0f, 2, -0.0f, 2, -kInf, 1});
+
+  // Four runs k of 32 pairs j (block_len 64): value 128 - 4j, payload 100k + j, except run 3's
+  // first value (NaN) and every run's last (-0, +0, -0, +0). Equal heads leave in run order.
+  std::vector<float> runs(256);
+  for (int k = 0; k < 4; ++k)
+    for (int j = 0; j < 32; ++j) {
+      runs[static_cast<std::size_t>(64 * k + 2 * j)] = static_cast<float>(128 - 4 * j);
+      runs[static_cast<std::size_t>(64 * k + 2 * j + 1)] = static_cast<float>(100 * k + j);
+    }
+  runs[3 * 64] = nan;
+  for (int k = 0; k < 4; ++k) runs[static_cast<std::size_t>(64 * k + 62)] = k % 2 ? 0.0f : -0.0f;
+  const auto m =
+      run_incore("a: pl.Tile[[1, 256], pl.FP32]", "m = pl.tile.mrgsort_format1(a, 64)\nreturn m",
+                 {tile_f32({1, 256}, runs)});
+  REQUIRE(m.size() == 1);
+  std::vector<float> want = {nan, 300, 128, 0, 128, 100, 128, 200};
+  for (int j = 1; j < 31; ++j)
+    for (int k = 0; k < 4; ++k) {
+      want.push_back(static_cast<float>(128 - 4 * j));
+      want.push_back(static_cast<float>(100 * k + j));
+    }
+  for (int k = 0; k < 4; ++k) {
+    want.push_back(k % 2 ? 0.0f : -0.0f);
+    want.push_back(static_cast<float>(100 * k + 31));
+  }
+  check_floats(m[0].buffer->f32, want);
+}
+
+TEST_CASE("interpret ops: gathers by flat index, by mask pattern and along a tensor dimension") {
+  const Value a = tile_f32({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
+  const Value idx = tile_int(DataType::INT32, {1, 3}, {7, 0, 4});
+  const Value tmp = tile_int(DataType::INT32, {1, 3}, {0, 0, 0});
+  const auto r = run_incore(
+      "a: pl.Tile[[2, 4], pl.FP32], i: pl.Tile[[1, 3], pl.INT32], t: pl.Tile[[1, 3], pl.INT32]",
+      "g = pl.tile.gather(a, i, t)\n"
+      "p3 = pl.tile.gather_mask(a, mask_pattern=3)\n"
+      "p6 = pl.tile.gather_mask(a, mask_pattern=6)\n"
+      "p7 = pl.tile.gather_mask(a, mask_pattern=7, output_dtype=pl.INT32)\n"
+      "return g, p3, p6, p7",
+      {a, idx, tmp});
+  REQUIRE(r.size() == 4);
+  check_floats(r[0].buffer->f32, {7, 0, 4});
+  check_floats(r[1].buffer->f32, {0, 4});  // column 0 of each row
+  check_floats(r[2].buffer->f32, {3, 7});  // column 3
+  CHECK(r[3].buffer->ints[1] == static_cast<std::int64_t>(bits(1.0f)));
+  CHECK(r[3].buffer->ints[6] == static_cast<std::int64_t>(bits(6.0f)));
+
+  const Value bad = tile_int(DataType::INT32, {1, 3}, {7, 8, 0});
+  CHECK_THROWS_WITH_AS(
+      run_incore("a: pl.Tile[[2, 4], pl.FP32], i: pl.Tile[[1, 3], pl.INT32], "
+                 "t: pl.Tile[[1, 3], pl.INT32]",
+                 "g = pl.tile.gather(a, i, t)\nreturn g", {a, bad, tmp}),
+      doctest::Contains("op 'tile.gather' index 8 is out of bounds of its source (8 elements)"),
+      rt::RuntimeError);
+  CHECK_THROWS_WITH_AS(
+      run_incore("a: pl.Tile[[2, 4], pl.FP32]", "m = pl.tile.mrgsort_format1(a, 3)\nreturn m", {a}),
+      doctest::Contains("positive multiple of 64"), pypto::core::Error);
+  CHECK_THROWS_WITH_AS(run_incore("a: pl.Tile[[1, 4], pl.FP16], i: pl.Tile[[1, 4], pl.UINT32]",
+                                  "s = pl.tile.sort32(a, i)\nreturn s",
+                                  {tile_f32({1, 4}, {1, 2, 3, 4}, DataType::FP16),
+                                   tile_int(DataType::UINT32, {1, 4}, {0, 1, 2, 3})}),
+                       doctest::Contains("is implemented for FP32 values only"), rt::RuntimeError);
+
+  // torch.gather: out[r][c] = x[index[r][c]][c] along dim 0
+  const auto t = rt::run(*pypto::text::parse_program(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function
+    def f(self, x: pl.Tensor[[2, 3], pl.INT32], i: pl.Tensor[[1, 3], pl.INT32]):
+        g = pl.tensor.gather(x, dim=0, index=i)
+        return g
+)"),
+                         "f",
+                         {Value::tensor_int(DataType::INT32, {2, 3}, {1, 2, 3, 4, 5, 6}),
+                          Value::tensor_int(DataType::INT32, {1, 3}, {1, 0, 1})});
+  REQUIRE(t.size() == 1);
+  CHECK(t[0].buffer->ints == std::vector<std::int64_t>{4, 2, 6});
 }

@@ -118,6 +118,11 @@ PK_FN void fault(int kind, std::int64_t site, std::int64_t dim, std::int64_t off
                    size};
 }
 
+/// A gather's index outside its source, or a sort's invalid operand (irregular_functions.hpp).
+PK_FN void irregular(pypto::codegen::irregular::Fault f, std::int64_t site) {
+  if (f.fault) fault(f.invalid ? 5 : 1, site, 0, f.value, 1, f.size);
+}
+
 }  // namespace pk
 
 extern "C" __attribute__((visibility("default"))) pypto::codegen::KernelFault* pypto_kernel_fault() {
@@ -422,6 +427,7 @@ PYPTO_DECL std::string CpuTarget::prologue(CoreType) {
       "#pragma GCC optimize(\"fp-contract=off\")\n"
       "#endif\n"
       "#include <pypto/codegen/element_functions.hpp>\n"
+      "#include <pypto/codegen/irregular_functions.hpp>\n"
       "#include <pypto/codegen/kernel_abi.hpp>\n\n"
       "#include <algorithm>\n#include <bit>\n#include <cmath>\n#include <cstddef>\n"
       "#include <cstdint>\n#include <cstdlib>\n#include <initializer_list>\n#include <limits>\n"
@@ -652,6 +658,21 @@ PYPTO_DECL std::string CpuTarget::tile_expdif(const TileRef& dst, const TileRef&
   return "pk::expdif(" + dst.name + ".data(), " + a.name + ".data(), " + tile_rows(a).text + ", " +
          tile_cols(a).text + ", " + v.name + ".data(), " + tile_rows(v).text + ", " +
          tile_cols(v).text + ");\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_irregular(std::string_view function, const TileRef& dst,
+                                                 const std::vector<TileRef>& tiles,
+                                                 const std::vector<std::string>& scalars,
+                                                 std::int64_t site) {
+  auto view = [](const TileRef& t) {
+    return "pypto::codegen::irregular::view(" + t.name + ".data(), " + tile_rows(t).text + ", " +
+           tile_cols(t).text + ")";
+  };
+  std::string call =
+      "pk::irregular(pypto::codegen::irregular::" + std::string(function) + "(" + view(dst);
+  for (const TileRef& t : tiles) call += ", " + view(t);
+  for (const std::string& s : scalars) call += ", " + s;
+  return call + "), " + std::to_string(site) + ");\n";
 }
 
 PYPTO_DECL std::string CpuTarget::tile_reduce(const TileRef& dst, const TileRef& src,

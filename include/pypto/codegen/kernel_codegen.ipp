@@ -318,6 +318,11 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_col_argmax:
       case ir::OpId::tile_col_argmin: return reduce(var, c);
       case ir::OpId::tile_tri: return triangle(var, c);
+      case ir::OpId::tile_gather:
+      case ir::OpId::tile_gather_mask:
+      case ir::OpId::tile_sort32:
+      case ir::OpId::tile_mrgsort_format1:
+      case ir::OpId::tile_mrgsort_format2: return irregular(var, c);
       case ir::OpId::tile_extract: return extract(var, c);
       case ir::OpId::tile_assemble: return assemble(var, c);
       case ir::OpId::tile_row_expand_expdif:
@@ -557,7 +562,10 @@ class Lowering : protected RegionLowering<T> {
     std::vector<Dim> dims = dims_of(c, c.args.at(0));
     std::string value;
     const ir::AttrValue* v = c.kwargs.find("value");
-    const std::string type(scalar_type(tt.dtype, &c.span));
+    // A half tile's elements are the target's 16-bit patterns (no scalar type of their own).
+    const bool half = tt.dtype == core::DataType::FP16 || tt.dtype == core::DataType::BF16;
+    const std::string type(half ? T::element_type(tt.dtype) : scalar_type(tt.dtype, &c.span));
+    if (type.empty()) fail_at(c, "on " + dtype_text(c) + " tiles is not supported");
     if (!v) {
       value = type + "{}";
     } else if (const auto* d = v->get_if<double>()) {
@@ -615,6 +623,53 @@ class Lowering : protected RegionLowering<T> {
     on_pipe(Pipe::Vector);
     const std::string code =
         T::tile_triangle(out.tile, diagonal, c.kwargs.get<bool>("upper").value_or(false));
+    if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(code);
+    env_[&var] = std::move(out);
+  }
+
+  /// The gathers, sorts and merges: one call of codegen/irregular_functions.hpp each, into a
+  /// tile of the result's type (runtime/interpreter.hpp runs the same functions).
+  void irregular(const ir::Var& var, const ir::Call& c) {
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    const TileRef src = tile_of(c, c.args.at(0)).tile;
+    std::vector<TileRef> tiles{src};
+    std::vector<std::string> scalars;
+    std::string_view function;
+    const bool sorts = c.op->id != ir::OpId::tile_gather && c.op->id != ir::OpId::tile_gather_mask;
+    if (sorts && src.dtype != core::DataType::FP32)
+      fail_at(c, "is implemented for FP32 values only");
+    switch (c.op->id) {
+      case ir::OpId::tile_gather:
+        function = "gather";
+        tiles.push_back(tile_of(c, c.args.at(1)).tile);
+        break;
+      case ir::OpId::tile_gather_mask:
+        function = "gather_mask";
+        scalars.push_back(std::to_string(c.kwargs.get<std::int64_t>("mask_pattern").value_or(0)));
+        break;
+      case ir::OpId::tile_sort32:
+        function = "sort32";
+        tiles.push_back(tile_of(c, c.args.at(1)).tile);
+        break;
+      case ir::OpId::tile_mrgsort_format1:
+        function = "mrgsort1";
+        scalars.push_back("static_cast<std::int64_t>(" + scalar(*c.args.at(1)) + ")");
+        break;
+      default:  // mrgsort_format2: the lists, then the workspace
+        function = "mrgsort2";
+        if (c.kwargs.get<bool>("exhausted").value_or(false))
+          fail_at(c, "with exhausted=True is not supported");
+        for (std::size_t k = 1; k + 1 < c.args.size(); ++k)
+          tiles.push_back(tile_of(c, c.args[k]).tile);
+        for (const TileRef& t : tiles)
+          if (t.dtype != core::DataType::FP32) fail_at(c, "needs FP32 lists");
+    }
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, dims_of_type(tt));
+    on_pipe(Pipe::Vector);
+    const std::string code = T::tile_irregular(function, out.tile, tiles, scalars, this->site(c));
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
     env_[&var] = std::move(out);

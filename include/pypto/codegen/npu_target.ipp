@@ -208,6 +208,12 @@ PYPTO_DECL std::string NpuTarget::tile_select(const TileRef&, const TileRef&, bo
 }
 PYPTO_DECL std::string NpuTarget::tile_broadcast(const TileRef&, const TileRef&) { return {}; }
 /// A scalar access to a tile's element (GetValue / SetValue on a local tensor) is not emitted yet.
+PYPTO_DECL std::string NpuTarget::tile_irregular(std::string_view, const TileRef&,
+                                                 const std::vector<TileRef>&,
+                                                 const std::vector<std::string>&, std::int64_t) {
+  return {};
+}
+
 PYPTO_DECL std::string NpuTarget::tile_at(const TileRef&, std::string_view) { return {}; }
 PYPTO_DECL std::string NpuTarget::tile_add_bias(const TileRef&, const TileRef&, std::string_view) {
   return {};

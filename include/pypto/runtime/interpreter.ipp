@@ -4,6 +4,7 @@
 #include "pypto/runtime/interpreter.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "pypto/codegen/element_ops.hpp"
+#include "pypto/codegen/irregular_functions.hpp"
 #include "pypto/codegen/kernel_abi.hpp"
 #include "pypto/codegen/kernel_op_of.hpp"
 #include "pypto/core/dtype.hpp"
@@ -998,6 +1000,16 @@ class Interpreter {
         return args[0];
       }
       case OpId::tile_tri: return triangle(c, args);
+      case OpId::tile_gather:
+      case OpId::tile_gather_mask:
+      case OpId::tensor_gather_mask:
+      case OpId::tile_sort32:
+      case OpId::tensor_sort32:
+      case OpId::tile_mrgsort_format1:
+      case OpId::tensor_mrgsort_format1:
+      case OpId::tile_mrgsort_format2:
+      case OpId::tensor_mrgsort_format2: return irregular(c, args);
+      case OpId::tensor_gather: return gather_along(c, args);
       case OpId::tile_fillpad:
       case OpId::tile_fillpad_inplace:
       case OpId::tile_fillpad_expand:
@@ -1618,6 +1630,166 @@ class Interpreter {
         else
           out.buffer->ints[k] = one ? 1 : 0;
       }
+    return out;
+  }
+
+  /// A buffer as irregular_functions.hpp's row-major view (leading dimensions folded into rows),
+  /// of its floats or of its integers.
+  template <class V>
+  static auto view_of(const Buffer& b, V& elements) {
+    const std::int64_t cols = b.shape.empty() ? 1 : b.shape.back();
+    const auto size = static_cast<std::int64_t>(b.size());
+    return codegen::irregular::view(elements.data(), cols == 0 ? 0 : size / cols, cols);
+  }
+
+  /// The gathers, sorts and merges of PTO-ISA's irregular instructions: the functions of
+  /// codegen/irregular_functions.hpp, which the CPU target's kernels call too.
+  Value irregular(const ir::Call& c, std::vector<Value>& args) {
+    namespace irr = codegen::irregular;
+    using ir::OpId;
+    const OpId id = c.op->id;
+    const auto* rt = ir::as<ir::ShapedType>(c.type.get());
+    if (!rt) unsupported(c, "needs a tile or tensor result");
+    const bool tile = ir::isa<ir::TileType>(*c.type);
+    const Buffer& src = shaped(args.at(0), "the source");
+    const DataType out_dtype = rt->dtype;
+    Value out = Value::zeros(
+        id == OpId::tile_gather_mask || id == OpId::tensor_gather_mask ? src.dtype : out_dtype,
+        static_shape(c, *rt), tile);
+    Buffer& dst = *out.buffer;
+    const bool floats = is_float_dtype(src.dtype);
+    auto index_view = [&](const Value& v) {
+      const Buffer& b = shaped(v, "the indices");
+      if (is_float_dtype(b.dtype)) unsupported(c, "needs integer indices");
+      return view_of(b, b.ints);
+    };
+    auto fp32_only = [&] {
+      if (src.dtype != DataType::FP32) unsupported(c, "is implemented for FP32 values only");
+    };
+    irr::Fault fault;
+    switch (id) {
+      case OpId::tile_gather: {
+        if (args.size() != 3) unsupported(c, "needs (src, indices, tmp)");
+        const auto idx = index_view(args[1]);
+        fault = floats ? irr::gather(view_of(dst, dst.f32), view_of(src, src.f32), idx)
+                       : irr::gather(view_of(dst, dst.ints), view_of(src, src.ints), idx);
+        break;
+      }
+      case OpId::tile_gather_mask:
+      case OpId::tensor_gather_mask: {
+        const int pattern =
+            static_cast<int>(c.kwargs.get<std::int64_t>("mask_pattern").value_or(0));
+        fault = floats ? irr::gather_mask(view_of(dst, dst.f32), view_of(src, src.f32), pattern)
+                       : irr::gather_mask(view_of(dst, dst.ints), view_of(src, src.ints), pattern);
+        if (out_dtype != src.dtype) reinterpret(c, dst, out_dtype);
+        break;
+      }
+      case OpId::tile_sort32:
+      case OpId::tensor_sort32:
+        fp32_only();
+        fault = irr::sort32(view_of(dst, dst.f32), view_of(src, src.f32), index_view(args.at(1)));
+        break;
+      case OpId::tile_mrgsort_format1:
+      case OpId::tensor_mrgsort_format1:
+        fp32_only();
+        fault = irr::mrgsort1(view_of(dst, dst.f32), view_of(src, src.f32),
+                              as_int(args.at(1), "the block length"));
+        break;
+      default: {  // mrgsort_format2: two to four lists (a tile's last operand is its workspace)
+        fp32_only();
+        if (c.kwargs.get<bool>("exhausted").value_or(false))
+          unsupported(c,
+                      "with exhausted=True (it stops at the first exhausted list) is not "
+                      "implemented");
+        const std::size_t lists = args.size() - (tile ? 1 : 0);
+        std::vector<irr::View<const float>> views;
+        for (std::size_t k = 0; k < lists; ++k) {
+          const Buffer& b = shaped(args[k], "a list");
+          if (b.dtype != DataType::FP32) unsupported(c, "needs FP32 lists");
+          views.push_back(view_of(b, b.f32));
+        }
+        fault =
+            irr::merge_lists(view_of(dst, dst.f32), views.data(), static_cast<int>(views.size()));
+      }
+    }
+    if (fault.fault && fault.invalid)
+      unsupported(c, "gets the invalid operand " + std::to_string(fault.value));
+    if (fault.fault)
+      unsupported(c, "index " + std::to_string(fault.value) + " is out of bounds of its source (" +
+                         std::to_string(fault.size) + " elements)");
+    return out;
+  }
+
+  /// A buffer's elements read as another dtype of the same width, bit for bit (gather_mask's
+  /// output_dtype). A half dtype's NaN pattern reads as that dtype's quiet NaN of its sign, as
+  /// every read of a half element does.
+  void reinterpret(const ir::Call& c, Buffer& b, DataType to) const {
+    const unsigned width = core::bit_width(b.dtype);
+    if (width != core::bit_width(to) || (width != 16 && width != 32))
+      unsupported(c, "reinterprets only between dtypes of 16 or 32 bits, alike");
+    auto half_format = [](DataType t) {
+      return t == DataType::BF16 ? codegen::HalfFormat::BF16 : codegen::HalfFormat::FP16;
+    };
+    const std::size_t n = b.size();
+    std::vector<std::uint32_t> bits(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      if (b.dtype == DataType::FP32)
+        bits[k] = std::bit_cast<std::uint32_t>(b.f32[k]);
+      else if (is_float_dtype(b.dtype))
+        bits[k] = codegen::float_to_half(b.f32[k], half_format(b.dtype));
+      else
+        bits[k] = static_cast<std::uint32_t>(b.ints[k]) & (width == 32 ? 0xffffffffu : 0xffffu);
+    }
+    b.dtype = to;
+    b.f32.assign(is_float_dtype(to) ? n : 0, 0.0f);
+    b.ints.assign(is_float_dtype(to) ? 0 : n, 0);
+    for (std::size_t k = 0; k < n; ++k) {
+      if (to == DataType::FP32)
+        b.f32[k] = std::bit_cast<float>(bits[k]);
+      else if (is_float_dtype(to))
+        b.f32[k] = codegen::half_to_float(static_cast<std::uint16_t>(bits[k]), half_format(to));
+      else
+        b.ints[k] = wrap(bits[k], to);
+    }
+  }
+
+  /// tensor.gather(input, index, dim=), torch.gather's meaning: the result has the index's shape
+  /// and takes input's element at the index's value on axis `dim` and its own position on every
+  /// other axis.
+  Value gather_along(const ir::Call& c, std::vector<Value>& args) {
+    if (args.size() != 2) unsupported(c, "needs (input, index) and dim=");
+    const Buffer& in = shaped(args[0], "the input");
+    const Buffer& idx = shaped(args[1], "the index");
+    if (is_float_dtype(idx.dtype)) unsupported(c, "needs integer indices");
+    const auto rank = static_cast<std::int64_t>(in.shape.size());
+    std::int64_t dim = c.kwargs.get<std::int64_t>("dim").value_or(-1);
+    if (dim < 0) dim += rank;
+    if (dim < 0 || dim >= rank || idx.shape.size() != in.shape.size())
+      unsupported(c, "needs an index of the input's rank and a dim within it");
+    for (std::size_t k = 0; k < idx.shape.size(); ++k)
+      if (static_cast<std::int64_t>(k) != dim && idx.shape[k] > in.shape[k])
+        unsupported(c, "index is larger than the input on dimension " + std::to_string(k));
+    Value out = Value::zeros(in.dtype, idx.shape, false);
+    std::vector<std::int64_t> pos(idx.shape.size(), 0);
+    for (std::size_t j = 0; j < idx.size(); ++j) {
+      const std::int64_t at = idx.ints[j];
+      const std::int64_t extent = in.shape[static_cast<std::size_t>(dim)];
+      if (at < 0 || at >= extent)
+        unsupported(c, "index " + std::to_string(at) + " is out of bounds of dimension " +
+                           std::to_string(dim) + " (" + std::to_string(extent) + ")");
+      std::size_t from = 0;
+      for (std::size_t k = 0; k < pos.size(); ++k)
+        from = from * static_cast<std::size_t>(in.shape[k]) +
+               static_cast<std::size_t>(static_cast<std::int64_t>(k) == dim ? at : pos[k]);
+      if (is_float_dtype(in.dtype))
+        out.buffer->f32[j] = in.f32[from];
+      else
+        out.buffer->ints[j] = in.ints[from];
+      for (std::size_t k = pos.size(); k-- > 0;) {
+        if (++pos[k] < idx.shape[k]) break;
+        pos[k] = 0;
+      }
+    }
     return out;
   }
 

@@ -59,6 +59,7 @@ PYPTO_DECL std::string kernel_fault_text(const codegen::KernelFault& f) {
     case K::ShiftOutOfRange: return "shifts by " + std::to_string(f.offset) + ", out of range";
     case K::NegativeExponent:
       return "raises an integer to the negative power " + std::to_string(f.offset);
+    case K::InvalidOperand: return "gets the invalid operand " + std::to_string(f.offset);
   }
   return "faults (kind " + std::to_string(static_cast<std::int64_t>(f.kind)) + ")";
 }

@@ -25,8 +25,11 @@ PYPTO_DECL std::uint64_t next_random(std::uint64_t& state);
 /// values rounded to the dtype, signed integers in [-8, 8), unsigned ones in [0, 16), BOOL 0 or
 /// 1; float scalars in [-2, 2) rounded to their dtype, integer scalars in [1, 4] (loop
 /// bounds and dims stay small). A dim must be a constant, a scalar parameter or a shape symbol
-/// (given a multiple of 16 up to 64, one extent per symbol).
-PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t seed);
+/// (given a multiple of 16 up to 64, one extent per symbol). `signed_low` moves the signed
+/// integer elements to [signed_low, signed_low + 16): 0 makes every one a valid index of an
+/// extent of 16 or more (the gathers' index tensors).
+PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t seed,
+                                            std::int64_t signed_low = -8);
 
 }  // namespace pypto::runtime
 

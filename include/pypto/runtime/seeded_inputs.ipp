@@ -23,7 +23,8 @@ PYPTO_DECL std::uint64_t next_random(std::uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t seed) {
+PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t seed,
+                                            std::int64_t signed_low) {
   std::uint64_t state = seed;
   std::map<const ir::Var*, std::int64_t> scalars;
   std::vector<Value> args(fn.params.size());
@@ -79,7 +80,7 @@ PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_
                            static_cast<float>(next_random(state) % (1u << 22)) / (1u << 20) - 2.0f);
     } else if (core::is_int(t->dtype)) {
       for (std::int64_t& x : v.buffer->ints)
-        x = static_cast<std::int64_t>(next_random(state) % 16) - 8;
+        x = static_cast<std::int64_t>(next_random(state) % 16) + signed_low;
     } else if (core::is_unsigned_int(t->dtype) || t->dtype == core::DataType::BOOL) {
       const std::uint64_t range = t->dtype == core::DataType::BOOL ? 2 : 16;
       for (std::int64_t& x : v.buffer->ints)
