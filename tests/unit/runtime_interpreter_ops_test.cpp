@@ -382,7 +382,7 @@ TEST_CASE("interpret ops: gathers by flat index, by mask pattern and along a ten
       run_incore("a: pl.Tile[[2, 4], pl.FP32], i: pl.Tile[[1, 3], pl.INT32], "
                  "t: pl.Tile[[1, 3], pl.INT32]",
                  "g = pl.tile.gather(a, i, t)\nreturn g", {a, bad, tmp}),
-      doctest::Contains("op 'tile.gather' index 8 is out of bounds of its source (8 elements)"),
+      doctest::Contains("op 'tile.gather' index 8 is out of bounds of its elements (8)"),
       rt::RuntimeError);
   CHECK_THROWS_WITH_AS(
       run_incore("a: pl.Tile[[2, 4], pl.FP32]", "m = pl.tile.mrgsort_format1(a, 3)\nreturn m", {a}),
@@ -408,4 +408,91 @@ class P:
                           Value::tensor_int(DataType::INT32, {1, 3}, {1, 0, 1})});
   REQUIRE(t.size() == 1);
   CHECK(t[0].buffer->ints == std::vector<std::int64_t>{4, 2, 6});
+}
+
+TEST_CASE(
+    "interpret ops: scatters write by flat index, by mask pattern and by row, the last wins") {
+  const auto r = run_incore(
+      "d: pl.Tile[[2, 3], pl.FP32], a: pl.Tile[[1, 3], pl.FP32], i: pl.Tile[[1, 3], pl.INT32], "
+      "m: pl.Tile[[1, 4], pl.FP32], b: pl.Tile[[1, 2], pl.FP32], "
+      "u: pl.Tile[[3, 2], pl.FP32], j: pl.Tile[[1, 2], pl.INT32], s: pl.Tile[[2, 2], pl.FP32]",
+      "d2 = pl.tile.scatter(d, a, i)\n"
+      "m2 = pl.tile.scatter_mask(m, b, mask_pattern=2)\n"
+      "u2 = pl.tile.scatter_update(u, -2, j, s)\n"
+      "return d2, m2, u2",
+      {tile_f32({2, 3}, {9, 9, 9, 9, 9, 9}), tile_f32({1, 3}, {1, 2, 3}),
+       tile_int(DataType::INT32, {1, 3}, {5, 0, 5}), tile_f32({1, 4}, {9, 9, 9, 9}),
+       tile_f32({1, 2}, {1, 2}), tile_f32({3, 2}, {0, 1, 2, 3, 4, 5}),
+       tile_int(DataType::INT32, {1, 2}, {2, 2}), tile_f32({2, 2}, {10, 11, 12, 13})});
+  REQUIRE(r.size() == 3);
+  check_floats(r[0].buffer->f32, {2, 9, 9, 9, 9, 3});  // index 5 twice: the later 3
+  check_floats(r[1].buffer->f32, {0, 1, 0, 2});        // odd columns; the others zero
+  check_floats(r[2].buffer->f32, {0, 1, 2, 3, 12, 13});
+
+  const auto t = rt::run(*pypto::text::parse_program(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function
+    def f(self, x: pl.Tensor[[2, 3], pl.INT32], i: pl.Tensor[[2, 2], pl.INT32], y: pl.Tensor[[2, 2], pl.INT32], b: pl.Tensor[[1, 2], pl.INT32], d: pl.Tensor[[1, 4], pl.INT32]):
+        s = pl.tensor.scatter(x, -1, i, y)
+        m = pl.tensor.scatter_mask(b, d, mask_pattern=2)
+        return s, m
+)"),
+                         "f",
+                         {Value::tensor_int(DataType::INT32, {2, 3}, {0, 0, 0, 0, 0, 0}),
+                          Value::tensor_int(DataType::INT32, {2, 2}, {2, 2, 0, 1}),
+                          Value::tensor_int(DataType::INT32, {2, 2}, {1, 2, 3, 4}),
+                          Value::tensor_int(DataType::INT32, {1, 2}, {1, 2}),
+                          Value::tensor_int(DataType::INT32, {1, 4}, {9, 9, 9, 9})});
+  REQUIRE(t.size() == 2);
+  CHECK(t[0].buffer->ints == std::vector<std::int64_t>{0, 0, 2, 3, 4, 0});
+  CHECK(t[1].buffer->ints == std::vector<std::int64_t>{9, 1, 9, 2});  // the rest kept
+
+  CHECK_THROWS_WITH_AS(
+      run_incore("d: pl.Tile[[2, 3], pl.FP32], a: pl.Tile[[1, 3], pl.FP32], "
+                 "i: pl.Tile[[1, 3], pl.INT32]",
+                 "d2 = pl.tile.scatter(d, a, i)\nreturn d2",
+                 {tile_f32({2, 3}, {0, 0, 0, 0, 0, 0}), tile_f32({1, 3}, {1, 2, 3}),
+                  tile_int(DataType::INT32, {1, 3}, {0, 6, 1})}),
+      doctest::Contains("index 6 is out of bounds of its elements (6)"), rt::RuntimeError);
+}
+
+TEST_CASE("interpret ops: mgather reads rows of a tensor, out-of-range indices by gather_oob") {
+  auto gather = [](std::string_view kwargs) {
+    const std::string text = R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def f(self, x: pl.Tensor[[3, 2], pl.FP32], i: pl.Tile[[1, 3], pl.INT32]):
+        g = pl.tile.mgather(x, i)" +
+                             std::string(kwargs) + R"()
+        return g
+)";
+    return rt::run(*pypto::text::parse_program(text), "f",
+                   {Value::tensor_f32({3, 2}, {0, 1, 2, 3, 4, 5}),
+                    tile_int(DataType::INT32, {1, 3}, {-1, 3, 1})});
+  };
+  // -1 reads as 2^32 - 1: clamped to row 2, wrapped to (2^32 - 1) % 3 = 0
+  check_floats(gather(", gather_oob=1")[0].buffer->f32, {4, 5, 4, 5, 2, 3});
+  check_floats(gather(", gather_oob=2")[0].buffer->f32, {0, 1, 0, 1, 2, 3});
+  check_floats(gather(", gather_oob=3")[0].buffer->f32, {0, 0, 0, 0, 2, 3});
+  CHECK_THROWS_WITH_AS(gather(""), doctest::Contains("index -1 is out of bounds of its rows (3)"),
+                       rt::RuntimeError);
+}
+
+TEST_CASE("interpret ops: random is Philox4x32-10, four words per counter along a row") {
+  const auto r = run_incore("k: pl.Scalar[pl.INT32]",
+                            "u = pl.tile.random(k, k, k, k, k, k, [2, 4], dtype=pl.UINT32)\n"
+                            "s = pl.tile.random(k, k, k, k, k, k, [2, 4], dtype=pl.INT32)\n"
+                            "return u, s",
+                            {Value::scalar_int(0, DataType::INT32)});
+  REQUIRE(r.size() == 2);
+  // Random123's known answer for key 0, counter 0, ten rounds
+  const std::vector<std::int64_t> words = {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8};
+  CHECK(std::vector<std::int64_t>(r[0].buffer->ints.begin(), r[0].buffer->ints.begin() + 4) ==
+        words);
+  CHECK(r[1].buffer->ints[3] == static_cast<std::int32_t>(0x9b00dbd8u));
+  CHECK(r[0].buffer->ints[4] != r[0].buffer->ints[0]);  // row 1: the counter moved on
 }

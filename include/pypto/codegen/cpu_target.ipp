@@ -123,6 +123,14 @@ PK_FN void irregular(pypto::codegen::irregular::Fault f, std::int64_t site) {
   if (f.fault) fault(f.invalid ? 5 : 1, site, 0, f.value, 1, f.size);
 }
 
+/// A tensor as irregular_functions.hpp's row-major view (leading dimensions folded into rows).
+template <class E>
+PK_FN pypto::codegen::irregular::View<E> tensor_view(const pypto::codegen::TensorArg* t, E* data) {
+  std::int64_t rows = 1;
+  for (std::int64_t k = 0; k + 1 < t->rank; ++k) rows *= t->shape[k];
+  return {data, rows, t->rank > 0 ? t->shape[t->rank - 1] : 1};
+}
+
 }  // namespace pk
 
 extern "C" __attribute__((visibility("default"))) pypto::codegen::KernelFault* pypto_kernel_fault() {
@@ -660,18 +668,20 @@ PYPTO_DECL std::string CpuTarget::tile_expdif(const TileRef& dst, const TileRef&
          tile_cols(v).text + ");\n";
 }
 
-PYPTO_DECL std::string CpuTarget::tile_irregular(std::string_view function, const TileRef& dst,
-                                                 const std::vector<TileRef>& tiles,
-                                                 const std::vector<std::string>& scalars,
+PYPTO_DECL std::string CpuTarget::irregular_view(const TileRef& t) {
+  return "pypto::codegen::irregular::view(" + t.name + ".data(), " + tile_rows(t).text + ", " +
+         tile_cols(t).text + ")";
+}
+
+PYPTO_DECL std::string CpuTarget::irregular_view(const TensorRef& t) {
+  return "pk::tensor_view(" + t.name + ", " + t.data + ")";
+}
+
+PYPTO_DECL std::string CpuTarget::irregular_call(std::string_view function,
+                                                 const std::vector<std::string>& operands,
                                                  std::int64_t site) {
-  auto view = [](const TileRef& t) {
-    return "pypto::codegen::irregular::view(" + t.name + ".data(), " + tile_rows(t).text + ", " +
-           tile_cols(t).text + ")";
-  };
-  std::string call =
-      "pk::irregular(pypto::codegen::irregular::" + std::string(function) + "(" + view(dst);
-  for (const TileRef& t : tiles) call += ", " + view(t);
-  for (const std::string& s : scalars) call += ", " + s;
+  std::string call = "pk::irregular(pypto::codegen::irregular::" + std::string(function) + "(";
+  for (std::size_t k = 0; k < operands.size(); ++k) call += (k ? ", " : "") + operands[k];
   return call + "), " + std::to_string(site) + ");\n";
 }
 

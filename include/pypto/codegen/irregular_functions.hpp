@@ -48,18 +48,26 @@ D bits_as(S s) {
   }
 }
 
+/// Calls move(r, c, k) for each index k = idx[r][c] in row-major order; an index outside
+/// [0, size) is a fault.
+template <class I, class Move>
+Fault each_index(View<I> idx, std::int64_t size, Move move) {
+  for (std::int64_t r = 0; r < idx.rows; ++r)
+    for (std::int64_t c = 0; c < idx.cols; ++c) {
+      const auto k = static_cast<std::int64_t>(idx.at(r, c));
+      if (k < 0 || k >= size) return {true, false, k, size};
+      move(r, c, k);
+    }
+  return {};
+}
+
 /// tile.gather, index form: dst[i][j] is src's element idx[i][j], counted row-major over the
 /// whole source tile.
 template <class D, class S, class I>
 Fault gather(View<D> dst, View<S> src, View<I> idx) {
-  const std::int64_t size = src.rows * src.cols;
-  for (std::int64_t r = 0; r < dst.rows; ++r)
-    for (std::int64_t c = 0; c < dst.cols; ++c) {
-      const auto k = static_cast<std::int64_t>(idx.at(r, c));
-      if (k < 0 || k >= size) return {true, false, k, size};
-      dst.at(r, c) = src.data[k];
-    }
-  return {};
+  return each_index(idx, src.rows * src.cols, [&](std::int64_t r, std::int64_t c, std::int64_t k) {
+    dst.at(r, c) = src.data[k];
+  });
 }
 
 /// Whether column `c` is one of PTO-ISA mask pattern `pattern`'s (1 P0101 even columns, 2 P1010
@@ -180,6 +188,126 @@ template <class... L>
 Fault mrgsort2(View<float> dst, L... lists) {
   const View<const float> all[] = {View<const float>{lists.data, lists.rows, lists.cols}...};
   return merge_lists(dst, all, static_cast<int>(sizeof...(L)));
+}
+
+/// tile.scatter (and tile.mscatter into a tensor): dst's element at each index idx[i][j],
+/// counted row-major over the whole of dst, becomes src[i][j], in row-major order (the last
+/// write wins); every other element keeps its value.
+template <class D, class S, class I>
+Fault scatter(View<D> dst, View<S> src, View<I> idx) {
+  return each_index(idx, dst.rows * dst.cols, [&](std::int64_t r, std::int64_t c, std::int64_t k) {
+    dst.data[k] = src.at(r, c);
+  });
+}
+
+/// scatter_mask, the inverse of gather_mask: each row's selected columns of dst take src's row
+/// in order; the others become zero (tile.scatter_mask, as the device's) or keep theirs
+/// (tensor.scatter_mask: `keep`).
+template <class D, class S>
+Fault scatter_mask(View<D> dst, View<S> src, int pattern, bool keep) {
+  if (pattern < 1 || pattern > 7) return {true, true, pattern, 0};
+  for (std::int64_t r = 0; r < dst.rows && r < src.rows; ++r) {
+    std::int64_t in = 0;
+    for (std::int64_t c = 0; c < dst.cols; ++c) {
+      if (mask_selects(pattern, c) && in < src.cols)
+        dst.at(r, c) = src.at(r, in++);
+      else if (!keep)
+        dst.at(r, c) = D{};
+    }
+  }
+  return {};
+}
+
+/// tile.scatter_update: row idx.flat[k] of dst becomes row k of src, k in order (the last write
+/// wins).
+template <class D, class S, class I>
+Fault scatter_rows(View<D> dst, View<S> src, View<I> idx) {
+  for (std::int64_t k = 0; k < idx.rows * idx.cols && k < src.rows; ++k) {
+    const auto row = static_cast<std::int64_t>(idx.data[k]);
+    if (row < 0 || row >= dst.rows) return {true, false, row, dst.rows};
+    for (std::int64_t c = 0; c < dst.cols && c < src.cols; ++c) dst.at(row, c) = src.at(k, c);
+  }
+  return {};
+}
+
+/// tile.mgather: from a tensor `mem` (leading dimensions folded into rows), each row of dst is
+/// the row idx.flat[r] (coalesce 0) or each element the element idx[i][j] counted row-major
+/// (coalesce 1). An index reads as its 32-bit unsigned pattern; one outside mem is, by `oob`: an
+/// error (0, the device leaves it undefined), the last (1, clamp), the index modulo the extent
+/// (2, wrap), or zero (3).
+template <class D, class M, class I>
+Fault mgather(View<D> dst, View<M> mem, View<I> idx, int coalesce, int oob) {
+  const bool rows = coalesce == 0;
+  const std::int64_t extent = rows ? mem.rows : mem.rows * mem.cols;
+  if ((coalesce != 0 && coalesce != 1) || oob < 0 || oob > 3 || extent == 0)
+    return {true, true, coalesce != 0 && coalesce != 1 ? coalesce : oob, 0};
+  const std::int64_t count = rows ? dst.rows : dst.rows * dst.cols;
+  for (std::int64_t k = 0; k < count && k < idx.rows * idx.cols; ++k) {
+    auto at = static_cast<std::int64_t>(static_cast<std::uint32_t>(idx.data[k]));
+    bool zero = false;
+    if (at >= extent) {
+      if (oob == 0) return {true, false, static_cast<std::int64_t>(idx.data[k]), extent};
+      if (oob == 1) at = extent - 1;
+      if (oob == 2) at %= extent;
+      zero = oob == 3;
+    }
+    if (!rows) {
+      dst.data[k] = zero ? D{} : mem.data[at];
+      continue;
+    }
+    for (std::int64_t c = 0; c < dst.cols; ++c)
+      dst.at(k, c) = zero || c >= mem.cols ? D{} : mem.at(at, c);
+  }
+  return {};
+}
+
+/// Philox4x32 with `rounds` rounds (Random123's): the four words of counter `c` under key k.
+inline void philox(std::uint32_t c[4], std::uint32_t k0, std::uint32_t k1, int rounds) {
+  for (int r = 0; r < rounds; ++r) {
+    const std::uint64_t p0 = std::uint64_t{c[0]} * 0xD2511F53u;
+    const std::uint64_t p1 = std::uint64_t{c[2]} * 0xCD9E8D57u;
+    const std::uint32_t n0 = static_cast<std::uint32_t>(p1 >> 32) ^ c[1] ^ k0;
+    const std::uint32_t n2 = static_cast<std::uint32_t>(p0 >> 32) ^ c[3] ^ k1;
+    c[0] = n0;
+    c[1] = static_cast<std::uint32_t>(p1);
+    c[2] = n2;
+    c[3] = static_cast<std::uint32_t>(p0);
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+}
+
+/// tile.random: Philox4x32 words over the valid rows x cols box, in the device's (A5) order.
+/// The counter is 128 bits, counter0 its lowest word; row r starts at counter + r * (64 * (n -
+/// 1) + (cols - 1) % 64 + 1), n the row's chunks of 256 columns, and column 256j + 4l + w takes
+/// word w of the row's start + 64j + l. A signed dtype (`as_signed`) reads a word as its two's
+/// complement. (PTO-ISA's CPU simulator orders the words otherwise; docs/runtime.md.)
+template <class E>
+Fault random(View<E> dst, std::int64_t valid_rows, std::int64_t valid_cols, std::uint32_t key0,
+             std::uint32_t key1, std::uint32_t c0, std::uint32_t c1, std::uint32_t c2,
+             std::uint32_t c3, int rounds, bool as_signed) {
+  if (rounds != 7 && rounds != 10) return {true, true, rounds, 0};
+  if (valid_rows < 0 || valid_cols < 0 || valid_rows > dst.rows || valid_cols > dst.cols)
+    return {true, true, valid_rows > dst.rows || valid_rows < 0 ? valid_rows : valid_cols, 0};
+  if (valid_cols == 0) return {};
+  const std::int64_t chunks = (valid_cols + 255) / 256;
+  const std::int64_t per_row = 64 * (chunks - 1) + (valid_cols - 1) % 64 + 1;
+  for (std::int64_t r = 0; r < valid_rows; ++r)
+    for (std::int64_t col = 0; col < valid_cols; ++col) {
+      const auto step = static_cast<std::uint64_t>(r * per_row + 64 * (col / 256) + col % 256 / 4);
+      std::uint32_t c[4] = {c0, c1, c2, c3};
+      std::uint64_t carry = step;
+      for (std::uint32_t& w : c) {  // the 128-bit counter plus `step`
+        const std::uint64_t sum = std::uint64_t{w} + (carry & 0xffffffffu);
+        w = static_cast<std::uint32_t>(sum);
+        carry = (carry >> 32) + (sum >> 32);
+      }
+      philox(c, key0, key1, rounds);
+      const std::uint32_t word = c[col % 4];
+      dst.at(r, col) =
+          as_signed ? static_cast<E>(static_cast<std::int32_t>(word)) : static_cast<E>(word);
+    }
+  return {};
 }
 
 }  // namespace pypto::codegen::irregular

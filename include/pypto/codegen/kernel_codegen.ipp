@@ -20,6 +20,7 @@
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/identical.hpp"
+#include "pypto/ir/ops/type_rules.hpp"
 #include "pypto/ir/round_mode.hpp"
 #include "pypto/ir/stmt.hpp"
 #include "pypto/ir/type.hpp"
@@ -200,6 +201,16 @@ class Lowering : protected RegionLowering<T> {
             write(*c);
           return;
         }
+        // Another op as a statement (an mscatter into its tensor): its value bound to a name
+        // nothing reads.
+        if (c && ir::isa<ir::ShapedType>(*c->type) && !ir::isa<ir::GlobalVar>(*c->op)) {
+          hoist_args(*c, s);
+          ir::VarRef v = ir::Var::make("discarded", c->type);
+          uses_[v.get()] = 1;
+          assign_call(*v, *c, s);
+          synthetic_vars_.push_back(std::move(v));
+          return;
+        }
         if (c) fail_at(*c, "is not supported by the kernel code generator");
         fail_stmt("an expression statement", "is not supported");
       }
@@ -322,7 +333,13 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_gather_mask:
       case ir::OpId::tile_sort32:
       case ir::OpId::tile_mrgsort_format1:
-      case ir::OpId::tile_mrgsort_format2: return irregular(var, c);
+      case ir::OpId::tile_mrgsort_format2:
+      case ir::OpId::tile_scatter:
+      case ir::OpId::tile_scatter_mask:
+      case ir::OpId::tile_scatter_update:
+      case ir::OpId::tile_mscatter:
+      case ir::OpId::tile_mgather:
+      case ir::OpId::tile_random: return irregular(var, c);
       case ir::OpId::tile_extract: return extract(var, c);
       case ir::OpId::tile_assemble: return assemble(var, c);
       case ir::OpId::tile_row_expand_expdif:
@@ -446,10 +463,19 @@ class Lowering : protected RegionLowering<T> {
       if (ir::isa<ir::TileType>(*rhs->type)) {
         const TileRef& bt = tile_of(c, rhs).tile;
         if (bt.dtype != a.dtype) fail_at(c, "needs operands of one dtype");
-        if (!same_dims(bt.dims, a.dims))
-          fail_at(c, "reads " + std::string(core::dtype_name(a.dtype)) +
-                         " tiles of different shapes, which it does not broadcast");
         b = bt.name;
+        if (!same_dims(bt.dims, a.dims)) {  // a [rows, 1] / [1, cols] vector (row / col_expand_*)
+          const bool vector = a.dims.size() == 2 && bt.dims.size() == 2 &&
+                              (bt.dims[0].text == "1" || bt.dims[1].text == "1");
+          const TileRef wide = declare_tile(c, a.dtype, tt->memory_space, a.dims);
+          const std::string code = vector ? T::tile_broadcast(wide, bt) : std::string{};
+          if (code.empty())
+            fail_at(c, "reads " + std::string(core::dtype_name(a.dtype)) +
+                           " tiles of different shapes, which it does not broadcast");
+          on_pipe(Pipe::Vector);
+          line(code);
+          b = wide.name;
+        }
       } else {
         if (!integer)
           fail_at(c, "with a scalar operand on " + dtype_text(c) + " tiles is not supported");
@@ -569,9 +595,16 @@ class Lowering : protected RegionLowering<T> {
     if (!v) {
       value = type + "{}";
     } else if (const auto* d = v->get_if<double>()) {
-      if (tt.dtype != core::DataType::FP32)
-        fail_at(c, "with a float value on a non-FP32 tile is not supported");
-      value = T::float_literal(kernel::float_bits(static_cast<float>(*d)));
+      // A half tile's value is rounded once from the binary32 one: exact only when the double
+      // is a float (else two roundings could differ from the interpreter's one).
+      const auto f = static_cast<float>(*d);
+      const std::string literal = T::float_literal(kernel::float_bits(f));
+      if (tt.dtype == core::DataType::FP32)
+        value = literal;
+      else if (half && static_cast<double>(f) == *d)
+        value = T::round_to_dtype(tt.dtype, literal);
+      else
+        fail_at(c, "with this float value on a " + dtype_text(c) + " tile is not supported");
     } else if (const auto* i = v->get_if<std::int64_t>()) {
       value = "pk::cast<" + type + ">(std::int64_t{" + std::to_string(*i) + "})";
     } else if (const auto* e = v->get_if<ir::ExprRef>()) {
@@ -628,48 +661,106 @@ class Lowering : protected RegionLowering<T> {
     env_[&var] = std::move(out);
   }
 
-  /// The gathers, sorts and merges: one call of codegen/irregular_functions.hpp each, into a
-  /// tile of the result's type (runtime/interpreter.hpp runs the same functions).
+  /// The gathers, scatters, sorts, merges and tile.random: one call of
+  /// codegen/irregular_functions.hpp each (runtime/interpreter.hpp runs the same functions), into
+  /// a new tile of the result's type, or in place into the tile (the scatters) or the tensor
+  /// (mscatter) the op writes, which is then the result.
   void irregular(const ir::Var& var, const ir::Call& c) {
-    const auto& tt = static_cast<const ir::TileType&>(*c.type);
-    const TileRef src = tile_of(c, c.args.at(0)).tile;
-    std::vector<TileRef> tiles{src};
-    std::vector<std::string> scalars;
+    using ir::OpId;
+    const OpId id = c.op->id;
+    auto tile = [&](std::size_t k) -> const TileRef& { return tile_of(c, c.args.at(k)).tile; };
+    auto view = [&](const auto& ref) {
+      std::string v = T::irregular_view(ref);
+      if (v.empty()) fail_at(c, "is not supported by the kernel code generator");
+      return v;
+    };
+    auto kwarg = [&](std::string_view key, std::int64_t fallback) {
+      return std::to_string(c.kwargs.get<std::int64_t>(key).value_or(fallback));
+    };
+    auto u32 = [&](std::size_t k) {
+      return "static_cast<std::uint32_t>(" + scalar(*c.args.at(k)) + ")";
+    };
+    const bool in_place = id == OpId::tile_scatter || id == OpId::tile_scatter_mask ||
+                          id == OpId::tile_scatter_update || id == OpId::tile_mscatter;
+    Value out;
+    if (id == OpId::tile_mscatter) {
+      out = tensor_of(c, c.args.at(2));
+    } else if (in_place) {
+      out = tile_of(c, c.args.at(0));
+    } else {
+      const auto& tt = static_cast<const ir::TileType&>(*c.type);
+      out.kind = Value::Kind::Tile;
+      out.tile = declare_tile(c, tt.dtype, tt.memory_space, dims_of_type(tt));
+    }
+    std::vector<std::string> operands{out.kind == Value::Kind::Tile ? view(out.tile)
+                                                                    : view(out.tensor)};
     std::string_view function;
-    const bool sorts = c.op->id != ir::OpId::tile_gather && c.op->id != ir::OpId::tile_gather_mask;
-    if (sorts && src.dtype != core::DataType::FP32)
+    const bool sorts = id == OpId::tile_sort32 || id == OpId::tile_mrgsort_format1 ||
+                       id == OpId::tile_mrgsort_format2;
+    if (sorts && tile(0).dtype != core::DataType::FP32)
       fail_at(c, "is implemented for FP32 values only");
-    switch (c.op->id) {
-      case ir::OpId::tile_gather:
-        function = "gather";
-        tiles.push_back(tile_of(c, c.args.at(1)).tile);
+    switch (id) {
+      case OpId::tile_gather:
+      case OpId::tile_sort32:
+        function = id == OpId::tile_gather ? "gather" : "sort32";
+        operands.insert(operands.end(), {view(tile(0)), view(tile(1))});
         break;
-      case ir::OpId::tile_gather_mask:
-        function = "gather_mask";
-        scalars.push_back(std::to_string(c.kwargs.get<std::int64_t>("mask_pattern").value_or(0)));
+      case OpId::tile_gather_mask:
+      case OpId::tile_scatter_mask:
+        function = id == OpId::tile_gather_mask ? "gather_mask" : "scatter_mask";
+        operands.insert(operands.end(), {view(tile(id == OpId::tile_gather_mask ? 0 : 1)),
+                                         kwarg("mask_pattern", 0)});
+        if (id == OpId::tile_scatter_mask) operands.push_back("false");
         break;
-      case ir::OpId::tile_sort32:
-        function = "sort32";
-        tiles.push_back(tile_of(c, c.args.at(1)).tile);
-        break;
-      case ir::OpId::tile_mrgsort_format1:
+      case OpId::tile_mrgsort_format1:
         function = "mrgsort1";
-        scalars.push_back("static_cast<std::int64_t>(" + scalar(*c.args.at(1)) + ")");
+        operands.insert(operands.end(), {view(tile(0)), "static_cast<std::int64_t>(" +
+                                                            scalar(*c.args.at(1)) + ")"});
         break;
-      default:  // mrgsort_format2: the lists, then the workspace
+      case OpId::tile_mrgsort_format2:  // the lists, then the workspace
         function = "mrgsort2";
         if (c.kwargs.get<bool>("exhausted").value_or(false))
           fail_at(c, "with exhausted=True is not supported");
-        for (std::size_t k = 1; k + 1 < c.args.size(); ++k)
-          tiles.push_back(tile_of(c, c.args[k]).tile);
-        for (const TileRef& t : tiles)
-          if (t.dtype != core::DataType::FP32) fail_at(c, "needs FP32 lists");
+        for (std::size_t k = 0; k + 1 < c.args.size(); ++k) {
+          if (tile(k).dtype != core::DataType::FP32) fail_at(c, "needs FP32 lists");
+          operands.push_back(view(tile(k)));
+        }
+        break;
+      case OpId::tile_scatter:  // (dst, src, indexes)
+        function = "scatter";
+        operands.insert(operands.end(), {view(tile(1)), view(tile(2))});
+        break;
+      case OpId::tile_scatter_update:  // (input, index, src)
+        function = "scatter_rows";
+        operands.insert(operands.end(), {view(tile(2)), view(tile(1))});
+        break;
+      case OpId::tile_mscatter:  // (src, idx, output_tensor)
+        function = "scatter";
+        operands.insert(operands.end(), {view(tile(0)), view(tile(1))});
+        break;
+      case OpId::tile_mgather:  // (mem, idx): a tensor and an index tile
+        function = "mgather";
+        if (c.args.size() != 2)
+          fail_at(c, "with a scratch tensor or a valid_shape is not supported");
+        operands.insert(operands.end(), {view(tensor_of(c, c.args.at(0)).tensor), view(tile(1)),
+                                         kwarg("coalesce", 0), kwarg("gather_oob", 0)});
+        break;
+      default: {  // tile.random(key0, key1, counter0..3, shape, [valid_shape])
+        function = "random";
+        std::vector<std::string> valid;
+        if (c.args.size() > 7) valid = int_list(c, c.args[7]);
+        if (valid.empty())
+          for (const Dim& d : out.tile.dims) valid.push_back(d.text);
+        if (valid.size() != 2) fail_at(c, "needs a 2-D shape");
+        operands.insert(operands.end(), {"static_cast<std::int64_t>(" + valid[0] + ")",
+                                         "static_cast<std::int64_t>(" + valid[1] + ")"});
+        for (std::size_t k = 0; k < 6; ++k) operands.push_back(u32(k));
+        operands.push_back(kwarg("rounds", 10));
+        operands.push_back(out.tile.dtype == core::DataType::INT32 ? "true" : "false");
+      }
     }
-    Value out;
-    out.kind = Value::Kind::Tile;
-    out.tile = declare_tile(c, tt.dtype, tt.memory_space, dims_of_type(tt));
     on_pipe(Pipe::Vector);
-    const std::string code = T::tile_irregular(function, out.tile, tiles, scalars, this->site(c));
+    const std::string code = T::irregular_call(function, operands, this->site(c));
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
     env_[&var] = std::move(out);
@@ -857,7 +948,11 @@ class Lowering : protected RegionLowering<T> {
     const bool with_scalar = c.op->id == ir::OpId::tile_sels;
     const TileRef m = tile_of(c, c.args.at(0)).tile, a = tile_of(c, c.args.at(1)).tile;
     if (a.dims.size() != 2 || m.dims.size() != 2) fail_at(c, "needs 2-D tiles");
-    const bool packed = !same_dims(m.dims, a.dims);
+    // a compare's packed mask, whose row may be as wide as the operands' (interpreter.hpp)
+    const bool packed =
+        !same_dims(m.dims, a.dims) ||
+        (m.dtype == core::DataType::UINT8 && !a.dims.empty() && a.dims.back().value &&
+         m.dims.back().value == ir::ops::packed_mask_bytes(*a.dims.back().value));
     if (packed && m.dtype != core::DataType::UINT8) fail_at(c, "needs a packed UINT8 mask");
     std::string other;
     if (with_scalar) {

@@ -25,6 +25,7 @@
 
 #include "pypto/codegen/codegen_error.hpp"
 #include "pypto/codegen/core_type.hpp"
+#include "pypto/codegen/kernel_abi.hpp"
 #include "pypto/codegen/kernel_op_of.hpp"
 #include "pypto/codegen/kernel_source.hpp"
 #include "pypto/codegen/target_traits.hpp"
@@ -282,12 +283,20 @@ class LoweringBase {
         return type + "{" + std::to_string(c.value) + "}";
       }
       case K::ConstFloat: {
+        // An FP16 / BF16 constant that is a value of its dtype is that binary32 value (what the
+        // interpreter holds for it), for the ops that widen their half operands.
         const auto& c = static_cast<const ir::ConstFloat&>(e);
-        if (c.dtype() != core::DataType::FP32)
+        const auto f = static_cast<float>(c.value);
+        const bool half = c.dtype() == core::DataType::FP16 || c.dtype() == core::DataType::BF16;
+        const HalfFormat format =
+            c.dtype() == core::DataType::BF16 ? HalfFormat::BF16 : HalfFormat::FP16;
+        const bool exact = static_cast<double>(f) == c.value &&
+                           (!half || half_to_float(float_to_half(f, format), format) == f);
+        if ((c.dtype() != core::DataType::FP32 && !half) || !exact)
           fail(span, "",
                "a " + std::string(core::dtype_name(c.dtype())) +
-                   " constant is not supported (FP32 only)");
-        return T::float_literal(kernel::float_bits(static_cast<float>(c.value)));
+                   " constant is not supported (FP32, or a value of FP16 / BF16)");
+        return T::float_literal(kernel::float_bits(f));
       }
       case K::ConstBool: return static_cast<const ir::ConstBool&>(e).value ? "true" : "false";
       case K::Call: return scalar_call(static_cast<const ir::Call&>(e));

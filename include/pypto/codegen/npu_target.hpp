@@ -213,9 +213,10 @@ struct NpuTarget {
   static std::string tile_assemble(const TileRef& dst, const TileRef& src,
                                    const std::vector<std::string>& offsets, std::int64_t site);
   static std::string tile_expdif(const TileRef& dst, const TileRef& a, const TileRef& v);
-  static std::string tile_irregular(std::string_view function, const TileRef& dst,
-                                    const std::vector<TileRef>& tiles,
-                                    const std::vector<std::string>& scalars, std::int64_t site);
+  static std::string irregular_view(const TileRef& t);
+  static std::string irregular_view(const TensorRef& t);
+  static std::string irregular_call(std::string_view function,
+                                    const std::vector<std::string>& operands, std::int64_t site);
   static std::string tile_index_sequence(const TileRef& t, std::string_view start, bool descending);
   static std::string tile_element(ElementOp op, int mode, const TileRef& dst, const TileRef& a,
                                   std::string_view b, bool b_scalar, std::string_view int_expr);

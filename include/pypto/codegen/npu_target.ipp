@@ -208,9 +208,12 @@ PYPTO_DECL std::string NpuTarget::tile_select(const TileRef&, const TileRef&, bo
 }
 PYPTO_DECL std::string NpuTarget::tile_broadcast(const TileRef&, const TileRef&) { return {}; }
 /// A scalar access to a tile's element (GetValue / SetValue on a local tensor) is not emitted yet.
-PYPTO_DECL std::string NpuTarget::tile_irregular(std::string_view, const TileRef&,
-                                                 const std::vector<TileRef>&,
-                                                 const std::vector<std::string>&, std::int64_t) {
+PYPTO_DECL std::string NpuTarget::irregular_view(const TileRef&) { return {}; }
+
+PYPTO_DECL std::string NpuTarget::irregular_view(const TensorRef&) { return {}; }
+
+PYPTO_DECL std::string NpuTarget::irregular_call(std::string_view, const std::vector<std::string>&,
+                                                 std::int64_t) {
   return {};
 }
 

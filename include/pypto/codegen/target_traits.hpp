@@ -93,7 +93,6 @@ struct TensorRef {
 
 template <class T>
 concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
-                                const std::vector<TileRef>& tiles,
                                 const std::vector<std::string>& exprs, core::DataType dtype,
                                 std::uint32_t bits, std::size_t index, std::string_view text,
                                 CoreType core, bool flag, std::int64_t site) {
@@ -165,9 +164,11 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   { T::tile_triangle(tile, text, flag) } -> std::convertible_to<std::string>;
   { T::tile_assemble(tile, tile, exprs, site) } -> std::convertible_to<std::string>;
   { T::tile_expdif(tile, tile, tile) } -> std::convertible_to<std::string>;
-  // a gather, sort or merge of codegen/irregular_functions.hpp (`text`: its name) into a tile
-  // from tiles and scalar operands (`exprs`); "" where the target cannot
-  { T::tile_irregular(text, tile, tiles, exprs, site) } -> std::convertible_to<std::string>;
+  // a call of a function of codegen/irregular_functions.hpp (`text`: its name; `exprs`: its
+  // operands: views of tiles and tensors, then scalars); "" where the target cannot
+  { T::irregular_view(tile) } -> std::convertible_to<std::string>;
+  { T::irregular_view(tensor) } -> std::convertible_to<std::string>;
+  { T::irregular_call(text, exprs, site) } -> std::convertible_to<std::string>;
   // tile.ci: the first row `text` + k (or - k), the other rows left zero; "" where the target
   // cannot
   { T::tile_index_sequence(tile, text, flag) } -> std::convertible_to<std::string>;

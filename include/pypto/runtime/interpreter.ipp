@@ -28,6 +28,7 @@
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/op_registry.hpp"
+#include "pypto/ir/ops/type_rules.hpp"
 #include "pypto/ir/program.hpp"
 #include "pypto/ir/reductions.hpp"
 #include "pypto/ir/round_mode.hpp"
@@ -1008,8 +1009,18 @@ class Interpreter {
       case OpId::tile_mrgsort_format1:
       case OpId::tensor_mrgsort_format1:
       case OpId::tile_mrgsort_format2:
-      case OpId::tensor_mrgsort_format2: return irregular(c, args);
+      case OpId::tensor_mrgsort_format2:
+      case OpId::tile_scatter:
+      case OpId::tile_scatter_mask:
+      case OpId::tensor_scatter_mask:
+      case OpId::tile_scatter_update:
+      case OpId::tensor_scatter_update:
+      case OpId::tile_mscatter:
+      case OpId::tile_mgather:
+      case OpId::tile_random:
+      case OpId::tensor_random: return irregular(c, args);
       case OpId::tensor_gather: return gather_along(c, args);
+      case OpId::tensor_scatter: return scatter_along(c, args);
       case OpId::tile_fillpad:
       case OpId::tile_fillpad_inplace:
       case OpId::tile_fillpad_expand:
@@ -1494,7 +1505,11 @@ class Interpreter {
     const Value& other = scalar ? args[3] : args[2];
     if (x.shape.size() != m.shape.size() || x.shape.empty())
       unsupported(c, "needs a mask of the operands' rank");
-    const bool packed = m.shape != x.shape;
+    // A compare's packed mask (its row is packed_mask_bytes wide, which may be the operands'
+    // width too), else a mask of the operands' shape.
+    const bool packed =
+        m.shape != x.shape || (m.dtype == DataType::UINT8 &&
+                               m.shape.back() == ir::ops::packed_mask_bytes(x.shape.back()));
     if (packed && (m.dtype != DataType::UINT8 || m.shape.back() * 8 < x.shape.back()))
       unsupported(c, "needs a mask of the operands' shape or a packed UINT8 mask");
     const std::size_t cols = static_cast<std::size_t>(x.shape.back());
@@ -1642,8 +1657,9 @@ class Interpreter {
     return codegen::irregular::view(elements.data(), cols == 0 ? 0 : size / cols, cols);
   }
 
-  /// The gathers, sorts and merges of PTO-ISA's irregular instructions: the functions of
-  /// codegen/irregular_functions.hpp, which the CPU target's kernels call too.
+  /// The gathers, scatters, sorts, merges and random tiles of PTO-ISA's irregular instructions:
+  /// the functions of codegen/irregular_functions.hpp, which the CPU target's kernels call too.
+  /// A tile scatter writes its destination in place (the result); mscatter its tensor.
   Value irregular(const ir::Call& c, std::vector<Value>& args) {
     namespace irr = codegen::irregular;
     using ir::OpId;
@@ -1651,72 +1667,184 @@ class Interpreter {
     const auto* rt = ir::as<ir::ShapedType>(c.type.get());
     if (!rt) unsupported(c, "needs a tile or tensor result");
     const bool tile = ir::isa<ir::TileType>(*c.type);
-    const Buffer& src = shaped(args.at(0), "the source");
-    const DataType out_dtype = rt->dtype;
-    Value out = Value::zeros(
-        id == OpId::tile_gather_mask || id == OpId::tensor_gather_mask ? src.dtype : out_dtype,
-        static_shape(c, *rt), tile);
-    Buffer& dst = *out.buffer;
-    const bool floats = is_float_dtype(src.dtype);
-    auto index_view = [&](const Value& v) {
-      const Buffer& b = shaped(v, "the indices");
+    auto buffer = [&](std::size_t k) -> const Buffer& { return shaped(args.at(k), "an operand"); };
+    auto index_view = [&](std::size_t k) {
+      const Buffer& b = buffer(k);
       if (is_float_dtype(b.dtype)) unsupported(c, "needs integer indices");
       return view_of(b, b.ints);
     };
     auto fp32_only = [&] {
-      if (src.dtype != DataType::FP32) unsupported(c, "is implemented for FP32 values only");
+      if (buffer(0).dtype != DataType::FP32) unsupported(c, "is implemented for FP32 values only");
+    };
+    auto same_dtype = [&](const Buffer& a, const Buffer& b) {
+      if (a.dtype != b.dtype) unsupported(c, "needs operands of one dtype");
+    };
+    auto kwarg = [&](std::string_view key, std::int64_t fallback) {
+      return static_cast<int>(c.kwargs.get<std::int64_t>(key).value_or(fallback));
+    };
+    // The value written: a fresh one of the result's type, or the operand a scatter writes.
+    Value out;
+    switch (id) {
+      case OpId::tile_scatter:
+      case OpId::tile_scatter_mask:
+      case OpId::tile_scatter_update: out = args.at(0); break;
+      case OpId::tile_mscatter: out = args.at(2); break;
+      case OpId::tensor_scatter_mask: out = copy(args.at(1)); break;
+      case OpId::tensor_scatter_update: out = copy(args.at(0)); break;
+      default:
+        out = Value::zeros(id == OpId::tile_gather_mask || id == OpId::tensor_gather_mask
+                               ? buffer(0).dtype
+                               : rt->dtype,
+                           static_shape(c, *rt), tile);
+    }
+    if (!out.buffer) unsupported(c, "needs a tile or tensor to write");
+    Buffer& dst = *out.buffer;
+    // f(view of dst, view of operand k) over floats or integers, as dst holds them.
+    auto with = [&](std::size_t k, auto&& f) {
+      const Buffer& src = buffer(k);
+      if (is_float_dtype(dst.dtype) != is_float_dtype(src.dtype))
+        unsupported(c, "needs operands of one kind (float or integer)");
+      return is_float_dtype(dst.dtype) ? f(view_of(dst, dst.f32), view_of(src, src.f32))
+                                       : f(view_of(dst, dst.ints), view_of(src, src.ints));
     };
     irr::Fault fault;
     switch (id) {
-      case OpId::tile_gather: {
+      case OpId::tile_gather:
         if (args.size() != 3) unsupported(c, "needs (src, indices, tmp)");
-        const auto idx = index_view(args[1]);
-        fault = floats ? irr::gather(view_of(dst, dst.f32), view_of(src, src.f32), idx)
-                       : irr::gather(view_of(dst, dst.ints), view_of(src, src.ints), idx);
+        fault = with(0, [&](auto d, auto s) { return irr::gather(d, s, index_view(1)); });
         break;
-      }
       case OpId::tile_gather_mask:
-      case OpId::tensor_gather_mask: {
-        const int pattern =
-            static_cast<int>(c.kwargs.get<std::int64_t>("mask_pattern").value_or(0));
-        fault = floats ? irr::gather_mask(view_of(dst, dst.f32), view_of(src, src.f32), pattern)
-                       : irr::gather_mask(view_of(dst, dst.ints), view_of(src, src.ints), pattern);
-        if (out_dtype != src.dtype) reinterpret(c, dst, out_dtype);
+      case OpId::tensor_gather_mask:
+        fault = with(
+            0, [&](auto d, auto s) { return irr::gather_mask(d, s, kwarg("mask_pattern", 0)); });
+        if (rt->dtype != dst.dtype) reinterpret(c, dst, rt->dtype);
         break;
-      }
       case OpId::tile_sort32:
       case OpId::tensor_sort32:
         fp32_only();
-        fault = irr::sort32(view_of(dst, dst.f32), view_of(src, src.f32), index_view(args.at(1)));
+        fault =
+            irr::sort32(view_of(dst, dst.f32), view_of(buffer(0), buffer(0).f32), index_view(1));
         break;
       case OpId::tile_mrgsort_format1:
       case OpId::tensor_mrgsort_format1:
         fp32_only();
-        fault = irr::mrgsort1(view_of(dst, dst.f32), view_of(src, src.f32),
+        fault = irr::mrgsort1(view_of(dst, dst.f32), view_of(buffer(0), buffer(0).f32),
                               as_int(args.at(1), "the block length"));
         break;
-      default: {  // mrgsort_format2: two to four lists (a tile's last operand is its workspace)
+      case OpId::tile_mrgsort_format2:
+      case OpId::tensor_mrgsort_format2: {  // two to four lists (a tile's last operand: workspace)
         fp32_only();
         if (c.kwargs.get<bool>("exhausted").value_or(false))
           unsupported(c,
                       "with exhausted=True (it stops at the first exhausted list) is not "
                       "implemented");
-        const std::size_t lists = args.size() - (tile ? 1 : 0);
         std::vector<irr::View<const float>> views;
-        for (std::size_t k = 0; k < lists; ++k) {
-          const Buffer& b = shaped(args[k], "a list");
-          if (b.dtype != DataType::FP32) unsupported(c, "needs FP32 lists");
-          views.push_back(view_of(b, b.f32));
+        for (std::size_t k = 0; k < args.size() - (tile ? 1 : 0); ++k) {
+          if (buffer(k).dtype != DataType::FP32) unsupported(c, "needs FP32 lists");
+          views.push_back(view_of(buffer(k), buffer(k).f32));
         }
         fault =
             irr::merge_lists(view_of(dst, dst.f32), views.data(), static_cast<int>(views.size()));
+        break;
+      }
+      case OpId::tile_scatter:  // (dst, src, indexes)
+        same_dtype(dst, buffer(1));
+        fault = with(1, [&](auto d, auto s) { return irr::scatter(d, s, index_view(2)); });
+        break;
+      case OpId::tile_mscatter:  // (src, idx, output_tensor)
+        same_dtype(dst, buffer(0));
+        fault = with(0, [&](auto d, auto s) { return irr::scatter(d, s, index_view(1)); });
+        break;
+      case OpId::tile_scatter_mask:
+        same_dtype(dst, buffer(1));
+        fault = with(1, [&](auto d, auto s) {
+          return irr::scatter_mask(d, s, kwarg("mask_pattern", 0), false);
+        });
+        break;
+      case OpId::tensor_scatter_mask:  // (input, dst): the unselected columns keep dst's
+        same_dtype(dst, buffer(0));
+        fault = with(0, [&](auto d, auto s) {
+          return irr::scatter_mask(d, s, kwarg("mask_pattern", 0), true);
+        });
+        break;
+      case OpId::tile_scatter_update:
+      case OpId::tensor_scatter_update:  // (input, index, src)
+        same_dtype(dst, buffer(2));
+        fault = with(2, [&](auto d, auto s) { return irr::scatter_rows(d, s, index_view(1)); });
+        break;
+      case OpId::tile_mgather: {  // (mem, idx): a tensor and an index tile
+        if (args.size() != 2)
+          unsupported(c, "with a scratch tensor or a valid_shape is not implemented");
+        fault = with(0, [&](auto d, auto s) {
+          return irr::mgather(d, s, index_view(1), kwarg("coalesce", 0), kwarg("gather_oob", 0));
+        });
+        break;
+      }
+      default: {  // tile / tensor.random(key0, key1, counter0..3, shape, [valid_shape])
+        std::uint32_t words[6];
+        for (std::size_t k = 0; k < 6; ++k)
+          words[k] = static_cast<std::uint32_t>(as_int(args.at(k), "a key or counter word"));
+        std::vector<std::int64_t> valid = dst.shape;
+        if (args.size() > 7) valid = as_ints(args[7], "the valid shape");
+        if (dst.shape.size() != 2 || valid.size() != 2) unsupported(c, "needs a 2-D shape");
+        if (is_float_dtype(dst.dtype)) unsupported(c, "needs an INT32 or UINT32 dtype");
+        fault = irr::random(view_of(dst, dst.ints), valid[0], valid[1], words[0], words[1],
+                            words[2], words[3], words[4], words[5], kwarg("rounds", 10),
+                            dst.dtype == DataType::INT32);
+        if (args.size() > 7) dst.valid = valid;
       }
     }
     if (fault.fault && fault.invalid)
       unsupported(c, "gets the invalid operand " + std::to_string(fault.value));
     if (fault.fault)
-      unsupported(c, "index " + std::to_string(fault.value) + " is out of bounds of its source (" +
-                         std::to_string(fault.size) + " elements)");
+      unsupported(c, "index " + std::to_string(fault.value) + " is out of bounds of its " +
+                         (id == OpId::tile_scatter_update || id == OpId::tensor_scatter_update ||
+                                  (id == OpId::tile_mgather && kwarg("coalesce", 0) == 0)
+                              ? "rows ("
+                              : "elements (") +
+                         std::to_string(fault.size) + ")");
+    return out;
+  }
+
+  /// tensor.scatter(input, index, src, dim=): torch's scatter, the inverse of gather_along: the
+  /// input with src's element at each index position written at the index's value on axis `dim`
+  /// (the last write wins).
+  Value scatter_along(const ir::Call& c, std::vector<Value>& args) {
+    if (args.size() != 3) unsupported(c, "needs (input, index, src) and dim=");
+    Value out = copy(args[0]);
+    Buffer& in = *out.buffer;
+    const Buffer& idx = shaped(args[1], "the index");
+    const Buffer& src = shaped(args[2], "the source");
+    if (is_float_dtype(idx.dtype)) unsupported(c, "needs integer indices");
+    if (src.dtype != in.dtype) unsupported(c, "needs a source of the input's dtype");
+    const auto rank = static_cast<std::int64_t>(in.shape.size());
+    std::int64_t dim = c.kwargs.get<std::int64_t>("dim").value_or(-1);
+    if (dim < 0) dim += rank;
+    if (dim < 0 || dim >= rank || idx.shape.size() != in.shape.size() || src.shape != idx.shape)
+      unsupported(c, "needs an index and a source of one shape, of the input's rank");
+    std::vector<std::int64_t> pos(idx.shape.size(), 0);
+    for (std::size_t j = 0; j < idx.size(); ++j) {
+      const std::int64_t at = idx.ints[j];
+      const std::int64_t extent = in.shape[static_cast<std::size_t>(dim)];
+      if (at < 0 || at >= extent)
+        unsupported(c, "index " + std::to_string(at) + " is out of bounds of dimension " +
+                           std::to_string(dim) + " (" + std::to_string(extent) + ")");
+      std::size_t to = 0;
+      for (std::size_t k = 0; k < pos.size(); ++k) {
+        const std::int64_t p = static_cast<std::int64_t>(k) == dim ? at : pos[k];
+        if (p >= in.shape[k])
+          unsupported(c, "index is larger than the input on dimension " + std::to_string(k));
+        to = to * static_cast<std::size_t>(in.shape[k]) + static_cast<std::size_t>(p);
+      }
+      if (is_float_dtype(in.dtype))
+        in.f32[to] = src.f32[j];
+      else
+        in.ints[to] = src.ints[j];
+      for (std::size_t k = pos.size(); k-- > 0;) {
+        if (++pos[k] < idx.shape[k]) break;
+        pos[k] = 0;
+      }
+    }
     return out;
   }
 

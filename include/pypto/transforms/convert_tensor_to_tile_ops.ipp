@@ -190,7 +190,8 @@ inline ir::OpId simple_tile_form(ir::OpId op) {
 inline constexpr std::string_view kTileForms =
     "converted: the elementwise, expand, reduction-free and index ops with a same-named tile op, "
     "the row and column reductions and arg-reductions, cmp, create, slice, assemble, maximum, "
-    "minimum, gather, expand_clone, mrgsort_format2, matmul, matmul_acc, read and write of a "
+    "minimum, gather, scatter, scatter_mask, scatter_update, expand_clone, mrgsort_format2, "
+    "matmul, matmul_acc, read and write of a "
     "loaded tensor";
 
 /// Ops that read and place their own data: a converted op's operand is loaded at the entry,
@@ -220,7 +221,8 @@ inline bool has_tile_form(const ir::Call& c) {
   return simple_tile_form(op) != OpId::custom || is_self_loading(op) || op == OpId::tensor_create ||
          op == OpId::tensor_maximum || op == OpId::tensor_minimum || op == OpId::tensor_cmp ||
          ir::reduction_of(op).has_value() || op == OpId::tensor_mrgsort_format2 ||
-         op == OpId::pld_tensor_remote_store;
+         op == OpId::tensor_scatter || op == OpId::tensor_scatter_mask ||
+         op == OpId::tensor_scatter_update || op == OpId::pld_tensor_remote_store;
 }
 
 /// Global-memory accesses a kernel may keep as they are (read / write / assemble only while
@@ -674,6 +676,13 @@ class KernelConverter {
     if (ir::reduction_of(op)) return reduction(c, std::move(args), emit, span, out);
     if (op == OpId::tensor_cmp) return compare(c, std::move(args), emit, span, out);
     if (op == OpId::tensor_gather) return GatherExpansion(emit, args, c.kwargs, arch_).run();
+    if (op == OpId::tensor_scatter || op == OpId::tensor_scatter_mask ||
+        op == OpId::tensor_scatter_update) {
+      bridge(args, out, span);
+      if (op == OpId::tensor_scatter) return expand_scatter(emit, args, c.kwargs);
+      if (op == OpId::tensor_scatter_mask) return expand_scatter_mask(emit, args, c.kwargs);
+      return expand_scatter_update(emit, args);
+    }
     if (op == OpId::tensor_matmul || op == OpId::tensor_matmul_acc)
       return matmul(c, std::move(args), emit, span, out);
     if (op == OpId::tensor_expand_clone) return expand_clone(emit, args);

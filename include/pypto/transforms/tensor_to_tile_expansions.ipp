@@ -1,5 +1,5 @@
 // pypto/transforms/tensor_to_tile_expansions.ipp — the tensor ops whose tile form takes several
-// statements (gather, expand_clone, mrgsort_format2): part of the definitions of
+// statements (gather, the scatters, expand_clone, mrgsort_format2): part of the definitions of
 // transforms/convert_tensor_to_tile_ops.hpp, shaped as upstream PyPTO's conversions shape them
 // (names, statement order, loops), so that both passes give one program.
 #pragma once
@@ -236,6 +236,143 @@ inline ir::ExprRef expand_mrgsort_format2(const Emitter& e, std::vector<ir::Expr
   shape.push_back(constant ? Emitter::index(sum) : last);
   args.push_back(e.create("mrgsort2_tmp", shape, sources[0]->dtype));
   return e.call("tile.mrgsort_format2", std::move(args), kwargs);
+}
+
+/// The scatters' tiles and constants, as upstream's conversions build them: a scatter writes
+/// into zeros (pto.tscatter keeps no unwritten element), and a second scatter of ones marks what
+/// was written; `sel(mark != 0, values, base)` keeps the base elsewhere.
+class ScatterBlend {
+ public:
+  ScatterBlend(const Emitter& e, core::DataType dtype) : e_(e), dtype_(dtype) {
+    const unsigned bits = core::bit_width(dtype);
+    mark_ = bits == 32   ? core::DataType::FP32
+            : bits == 16 ? core::DataType::FP16
+                         : core::DataType::INT8;
+  }
+
+  /// A tile of `shape` filled with `value` in `dtype`.
+  ir::VarRef full(std::string name, const std::vector<ir::ExprRef>& shape, core::DataType dtype,
+                  std::int64_t value) const {
+    const ir::Attrs kw = ir::Attrs{}.with("dtype", dtype);
+    return e_.bind(std::move(name), "tile.full", {Emitter::tuple(shape)},
+                   core::is_float(dtype) ? kw.with("value", static_cast<double>(value))
+                                         : kw.with("value", value));
+  }
+
+  /// sel(scatter(zeros, ones) != 0, scatter(zeros, src), base): `scatter` binds one scatter
+  /// of `src` into `zeros`; `ones` is the shape of the scattered source.
+  template <class Scatter>
+  ir::ExprRef blend(const std::vector<ir::ExprRef>& shape, const ir::ExprRef& base,
+                    const std::vector<ir::ExprRef>& src_shape, const Scatter& scatter) const {
+    const ir::VarRef values =
+        scatter("scatter_values", full("scatter_zero", shape, dtype_, 0), ir::ExprRef{});
+    const ir::VarRef ones = full("scatter_ones", src_shape, mark_, 1);
+    const ir::VarRef written =
+        scatter("scatter_written", full("scatter_mark_zero", shape, mark_, 0), ones);
+    const ir::ExprRef zero = core::is_float(mark_) ? ir::ExprRef(ir::ConstFloat::make(0.0, mark_))
+                                                   : ir::ExprRef(ir::ConstInt::make(0, mark_));
+    const ir::VarRef pred = e_.bind("scatter_pred", "tile.cmps", {written, zero},
+                                    ir::Attrs{}.with("cmp_type", std::int64_t{1}));
+    const ir::VarRef tmp = e_.create("scatter_sel_tmp", {Emitter::index(1), Emitter::index(32)},
+                                     core::DataType::UINT8);
+    return e_.call("tile.sel", {pred, values, base, tmp});
+  }
+
+ private:
+  const Emitter& e_;
+  core::DataType dtype_, mark_;
+};
+
+/// tensor.scatter(input, index, src, dim=-1) on rank-2 tiles: flat indices row * columns +
+/// index (the index itself for one row), then the blend of two tile.scatter.
+inline ir::ExprRef expand_scatter(const Emitter& e, const std::vector<ir::ExprRef>& args,
+                                  const ir::Attrs& kwargs) {
+  const ir::ShapedType& in = shaped(e, args.at(0), "input");
+  const ir::ShapedType& ix = shaped(e, args.at(1), "index");
+  const ir::ShapedType& src = shaped(e, args.at(2), "source");
+  if (in.shape.size() != 2 || ix.shape.size() != 2 || src.shape.size() != 2)
+    e.fail("has a tile form for rank-2 operands only");
+  const std::int64_t dim = kwargs.get<std::int64_t>("dim").value_or(-1);
+  if (dim != -1 && dim != 1) e.fail("has a tile form along the last dimension only");
+  ir::ExprRef flat = args[1];
+  const std::int64_t rows = constant_dim(e, ix.shape[0], "index shape");
+  if (rows != 1) {
+    const ir::VarRef ci = e.bind("scatter_row_ci", "tile.ci",
+                                 {ir::ConstInt::make(0, ix.dtype),
+                                  Emitter::tuple({Emitter::index(1), Emitter::index(rows)})},
+                                 ir::Attrs{}.with("dtype", ix.dtype).with("descending", false));
+    const ir::VarRef column =
+        e.reshape("scatter_row_arange", ci, {Emitter::index(rows), Emitter::index(1)});
+    const ir::VarRef base =
+        e.bind("scatter_row_base", "tile.muls",
+               {column, ir::ConstInt::make(constant_dim(e, in.shape[1], "input shape"), ix.dtype)});
+    flat = e.bind("scatter_flat_idx", "tile.row_expand_add", {args[1], base});
+  }
+  return ScatterBlend(e, in.dtype)
+      .blend(in.shape, args[0], src.shape,
+             [&](std::string name, const ir::VarRef& zeros, const ir::ExprRef& ones) {
+               return e.bind(std::move(name), "tile.scatter", {zeros, ones ? ones : args[2], flat});
+             });
+}
+
+/// tensor.scatter_mask(input, dst, mask_pattern=): the blend of two tile.scatter_mask, dst
+/// kept on the columns the pattern leaves.
+inline ir::ExprRef expand_scatter_mask(const Emitter& e, const std::vector<ir::ExprRef>& args,
+                                       const ir::Attrs& kwargs) {
+  const ir::ShapedType& in = shaped(e, args.at(0), "input");
+  const ir::ShapedType& dst = shaped(e, args.at(1), "destination");
+  if (in.shape.size() != 2 || dst.shape.size() != 2)
+    e.fail("has a tile form for rank-2 operands only");
+  const ir::Attrs pattern =
+      ir::Attrs{}.with("mask_pattern", kwargs.get<std::int64_t>("mask_pattern").value_or(0));
+  return ScatterBlend(e, dst.dtype)
+      .blend({in.shape[0], dst.shape[1]}, args[1], in.shape,
+             [&](std::string name, const ir::VarRef& zeros, const ir::ExprRef& ones) {
+               return e.bind(std::move(name), "tile.scatter_mask", {zeros, ones ? ones : args[0]},
+                             pattern);
+             });
+}
+
+/// tensor.scatter_update(input, index, src, dim=-2) on rank-2 operands: the flat index of
+/// element c of source row k is index.flat[k] * columns + c (INT16 for a 2-byte dtype), then the
+/// blend of two tile.scatter.
+inline ir::ExprRef expand_scatter_update(const Emitter& e, const std::vector<ir::ExprRef>& args) {
+  const ir::ShapedType& in = shaped(e, args.at(0), "input");
+  const ir::ShapedType& ix = shaped(e, args.at(1), "index");
+  const ir::ShapedType& src = shaped(e, args.at(2), "source");
+  if (in.shape.size() != 2 || src.shape.size() != 2)
+    e.fail("has a tile form for 2-D input and source only");
+  const std::int64_t m = constant_dim(e, in.shape[0], "input shape");
+  const std::int64_t d = constant_dim(e, in.shape[1], "input shape");
+  const std::int64_t n = constant_dim(e, src.shape[0], "source shape");
+  const core::DataType i32 = core::DataType::INT32;
+  const bool narrow = core::bit_width(in.dtype) != 32;
+  if (narrow && m * d > 32767)
+    e.fail("has flat indices beyond INT16 (" + std::to_string(m) + " * " + std::to_string(d) +
+           " > 32767) for a 16-bit dtype");
+  auto n_ = [](std::int64_t v) { return Emitter::index(v); };
+  const ir::VarRef col = e.bind("scatter_update_col", "tile.ci",
+                                {ir::ConstInt::make(0, i32), Emitter::tuple({n_(1), n_(d)})},
+                                ir::Attrs{}.with("dtype", i32).with("descending", false));
+  const ir::VarRef tmpl = ScatterBlend(e, i32).full("scatter_update_tmpl", {n_(n), n_(d)}, i32, 0);
+  const ir::VarRef col_nd = e.bind("scatter_update_col_nd", "tile.col_expand", {tmpl, col});
+  ir::ExprRef idx32 = args[1];
+  if (ix.dtype != i32)
+    idx32 = e.bind("scatter_update_idx32", "tile.cast", {args[1]},
+                   ir::Attrs{}.with("target_type", i32).with("mode", std::int64_t{0}));
+  const ir::VarRef idx_flat = e.reshape("scatter_update_idx_flat", idx32, {n_(n), n_(1)});
+  const ir::VarRef base =
+      e.bind("scatter_update_row_base", "tile.muls", {idx_flat, ir::ConstInt::make(d, i32)});
+  ir::ExprRef flat = e.bind("scatter_update_flat_idx", "tile.row_expand_add", {col_nd, base});
+  if (narrow)
+    flat = e.bind(
+        "scatter_update_flat_i16", "tile.cast", {flat},
+        ir::Attrs{}.with("target_type", core::DataType::INT16).with("mode", std::int64_t{0}));
+  return ScatterBlend(e, in.dtype)
+      .blend(in.shape, args[0], src.shape,
+             [&](std::string name, const ir::VarRef& zeros, const ir::ExprRef& ones) {
+               return e.bind(std::move(name), "tile.scatter", {zeros, ones ? ones : args[2], flat});
+             });
 }
 
 /// tensor.gather(input, index, dim=d): out[.., k] = input[.., index[.., k], ..] along `d`, for

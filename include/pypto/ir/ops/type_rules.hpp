@@ -359,15 +359,21 @@ TypeRef matmul(std::string_view op, const Args& args, const Attrs& kw) {
   return TensorType::make(dt, std::move(shape));
 }
 
-/// The packed predicate mask of a compare: UINT8, one bit per element of the last dimension,
-/// rows padded to 32 bytes (upstream's a2a3 layout). A tensor compare keeps the shape.
+/// The bytes of a packed predicate mask's row for `cols` elements: one bit each, padded to a
+/// multiple of 32 bytes (upstream's a2a3 layout).
+constexpr std::int64_t packed_mask_bytes(std::int64_t cols) {
+  return (cols + 7) / 8 + 31 - ((cols + 7) / 8 + 31) % 32;
+}
+
+/// The packed predicate mask of a compare: UINT8, packed_mask_bytes of the last dimension. A
+/// tensor compare keeps the shape.
 inline TypeRef compare(std::string_view op, const Args& args, const Attrs&) {
   const Shaped lhs = shaped_arg(op, args, 0);
   if (!lhs.tile) return elementwise(op, args, {});
   std::vector<ExprRef> shape = lhs.shape;
   if (shape.empty()) fail(op, 0, "must not be a rank-0 tile");
   if (const auto* c = as<ConstInt>(shape.back().get()))
-    shape.back() = ConstInt::make((c->value + 7) / 8 + 31 - ((c->value + 7) / 8 + 31) % 32);
+    shape.back() = ConstInt::make(packed_mask_bytes(c->value));
   else
     shape.back() = Mul::make(
         FloorDiv::make(
