@@ -114,6 +114,29 @@ class After:
 )");
 }
 
+TEST_CASE("tensor to tile: a returned assemble of a computed tile converts as a statement") {
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.tensor.add(a, a)
+        return pl.tensor.assemble(o, t, [0, 0])
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        a_tile = pl.tile.load(a, [0, 0], [16, 64])
+        t = pl.tile.add(a_tile, a_tile)
+        ret0_value = pl.tile.store(t, [0, 0], o)
+        return ret0_value
+)");
+}
+
 TEST_CASE(
     "tensor to tile: a returned tile is stored into a trailing Out parameter the caller "
     "allocates and the store is returned, a read of a tile is tile.read") {

@@ -668,6 +668,16 @@ PYPTO_DECL std::string CpuTarget::tile_expdif(const TileRef& dst, const TileRef&
          tile_cols(v).text + ");\n";
 }
 
+PYPTO_DECL std::string CpuTarget::tensor_fold_2d(const TensorRef& t, std::string_view name) {
+  std::string rows = "1";
+  for (std::size_t k = 0; k + 1 < t.rank; ++k)
+    rows += " * " + t.name + "->shape[" + std::to_string(k) + "]";
+  const std::string n(name);
+  return "const pypto::codegen::TensorArg " + n + "_arg{" + t.name + "->data, 2, {" + rows + ", " +
+         t.name + "->shape[" + std::to_string(t.rank - 1) + "]}};\nconst auto* const " + n +
+         " = &" + n + "_arg;\n";
+}
+
 PYPTO_DECL std::string CpuTarget::irregular_view(const TileRef& t) {
   return "pypto::codegen::irregular::view(" + t.name + ".data(), " + tile_rows(t).text + ", " +
          tile_cols(t).text + ")";

@@ -556,8 +556,27 @@ class Lowering : protected RegionLowering<T> {
     const Value& src = tile_of(c, c.args[0]);
     const std::vector<std::string> offsets = int_list(c, c.args[1]);
     const Value& dst = tensor_of(c, c.args[2]);
-    if (offsets.size() != dst.tensor.rank || src.tile.dims.size() != dst.tensor.rank)
+    if (offsets.size() != dst.tensor.rank ||
+        (src.tile.dims.size() != dst.tensor.rank && src.tile.dims.size() != 2))
       fail_at(c, "offsets and the tile must have the tensor's rank");
+    TensorRef into = dst.tensor;
+    std::vector<std::string> at = offsets;
+    if (src.tile.dims.size() < dst.tensor.rank) {
+      // A 2-D tile into a tensor of higher rank: the tensor read as its 2-D row-major view
+      // ([leading dims folded, last]), the leading offsets folded alike.
+      into.name = dst.tensor.name + "_2d" + std::to_string(site(c));
+      into.rank = 2;
+      const std::string fold = T::tensor_fold_2d(dst.tensor, into.name);
+      if (fold.empty())
+        fail_at(c, "of a 2-D tile into a tensor of rank " + std::to_string(dst.tensor.rank) +
+                       " is not supported");
+      line(fold);
+      std::string row = "0";
+      for (std::size_t k = 0; k + 1 < offsets.size(); ++k)
+        row = "(" + row + ") * " + dst.tensor.name + "->shape[" + std::to_string(k) + "] + (" +
+              offsets[k] + ")";
+      at = {row, offsets.back()};
+    }
     if (src.tile.dtype != dst.tensor.dtype &&
         !(core::is_float(src.tile.dtype) && core::is_float(dst.tensor.dtype)))
       fail_at(c, "stores a " + std::string(core::dtype_name(src.tile.dtype)) + " tile into a " +
@@ -567,7 +586,7 @@ class Lowering : protected RegionLowering<T> {
     const bool add = atomic && *atomic == ir::AtomicType::Add;
     if (atomic && !add) fail_at(c, "with this atomic kind is not supported");
     on_pipe(src.tile.space == ir::MemorySpace::Acc ? Pipe::Fix : Pipe::Mte3);
-    line(T::tile_store(src.tile, dst.tensor, offsets, add, this->site(c)));
+    line(T::tile_store(src.tile, into, at, add, this->site(c)));
     return dst;
   }
 

@@ -208,6 +208,8 @@ PYPTO_DECL std::string NpuTarget::tile_select(const TileRef&, const TileRef&, bo
 }
 PYPTO_DECL std::string NpuTarget::tile_broadcast(const TileRef&, const TileRef&) { return {}; }
 /// A scalar access to a tile's element (GetValue / SetValue on a local tensor) is not emitted yet.
+PYPTO_DECL std::string NpuTarget::tensor_fold_2d(const TensorRef&, std::string_view) { return {}; }
+
 PYPTO_DECL std::string NpuTarget::irregular_view(const TileRef&) { return {}; }
 
 PYPTO_DECL std::string NpuTarget::irregular_view(const TensorRef&) { return {}; }

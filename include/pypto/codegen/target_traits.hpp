@@ -140,6 +140,9 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   // cannot
   { T::tile_load_valid(tile, tensor, exprs, exprs, site) } -> std::convertible_to<std::string>;
   { T::tile_store(tile, tensor, exprs, flag, site) } -> std::convertible_to<std::string>;
+  // a descriptor `text` of the tensor's 2-D row-major view (leading dimensions folded); ""
+  // where the target cannot
+  { T::tensor_fold_2d(tensor, text) } -> std::convertible_to<std::string>;
   { T::tile_fill(tile, text) } -> std::convertible_to<std::string>;
   // `index` is the rounding mode (upstream's RoundMode number, interpreter.hpp's float_to_int)
   { T::tile_cast(tile, tile, index) } -> std::convertible_to<std::string>;

@@ -1192,8 +1192,20 @@ class Interpreter {
     // accumulator into a BF16 tensor), once, after an atomic add.
     if (src.dtype != dst.dtype && !(is_float_dtype(src.dtype) && is_float_dtype(dst.dtype)))
       unsupported(c, "source and destination dtypes differ");
-    check_box(c, dst.shape, off, src.shape);
-    for_box(dst.shape, off, src.shape, [&](std::size_t at, std::size_t j) {
+    // A 2-D tile into a tensor of higher rank: the tensor's 2-D row-major view ([leading dims
+    // folded, last]), the leading offsets folded alike.
+    std::vector<std::int64_t> shape = dst.shape, at = off;
+    if (src.shape.size() == 2 && shape.size() > 2 && off.size() == shape.size()) {
+      std::int64_t rows = 1, row = 0;
+      for (std::size_t k = 0; k + 1 < shape.size(); ++k) {
+        rows *= shape[k];
+        row = row * shape[k] + off[k];
+      }
+      shape = {rows, dst.shape.back()};
+      at = {row, off.back()};
+    }
+    check_box(c, shape, at, src.shape);
+    for_box(shape, at, src.shape, [&](std::size_t at, std::size_t j) {
       if (is_float_dtype(src.dtype))
         dst.f32[at] = add ? rounded(dst.dtype, strict(dst.f32[at] + src.f32[j]))
                       : src.dtype != dst.dtype ? rounded(dst.dtype, src.f32[j])

@@ -891,7 +891,14 @@ class KernelConverter {
     }
     std::vector<ir::ExprRef> values;
     for (std::size_t i = 0; i < ret->values.size(); ++i) {
-      ir::ExprRef v = operand(ret->values[i], ret->span, out);
+      ir::ExprRef returned = ret->values[i];
+      if (ir::isa<ir::Call>(*returned)) {  // `return pl.assemble(...)`: converted as a statement
+        ir::VarRef named =
+            ir::Var::make("ret" + std::to_string(i) + "_value", returned->type, ret->span);
+        statement(ir::AssignStmt::make(named, returned, ret->span), out);
+        returned = named;
+      }
+      ir::ExprRef v = operand(returned, ret->span, out);
       const auto* tile = ir::as<ir::TileType>(v->type.get());
       if (!tile) {
         values.push_back(std::move(v));
