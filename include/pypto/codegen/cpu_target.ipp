@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pypto/codegen/irregular_functions.hpp"
 #include "pypto/codegen/kernel_abi.hpp"
 #include "pypto/codegen/kernel_helpers.hpp"
 #include "pypto/codegen/target_traits.hpp"
@@ -30,6 +31,11 @@
 namespace pypto::codegen {
 
 namespace detail::cpu_target {
+
+// The generated kernels report an irregular function's Fault kind as the kernel fault kind.
+static_assert(int{irregular::Fault::Index} == static_cast<int>(KernelFaultKind::OutOfBounds) &&
+              int{irregular::Fault::Operand} == static_cast<int>(KernelFaultKind::InvalidOperand) &&
+              int{irregular::Fault::Shape} == static_cast<int>(KernelFaultKind::ShapeMismatch));
 
 /// FP16 / BF16 elements and their conversions (kernel_abi.hpp's encoding). A cast from a half
 /// dtype reads the element as the interpreter does, as a value of its dtype (a NaN becomes
@@ -118,9 +124,10 @@ PK_FN void fault(int kind, std::int64_t site, std::int64_t dim, std::int64_t off
                    size};
 }
 
-/// A gather's index outside its source, or a sort's invalid operand (irregular_functions.hpp).
+/// A gather's index outside its source, a sort's invalid operand or operands of shapes that do
+/// not fit (irregular_functions.hpp's Fault, whose kinds are KernelFaultKind's).
 PK_FN void irregular(pypto::codegen::irregular::Fault f, std::int64_t site) {
-  if (f.fault) fault(f.invalid ? 5 : 1, site, 0, f.value, 1, f.size);
+  if (f) fault(f.kind, site, 0, f.value, 1, f.size);
 }
 
 /// A tensor as irregular_functions.hpp's row-major view (leading dimensions folded into rows).

@@ -28,12 +28,24 @@ View<E> view(E* data, std::int64_t rows, std::int64_t cols) {
   return {data, rows, cols};
 }
 
-/// An index outside [0, size) (`invalid` false) or an operand outside the op's domain (true).
+/// What stopped a function: an index `value` outside [0, size), an operand `value` outside the
+/// op's domain, or operands whose shapes do not fit together. The kinds are kernel_abi.hpp's
+/// KernelFaultKind numbers.
 struct Fault {
-  bool fault = false;
-  bool invalid = false;
+  enum Kind : int { None = 0, Index = 1, Operand = 5, Shape = 6 } kind = None;
   std::int64_t value = 0, size = 0;
+
+  static Fault index(std::int64_t v, std::int64_t size) { return {Index, v, size}; }
+  static Fault operand(std::int64_t v) { return {Operand, v, 0}; }
+  static Fault shape() { return {Shape, 0, 0}; }
+  explicit operator bool() const { return kind != None; }
 };
+
+/// Whether a view holds at least rows x cols.
+template <class E>
+bool holds(View<E> v, std::int64_t rows, std::int64_t cols) {
+  return v.rows >= rows && v.cols >= cols;
+}
 
 /// An element of another type of the same width keeps its bits (gather_mask's output_dtype).
 template <class D, class S>
@@ -55,7 +67,7 @@ Fault each_index(View<I> idx, std::int64_t size, Move move) {
   for (std::int64_t r = 0; r < idx.rows; ++r)
     for (std::int64_t c = 0; c < idx.cols; ++c) {
       const auto k = static_cast<std::int64_t>(idx.at(r, c));
-      if (k < 0 || k >= size) return {true, false, k, size};
+      if (k < 0 || k >= size) return Fault::index(k, size);
       move(r, c, k);
     }
   return {};
@@ -65,6 +77,7 @@ Fault each_index(View<I> idx, std::int64_t size, Move move) {
 /// whole source tile.
 template <class D, class S, class I>
 Fault gather(View<D> dst, View<S> src, View<I> idx) {
+  if (!holds(dst, idx.rows, idx.cols)) return Fault::shape();
   return each_index(idx, src.rows * src.cols, [&](std::int64_t r, std::int64_t c, std::int64_t k) {
     dst.at(r, c) = src.data[k];
   });
@@ -81,7 +94,8 @@ inline bool mask_selects(int pattern, std::int64_t c) {
 /// tile.gather_mask: each row's selected columns, in order, packed to the front of its row.
 template <class D, class S>
 Fault gather_mask(View<D> dst, View<S> src, int pattern) {
-  if (pattern < 1 || pattern > 7) return {true, true, pattern, 0};
+  if (pattern < 1 || pattern > 7) return Fault::operand(pattern);
+  if (dst.rows < src.rows) return Fault::shape();
   for (std::int64_t r = 0; r < src.rows; ++r) {
     std::int64_t out = 0;
     for (std::int64_t c = 0; c < src.cols && out < dst.cols; ++c)
@@ -105,6 +119,9 @@ inline float index_bits(std::uint32_t i) { return bits_as<float>(i); }
 /// sorted pairs [value, index bits] of src row r. Ties keep the smaller index first.
 template <class S, class I>
 Fault sort32(View<float> dst, View<S> src, View<I> idx) {
+  if (!holds(dst, src.rows, 2 * src.cols) || idx.cols < src.cols ||
+      (idx.rows != 1 && idx.rows < src.rows))
+    return Fault::shape();
   struct Pair {
     float value;
     std::uint32_t index;
@@ -151,7 +168,8 @@ inline void merge_runs(float* out, const float* const* runs, const std::int64_t*
 /// columns after the last whole group copied.
 template <class S>
 Fault mrgsort1(View<float> dst, View<S> src, std::int64_t block_len) {
-  if (block_len <= 0 || block_len % 64 != 0) return {true, true, block_len, 0};
+  if (block_len <= 0 || block_len % 64 != 0) return Fault::operand(block_len);
+  if (!holds(dst, src.rows, src.cols)) return Fault::shape();
   const std::int64_t group = 4 * block_len;
   for (std::int64_t r = 0; r < src.rows; ++r) {
     std::int64_t c = 0;
@@ -174,13 +192,13 @@ inline Fault merge_lists(View<float> dst, const View<const float>* lists, int n)
   const float* runs[4];
   std::int64_t pairs[4];
   std::int64_t total = 0;
-  if (n < 2 || n > 4) return {true, true, n, 0};
+  if (n < 2 || n > 4) return Fault::operand(n);
   for (int k = 0; k < n; ++k) {
     runs[k] = lists[k].data;
     pairs[k] = lists[k].rows * lists[k].cols / 2;
     total += 2 * pairs[k];
   }
-  if (total > dst.rows * dst.cols) return {true, false, total, dst.rows * dst.cols};
+  if (total > dst.rows * dst.cols) return Fault::shape();
   merge_runs(dst.data, runs, pairs, n);
   return {};
 }
@@ -195,6 +213,7 @@ Fault mrgsort2(View<float> dst, L... lists) {
 /// write wins); every other element keeps its value.
 template <class D, class S, class I>
 Fault scatter(View<D> dst, View<S> src, View<I> idx) {
+  if (!holds(src, idx.rows, idx.cols)) return Fault::shape();
   return each_index(idx, dst.rows * dst.cols, [&](std::int64_t r, std::int64_t c, std::int64_t k) {
     dst.data[k] = src.at(r, c);
   });
@@ -205,7 +224,7 @@ Fault scatter(View<D> dst, View<S> src, View<I> idx) {
 /// (tensor.scatter_mask: `keep`).
 template <class D, class S>
 Fault scatter_mask(View<D> dst, View<S> src, int pattern, bool keep) {
-  if (pattern < 1 || pattern > 7) return {true, true, pattern, 0};
+  if (pattern < 1 || pattern > 7) return Fault::operand(pattern);
   for (std::int64_t r = 0; r < dst.rows && r < src.rows; ++r) {
     std::int64_t in = 0;
     for (std::int64_t c = 0; c < dst.cols; ++c) {
@@ -224,7 +243,7 @@ template <class D, class S, class I>
 Fault scatter_rows(View<D> dst, View<S> src, View<I> idx) {
   for (std::int64_t k = 0; k < idx.rows * idx.cols && k < src.rows; ++k) {
     const auto row = static_cast<std::int64_t>(idx.data[k]);
-    if (row < 0 || row >= dst.rows) return {true, false, row, dst.rows};
+    if (row < 0 || row >= dst.rows) return Fault::index(row, dst.rows);
     for (std::int64_t c = 0; c < dst.cols && c < src.cols; ++c) dst.at(row, c) = src.at(k, c);
   }
   return {};
@@ -240,13 +259,13 @@ Fault mgather(View<D> dst, View<M> mem, View<I> idx, int coalesce, int oob) {
   const bool rows = coalesce == 0;
   const std::int64_t extent = rows ? mem.rows : mem.rows * mem.cols;
   if ((coalesce != 0 && coalesce != 1) || oob < 0 || oob > 3 || extent == 0)
-    return {true, true, coalesce != 0 && coalesce != 1 ? coalesce : oob, 0};
+    return Fault::operand(coalesce != 0 && coalesce != 1 ? coalesce : oob);
   const std::int64_t count = rows ? dst.rows : dst.rows * dst.cols;
   for (std::int64_t k = 0; k < count && k < idx.rows * idx.cols; ++k) {
     auto at = static_cast<std::int64_t>(static_cast<std::uint32_t>(idx.data[k]));
     bool zero = false;
     if (at >= extent) {
-      if (oob == 0) return {true, false, static_cast<std::int64_t>(idx.data[k]), extent};
+      if (oob == 0) return Fault::index(static_cast<std::int64_t>(idx.data[k]), extent);
       if (oob == 1) at = extent - 1;
       if (oob == 2) at %= extent;
       zero = oob == 3;
@@ -286,9 +305,9 @@ template <class E>
 Fault random(View<E> dst, std::int64_t valid_rows, std::int64_t valid_cols, std::uint32_t key0,
              std::uint32_t key1, std::uint32_t c0, std::uint32_t c1, std::uint32_t c2,
              std::uint32_t c3, int rounds, bool as_signed) {
-  if (rounds != 7 && rounds != 10) return {true, true, rounds, 0};
+  if (rounds != 7 && rounds != 10) return Fault::operand(rounds);
   if (valid_rows < 0 || valid_cols < 0 || valid_rows > dst.rows || valid_cols > dst.cols)
-    return {true, true, valid_rows > dst.rows || valid_rows < 0 ? valid_rows : valid_cols, 0};
+    return Fault::shape();
   if (valid_cols == 0) return {};
   const std::int64_t chunks = (valid_cols + 255) / 256;
   const std::int64_t per_row = 64 * (chunks - 1) + (valid_cols - 1) % 64 + 1;

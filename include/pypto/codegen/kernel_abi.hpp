@@ -140,6 +140,7 @@ enum class KernelFaultKind : std::int64_t {
   ShiftOutOfRange = 3,   ///< a shift by a negative amount or by the width or more: offset
   NegativeExponent = 4,  ///< an integer `**` with a negative exponent: offset
   InvalidOperand = 5,    ///< an operand outside the op's domain (a sort's block length): offset
+  ShapeMismatch = 6,     ///< operands whose shapes do not fit together (a gather's)
 };
 
 struct KernelFault {

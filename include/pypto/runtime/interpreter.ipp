@@ -1806,9 +1806,11 @@ class Interpreter {
         if (args.size() > 7) dst.valid = valid;
       }
     }
-    if (fault.fault && fault.invalid)
+    using K = irr::Fault::Kind;
+    if (fault.kind == K::Operand)
       unsupported(c, "gets the invalid operand " + std::to_string(fault.value));
-    if (fault.fault)
+    if (fault.kind == K::Shape) unsupported(c, "gets operands whose shapes do not fit together");
+    if (fault.kind == K::Index)
       unsupported(c, "index " + std::to_string(fault.value) + " is out of bounds of its " +
                          (id == OpId::tile_scatter_update || id == OpId::tensor_scatter_update ||
                                   (id == OpId::tile_mgather && kwarg("coalesce", 0) == 0)

@@ -60,6 +60,7 @@ PYPTO_DECL std::string kernel_fault_text(const codegen::KernelFault& f) {
     case K::NegativeExponent:
       return "raises an integer to the negative power " + std::to_string(f.offset);
     case K::InvalidOperand: return "gets the invalid operand " + std::to_string(f.offset);
+    case K::ShapeMismatch: return "gets operands whose shapes do not fit together";
   }
   return "faults (kind " + std::to_string(static_cast<std::int64_t>(f.kind)) + ")";
 }
