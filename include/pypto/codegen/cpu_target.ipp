@@ -198,20 +198,22 @@ inline void copy_box(T* tile, G* gm, const std::int64_t* shape,
   }
 }
 
-/// A load of the leading `valid` box of a tile of `extents` (the rest zero); the valid box
-/// must lie inside the tensor and inside the tile, else a fault of call `site` loads nothing.
+/// A load of the leading `valid` box of a tile of `extents` (the rest zero), or a store of that
+/// box alone (`mode`); the valid box must lie inside the tensor and inside the tile, else a
+/// fault of call `site` copies nothing.
 template <class T, class G>
 inline void copy_box_valid(T* tile, G* gm, const std::int64_t* shape,
                            std::initializer_list<std::int64_t> offsets,
                            std::initializer_list<std::int64_t> extents,
-                           std::initializer_list<std::int64_t> valid, std::int64_t site) {
+                           std::initializer_list<std::int64_t> valid, std::int64_t site,
+                           Box mode = Box::Load) {
   const std::size_t rank = offsets.size();
   const std::int64_t* off = offsets.begin();
   const std::int64_t* ext = extents.begin();
   const std::int64_t* box = valid.begin();
   std::int64_t size = 1;
   for (std::size_t k = 0; k < rank; ++k) size *= ext[k];
-  std::fill(tile, tile + size, T{});
+  if (mode == Box::Load) std::fill(tile, tile + size, T{});
   std::int64_t n = 1;
   for (std::size_t k = 0; k < rank; ++k) {
     if (box[k] < 0 || box[k] > ext[k]) {
@@ -231,7 +233,9 @@ inline void copy_box_valid(T* tile, G* gm, const std::int64_t* shape,
       at = at * shape[k] + off[k] + pos[k];
       into = into * ext[k] + pos[k];
     }
-    tile[into] = element_as<T>(gm[at]);
+    if (mode == Box::Load) tile[into] = element_as<T>(gm[at]);
+    else if (mode == Box::Store) gm[at] = element_as<G>(tile[into]);
+    else gm[at] = add_as(gm[at], tile[into]);
     for (std::size_t k = rank; k-- > 0;) {
       if (++pos[k] < box[k]) break;
       pos[k] = 0;
@@ -526,6 +530,15 @@ PYPTO_DECL std::string CpuTarget::tile_load_valid(const TileRef& t, const Tensor
   return "pk::copy_box_valid(" + t.name + ".data(), " + src.data + ", " + src.name + "->shape, " +
          brace_list(offsets) + ", " + extents(t) + ", " + brace_list(valid) + ", " +
          std::to_string(site) + ");\n";
+}
+
+PYPTO_DECL std::string CpuTarget::tile_store_valid(const TileRef& t, const TensorRef& dst,
+                                                   const std::vector<std::string>& offsets,
+                                                   const std::vector<std::string>& valid,
+                                                   bool atomic_add, std::int64_t site) {
+  return "pk::copy_box_valid(" + t.name + ".data(), " + dst.data + ", " + dst.name + "->shape, " +
+         brace_list(offsets) + ", " + extents(t) + ", " + brace_list(valid) + ", " +
+         std::to_string(site) + (atomic_add ? ", pk::Box::StoreAdd" : ", pk::Box::Store") + ");\n";
 }
 
 PYPTO_DECL std::string CpuTarget::tile_store(const TileRef& t, const TensorRef& dst,

@@ -586,7 +586,14 @@ class Lowering : protected RegionLowering<T> {
     const bool add = atomic && *atomic == ir::AtomicType::Add;
     if (atomic && !add) fail_at(c, "with this atomic kind is not supported");
     on_pipe(src.tile.space == ir::MemorySpace::Acc ? Pipe::Fix : Pipe::Mte3);
-    line(T::tile_store(src.tile, into, at, add, this->site(c)));
+    // Only the tile's valid box moves (what its value records, else its type's view), as the
+    // device's DMA moves it (runtime/interpreter.hpp's store).
+    const std::vector<std::string> valid =
+        into.rank == src.tile.dims.size() ? valid_of(src, *c.args[0]) : std::vector<std::string>{};
+    if (!valid.empty())
+      line(T::tile_store_valid(src.tile, into, at, valid, add, this->site(c)));
+    else
+      line(T::tile_store(src.tile, into, at, add, this->site(c)));
     return dst;
   }
 
@@ -915,17 +922,31 @@ class Lowering : protected RegionLowering<T> {
     env_[&var] = std::move(out);
   }
 
+  /// A tile's valid extents: what its value records, else its type's view; empty when the
+  /// whole tile is valid (interpreter.hpp's valid_extents).
+  std::vector<std::string> valid_of(const Value& v, const ir::Expr& e) {
+    if (!v.valid.empty()) return v.valid;
+    std::vector<std::string> out;
+    const auto* t = ir::as<ir::TileType>(e.type.get());
+    if (!t || !t->tile_view || t->tile_view->valid_shape.size() != v.tile.dims.size()) return out;
+    bool whole = true;
+    for (std::size_t k = 0; k < v.tile.dims.size(); ++k) {
+      const ir::ExprRef& d = t->tile_view->valid_shape[k];
+      const auto* n = ir::as<ir::ConstInt>(d.get());
+      whole = whole && n && v.tile.dims[k].value && n->value == *v.tile.dims[k].value;
+      out.push_back(scalar(*d));
+    }
+    if (whole) out.clear();
+    return out;
+  }
+
   /// tile.fillpad / fillpad_inplace / fillpad_expand(t[, shape]): t (in a tile of `shape`) with
   /// what lies outside its valid extents (what its value records, else its type's view) set
   /// to zero or the dtype's least / greatest value (runtime/interpreter.hpp's fillpad).
   void fillpad(const ir::Var& var, const ir::Call& c) {
     const Value& src = tile_of(c, c.args.at(0));
     if (src.tile.dims.size() != 2) fail_at(c, "needs a 2-D tile");
-    std::vector<std::string> valid = src.valid;
-    if (valid.empty())
-      if (const auto* t = ir::as<ir::TileType>(c.args[0]->type.get());
-          t && t->tile_view && t->tile_view->valid_shape.size() == 2)
-        for (const auto& d : t->tile_view->valid_shape) valid.push_back(scalar(*d));
+    std::vector<std::string> valid = valid_of(src, *c.args[0]);
     if (valid.empty()) valid = {src.tile.dims[0].text, src.tile.dims[1].text};
     const bool expand = c.op->id == ir::OpId::tile_fillpad_expand;
     const auto& tt = static_cast<const ir::TileType&>(*c.type);

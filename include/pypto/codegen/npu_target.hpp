@@ -213,6 +213,10 @@ struct NpuTarget {
   static std::string tile_assemble(const TileRef& dst, const TileRef& src,
                                    const std::vector<std::string>& offsets, std::int64_t site);
   static std::string tile_expdif(const TileRef& dst, const TileRef& a, const TileRef& v);
+  static std::string tile_store_valid(const TileRef& t, const TensorRef& dst,
+                                      const std::vector<std::string>& offsets,
+                                      const std::vector<std::string>& valid, bool atomic_add,
+                                      std::int64_t site);
   static std::string tensor_fold_2d(const TensorRef& t, std::string_view name);
   static std::string irregular_view(const TileRef& t);
   static std::string irregular_view(const TensorRef& t);

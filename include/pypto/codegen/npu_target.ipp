@@ -109,6 +109,13 @@ PYPTO_DECL std::string NpuTarget::tile_load(const TileRef& t, const TensorRef& s
          ", " + extents(t) + ");\n";
 }
 
+PYPTO_DECL std::string NpuTarget::tile_store_valid(const TileRef& t, const TensorRef& dst,
+                                                   const std::vector<std::string>& offsets,
+                                                   const std::vector<std::string>&, bool atomic_add,
+                                                   std::int64_t site) {
+  return tile_store(t, dst, offsets, atomic_add, site);  // TSTORE moves the tile's valid box
+}
+
 PYPTO_DECL std::string NpuTarget::tile_store(const TileRef& t, const TensorRef& dst,
                                              const std::vector<std::string>& offsets,
                                              bool atomic_add, std::int64_t /*site*/) {

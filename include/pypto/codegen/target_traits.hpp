@@ -140,6 +140,10 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   // cannot
   { T::tile_load_valid(tile, tensor, exprs, exprs, site) } -> std::convertible_to<std::string>;
   { T::tile_store(tile, tensor, exprs, flag, site) } -> std::convertible_to<std::string>;
+  // a store of the tile's leading valid box (the second `exprs`) alone
+  {
+    T::tile_store_valid(tile, tensor, exprs, exprs, flag, site)
+    } -> std::convertible_to<std::string>;
   // a descriptor `text` of the tensor's 2-D row-major view (leading dimensions folded); ""
   // where the target cannot
   { T::tensor_fold_2d(tensor, text) } -> std::convertible_to<std::string>;

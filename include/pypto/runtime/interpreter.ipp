@@ -886,7 +886,7 @@ class Interpreter {
         const Value& src = store ? args[0] : args[1];
         const Value& dst = store ? args[2] : args[0];
         region_copy_in(c, shaped(src, "the source"), *dst.buffer,
-                       as_ints(args[store ? 1 : 2], "offsets"), add);
+                       as_ints(args[store ? 1 : 2], "offsets"), add, c.args[store ? 0 : 1].get());
         return dst;
       }
       case OpId::tensor_read:
@@ -1036,6 +1036,17 @@ class Interpreter {
         if (shape.size() != 2 || rows < 0 || cols < 0 || rows > shape[0] || cols > shape[1])
           unsupported(c, "needs a 2-D operand and valid extents within its shape");
         out.buffer->valid = {rows, cols};
+        // A tensor's elements outside its valid box are never stored (a store moves the box
+        // alone): they read as zero, as in the fresh tensor a kernel returns it in.
+        if (id == OpId::tensor_set_validshape)
+          for (std::size_t k = 0; k < out.buffer->size(); ++k)
+            if (static_cast<std::int64_t>(k) / shape[1] >= rows ||
+                static_cast<std::int64_t>(k) % shape[1] >= cols) {
+              if (is_float_dtype(out.buffer->dtype))
+                out.buffer->f32[k] = 0.0f;
+              else
+                out.buffer->ints[k] = 0;
+            }
         return out;
       }
       default: break;
@@ -1186,8 +1197,11 @@ class Interpreter {
   }
 
   /// Writes `src` into `dst` at `off`; with `add` (an atomic add store) dst += src instead.
+  /// The source written into dst at `off`: only its valid box when `valued` (the source's
+  /// expression) gives one (valid_extents), as the device's DMA moves only that box.
   void region_copy_in(const ir::Call& c, const Buffer& src, Buffer& dst,
-                      const std::vector<std::int64_t>& off, bool add) const {
+                      const std::vector<std::int64_t>& off, bool add,
+                      const ir::Expr* valued = nullptr) {
     // A float tile stores into a tensor of another float dtype rounded to it (an FP32
     // accumulator into a BF16 tensor), once, after an atomic add.
     if (src.dtype != dst.dtype && !(is_float_dtype(src.dtype) && is_float_dtype(dst.dtype)))
@@ -1204,8 +1218,22 @@ class Interpreter {
       shape = {rows, dst.shape.back()};
       at = {row, off.back()};
     }
-    check_box(c, shape, at, src.shape);
-    for_box(shape, at, src.shape, [&](std::size_t at, std::size_t j) {
+    std::vector<std::int64_t> box = src.shape;
+    if (valued && shape.size() == src.shape.size()) box = valid_extents(*valued, src);
+    check_box(c, shape, at, box);
+    for_box(shape, at, box, [&](std::size_t at, std::size_t k) {
+      std::size_t j = k;  // the element's index in src, whose rows may be wider than the box
+      if (box != src.shape) {
+        j = 0;
+        std::size_t rest = k;
+        std::vector<std::size_t> pos(box.size());
+        for (std::size_t d = box.size(); d-- > 0;) {
+          pos[d] = rest % static_cast<std::size_t>(box[d]);
+          rest /= static_cast<std::size_t>(box[d]);
+        }
+        for (std::size_t d = 0; d < box.size(); ++d)
+          j = j * static_cast<std::size_t>(src.shape[d]) + pos[d];
+      }
       if (is_float_dtype(src.dtype))
         dst.f32[at] = add ? rounded(dst.dtype, strict(dst.f32[at] + src.f32[j]))
                       : src.dtype != dst.dtype ? rounded(dst.dtype, src.f32[j])
