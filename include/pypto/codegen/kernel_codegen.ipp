@@ -479,6 +479,11 @@ class Lowering : protected RegionLowering<T> {
       } else {
         if (!integer)
           fail_at(c, "with a scalar operand on " + dtype_text(c) + " tiles is not supported");
+        // as the interpreter: a scalar of the tile's dtype (no implicit conversion)
+        const auto* st = ir::as<ir::ScalarType>(rhs->type.get());
+        if (!st || st->dtype != a.dtype)
+          fail_at(c, "needs a scalar of the tile's dtype (" +
+                         std::string(core::dtype_name(a.dtype)) + ")");
         b = scalar(*rhs);
         b_scalar = true;
       }
