@@ -1221,12 +1221,13 @@ class Interpreter {
     std::vector<std::int64_t> box = src.shape;
     if (valued && shape.size() == src.shape.size()) box = valid_extents(*valued, src);
     check_box(c, shape, at, box);
+    const bool narrow = box != src.shape;
+    std::vector<std::size_t> pos(box.size());
     for_box(shape, at, box, [&](std::size_t at, std::size_t k) {
       std::size_t j = k;  // the element's index in src, whose rows may be wider than the box
-      if (box != src.shape) {
+      if (narrow) {
         j = 0;
         std::size_t rest = k;
-        std::vector<std::size_t> pos(box.size());
         for (std::size_t d = box.size(); d-- > 0;) {
           pos[d] = rest % static_cast<std::size_t>(box[d]);
           rest /= static_cast<std::size_t>(box[d]);
@@ -1855,33 +1856,42 @@ class Interpreter {
     if (args.size() != 3) unsupported(c, "needs (input, index, src) and dim=");
     Value out = copy(args[0]);
     Buffer& in = *out.buffer;
-    const Buffer& idx = shaped(args[1], "the index");
     const Buffer& src = shaped(args[2], "the source");
+    if (src.dtype != in.dtype || src.shape != shaped(args[1], "the index").shape)
+      unsupported(c, "needs a source of the input's dtype and the index's shape");
+    const std::vector<std::size_t> to = positions_along(c, in, shaped(args[1], "the index"));
+    for (std::size_t j = 0; j < to.size(); ++j) {
+      if (is_float_dtype(in.dtype))
+        in.f32[to[j]] = src.f32[j];
+      else
+        in.ints[to[j]] = src.ints[j];
+    }
+    return out;
+  }
+
+  /// The flat position in `in` that each element of `idx` names along axis dim= (torch's gather
+  /// and scatter): the index's value on that axis, the element's own position on the others.
+  std::vector<std::size_t> positions_along(const ir::Call& c, const Buffer& in, const Buffer& idx) {
     if (is_float_dtype(idx.dtype)) unsupported(c, "needs integer indices");
-    if (src.dtype != in.dtype) unsupported(c, "needs a source of the input's dtype");
     const auto rank = static_cast<std::int64_t>(in.shape.size());
     std::int64_t dim = c.kwargs.get<std::int64_t>("dim").value_or(-1);
     if (dim < 0) dim += rank;
-    if (dim < 0 || dim >= rank || idx.shape.size() != in.shape.size() || src.shape != idx.shape)
-      unsupported(c, "needs an index and a source of one shape, of the input's rank");
+    if (dim < 0 || dim >= rank || idx.shape.size() != in.shape.size())
+      unsupported(c, "needs an index of the input's rank and a dim within it");
+    for (std::size_t k = 0; k < idx.shape.size(); ++k)
+      if (static_cast<std::int64_t>(k) != dim && idx.shape[k] > in.shape[k])
+        unsupported(c, "index is larger than the input on dimension " + std::to_string(k));
+    const std::int64_t extent = in.shape[static_cast<std::size_t>(dim)];
+    std::vector<std::size_t> out(idx.size());
     std::vector<std::int64_t> pos(idx.shape.size(), 0);
     for (std::size_t j = 0; j < idx.size(); ++j) {
       const std::int64_t at = idx.ints[j];
-      const std::int64_t extent = in.shape[static_cast<std::size_t>(dim)];
       if (at < 0 || at >= extent)
         unsupported(c, "index " + std::to_string(at) + " is out of bounds of dimension " +
                            std::to_string(dim) + " (" + std::to_string(extent) + ")");
-      std::size_t to = 0;
-      for (std::size_t k = 0; k < pos.size(); ++k) {
-        const std::int64_t p = static_cast<std::int64_t>(k) == dim ? at : pos[k];
-        if (p >= in.shape[k])
-          unsupported(c, "index is larger than the input on dimension " + std::to_string(k));
-        to = to * static_cast<std::size_t>(in.shape[k]) + static_cast<std::size_t>(p);
-      }
-      if (is_float_dtype(in.dtype))
-        in.f32[to] = src.f32[j];
-      else
-        in.ints[to] = src.ints[j];
+      for (std::size_t k = 0; k < pos.size(); ++k)
+        out[j] = out[j] * static_cast<std::size_t>(in.shape[k]) +
+                 static_cast<std::size_t>(static_cast<std::int64_t>(k) == dim ? at : pos[k]);
       for (std::size_t k = pos.size(); k-- > 0;) {
         if (++pos[k] < idx.shape[k]) break;
         pos[k] = 0;
@@ -1930,35 +1940,13 @@ class Interpreter {
     if (args.size() != 2) unsupported(c, "needs (input, index) and dim=");
     const Buffer& in = shaped(args[0], "the input");
     const Buffer& idx = shaped(args[1], "the index");
-    if (is_float_dtype(idx.dtype)) unsupported(c, "needs integer indices");
-    const auto rank = static_cast<std::int64_t>(in.shape.size());
-    std::int64_t dim = c.kwargs.get<std::int64_t>("dim").value_or(-1);
-    if (dim < 0) dim += rank;
-    if (dim < 0 || dim >= rank || idx.shape.size() != in.shape.size())
-      unsupported(c, "needs an index of the input's rank and a dim within it");
-    for (std::size_t k = 0; k < idx.shape.size(); ++k)
-      if (static_cast<std::int64_t>(k) != dim && idx.shape[k] > in.shape[k])
-        unsupported(c, "index is larger than the input on dimension " + std::to_string(k));
+    const std::vector<std::size_t> from = positions_along(c, in, idx);
     Value out = Value::zeros(in.dtype, idx.shape, false);
-    std::vector<std::int64_t> pos(idx.shape.size(), 0);
-    for (std::size_t j = 0; j < idx.size(); ++j) {
-      const std::int64_t at = idx.ints[j];
-      const std::int64_t extent = in.shape[static_cast<std::size_t>(dim)];
-      if (at < 0 || at >= extent)
-        unsupported(c, "index " + std::to_string(at) + " is out of bounds of dimension " +
-                           std::to_string(dim) + " (" + std::to_string(extent) + ")");
-      std::size_t from = 0;
-      for (std::size_t k = 0; k < pos.size(); ++k)
-        from = from * static_cast<std::size_t>(in.shape[k]) +
-               static_cast<std::size_t>(static_cast<std::int64_t>(k) == dim ? at : pos[k]);
+    for (std::size_t j = 0; j < from.size(); ++j) {
       if (is_float_dtype(in.dtype))
-        out.buffer->f32[j] = in.f32[from];
+        out.buffer->f32[j] = in.f32[from[j]];
       else
-        out.buffer->ints[j] = in.ints[from];
-      for (std::size_t k = pos.size(); k-- > 0;) {
-        if (++pos[k] < idx.shape[k]) break;
-        pos[k] = 0;
-      }
+        out.buffer->ints[j] = in.ints[from[j]];
     }
     return out;
   }
