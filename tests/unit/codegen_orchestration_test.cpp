@@ -425,6 +425,27 @@ TEST_CASE("orchestration: a manual runtime scope, a scalar if result and a tenso
 )") != std::string::npos);
 }
 
+TEST_CASE("orchestration: tensor elements read and written through the runtime") {
+  const std::string text = orchestration(one_kernel(R"(
+        v = pl.tensor.read(a, [n - 1])
+        pl.tensor.write(o, [0], v * 2.0)
+        o1 = self.k(a, o)
+        return o1
+)"),
+                                         kK);
+  CHECK(text.find(R"(
+        float v = pypto_read<float>(ext_a, n - 1);
+        pypto_write<float>(ext_o, static_cast<float>(v * 2.0f), 0);
+)") != std::string::npos);
+  // The helpers go through the runtime's get_tensor_data / set_tensor_data (which wait for the
+  // element's producer), written only into a source that uses them.
+  CHECK(text.find("return get_tensor_data<T>(t, sizeof...(I), sizeof...(I) ? at : nullptr);") !=
+        std::string::npos);
+  CHECK(text.find("set_tensor_data<T>(t, sizeof...(I), sizeof...(I) ? at : nullptr, value);") !=
+        std::string::npos);
+  CHECK(orchestration(kFlow, kK).find("pypto_read") == std::string::npos);
+}
+
 TEST_CASE("orchestration: errors name the function and line:column") {
   SUBCASE("a tensor op outside a kernel") {
     CHECK(error_of(one_kernel("        y = pl.add(a, 1.0)\n        return y\n"), kK) ==
@@ -654,6 +675,8 @@ struct MixedKernels { int aic, aiv0, aiv1; };
 TaskOutputTensors rt_submit_aic_task(int, CoreTaskArgs&);
 TaskOutputTensors rt_submit_aiv_task(int, CoreTaskArgs&);
 TaskOutputTensors rt_submit_task(MixedKernels&, CoreTaskArgs&);
+template <class T = uint64_t> T get_tensor_data(const ChipTensor&, uint32_t, const uint32_t[]);
+template <class T = uint64_t> void set_tensor_data(const ChipTensor&, uint32_t, const uint32_t[], T);
 template <class T> uint64_t to_u64(T);
 template <class T> T from_u64(uint64_t);
 enum class PTO2ScopeMode { AUTO, MANUAL };
@@ -694,6 +717,13 @@ TEST_CASE("orchestration: generated sources type-check against a runtime stub (-
         return acc_rv
 )"),
                                   kK)},
+      {"elements.cpp", orchestration(one_kernel(R"(
+        v = pl.tensor.read(a, [n - 1])
+        pl.tensor.write(o, [0], v)
+        o1 = self.k(a, o)
+        return o1
+)"),
+                                     kK)},
   };
   for (const auto& source : sources) {  // (clang 14: INFO cannot capture structured bindings)
     const std::string& name = source.first;

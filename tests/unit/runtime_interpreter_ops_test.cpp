@@ -2,10 +2,10 @@
 // (relu, recip, fmod, the floored remainder, leaky ReLU, bitwise and shift ops), compares into a
 // packed mask and selects through one, reductions of every kind and rank, argmax / argmin,
 // expands, three-operand adds, concat / extract / assemble, the triangle mask, fillpad and the
-// valid shape, matmul with a bias and gemv, task ids and the block count, the sorts, merges and
-// gathers (codegen/irregular_functions.hpp). Each case is a program
-// in the text format run on hand-chosen inputs at the edges (NaN, +-0, +-Inf, ties, overflow),
-// checked against results computed here by hand.
+// valid shape, the column sum's tree order, matmul with a bias and gemv, task ids and the block
+// count, the sorts, merges and gathers (codegen/irregular_functions.hpp). Each case is a program in
+// the text format run on hand-chosen inputs at the edges (NaN, +-0, +-Inf, ties, overflow), checked
+// against results computed here by hand.
 #include <doctest/doctest.h>
 
 #include <bit>
@@ -187,6 +187,24 @@ class P:
   CHECK(r[3].buffer->ints == std::vector<std::int64_t>{1, 0, 0, 2});
   // col argmin: batch 0 columns (1,-0) (5,0) (5,-1); batch 1 (NaN,4) (2,4) (3,inf).
   CHECK(r[4].buffer->ints == std::vector<std::int64_t>{1, 1, 1, 0, 0, 0});
+}
+
+TEST_CASE("interpret ops: col_sum with a scratch tile sums in the device's binary tree order") {
+  // 5 rows: ((r0 + r1) + r4) + (r2 + r3); 6 rows: ((r0 + r1) + (r2 + r3)) + (r4 + r5). In
+  // binary32 1e8 + 1 is 1e8, so the order shows: top to bottom the columns sum to 2 and 3.
+  const Value x = tile_f32({5, 1}, {1, 1e8f, -1e8f, 1, 1});
+  const Value y = tile_f32({6, 1}, {1e8f, 1, -1e8f, 1, 1, 1});
+  const auto r = run_incore(
+      "x: pl.Tile[[5, 1], pl.FP32], y: pl.Tile[[6, 1], pl.FP32], s: pl.Tile[[5, 1], pl.FP32], "
+      "u: pl.Tile[[6, 1], pl.FP32]",
+      "a = pl.tile.col_sum(x, s)\nb = pl.tile.col_sum(y, u)\nc = pl.tile.col_sum(x)\n"
+      "d = pl.tile.col_sum(y)\nreturn a, b, c, d",
+      {x, y, tile_f32({5, 1}, {0, 0, 0, 0, 0}), tile_f32({6, 1}, {0, 0, 0, 0, 0, 0})});
+  REQUIRE(r.size() == 4);
+  check_floats(r[0].buffer->f32, {0});
+  check_floats(r[1].buffer->f32, {2});
+  check_floats(r[2].buffer->f32, {2});
+  check_floats(r[3].buffer->f32, {3});
 }
 
 TEST_CASE("interpret ops: expands, row / col expands, expdif and the three-operand adds round") {

@@ -921,6 +921,36 @@ class Sym:
       rt::RuntimeError);
 }
 
+TEST_CASE("interpret: an INT64 scalar binds to an INDEX parameter and back, other dtypes do not") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Config:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[4, 8], pl.FP32], rows: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        t = pl.load(x, [rows, 0], [1, 8])
+        o = pl.store(t, [0, 0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[4, 8], pl.FP32], config: pl.Tensor[[2], pl.INT64], o: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        rows: pl.Scalar[pl.INT64] = pl.tensor.read(config, [1])
+        o = self.k(x, rows, o)
+        return o
+)");
+  using pypto::core::DataType;
+  Value x = Value::zeros(DataType::FP32, {4, 8});
+  for (std::size_t k = 0; k < x.buffer->f32.size(); ++k) x.buffer->f32[k] = static_cast<float>(k);
+  const Outcome o = run_on(
+      *p, "main",
+      {x, Value::tensor_int(DataType::INT64, {2}, {0, 3}), Value::zeros(DataType::FP32, {4, 8})});
+  for (std::size_t k = 0; k < 8; ++k) CHECK(o.args[2].buffer->f32[k] == 24.0f + k);  // row 3
+  CHECK_THROWS_WITH_AS(
+      rt::run(*p, "k",
+              {x, Value::scalar_int(1, DataType::INT32), Value::zeros(DataType::FP32, {4, 8})}),
+      doctest::Contains("argument 'rows' of k must be a Scalar[INDEX]"), rt::RuntimeError);
+}
+
 TEST_CASE("interpret: outputs compare by bits, zeros by sign, and every NaN equals every NaN") {
   const auto nan_bits = [](std::uint32_t bits) { return std::bit_cast<float>(bits); };
   const auto tile = [](std::vector<float> values) {

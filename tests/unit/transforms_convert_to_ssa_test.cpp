@@ -244,6 +244,81 @@ TEST_CASE("convert-to-ssa: body-local variables and a rebound loop variable are 
 )");
 }
 
+// A variable first defined in a loop and read after it is carried out (upstream PyPTO's
+// "escaping" promotion), starting from the first Out / InOut parameter of its type.
+constexpr std::string_view kXOutN =
+    "x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]], n: pl.Scalar[pl.INDEX]) "
+    "-> pl.Tensor[[64], pl.FP32]";
+
+TEST_CASE("convert-to-ssa: a variable first defined in a loop and read after it is carried") {
+  check_ssa(kXOutN, R"(
+        for i in pl.range(n):
+            o = pl.add(x, x)
+        return o
+)",
+            R"(
+        for i, (o1,) in pl.range(n, init_values=(out,)):
+            o2 = pl.add(x, x)
+            o3 = pl.yield_(o2)
+        return o3
+)");
+  // Through a nested loop and a branch that defines it on one path only: the branch hands on
+  // what the loop carried in.
+  check_ssa(kXOutN, R"(
+        for i in pl.range(n):
+            for j in pl.range(n):
+                if j < 2:
+                    o = pl.add(x, x)
+        return o
+)",
+            R"(
+        for i, (o1,) in pl.range(n, init_values=(out,)):
+            for j, (o2,) in pl.range(n, init_values=(o1,)):
+                if j < 2:
+                    o3 = pl.add(x, x)
+                    o4 = pl.yield_(o3)
+                else:
+                    o4 = pl.yield_(o2)
+                o5 = pl.yield_(o4)
+            o6 = pl.yield_(o5)
+        return o6
+)");
+}
+
+TEST_CASE("convert-to-ssa: an escaping variable without an Out parameter of its type") {
+  // A while loop: the first variable of the type defined before the loop (here the parameter
+  // x) is what it holds when the loop runs no iteration; carried values come first.
+  check_ssa(kXN, R"(
+        k = 0
+        while k < n:
+            z = pl.add(x, x)
+            k = k + 1
+        return z
+)",
+            R"(
+        k = 0
+        for (k1, z1) in pl.while_(init_values=(k, x)):
+            pl.cond(k1 < n)
+            z2 = pl.add(x, x)
+            k2 = k1 + 1
+            k3, z3 = pl.yield_(k2, z2)
+        return z3
+)");
+  // Redefined after the loop before it is read: local to the loop, not carried.
+  check_ssa(kXN, R"(
+        for i in pl.range(n):
+            t = pl.add(x, x)
+        t = pl.mul(x, x)
+        return t
+)",
+            R"(
+        for i in pl.range(n):
+            t = pl.add(x, x)
+        t1 = pl.mul(x, x)
+        return t1
+)");
+}
+
 TEST_CASE("convert-to-ssa: while loops carry what they rebind, the condition reads the carry") {
   constexpr std::string_view sig = "n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]";
   check_ssa(sig, R"(
@@ -544,13 +619,15 @@ TEST_CASE("convert-to-ssa: a variable read where no definition reaches is a Valu
 )");
   CHECK(contains(branch, "function 'main'"));
   CHECK(contains(branch, "variable 'z'"));
+  // Read after the loop it is first defined in, with nothing of its type before the loop.
   const std::string loop = conversion_error(kXN, R"(
         for i in pl.range(n):
-            z = pl.add(x, x)
-        w = pl.add(z, z)
-        return w
+            z: pl.Scalar[pl.FP32] = 1.5
+        w = z + z
+        return x
 )");
   CHECK(contains(loop, "variable 'z'"));
+  CHECK(contains(loop, "no value of its type is defined before the loop"));
 }
 
 TEST_CASE("convert-to-ssa: carrying out of a loop with break or continue is a ValueError") {

@@ -171,7 +171,7 @@ struct CpuTarget {
                                 const std::vector<std::string>& valid, std::int64_t site);
   static std::string tile_reshape(const TileRef& dst, const TileRef& src);
   static std::string tile_reduce(const TileRef& dst, const TileRef& src, Reduction kind,
-                                 bool by_row, bool index);
+                                 bool by_row, bool index, bool tree);
   static std::string tile_triangle(const TileRef& dst, std::string_view diagonal, bool upper);
   static std::string tile_assemble(const TileRef& dst, const TileRef& src,
                                    const std::vector<std::string>& offsets, std::int64_t site);

@@ -284,6 +284,24 @@ inline void reduce(E* dst, const E* src, std::int64_t rows, std::int64_t cols, b
   }
 }
 
+/// A column sum in the device's binary tree order (element_functions.hpp's col_sum_tree); a half
+/// tile's partial sums are rounded to its dtype.
+template <class E>
+inline void col_sum_tree(E* dst, const E* src, std::int64_t rows, std::int64_t cols) {
+  std::vector<float> scratch;
+  for (std::int64_t c = 0; c < cols; ++c) {
+    const float sum = pypto::codegen::element::col_sum_tree(
+        rows, [&](std::int64_t r) { return widen(src[r * cols + c]); },
+        [](float a, float b) {
+          if constexpr (is_half<E>) return widen(round_to<E>(a + b));
+          else return a + b;
+        },
+        scratch);
+    if constexpr (is_half<E>) dst[c] = narrow<E>(sum);
+    else dst[c] = sum;
+  }
+}
+
 /// The INT32 index of each row's (column's) first maximum (Kind 1) or minimum (Kind 2), a NaN
 /// counting as the extreme (the interpreter's argmax / argmin).
 template <int Kind, class E>
@@ -716,7 +734,10 @@ PYPTO_DECL std::string CpuTarget::irregular_call(std::string_view function,
 }
 
 PYPTO_DECL std::string CpuTarget::tile_reduce(const TileRef& dst, const TileRef& src,
-                                              Reduction kind, bool by_row, bool index) {
+                                              Reduction kind, bool by_row, bool index, bool tree) {
+  if (tree)
+    return "pk::col_sum_tree(" + dst.name + ".data(), " + src.name + ".data(), " +
+           tile_rows(src).text + ", " + tile_cols(src).text + ");\n";
   if (index)
     return "pk::arg_reduce<" + std::to_string(static_cast<int>(kind)) + ">(" + dst.name +
            ".data(), " + src.name + ".data(), " + tile_rows(src).text + ", " + tile_cols(src).text +

@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
 
 namespace pypto::codegen::element {
 
@@ -32,6 +35,26 @@ inline float compare(int mode, float a, float b) {
                  : mode == 4 ? a > b
                              : a >= b;
   return r ? 1.0f : 0.0f;
+}
+
+/// tile.col_sum with a scratch tile: one column's `n` values (`at(r)`) summed in the order of
+/// the device's binary tree (PTO-ISA's TCOLSUM, binary form, A2/A3): rows added in pairs
+/// (r0 + r1, r2 + r3, ...), an odd last row added into the first pair's sum, and the sums halved
+/// again the same way until one is left. `add` is the dtype's rounded addition.
+template <class At, class Add>
+float col_sum_tree(std::int64_t n, At at, Add add, std::vector<float>& sums) {
+  if (n <= 1) return n == 1 ? at(0) : 0.0f;
+  sums.assign(static_cast<std::size_t>(n / 2), 0.0f);
+  for (std::int64_t i = 0; i < n / 2; ++i)
+    sums[static_cast<std::size_t>(i)] = add(at(2 * i), at(2 * i + 1));
+  if (n % 2 == 1) sums[0] = add(sums[0], at(n - 1));
+  for (std::int64_t count = n / 2; count > 1; count /= 2) {
+    for (std::int64_t i = 0; i < count / 2; ++i)
+      sums[static_cast<std::size_t>(i)] =
+          add(sums[static_cast<std::size_t>(2 * i)], sums[static_cast<std::size_t>(2 * i + 1)]);
+    if (count % 2 == 1) sums[0] = add(sums[0], sums[static_cast<std::size_t>(count - 1)]);
+  }
+  return sums[0];
 }
 
 }  // namespace pypto::codegen::element

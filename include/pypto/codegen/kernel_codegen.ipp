@@ -653,12 +653,11 @@ class Lowering : protected RegionLowering<T> {
 
   /// The reductions outside the kernel expression IR's regions (row min / prod, every column
   /// reduction), one loop over a 2-D float tile (runtime/interpreter.hpp's reduce); a col_sum
-  /// with a scratch tile sums as a tree on the device and is refused.
+  /// with a scratch tile sums in the device's binary tree order (its scratch is not read).
   void reduce(const ir::Var& var, const ir::Call& c) {
     using ir::OpId;
     const OpId id = c.op->id;
-    if (id == OpId::tile_col_sum && c.args.size() > 1)
-      fail_at(c, "with a scratch tile (a tree reduction) is not supported");
+    const bool tree = id == OpId::tile_col_sum && c.args.size() > 1;
     const ReductionOf r = *reduction_of(id);
     const TileRef src = tile_of(c, c.args.at(0)).tile;
     if (!core::is_float(src.dtype) || src.dims.size() != 2) fail_at(c, "needs a 2-D float tile");
@@ -669,7 +668,7 @@ class Lowering : protected RegionLowering<T> {
                             r.by_row ? std::vector<Dim>{src.dims[0], Dim{"1", 1}}
                                      : std::vector<Dim>{Dim{"1", 1}, src.dims[1]});
     on_pipe(Pipe::Vector);
-    const std::string code = T::tile_reduce(out.tile, src, r.kind, r.by_row, r.index);
+    const std::string code = T::tile_reduce(out.tile, src, r.kind, r.by_row, r.index, tree);
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
     env_[&var] = std::move(out);

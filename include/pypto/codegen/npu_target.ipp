@@ -168,7 +168,7 @@ PYPTO_DECL std::string NpuTarget::tile_matmul_acc(const TileRef& c, const TileRe
 }
 
 /// The reductions outside the expression IR are not emitted yet (TROWMIN, TCOLSUM, ...): refused.
-PYPTO_DECL std::string NpuTarget::tile_reduce(const TileRef&, const TileRef&, Reduction, bool,
+PYPTO_DECL std::string NpuTarget::tile_reduce(const TileRef&, const TileRef&, Reduction, bool, bool,
                                               bool) {
   return {};
 }

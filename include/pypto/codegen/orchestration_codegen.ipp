@@ -43,10 +43,11 @@
 // object filled in task-parameter order (add_input / add_output / add_inout / add_no_dep, then
 // add_scalar), optional dependencies, core count, sync start and predicate, and the submit call
 // of its core type — or, for a Group, a MixedKernels {AIC, AIV, AIV} triple. Loops (with
-// carries), ifs, scalar arithmetic, runtime scopes and intermediate tensors (tensor.create) are
-// lowered; a kernel result names the argument buffer the kernel returns (return lineage), so no
-// tensor is copied. Names are derived from variable name hints and made unique in emission
-// order.
+// carries), ifs, scalar arithmetic, runtime scopes, intermediate tensors (tensor.create) and one
+// element of a tensor (tensor.read / tensor.write, through the runtime's get_tensor_data /
+// set_tensor_data, which order it after the element's producer) are lowered; a kernel result names
+// the argument buffer the kernel returns (return lineage), so no tensor is copied. Names are
+// derived from variable name hints and made unique in emission order.
 
 namespace pypto::codegen {
 
@@ -130,6 +131,7 @@ class OrchestrationEmitter {
     s += "#include <stddef.h>\n#include <stdint.h>\n\n#include \"" + std::string(abi_.api_header) +
          "\"\n\n";
     if (uses_floor_) s += kCppFloorHelpers;
+    if (uses_elements_) s += cpp_element_helpers(abi_.get_tensor_data, abi_.set_tensor_data);
     s += "extern \"C\" {\n\n";
     s += "__attribute__((visibility(\"default\")))\n";
     s += std::string(abi_.config_class) + " " + std::string(abi_.config_function) + "(const " +
@@ -293,6 +295,8 @@ class OrchestrationEmitter {
         const auto* axis = c.args.size() == 2 ? ir::as<ir::ConstInt>(c.args[1].get()) : nullptr;
         if (c.op->id == ir::OpId::tensor_dim && axis)
           return "(int64_t)" + name_of(c.args[0]) + ".shapes[" + std::to_string(axis->value) + "]";
+        if (c.op->id == ir::OpId::tensor_read)
+          return element_access("pypto_read<" + ctype(scalar_dtype(e), e->span) + ">", c, {});
         fail(e->span, "the op '" + c.op->name +
                           "' cannot run in orchestration code; it belongs inside a kernel");
       }
@@ -300,6 +304,33 @@ class OrchestrationEmitter {
         fail(e->span, "cannot compute an expression of kind " +
                           std::string(ir::kind_name(e->kind())) + " in orchestration code");
     }
+  }
+
+  /// `helper(tensor, [value,] indices...)` for tensor.read / tensor.write.
+  std::string element_access(const std::string& helper, const ir::Call& c,
+                             const std::string& value) {
+    const auto* indices = c.args.size() >= 2 ? ir::as<ir::MakeTuple>(c.args[1].get()) : nullptr;
+    if (!indices || !ir::isa<ir::TensorType>(c.args[0]->type))
+      fail(c.span, "'" + c.op->name + "' needs a tensor and a list of indices");
+    uses_elements_ = true;
+    std::string s = helper + "(" + name_of(c.args[0], &c.span);
+    if (!value.empty()) s += ", " + value;
+    for (const auto& i : indices->elements) s += ", " + strip_outer_parens(expr(i));
+    return s + ")";
+  }
+
+  static core::DataType scalar_dtype(const ir::ExprRef& e) {
+    return static_cast<const ir::ScalarType&>(*e->type).dtype;
+  }
+
+  /// `pl.tensor.write(t, [i, ...], v)`: one element stored through the runtime.
+  void write_element(const ir::Call& c) {
+    if (c.args.size() != 3 || !ir::isa<ir::ScalarType>(c.args[2]->type))
+      fail(c.span, "'tensor.write' needs a tensor, a list of indices and a scalar");
+    const std::string t = ctype(scalar_dtype(c.args[2]), c.span);
+    line(element_access("pypto_write<" + t + ">", c,
+                        "static_cast<" + t + ">(" + strip_outer_parens(expr(c.args[2])) + ")") +
+         ";");
   }
 
   // ---- statements -----------------------------------------------------------------------------
@@ -321,6 +352,9 @@ class OrchestrationEmitter {
     } else if (const auto* a = ir::as<ir::AssignStmt>(&s)) {
       assign(*a);
     } else if (const auto* ev = ir::as<ir::EvalStmt>(&s)) {
+      if (const auto* c = ir::as<ir::Call>(ev->expr.get());
+          c && c->op->id == ir::OpId::tensor_write)
+        return write_element(*c);
       if (!TaskResolver::is_launch(*ev->expr))
         fail(s.span, "an expression statement here must launch a task");
       task(*ev->expr, nullptr);
@@ -373,6 +407,11 @@ class OrchestrationEmitter {
     if (const auto* g = ir::as<ir::TupleGetItem>(v.get())) return element(var, *g);
     if (const auto* c = ir::as<ir::Call>(v.get()); c && c->op->id == ir::OpId::tensor_create)
       return create(var, *c);
+    if (const auto* c = ir::as<ir::Call>(v.get()); c && c->op->id == ir::OpId::tensor_write) {
+      write_element(*c);
+      names_[var.uid] = name_of(c->args[0]);  // the same buffer, one element rewritten
+      return;
+    }
     const auto* st = ir::as<ir::ScalarType>(var.type.get());
     if (!st)
       fail(a.span,
@@ -757,6 +796,7 @@ class OrchestrationEmitter {
   int task_counter_ = 0;
   int alloc_counter_ = 0;
   bool uses_floor_ = false;
+  bool uses_elements_ = false;
   std::set<std::string, std::less<>> used_;
   std::map<std::uint64_t, std::string> names_;    // Var uid -> C++ name (lookups only)
   std::map<std::uint64_t, std::string> unnamed_;  // Var uid -> why it has no C++ name

@@ -20,18 +20,18 @@ namespace pypto::codegen {
 /// Names a generated orchestration source never gives a variable: C++ keywords that are not
 /// Python keywords, the fixed-width integer types, and the names the file declares itself.
 inline constexpr std::string_view kCppReservedNames[] = {
-    "auto",      "bool",      "case",      "catch",    "char",           "class",
-    "const",     "default",   "delete",    "do",       "double",         "enum",
-    "explicit",  "extern",    "float",     "friend",   "goto",           "inline",
-    "int",       "long",      "namespace", "new",      "operator",       "private",
-    "protected", "public",    "register",  "short",    "signed",         "sizeof",
-    "static",    "struct",    "switch",    "template", "this",           "throw",
-    "typedef",   "typename",  "union",     "unsigned", "using",          "virtual",
-    "void",      "volatile",  "xor",       "bitand",   "bitor",          "compl",
-    "and_eq",    "or_eq",     "xor_eq",    "not_eq",   "int8_t",         "int16_t",
-    "int32_t",   "int64_t",   "uint8_t",   "uint16_t", "uint32_t",       "uint64_t",
-    "size_t",    "orch_args", "to_u64",    "from_u64", "pypto_floordiv", "pypto_floormod",
-    "main"};
+    "auto",      "bool",       "case",       "catch",    "char",           "class",
+    "const",     "default",    "delete",     "do",       "double",         "enum",
+    "explicit",  "extern",     "float",      "friend",   "goto",           "inline",
+    "int",       "long",       "namespace",  "new",      "operator",       "private",
+    "protected", "public",     "register",   "short",    "signed",         "sizeof",
+    "static",    "struct",     "switch",     "template", "this",           "throw",
+    "typedef",   "typename",   "union",      "unsigned", "using",          "virtual",
+    "void",      "volatile",   "xor",        "bitand",   "bitor",          "compl",
+    "and_eq",    "or_eq",      "xor_eq",     "not_eq",   "int8_t",         "int16_t",
+    "int32_t",   "int64_t",    "uint8_t",    "uint16_t", "uint32_t",       "uint64_t",
+    "size_t",    "orch_args",  "to_u64",     "from_u64", "pypto_floordiv", "pypto_floormod",
+    "main",      "pypto_read", "pypto_write"};
 
 /// Python's floor division and modulo of integers (C++ `/` and `%` truncate toward zero);
 /// written into a source only when it uses them.
@@ -45,6 +45,28 @@ inline constexpr std::string_view kCppFloorHelpers =
     "    const int64_t r = a % b;\n"
     "    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n"
     "}\n\n";
+
+/// One element of a tensor read or written from orchestration code, through the runtime's
+/// `get` / `set` functions (get_tensor_data / set_tensor_data, which wait for the element's
+/// producer); written into a source only when it uses them.
+inline std::string cpp_element_helpers(std::string_view get, std::string_view set) {
+  const std::string g(get), st(set);
+  return "// One element of a tensor, read or written through the runtime (indices in order).\n"
+         "template <class T, class Tensor, class... I>\n"
+         "static inline T pypto_read(const Tensor& t, I... i) {\n"
+         "    uint32_t at[sizeof...(I) + 1] = {static_cast<uint32_t>(i)...};\n"
+         "    return " +
+         g +
+         "<T>(t, sizeof...(I), sizeof...(I) ? at : nullptr);\n"
+         "}\n"
+         "template <class T, class Tensor, class... I>\n"
+         "static inline void pypto_write(const Tensor& t, T value, I... i) {\n"
+         "    uint32_t at[sizeof...(I) + 1] = {static_cast<uint32_t>(i)...};\n"
+         "    " +
+         st +
+         "<T>(t, sizeof...(I), sizeof...(I) ? at : nullptr, value);\n"
+         "}\n\n";
+}
 
 /// The C++ type of a scalar dtype (`task_id_class` for TASK_ID), or nullopt when orchestration
 /// code has none (sub-byte and 16-bit floats).

@@ -33,6 +33,8 @@ struct RuntimeAbi {
   std::string_view task_outputs_class = "TaskOutputTensors";  // what a submit returns
   std::string_view tensor_create_info = "TensorCreateInfo";   // an intermediate's shape/dtype
   std::string_view alloc_tensors = "alloc_tensors";
+  std::string_view get_tensor_data = "get_tensor_data";   // <T>(tensor, ndims, indices)
+  std::string_view set_tensor_data = "set_tensor_data";   // <T>(tensor, ndims, indices, value)
   std::string_view mixed_kernels_class = "MixedKernels";  // {aic, aiv0, aiv1}
   std::string_view invalid_kernel_id = "INVALID_KERNEL_ID";
   std::string_view core_count_method = "set_block_num";  // launch_spec.<this>(n); A5: set_core_num

@@ -164,8 +164,11 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   { T::tile_reshape(tile, tile) } -> std::convertible_to<std::string>;
   // a 2-D float tile reduced along its rows ([rows, 1]) or its columns ([1, cols]), from the first
   // element in order; "" where the target cannot
-  // (with `index`: the INT32 index of the first extreme, argmax / argmin)
-  { T::tile_reduce(tile, tile, Reduction::Sum, flag, flag) } -> std::convertible_to<std::string>;
+  // (with `index`: the INT32 index of the first extreme, argmax / argmin; with `tree`: a column
+  // sum in the device's binary tree order, element_functions.hpp's col_sum_tree)
+  {
+    T::tile_reduce(tile, tile, Reduction::Sum, flag, flag, flag)
+    } -> std::convertible_to<std::string>;
   // tile.tri; a source written into a tile at `exprs`; exp(a - v) of a broadcast vector; ""
   // where the target cannot
   { T::tile_triangle(tile, text, flag) } -> std::convertible_to<std::string>;

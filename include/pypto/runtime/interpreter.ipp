@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "pypto/codegen/element_functions.hpp"
 #include "pypto/codegen/element_ops.hpp"
 #include "pypto/codegen/irregular_functions.hpp"
 #include "pypto/codegen/kernel_abi.hpp"
@@ -221,9 +222,17 @@ class Interpreter {
     return Value::zeros(st->dtype, static_shape(*st, what), ir::isa<ir::TileType>(t));
   }
 
-  void check_arg(const ir::Function& fn, const ir::Var& p, const Value& v) const {
+  /// Checks an argument against its parameter's type. INT64 and INDEX are one machine integer:
+  /// a scalar of either binds to a parameter of the other and takes its dtype (upstream's
+  /// orchestration reads INT64 values from a tensor and passes them as INDEX).
+  void check_arg(const ir::Function& fn, const ir::Var& p, Value& v) const {
     const std::string what = "argument '" + p.name_hint + "' of " + fn.name;
     if (const auto* st = ir::as<ir::ScalarType>(p.type.get())) {
+      const auto machine_int = [](core::DataType d) {
+        return d == core::DataType::INT64 || d == core::DataType::INDEX;
+      };
+      if (v.kind == ValueKind::Scalar && machine_int(v.dtype) && machine_int(st->dtype))
+        v.dtype = st->dtype;
       if (v.kind != ValueKind::Scalar || v.dtype != st->dtype)
         fail(what + " must be a Scalar[" + dtype_text(st->dtype) + "]");
       return;
@@ -1384,12 +1393,12 @@ class Interpreter {
   /// tile.row_{sum,max,min,prod} ([rows, cols] -> [rows, 1]) and tile.col_{sum,max,min,prod}
   /// (-> [1, cols]): each row left to right, each column top to bottom, from its first element;
   /// max is `acc < x ? x : acc`, min `x < acc ? x : acc` (kernel/op_semantics.hpp); FP16 / BF16
-  /// partial sums and products are each rounded to the dtype. A row reduction's scratch tile is
-  /// not read; a col_sum given one sums as a tree on the device, an order not interpreted yet.
+  /// partial sums and products are each rounded to the dtype. A scratch tile is not read; a
+  /// col_sum given one sums each column in the device's binary tree order
+  /// (codegen/element_functions.hpp's col_sum_tree).
   Value reduce(const ir::Call& c, const std::vector<Value>& args) const {
     const ir::ReductionOf r = *ir::reduction_of(c.op->id);
-    if (c.op->id == ir::OpId::tile_col_sum && args.size() > 1)
-      unsupported(c, "with a scratch tile (a tree reduction) is not executable yet");
+    const bool tree = c.op->id == ir::OpId::tile_col_sum && args.size() > 1;
     const Buffer& x = shaped(args.at(0), "the operand");
     const std::size_t rank = x.shape.size();
     if (!is_float_dtype(x.dtype) || rank < 2 || x.size() == 0)
@@ -1403,10 +1412,18 @@ class Interpreter {
     Value out = Value::zeros(r.index ? DataType::INT32 : x.dtype, std::move(shape),
                              args[0].kind == ValueKind::Tile);
     Buffer& y = *out.buffer;
+    std::vector<float> tree_sums;
     for (std::size_t b = 0; b < batches; ++b)
       for (std::size_t l = 0; l < lines; ++l) {
         const std::size_t base = b * rows * cols;
         auto at = [&](std::size_t k) { return base + (r.by_row ? l * cols + k : k * cols + l); };
+        if (tree) {
+          y.f32[b * lines + l] = codegen::element::col_sum_tree(
+              static_cast<std::int64_t>(rows),
+              [&](std::int64_t k) { return x.f32[at(static_cast<std::size_t>(k))]; },
+              [&](float p, float q) { return rounded(x.dtype, strict(p + q)); }, tree_sums);
+          continue;
+        }
         float acc = x.f32[at(0)];
         std::size_t best = 0;
         for (std::size_t k = 1; k < length; ++k) {

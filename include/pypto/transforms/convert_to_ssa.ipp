@@ -19,8 +19,14 @@
 //   - an if after which a variable has a new version on either path (rebound in one arm with a
 //     version on entry, or defined in both arms) gets an if-result `base__phi_vN` and a yield in
 //     each arm; a missing else arm is made, yielding the versions on entry;
-//   - variables first defined in a loop body or an if arm and not defined on every path out of
-//     it stay local; reading one after it is a core::ValueError naming the variable;
+//   - a variable first defined in a loop body and read after the loop before anything defines
+//     it again is carried out of it too (as upstream PyPTO promotes it), starting from the
+//     current version of the first Out / InOut parameter of its type, else of the first
+//     variable of its type defined before the loop (what it holds when the loop runs no
+//     iteration; none is a core::ValueError); an if between its definition and that loop hands
+//     it on;
+//   - other variables first defined in a loop body or an if arm and not defined on every path
+//     out of it stay local; reading one after it is a core::ValueError naming the variable;
 //   - scope statements (InCore, Cluster, Spmd, Hierarchy, SplitAiv, Runtime) are straight-line:
 //     their attrs (e.g. `dump_vars`, `arg_direction_overrides_vars`) read the versions on entry,
 //     their Def fields are defined before (binders) or after (results) the body as the
@@ -156,15 +162,21 @@ class Scan {
   struct Variable {
     const ir::Var* origin;  ///< the first definition (its name is the base of new names)
     std::uint32_t first_def;
+    Id home;  ///< the innermost region open at the first definition (kNone: none)
   };
   struct Region {
-    std::vector<Id> defined;  ///< candidates, in the order of their first definition inside
-    std::string_view exit;    ///< "break" or "continue" in a loop body (nested loops aside)
+    std::vector<Id> defined;   ///< candidates, in the order of their first definition inside
+    std::vector<Id> escaping;  ///< a loop's: first defined inside, read after it (see escapes)
+    std::string_view exit;     ///< "break" or "continue" in a loop body (nested loops aside)
+    Id parent = kNone;         ///< the enclosing region
+    std::uint32_t start = 0, end = 0;
+    bool loop = false;
   };
 
   explicit Scan(const ir::Function& f) {
     for (const auto& p : f.params) define(*p, false);
     if (f.body) stmt(*f.body);
+    for (Id id = 0; id < vars_.size(); ++id) list_escapes(id);
   }
 
   /// The variable's id, or kNone for a variable nothing in the function defines (free).
@@ -186,31 +198,90 @@ class Scan {
 
   void stmt(const ir::Stmt& s) {
     const NestingGuard guard(depth_);
+    ++statement_;
     if (ir::isa<ir::BreakStmt>(s) || ir::isa<ir::ContinueStmt>(s)) {
       if (!loops_.empty() && regions_[loops_.back()].exit.empty())
         regions_[loops_.back()].exit = ir::isa<ir::BreakStmt>(s) ? "break" : "continue";
       return;
     }
     if (const auto* f = ir::as<ir::ForStmt>(&s)) {
+      reads(*f);
+      for (const auto& ia : f->iter_args) read(ia->init_value);
       define(*f->loop_var, false);
       for (const auto& ia : f->iter_args) define(*ia, false);
-      loop(s, f->iter_args, *f->body);
+      loop(s, f->iter_args, *f->body, nullptr);
       for (const auto& rv : f->return_vars) define(*rv, true);
     } else if (const auto* w = ir::as<ir::WhileStmt>(&s)) {
+      for (const auto& ia : w->iter_args) read(ia->init_value);
       for (const auto& ia : w->iter_args) define(*ia, false);
-      loop(s, w->iter_args, *w->body);
+      loop(s, w->iter_args, *w->body, w);
       for (const auto& rv : w->return_vars) define(*rv, true);
     } else if (const auto* i = ir::as<ir::IfStmt>(&s)) {
+      reads(*i);
       open(s);
       stmt(*i->then_body);
       open_.back().then_end = time_;
       open_.back().in_else = true;
       if (i->else_body) stmt(*i->else_body);
-      open_.pop_back();
+      close();
       for (const auto& rv : i->return_vars) define(*rv, true);
     } else {
-      ir::visit_stmt(s, [&](const auto& n) { walk_parts(n, Parts{*this}); });
+      ir::visit_stmt(s, [&](const auto& n) {
+        reads(n);
+        walk_parts(n, Parts{*this});
+      });
     }
+  }
+
+  // -- reads: the value fields a node evaluates where it stands, in field order --
+
+  template <class N>
+  void reads(const N& n) {
+    reflect::for_each_field(n, [&](auto field, const auto& v) {
+      using F = decltype(field);
+      if constexpr (F::kind == reflect::FieldKind::Usual &&
+                    !holds_statements<std::remove_cvref_t<decltype(v)>>)
+        read(v);
+    });
+  }
+  template <class T>
+  void read(const ir::Ref<const T>& e) {
+    if constexpr (std::is_base_of_v<ir::Expr, T>) {
+      if (!e) return;
+      if (const auto* v = ir::as<ir::Var>(e.get())) return use(*v);
+      // A shared expression is read once per statement: its reads happen there once.
+      if (e.use_count() > 1) {
+        auto [at, fresh] = seen_.insert(e.get(), statement_);
+        if (!fresh && *at == statement_) return;
+        *at = statement_;
+      }
+      const NestingGuard guard(depth_);
+      ir::visit_expr(*e, [&](const auto& n) { reads(n); });
+    }  // types keep their program-wide symbols; callees are names
+  }
+  template <class T>
+  void read(const std::vector<T>& list) {
+    for (const auto& x : list) read(x);
+  }
+  template <class T>
+  void read(const std::optional<T>& x) {
+    if (x) read(*x);
+  }
+  void read(const ir::Attrs& attrs) {
+    for (const auto& entry : attrs) read(entry.value);
+  }
+  void read(const ir::AttrValue& v) {
+    if (const auto* e = v.get_if<ir::ExprRef>()) read(*e);
+    if (const auto* l = v.get_if<ir::AttrValueList>()) read(*l);
+  }
+  template <class T>
+  void read(const T& x) {
+    if constexpr (reflect::Reflected<T>) reads(x);  // a view struct; scalars read nothing
+  }
+
+  void use(const ir::Var& v) {
+    if (const Id* id = ids_.find(&v)) events_[*id].push_back({time_, false});
+    ++time_;
   }
 
   /// walk_parts callbacks: binders never rebind an iter_arg; results may.
@@ -234,20 +305,63 @@ class Scan {
     }
   };
 
-  void loop(const ir::Stmt& s, const std::vector<ir::IterArgRef>& iter_args, const ir::Stmt& body) {
+  void loop(const ir::Stmt& s, const std::vector<ir::IterArgRef>& iter_args, const ir::Stmt& body,
+            const ir::WhileStmt* w) {
     open(s);
+    regions_[open_.back().region].loop = true;
     loops_.push_back(open_.back().region);
     if (!iter_args.empty()) frames_.push_back({&iter_args, !tail_yield(body)});
+    if (w) reads(*w);  // the condition is evaluated in the loop, on the carried values
     stmt(body);
     if (!iter_args.empty()) frames_.pop_back();
     loops_.pop_back();
-    open_.pop_back();
+    close();
   }
 
   void open(const ir::Stmt& s) {
     const auto [index, fresh] = region_of_.insert(&s, static_cast<Id>(regions_.size()));
     if (fresh) regions_.emplace_back();
+    Region& r = regions_[*index];
+    r.parent = open_.empty() ? kNone : open_.back().region;
+    r.start = time_;
     open_.push_back({*index, time_, 0, false});
+  }
+  void close() {
+    regions_[open_.back().region].end = time_;
+    open_.pop_back();
+  }
+
+  /// True when the variable is read after loop `r` before anything defines it again: its value
+  /// must come out of the loop.
+  bool escapes(Id id, const Region& r) const {
+    const auto& ev = events_[id];
+    const auto next = std::lower_bound(ev.begin(), ev.end(), r.end,
+                                       [](const Event& e, std::uint32_t t) { return e.time < t; });
+    return next != ev.end() && !next->def;
+  }
+
+  /// Lists a variable first defined inside loops and read after them (as upstream PyPTO
+  /// promotes it): in each such loop's `escaping`, and in the ifs between its first definition
+  /// and that loop, whose results must then hand it on.
+  void list_escapes(Id id) {
+    std::vector<Id> pending;  // ifs since the last loop outward
+    for (Id r = vars_[id].home; r != kNone; r = regions_[r].parent) {
+      Region& region = regions_[r];
+      if (!region.loop) {
+        pending.push_back(r);
+        continue;
+      }
+      if (!escapes(id, region)) {
+        pending.clear();
+        continue;
+      }
+      for (Id i : pending) list(i, id, regions_[i].defined);
+      pending.clear();
+      list(r, id, region.escaping);
+    }
+  }
+  void list(Id region, Id id, std::vector<Id>& into) {
+    if (listed_.insert((std::uint64_t{region} << 32) | id).second) into.push_back(id);
   }
 
   /// The iter_arg that a plain Var defined in a pre-SSA loop's body rebinds, or null: the
@@ -280,12 +394,14 @@ class Scan {
         id = *ids_.find(iter_arg);  // defined when its loop was entered
       } else {
         id = static_cast<Id>(vars_.size());
-        vars_.push_back({&v, time_});
+        vars_.push_back({&v, time_, open_.empty() ? kNone : open_.back().region});
+        events_.emplace_back();
       }
       ids_.insert(&v, id);
     }
     const std::uint32_t first = vars_[id].first_def;
     const std::uint32_t now = time_++;
+    events_[id].push_back({now, true});
     if (first == now) return;  // a first definition is local to every open region
     // Outward through the open regions while the variable may need a value out of them: it was
     // defined before the region, or (an if's else arm) first in the then arm.
@@ -311,7 +427,14 @@ class Scan {
   };
   std::vector<Frame> frames_;
   std::unordered_set<std::uint64_t> listed_;  // (region, variable) pairs; membership only
-  std::uint32_t time_ = 0;
+  struct Event {
+    std::uint32_t time;
+    bool def;  ///< a definition, else a read
+  };
+  std::vector<std::vector<Event>> events_;           // per variable, in time order
+  ::pypto::detail::PointerMap<std::uint32_t> seen_;  // shared expression -> last statement read
+  std::uint32_t time_ = 0;                           // definitions and reads, in order
+  std::uint32_t statement_ = 0;
   std::size_t depth_ = 0;
 };
 
@@ -600,13 +723,43 @@ class FunctionConverter : private FieldRewriter<FunctionConverter> {
 
   /// The variables a loop carries beyond its own iter_args: those defined in its body that have
   /// a version on entry, less the loop's own binders.
-  std::vector<Id> carried(const ir::Stmt& loop, const std::vector<Id>& own) {
+  /// Then those first defined in it and read after it (Scan::escapes), which start from
+  /// `escape_init`: in all, `entry` of them have a version on entry.
+  std::vector<Id> carried(const ir::Stmt& loop, const std::vector<Id>& own, std::size_t& entry) {
     const std::uint64_t stamp = ++loops_seen_;
     for (Id o : own) binder_stamp_[o] = stamp;
-    std::vector<Id> out;
-    for (Id id : scan_.region(loop).defined)
-      if (versions_.get(id) && binder_stamp_[id] != stamp) out.push_back(id);
-    return by_name(std::move(out));
+    const Scan::Region& region = scan_.region(loop);
+    std::vector<Id> out, escaping;
+    for (const auto* list : {&region.defined, &region.escaping})
+      for (Id id : *list)
+        if (versions_.get(id) && binder_stamp_[id] != stamp) out.push_back(id);
+    for (Id id : region.escaping)
+      if (!versions_.get(id)) escaping.push_back(id);
+    out = by_name(std::move(out));
+    entry = out.size();
+    for (Id id : by_name(std::move(escaping))) out.push_back(id);
+    return out;
+  }
+
+  /// What a variable first defined in a loop and read after it holds when the loop runs no
+  /// iteration, as upstream PyPTO chooses it: the current version of the first Out / InOut
+  /// parameter of its type, else of the first variable of its type defined before the loop.
+  ir::VarRef escape_init(Id id, std::string_view what) const {
+    const ir::Var& origin = *scan_.variable(id).origin;
+    for (std::size_t k = 0; k < fn_.params.size(); ++k) {
+      if (k >= fn_.param_directions.size() || fn_.param_directions[k] == ir::ParamDirection::In)
+        continue;
+      const ir::VarRef& v = versions_.get(scan_.id(*fn_.params[k]));
+      if (v && ir::identical(v->type, origin.type)) return v;
+    }
+    for (Id other = 0; other < scan_.size(); ++other) {
+      const ir::VarRef& v = versions_.get(other);
+      if (v && ir::identical(v->type, origin.type)) return v;
+    }
+    throw core::ValueError("convert-to-ssa: function '" + fn_.name + "': variable '" +
+                           origin.name_hint + "' is first defined inside the " + std::string(what) +
+                           " and read after it, and no value of its type is defined before the "
+                           "loop to hold when the loop runs no iteration");
   }
 
   /// `ids` in the order of their names (first definition order among equal names), the order
@@ -641,9 +794,12 @@ class FunctionConverter : private FieldRewriter<FunctionConverter> {
   /// defined: they are evaluated outside the loop.
   std::vector<ir::IterArgRef> open_iter_args(const std::vector<ir::IterArgRef>& own,
                                              const std::vector<ir::ExprRef>& inits,
-                                             const std::vector<Id>& carries) {
+                                             const std::vector<Id>& carries, std::size_t entry,
+                                             std::string_view what) {
     std::vector<ir::ExprRef> carried_inits;
-    for (Id id : carries) carried_inits.push_back(versions_.get(id));
+    for (std::size_t k = 0; k < carries.size(); ++k)
+      carried_inits.push_back(k < entry ? versions_.get(carries[k])
+                                        : escape_init(carries[k], what));
     std::vector<ir::IterArgRef> out;
     for (std::size_t k = 0; k < own.size(); ++k) {
       const ir::IterArg& ia = *own[k];
@@ -716,13 +872,14 @@ class FunctionConverter : private FieldRewriter<FunctionConverter> {
     auto copy = ir::copy_node(s);
     if (auto x = rewritten_values(s)) copy = std::move(x);  // bounds, attrs: outside the loop
     const std::vector<ir::ExprRef> inits = rewritten_inits(s.iter_args);
-    const std::vector<Id> carries = carried(s, own_ids(s.iter_args, s.loop_var.get()));
+    std::size_t entry = 0;
+    const std::vector<Id> carries = carried(s, own_ids(s.iter_args, s.loop_var.get()), entry);
     const bool pre_ssa = !s.iter_args.empty() && !tail_yield(*s.body);
-    check_loop_can_carry(s, "for loop over '" + s.loop_var->name_hint + "'", carries, s.iter_args,
-                         pre_ssa, s.for_kind == ir::ForKind::Unroll);
+    const std::string what = "for loop over '" + s.loop_var->name_hint + "'";
+    check_loop_can_carry(s, what, carries, s.iter_args, pre_ssa, s.for_kind == ir::ForKind::Unroll);
     const std::size_t mark = versions_.mark();
     copy->loop_var = define(*s.loop_var, "idx");
-    copy->iter_args = open_iter_args(s.iter_args, inits, carries);
+    copy->iter_args = open_iter_args(s.iter_args, inits, carries, entry, what);
     copy->body = close_body(stmt(s.body), s.iter_args, carries);
     versions_.restore(mark);
     copy->return_vars = close_results(s.return_vars, carries, "rv", pre_ssa);
@@ -732,11 +889,12 @@ class FunctionConverter : private FieldRewriter<FunctionConverter> {
   ir::StmtRef while_stmt(const ir::WhileStmt& s, const ir::StmtRef& self) {
     auto copy = ir::copy_node(s);
     const std::vector<ir::ExprRef> inits = rewritten_inits(s.iter_args);
-    const std::vector<Id> carries = carried(s, own_ids(s.iter_args, nullptr));
+    std::size_t entry = 0;
+    const std::vector<Id> carries = carried(s, own_ids(s.iter_args, nullptr), entry);
     const bool pre_ssa = !s.iter_args.empty() && !tail_yield(*s.body);
     check_loop_can_carry(s, "while loop", carries, s.iter_args, pre_ssa, false);
     const std::size_t mark = versions_.mark();
-    copy->iter_args = open_iter_args(s.iter_args, inits, carries);
+    copy->iter_args = open_iter_args(s.iter_args, inits, carries, entry, "while loop");
     copy->condition = expr(s.condition);  // evaluated in the loop, on the carried values
     copy->body = close_body(stmt(s.body), s.iter_args, carries);
     versions_.restore(mark);
