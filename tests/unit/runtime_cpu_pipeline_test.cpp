@@ -512,7 +512,7 @@ class Partial:
     def main(self, x: pl.Tensor[[3, 5], pl.FP32], o: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
         with pl.at(level=pl.Level.CORE_GROUP):
             t = pl.load(x, [1, 2], [4, 8], [2, 3])
-            o1 = pl.store(pl.add(t, t), [0, 0], o)
+            o1 = pl.store(pl.tile.set_validshape(pl.add(t, t), 4, 8), [0, 0], o)
         return o1
 )");
   std::vector<float> x;
@@ -521,6 +521,7 @@ class Partial:
   std::vector<float> want(32, 0.0f);
   for (std::size_t i = 0; i < 2; ++i)
     for (std::size_t j = 0; j < 3; ++j) want[i * 8 + j] = 2.0f * x[(1 + i) * 5 + 2 + j];
+  // (the sum keeps the load's valid box; widened to the whole tile, the store shows the zeros)
   CHECK(compiled[1].buffer->f32 == want);
   CHECK(interpreted[1].buffer->f32 == want);
 }
@@ -647,6 +648,17 @@ std::pair<std::vector<rt::Value>, std::vector<rt::Value>> run_both_on(
   return {std::move(got), std::move(want)};
 }
 
+/// The arguments after running `input`'s main on `args` compiled on the CPU target, checked
+/// bit-identical to the interpreter's.
+std::vector<rt::Value> run_identical(const ir::Program& input, const std::vector<rt::Value>& args) {
+  auto [compiled, interpreted] = run_both_on(input, args);
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    CAPTURE(k);
+    CHECK(rt::bit_identical(compiled[k], interpreted[k]));
+  }
+  return std::move(compiled);
+}
+
 std::uint32_t comparable(float f) { return rt::comparable_bits(f); }
 
 }  // namespace
@@ -687,11 +699,7 @@ class Elements:
   args[3].buffer->ints = {0x7fff, -1, 1, -8};
   args[4].buffer->ints = {1, 3, 1, 0};
   args[5] = rt::Value::scalar_float(0.1f);
-  const auto [compiled, interpreted] = run_both_on(*input, args);
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    CAPTURE(k);
-    CHECK(rt::bit_identical(compiled[k], interpreted[k]));
-  }
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
   const std::vector<float> want = {nan, 0.0f,  0.0f,  inf,  5.5f,        0.0f,           // relu
                                    nan, -inf,  -1.0f, 0.0f, 1.0f / 5.5f, 1.0f / -5.5f,   // recip
                                    nan, -0.0f, nan,   nan,  1.5f,        -1.5f,          // fmod
@@ -733,11 +741,7 @@ class Masks:
   std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 3);
   args[0].buffer->f32[9] = std::numeric_limits<float>::quiet_NaN();
   args[1].buffer->f32[0] = args[0].buffer->f32[0];  // equal: not greater
-  const auto [compiled, interpreted] = run_both_on(*input, args);
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    CAPTURE(k);
-    CHECK(rt::bit_identical(compiled[k], interpreted[k]));
-  }
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
   const std::vector<float>& x = args[0].buffer->f32;
   const std::vector<float>& y = args[1].buffer->f32;
   for (std::size_t r = 0; r < 2; ++r)
@@ -774,11 +778,7 @@ class Pads:
   std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
   args[0].buffer->f32 = {1, 2, 3, 4, 5, 6};
   args[3] = rt::Value::scalar_int(1);
-  const auto [compiled, interpreted] = run_both_on(*input, args);
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    CAPTURE(k);
-    CHECK(rt::bit_identical(compiled[k], interpreted[k]));
-  }
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
   constexpr float inf = std::numeric_limits<float>::infinity();
   CHECK(compiled[4].buffer->f32 ==
         std::vector<float>{1, 2,   -inf, -inf, -inf, -inf, -inf, -inf,  //
@@ -826,11 +826,7 @@ class Moves:
   std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 2);
   args[0].buffer->f32 = {3, 7, 7, -1, 0, -2, 5, -2};
   args[2] = rt::Value::scalar_int(1);
-  const auto [compiled, interpreted] = run_both_on(*input, args);
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    CAPTURE(k);
-    CHECK(rt::bit_identical(compiled[k], interpreted[k]));
-  }
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
   const std::vector<std::int64_t>& idx = compiled[3].buffer->ints;
   CHECK(idx[0] == 1);  // row 0's first 7
   CHECK(idx[4] == 2);  // row 1's 5
@@ -866,16 +862,68 @@ class Tree:
   args[0].buffer->f32 = {1e8f, 1, 1, 1e8f, -1e8f, -1e8f, 1, 1, 1, 1, 1, 1};
   // FP16: 2048 + 1 rounds to 2048 (ties to even), so the order shows there too.
   args[1].buffer->f32 = {1, 2048, 2048, 1, -2048, -2048, 1, 1, 1, 1};
-  const auto [compiled, interpreted] = run_both_on(*input, args);
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    CAPTURE(k);
-    CHECK(rt::bit_identical(compiled[k], interpreted[k]));
-  }
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
   // Column 0: ((1e8 + 1) + (-1e8 + 1)) + (1 + 1) = 2; column 1 the same values in another
   // order: ((1 + 1e8) + (-1e8 + 1)) + 2 = 2 (top to bottom: 3). FP16, rows 0..4 of a column:
   // ((1 + 2048) + 1) + (-2048 + 1) = 2048 - 2047 = 1 (top to bottom: 2).
   CHECK(compiled[2].buffer->f32 == std::vector<float>{2, 2});
   CHECK(compiled[3].buffer->f32 == std::vector<float>{1, 1});
+}
+
+TEST_CASE("cpu pipeline: batch_matmul broadcasts a batch of one, transposes go batch by batch") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Batches:
+    @pl.function
+    def main(self, a: pl.Tensor[[2, 2, 3], pl.FP32], b: pl.Tensor[[1, 3, 2], pl.FP32], o: pl.Out[pl.Tensor[[2, 2, 2], pl.FP32]], t: pl.Out[pl.Tensor[[2, 3, 2], pl.FP32]]) -> pl.Tensor[[2, 2, 2], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            x = pl.load(a, [0, 0, 0], [2, 2, 3], target_memory=pl.MemorySpace.Mat)
+            y = pl.load(b, [0, 0, 0], [1, 3, 2], target_memory=pl.MemorySpace.Mat)
+            o1 = pl.store(pl.batch_matmul(x, y), [0, 0, 0], o)
+            v = pl.load(a, [0, 0, 0], [2, 2, 3])
+            pl.store(pl.tile.transpose_view(v), [0, 0, 0], t)
+        return o1
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 4);
+  args[0].buffer->f32 = {1, 2, 3, 4, 5, 6, 0.5f, -1, 2, 1, 0, -2};
+  args[1].buffer->f32 = {1, 0, 0, 1, 1, 1};
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
+  // Each batch of a times b's one matrix [[1, 0], [0, 1], [1, 1]].
+  CHECK(compiled[2].buffer->f32 == std::vector<float>{4, 5, 10, 11, 2.5f, 1, -1, -2});
+  CHECK(compiled[3].buffer->f32 == std::vector<float>{1, 4, 2, 5, 3, 6, 0.5f, 1, -1, 0, 2, -2});
+}
+
+TEST_CASE("cpu pipeline: an element op keeps its operands' valid box, which a store then moves") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Narrow:
+    @pl.function
+    def main(self, x: pl.Tensor[[4, 8], pl.FP32], y: pl.Tensor[[4, 8], pl.FP32], o: pl.InOut[pl.Tensor[[4, 8], pl.FP32]], p: pl.InOut[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            a = pl.load(x, [0, 0], [4, 8])
+            b = pl.load(y, [0, 0], [4, 8])
+            n = pl.tile.set_validshape(a, 2, 4)
+            m = pl.tile.set_validshape(b, 2, 4)
+            t = pl.tile.adds(pl.add(n, m), 1.0)
+            o1 = pl.store(t, [0, 0], o)
+            pl.store(pl.add(n, b), [0, 0], p)
+        return o1
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 5);
+  args[0].buffer->f32.assign(32, 1.0f);
+  args[1].buffer->f32.assign(32, 2.0f);
+  args[2].buffer->f32.assign(32, -7.0f);
+  args[3].buffer->f32.assign(32, -7.0f);
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
+  // Both operands valid in [2, 4]: the sum and the sum plus one keep that box, the store moves
+  // it alone. Operands with different boxes (b is whole): the result is whole.
+  for (std::size_t k = 0; k < 32; ++k) {
+    CAPTURE(k);
+    CHECK(compiled[2].buffer->f32[k] == (k / 8 < 2 && k % 8 < 4 ? 4.0f : -7.0f));
+    CHECK(compiled[3].buffer->f32[k] == 3.0f);
+  }
 }
 
 TEST_CASE("cpu pipeline: sorts, merges and gathers move the interpreter's elements") {
@@ -906,11 +954,7 @@ class Sorts:
   const std::vector<float> first = {1, nan, -0.0f, 2, 0.0f, 2, -inf, 1};
   std::copy(first.begin(), first.end(), args[0].buffer->f32.begin());
   args[1].buffer->ints = {10, 11, 12, 13, 14, 15, 16, 9};
-  const auto [compiled, interpreted] = run_both_on(*input, args);
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    CAPTURE(k);
-    CHECK(rt::bit_identical(compiled[k], interpreted[k]));
-  }
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
   // descending, NaN first, equal values by their index: 2 (13) 2 (15), 1 (9) 1 (10), -0 (12) +0
   // (14)
   CHECK(compiled[3].buffer->ints == std::vector<std::int64_t>{11, 13, 15, 9, 10, 12, 14, 16});
@@ -943,11 +987,7 @@ class Scatters:
 )");
   std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1, 0);
   args[3].buffer->ints = {3, 1};  // rows 3 and 1; plus 4, wrapped back to them
-  const auto [compiled, interpreted] = run_both_on(*input, args);
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    CAPTURE(k);
-    CHECK(rt::bit_identical(compiled[k], interpreted[k]));
-  }
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
   // the gathered rows are x's rows 3 and 1
   for (std::size_t k = 0; k < 8; ++k) {
     CHECK(compiled[5].buffer->f32[k] == args[0].buffer->f32[24 + k]);
@@ -970,11 +1010,7 @@ class Fold:
   std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
   args[0].buffer->f32 = {1, 2, 3, 4, 5, 6, 7, 8};
   args[1].buffer->f32.assign(24, 0.0f);
-  const auto [compiled, interpreted] = run_both_on(*input, args);
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    CAPTURE(k);
-    CHECK(rt::bit_identical(compiled[k], interpreted[k]));
-  }
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
   // rows 2 and 3 of the [6, 4] view: out[0][2] and out[1][0]
   std::vector<float> want(24, 0.0f);
   for (std::size_t k = 0; k < 8; ++k) want[8 + k] = static_cast<float>(k + 1);

@@ -646,10 +646,11 @@ import pypto.language as pl
 @pl.program
 class Valid:
     @pl.function
-    def main(self, x: pl.Tensor[[12, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]], s: pl.Out[pl.Tensor[[8, 8], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+    def main(self, x: pl.Tensor[[12, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]], s: pl.Out[pl.Tensor[[8, 8], pl.FP32]], w: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         with pl.at(level=pl.Level.CORE_GROUP):
             t = pl.load(x, [8, 0], [16, 16], [4, 16])
             pl.store(pl.add(t, 1.0), [0, 0], o)
+            pl.store(pl.tile.set_validshape(pl.add(t, 1.0), 16, 16), [0, 0], w)
         v = pl.tensor.slice(x, [8, 8], [0, 10], [8, 6])
         s1 = pl.tensor.assemble(s, v, [0, 0])
         return o
@@ -658,10 +659,15 @@ class Valid:
   const auto inputs = seeded_args(*p->find("main"), 53, 0);
   const Outcome o = run_on(*p, "main", inputs);
   const auto x = f32(inputs[0]);
+  const auto o_in = f32(inputs[1]);
+  // The sum keeps the load's valid box: the store moves its 4 rows, o keeps the rest. Widened
+  // to the whole tile (w), the zero-filled rows show.
   for (std::size_t i = 0; i < 16; ++i)
     for (std::size_t k = 0; k < 16; ++k) {
       const float loaded = i < 4 ? x[(8 + i) * 16 + k] : 0.0f;
-      CHECK(same_bits(o.args[1].buffer->f32[i * 16 + k], strict(loaded + 1.0f)));
+      CHECK(same_bits(o.args[3].buffer->f32[i * 16 + k], strict(loaded + 1.0f)));
+      CHECK(same_bits(o.args[1].buffer->f32[i * 16 + k],
+                      i < 4 ? strict(loaded + 1.0f) : o_in[i * 16 + k]));
     }
   // the assemble moves the slice's valid box alone; s keeps the rest
   const auto s = f32(inputs[2]);

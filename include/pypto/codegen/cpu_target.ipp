@@ -585,19 +585,40 @@ PYPTO_DECL std::string CpuTarget::tile_copy(const TileRef& dst, const TileRef& s
   return dst.name + " = " + src.name + ";\n";
 }
 
+namespace detail::cpu_target {
+
+/// pk::matmul over 2-D tiles, or per batch over tiles of rank 3 (a 2-D operand, or one whose
+/// batch is 1, is the same matrix for every batch of the result).
+inline std::string matmul_call(const TileRef& c, const TileRef* acc, std::string_view init,
+                               const TileRef& a, const TileRef& b) {
+  const std::string accumulator = acc ? acc->name + ".data()" : "nullptr";
+  if (c.dims.size() <= 2)
+    return "pk::matmul(" + c.name + ".data(), " + accumulator + ", " + std::string(init) + ", " +
+           a.name + ".data(), " + b.name + ".data(), " + tile_rows(a).text + ", " +
+           tile_cols(a).text + ", " + tile_cols(b).text + ");\n";
+  const std::string m = "(" + a.dims[a.dims.size() - 2].text + ")",
+                    k = "(" + a.dims.back().text + ")", n = "(" + b.dims.back().text + ")";
+  const auto step = [](const TileRef& t, const std::string& size) {
+    return t.dims.size() == 3 && t.dims[0].value != 1 ? "q * " + size : std::string("0");
+  };
+  return "for (std::int64_t q = 0; q < " + c.dims[0].text + "; ++q) pk::matmul(" + c.name +
+         ".data() + q * " + m + " * " + n + ", " +
+         (acc ? accumulator + " + q * " + m + " * " + n : accumulator) + ", " + std::string(init) +
+         ", " + a.name + ".data() + " + step(a, m + " * " + k) + ", " + b.name + ".data() + " +
+         step(b, k + " * " + n) + ", " + m + ", " + k + ", " + n + ");\n";
+}
+
+}  // namespace detail::cpu_target
+
 PYPTO_DECL std::string CpuTarget::tile_matmul(const TileRef& c, const TileRef& a,
                                               const TileRef& b) {
-  return "pk::matmul(" + c.name + ".data(), nullptr, false, " + a.name + ".data(), " + b.name +
-         ".data(), " + tile_rows(a).text + ", " + tile_cols(a).text + ", " + tile_cols(b).text +
-         ");\n";
+  return detail::cpu_target::matmul_call(c, nullptr, "false", a, b);
 }
 
 PYPTO_DECL std::string CpuTarget::tile_matmul_acc(const TileRef& c, const TileRef& acc,
                                                   const TileRef& a, const TileRef& b,
                                                   std::string_view init) {
-  return "pk::matmul(" + c.name + ".data(), " + acc.name + ".data(), " + std::string(init) + ", " +
-         a.name + ".data(), " + b.name + ".data(), " + tile_rows(a).text + ", " +
-         tile_cols(a).text + ", " + tile_cols(b).text + ");\n";
+  return detail::cpu_target::matmul_call(c, &acc, init, a, b);
 }
 
 PYPTO_DECL std::string CpuTarget::tile_index_sequence(const TileRef& t, std::string_view start,
@@ -766,8 +787,12 @@ PYPTO_DECL std::string CpuTarget::tile_reshape(const TileRef& dst, const TileRef
 }
 
 PYPTO_DECL std::string CpuTarget::tile_transpose(const TileRef& dst, const TileRef& src) {
-  return "pk::transpose(" + dst.name + ".data(), " + src.name + ".data(), " + tile_rows(src).text +
-         ", " + tile_cols(src).text + ");\n";
+  // The last two dimensions swapped, batch by batch.
+  const std::size_t r = src.dims.size();
+  const std::string rows = src.dims[r - 2].text, cols = src.dims[r - 1].text;
+  return "for (std::int64_t q = 0; q < " + tile_size_text(src) + "; q += (" + rows + ") * (" +
+         cols + ")) pk::transpose(" + dst.name + ".data() + q, " + src.name + ".data() + q, " +
+         rows + ", " + cols + ");\n";
 }
 
 PYPTO_DECL std::string CpuTarget::block_idx() { return "pk::block_idx"; }

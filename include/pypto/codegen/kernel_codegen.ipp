@@ -354,7 +354,9 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_matmul_bias:
       case ir::OpId::tile_gemv:
       case ir::OpId::tile_gemv_acc:
-      case ir::OpId::tile_gemv_bias: return matmul(var, c);
+      case ir::OpId::tile_gemv_bias:
+      case ir::OpId::tile_batch_matmul:
+      case ir::OpId::tile_batch_matmul_acc: return matmul(var, c);
       case ir::OpId::tile_set_validshape: return set_validshape(var, c);
       case ir::OpId::tile_write: {  // the element replaced in place; the tile is the result
         const Value& t = tile_of(c, c.args.at(0));
@@ -432,7 +434,20 @@ class Lowering : protected RegionLowering<T> {
     const std::string code = T::tile_element(op, mode, out.tile, a, b.text, b.scalar, int_expr);
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
+    out.valid = kept_valid(c);
     env_[&var] = std::move(out);
+  }
+
+  /// The valid extents an element op's result keeps (the interpreter's kept_valid): its first
+  /// operand's, unless another tile operand has other dims or other valid extents.
+  std::vector<std::string> kept_valid(const ir::Call& c) {
+    const Value& a = tile_of(c, c.args.at(0));
+    for (std::size_t i = 1; i < c.args.size(); ++i) {
+      if (!ir::isa<ir::TileType>(*c.args[i]->type)) continue;
+      const Value& b = tile_of(c, c.args[i]);
+      if (!same_dims(b.tile.dims, a.tile.dims) || b.valid != a.valid) return {};
+    }
+    return a.valid;
   }
 
   /// A tile op outside the kernel expression IR, one target instruction over every element:
@@ -493,6 +508,7 @@ class Lowering : protected RegionLowering<T> {
     out.tile = declare_tile(c, tt->dtype, tt->memory_space, std::move(dims));
     on_pipe(Pipe::Vector);
     line(T::tile_elementwise(op, out.tile, a, b, b_scalar));
+    if (!kernel::is_reduction(op)) out.valid = kept_valid(c);
     env_[&var] = std::move(out);
   }
   static bool same_dims(const std::vector<Dim>& x, const std::vector<Dim>& y) {
@@ -1042,26 +1058,29 @@ class Lowering : protected RegionLowering<T> {
     env_[&var] = std::move(out);
   }
 
-  /// tile.transpose_view and tile.transpose(t, axis1, axis2) of a 2-D tile: its rows as
-  /// columns (the axes must be constants naming the two dimensions; the same axis twice is a
-  /// copy).
+  /// tile.transpose_view and tile.transpose(t, axis1, axis2) of a tile of rank 2 or more: the
+  /// last two dimensions swapped, batch by batch (the axes must be constants naming those two;
+  /// the same axis twice is a copy).
   void transpose(const ir::Var& var, const ir::Call& c) {
     const TileRef src = tile_of(c, c.args.at(0)).tile;
-    if (src.dims.size() != 2) fail_at(c, "needs a 2-D tile");
+    const auto rank = static_cast<std::int64_t>(src.dims.size());
+    if (rank < 2) fail_at(c, "needs a tile of rank 2 or more");
     bool swaps = true;
     if (c.op->id == ir::OpId::tile_transpose) {
       auto axis = [&](std::size_t i) {
         const auto* k = ir::as<ir::ConstInt>(c.args.at(i).get());
-        if (!k || k->value < -2 || k->value > 1) fail_at(c, "needs constant axes of a 2-D tile");
-        return k->value < 0 ? k->value + 2 : k->value;
+        const std::int64_t a = k ? (k->value < 0 ? k->value + rank : k->value) : -1;
+        if (a < rank - 2 || a >= rank) fail_at(c, "needs constant axes naming the last two");
+        return a;
       };
       swaps = axis(1) != axis(2);
     }
     const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    std::vector<Dim> dims = src.dims;
+    if (swaps) std::swap(dims[dims.size() - 2], dims[dims.size() - 1]);
     Value out;
     out.kind = Value::Kind::Tile;
-    out.tile = declare_tile(c, tt.dtype, tt.memory_space,
-                            swaps ? std::vector<Dim>{src.dims[1], src.dims[0]} : src.dims);
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, std::move(dims));
     on_pipe(Pipe::Vector);
     const std::string code = swaps ? T::tile_transpose(out.tile, src) : T::tile_copy(out.tile, src);
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
@@ -1119,11 +1138,14 @@ class Lowering : protected RegionLowering<T> {
   }
 
   /// tile.matmul(a, b) and tile.matmul_acc(acc, a, b[, init_cond]) on 2-D float tiles of one
-  /// dtype, into an FP32 accumulator (runtime/interpreter.hpp's matmul).
+  /// dtype, into an FP32 accumulator (runtime/interpreter.hpp's matmul); tile.batch_matmul and
+  /// batch_matmul_acc on tiles of rank 2 or 3, a batch of one (or a 2-D operand) broadcast.
   void matmul(const ir::Var& var, const ir::Call& c) {
     using ir::OpId;
     const OpId id = c.op->id;
-    const bool accumulate = id == OpId::tile_matmul_acc || id == OpId::tile_gemv_acc;
+    const bool batched = id == OpId::tile_batch_matmul || id == OpId::tile_batch_matmul_acc;
+    const bool accumulate = id == OpId::tile_matmul_acc || id == OpId::tile_gemv_acc ||
+                            id == OpId::tile_batch_matmul_acc;
     const bool gemv =
         id == OpId::tile_gemv || id == OpId::tile_gemv_acc || id == OpId::tile_gemv_bias;
     const bool with_bias = id == OpId::tile_matmul_bias || id == OpId::tile_gemv_bias;
@@ -1133,7 +1155,21 @@ class Lowering : protected RegionLowering<T> {
       fail_at(c, "on " + std::string(core::dtype_name(a.dtype)) + " and " +
                      std::string(core::dtype_name(b.dtype)) +
                      " tiles is not supported (float tiles of one dtype)");
-    if (a.dims.size() != 2 || b.dims.size() != 2) fail_at(c, "needs 2-D tiles");
+    std::vector<Dim> batch;  // the result's leading dimension, if any
+    if (batched) {
+      if (a.dims.size() < 2 || a.dims.size() > 3 || b.dims.size() < 2 || b.dims.size() > 3)
+        fail_at(c, "needs tiles of rank 2 or 3");
+      const auto lead = [](const TileRef& t) {
+        return t.dims.size() == 3 ? t.dims[0].value : std::optional<std::int64_t>(1);
+      };
+      const auto la = lead(a), lb = lead(b);
+      if (!la || !lb || (*la != *lb && *la != 1 && *lb != 1))
+        fail_at(c, "needs batch dimensions that are constants and broadcast");
+      if (a.dims.size() == 3 || b.dims.size() == 3)
+        batch.push_back(*la == 1 && b.dims.size() == 3 ? b.dims[0] : a.dims[0]);
+    } else if (a.dims.size() != 2 || b.dims.size() != 2) {
+      fail_at(c, "needs 2-D tiles");
+    }
     const auto& tt = static_cast<const ir::TileType&>(*c.type);
     if (tt.dtype != core::DataType::FP32) fail_at(c, "needs an FP32 result");
     std::optional<TileRef> acc;
@@ -1147,8 +1183,10 @@ class Lowering : protected RegionLowering<T> {
     out.kind = Value::Kind::Tile;
     // A gemv's result is its type's fractal ([16, N], or the accumulator's) of which the product
     // fills row 0: the rest is zero, or the accumulator's, copied first.
-    out.tile = declare_tile(c, tt.dtype, tt.memory_space,
-                            gemv ? dims_of_type(tt) : std::vector<Dim>{a.dims[0], b.dims[1]});
+    std::vector<Dim> dims = batch;
+    dims.push_back(a.dims[a.dims.size() - 2]);
+    dims.push_back(b.dims.back());
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, gemv ? dims_of_type(tt) : dims);
     if (gemv && (a.dims[0].value != 1 || out.tile.dims.size() != 2))
       fail_at(c, "needs a [1, K] row vector");
     // Operands outside the cube's buffers are moved there first (Mte1), then the cube runs.

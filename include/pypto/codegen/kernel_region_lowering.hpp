@@ -252,6 +252,41 @@ class RegionLowering : protected LoweringBase<T> {
     fail_at(*r.values[k].call, "has no tile shape");
   }
 
+  /// The valid extents region value k keeps (the interpreter's kept_valid): its first
+  /// operand's, unless another tile operand has other dims or other valid extents; none for a
+  /// reduction. `shaped` says whether the operand is a tile at all.
+  std::vector<std::string> region_valid(const Region& r, std::size_t k, std::size_t depth = 0,
+                                        bool* shaped = nullptr) const {
+    if (shaped) *shaped = true;
+    if (r.is_reduction(k) || depth > r.values.size()) return {};
+    const ir::Call& c = *r.values[k].call;
+    auto operand = [&](const ir::ExprRef& e, bool& tile) -> std::vector<std::string> {
+      tile = false;
+      const ir::Var* v = as_var(e);
+      if (!v) return {};
+      if (auto it = r.index.find(v); it != r.index.end())
+        return region_valid(r, it->second, depth + 1, &tile);
+      auto x = env_.find(v);
+      if (x == env_.end() || x->second.kind != Value::Kind::Tile) return {};
+      tile = true;
+      return x->second.valid;
+    };
+    bool tile = false;
+    const std::vector<std::string> first = operand(c.args.at(0), tile);
+    const std::string dims = dims_key(value_dims(r, k));
+    for (std::size_t i = 1; i < c.args.size(); ++i) {
+      bool other = false;
+      const std::vector<std::string> valid = operand(c.args[i], other);
+      if (!other) continue;
+      const ir::Var* v = as_var(c.args[i]);
+      auto it = r.index.find(v);
+      const std::string other_dims = it != r.index.end() ? dims_key(value_dims(r, it->second))
+                                                         : dims_key(env_.at(v).tile.dims);
+      if (other_dims != dims || valid != first) return {};
+    }
+    return first;
+  }
+
   struct Build {
     kernel::SsaForm f;
     std::vector<const ir::Var*> input_vars;
@@ -348,6 +383,7 @@ class RegionLowering : protected LoweringBase<T> {
     } catch (const SpecEmitError& e) {
       fail_at(c, std::string("cannot be emitted: ") + e.what());
     }
+    out.valid = region_valid(r, k);
     env_[r.values[k].var] = std::move(out);
   }
 

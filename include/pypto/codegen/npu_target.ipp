@@ -148,6 +148,7 @@ PYPTO_DECL std::string NpuTarget::tile_matmul(const TileRef& c, const TileRef& a
 PYPTO_DECL std::string NpuTarget::tile_matmul_acc(const TileRef& c, const TileRef& acc,
                                                   const TileRef& a, const TileRef& b,
                                                   std::string_view init) {
+  if (a.dims.size() != 2 || b.dims.size() != 2) return {};  // a batch: not emitted yet
   std::string s;
   auto operand = [&s, &c](const TileRef& t, ir::MemorySpace space) {
     if (t.space == space) return t.name;

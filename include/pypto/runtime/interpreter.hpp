@@ -69,8 +69,9 @@ struct Buffer {
   std::vector<std::int64_t> shape;
   std::vector<float> f32;
   std::vector<std::int64_t> ints;
-  /// The valid extents a load, slice or set_validshape gave it (what a fillpad keeps); empty
-  /// when every element is valid. Not part of the value bit_identical compares.
+  /// The valid extents a load, slice or set_validshape gave it (what a fillpad keeps), which an
+  /// element op's result keeps from its first operand; empty when every element is valid. Not part
+  /// of the value bit_identical compares.
   std::vector<std::int64_t> valid;
 
   std::size_t size() const {

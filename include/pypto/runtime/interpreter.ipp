@@ -1292,6 +1292,14 @@ class Interpreter {
     return at;
   }
 
+  /// The valid extents an element op's result keeps (upstream's type rules): its first
+  /// operand's, unless a shaped second operand has another shape or other valid extents.
+  static std::vector<std::int64_t> kept_valid(const Buffer& x, const Value* b) {
+    if (b && b->is_shaped() && (b->buffer->shape != x.shape || b->buffer->valid != x.valid))
+      return {};
+    return x.valid;
+  }
+
   Value elementwise(const ir::Call& c, kernel::Op op, const Value& a, const Value* b) const {
     const Buffer& x = shaped(a, "the first operand");
     check_dtype(x.dtype, c.op->name + "'s operand");
@@ -1307,6 +1315,7 @@ class Interpreter {
     auto rhs_at = [&](std::size_t k) { return at.empty() ? k : at[k]; };
     Value out = Value::zeros(x.dtype, x.shape, a.kind == ValueKind::Tile);
     Buffer& z = *out.buffer;
+    z.valid = kept_valid(x, b);
     const std::size_t n = x.size();
     if (is_float_dtype(x.dtype)) {  // in binary32, each result rounded to the dtype
       for (std::size_t k = 0; k < n; ++k) {
@@ -1475,6 +1484,7 @@ class Interpreter {
     if (mode < 0 || mode > 5) unsupported(c, "cmp_type must be 0..5");
     Value out = Value::zeros(x.dtype, x.shape, a.kind == ValueKind::Tile);
     Buffer& z = *out.buffer;
+    z.valid = kept_valid(x, b);
     for (std::size_t k = 0; k < x.size(); ++k) {
       const std::size_t j = at.empty() ? k : at[k];
       if (is_float) {
