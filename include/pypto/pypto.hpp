@@ -22,6 +22,7 @@
 #include "pypto/text/round_trip.hpp"
 #include "pypto/transforms/convert_tensor_to_tile_ops.hpp"
 #include "pypto/transforms/convert_to_ssa.hpp"
+#include "pypto/transforms/ctrl_flow_transform.hpp"
 #include "pypto/transforms/deduplicate_outlined_kernels.hpp"
 #include "pypto/transforms/expand_mixed_kernels.hpp"
 #include "pypto/transforms/normalize_return_order.hpp"
@@ -35,3 +36,4 @@
 #include "pypto/transforms/return_lineage.hpp"
 #include "pypto/transforms/ssa_form.hpp"
 #include "pypto/transforms/stmt_tree.hpp"
+#include "pypto/transforms/unroll_loops.hpp"

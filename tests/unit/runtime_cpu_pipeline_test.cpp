@@ -926,6 +926,42 @@ class Narrow:
   }
 }
 
+TEST_CASE("cpu pipeline: a kernel's break, continue and pl.unroll carry what it stores") {
+  // The codegen pipeline unrolls, structures the exits (ctrl-flow-transform) and carries what
+  // the loop stores, as the interpreter runs the loops themselves.
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Exits:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[32, 8], pl.FP32], c: pl.Out[pl.Tensor[[32, 8], pl.FP32]]) -> pl.Tensor[[32, 8], pl.FP32]:
+        for i in pl.range(4):
+            if i == 1:
+                continue
+            if i >= 3:
+                break
+            t = pl.load(a, [i * 8, 0], [8, 8])
+            for j in pl.unroll(2):
+                t = pl.add(t, t)
+            out = pl.store(t, [i * 8, 0], c)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[32, 8], pl.FP32], c: pl.Out[pl.Tensor[[32, 8], pl.FP32]]) -> pl.Tensor[[32, 8], pl.FP32]:
+        c = self.k(a, c)
+        return c
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 6);
+  args[0].buffer->f32.assign(256, 1.5f);
+  args[1].buffer->f32.assign(256, -1.0f);
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
+  // Rows of blocks 0 and 2 hold 1.5 * 4; blocks 1 (continued) and 3 (broken) keep -1.
+  for (std::size_t k = 0; k < 256; ++k) {
+    CAPTURE(k);
+    CHECK(compiled[1].buffer->f32[k] == (k / 64 == 0 || k / 64 == 2 ? 6.0f : -1.0f));
+  }
+}
+
 TEST_CASE("cpu pipeline: sorts, merges and gathers move the interpreter's elements") {
   const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
 

@@ -628,6 +628,16 @@ TEST_CASE("convert-to-ssa: a variable read where no definition reaches is a Valu
 )");
   CHECK(contains(loop, "variable 'z'"));
   CHECK(contains(loop, "no value of its type is defined before the loop"));
+  // The loop's own variable is defined by the loop, not before it: it cannot start k.
+  const std::string own =
+      conversion_error("x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]", R"(
+        for i in pl.range(4):
+            k = i * 2
+        m = k + 1
+        return x
+)");
+  CHECK(contains(own, "variable 'k'"));
+  CHECK(contains(own, "no value of its type is defined before the loop"));
 }
 
 TEST_CASE("convert-to-ssa: carrying out of a loop with break or continue is a ValueError") {

@@ -198,17 +198,17 @@ TEST_CASE("pass manager: verify_each catches a pass claiming a property it does 
   CHECK_NOTHROW(trusting.run(*parse(kNested)));
 }
 
-TEST_CASE("pass manager: verify_each runs verify_structural_bindings on every function") {
-  // y is defined twice: a binding error the pass introduces.
+TEST_CASE("pass manager: verify_each runs verify_structural_bindings on every SSA function") {
+  // y is defined twice: a binding error the pass introduces into a program it says is SSA.
   auto x = var("x"), y = var("y");
   auto body =
       SeqStmts::make({AssignStmt::make(y, x), AssignStmt::make(y, x), ReturnStmt::make({y})});
   auto bad = Program::make("", {Function::make("f", {{x}}, {scalar(DataType::INDEX)}, body)});
   tf::PassManagerOptions options;
   options.instruments.push_back(tf::verify_each_instrument());
-  tf::PassManager manager(
-      {tf::Pass("rebind", {}, {}, {}, [bad](const Program&) -> ProgramRef { return bad; })},
-      std::move(options));
+  tf::PassManager manager({tf::Pass("rebind", {}, {Property::SSAForm}, {},
+                                    [bad](const Program&) -> ProgramRef { return bad; })},
+                          std::move(options));
   try {
     manager.run(*parse(kNestedNormalized));
     FAIL("expected PassVerificationError");
@@ -217,6 +217,13 @@ TEST_CASE("pass manager: verify_each runs verify_structural_bindings on every fu
     CHECK(e.check() == "verify_structural_bindings");
     CHECK(std::string(e.what()).find("function f") != std::string::npos);
   }
+  // The natural form (no SSAForm: before convert-to-ssa) binds a name several times.
+  tf::PassManagerOptions natural;
+  natural.instruments.push_back(tf::verify_each_instrument());
+  CHECK_NOTHROW(tf::PassManager({tf::Pass("rebind", {}, {}, {},
+                                          [bad](const Program&) -> ProgramRef { return bad; })},
+                                std::move(natural))
+                    .run(*parse(kNestedNormalized)));
 }
 
 TEST_CASE("pass manager: the print-after-all instrument, a host's instrument and timing") {
@@ -263,9 +270,9 @@ TEST_CASE("pass registry: names, pipelines and unknown passes") {
   } catch (const tf::UnknownPassError& e) {
     CHECK(e.name() == "no-such-pass");
     CHECK(std::string(e.what()).find("known passes: convert-tensor-to-tile-ops, convert-to-ssa, "
-                                     "deduplicate-outlined-kernels, expand-mixed-kernels, "
-                                     "normalize-return-order, normalize-stmt-structure") !=
-          std::string::npos);
+                                     "ctrl-flow-transform, deduplicate-outlined-kernels, "
+                                     "expand-mixed-kernels, normalize-return-order, "
+                                     "normalize-stmt-structure") != std::string::npos);
   }
   CHECK_THROWS_AS(registry.pipeline("normalize-stmt-structure,,"), pypto::core::ValueError);
   tf::PassRegistry twice = registry;

@@ -781,7 +781,8 @@ class FunctionConverter : private FieldRewriter<FunctionConverter> {
     const std::string in = "convert-to-ssa: function '" + fn_.name + "': ";
     if (unrolled)
       throw core::ValueError(in + "variable '" + var + "' is rebound inside a pl.unroll loop (" +
-                             std::string(what) + "), which cannot carry values");
+                             std::string(what) +
+                             "), which cannot carry values (unroll-loops expands it first)");
     if (const std::string_view exit = scan_.region(loop).exit; !exit.empty())
       throw core::ValueError(in + "the " + std::string(what) + " would carry variable '" + var +
                              "', but its body has a `" + std::string(exit) +
@@ -878,8 +879,10 @@ class FunctionConverter : private FieldRewriter<FunctionConverter> {
     const std::string what = "for loop over '" + s.loop_var->name_hint + "'";
     check_loop_can_carry(s, what, carries, s.iter_args, pre_ssa, s.for_kind == ir::ForKind::Unroll);
     const std::size_t mark = versions_.mark();
-    copy->loop_var = define(*s.loop_var, "idx");
+    // The iter_args first: an escaping variable's initial value is read before the loop, where
+    // the loop variable is not defined yet.
     copy->iter_args = open_iter_args(s.iter_args, inits, carries, entry, what);
+    copy->loop_var = define(*s.loop_var, "idx");
     copy->body = close_body(stmt(s.body), s.iter_args, carries);
     versions_.restore(mark);
     copy->return_vars = close_results(s.return_vars, carries, "rv", pre_ssa);

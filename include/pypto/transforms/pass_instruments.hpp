@@ -1,7 +1,8 @@
 // pypto/transforms/pass_instruments.hpp — the standard PassInstruments a driver plugs in.
 //
 // verify_each_instrument: after each pass, verify_structural_bindings on every function with a
-// body, the print → parse round trip, and the verifier of every property believed to hold and
+// body when SSAForm holds (the natural form, before convert-to-ssa, binds a name several
+// times), the print → parse round trip, and the verifier of every property believed to hold and
 // of the structural properties that must always hold; the first failure throws
 // PassVerificationError naming the pass and the check. print_after_all_instrument: writes
 // `# ----- after <pass> -----` and the program's text. Both cost O(N log N) per pass. They live

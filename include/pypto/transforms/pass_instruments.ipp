@@ -22,7 +22,7 @@ PYPTO_DECL PassInstrument verify_each_instrument(PropertyVerifiers verifiers,
   return [verifiers = std::move(verifiers), ops](const Pass& pass, const ir::Program& program,
                                                  PropertySet holding) {
     for (const auto& [name, fn] : program.functions) {
-      if (!fn->body) continue;
+      if (!fn->body || !holding.contains(Property::SSAForm)) continue;
       try {
         structural::verify_structural_bindings(*fn);
       } catch (const core::Error& e) {

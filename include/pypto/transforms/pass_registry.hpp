@@ -189,7 +189,8 @@ PYPTO_DECL PassRegistry standard_passes();
 /// The passes that take a program as written to what codegen<Target> accepts, in order (the
 /// `pypto-opt --target` default).
 inline constexpr std::string_view kCodegenPipeline =
-    "convert-to-ssa,outline-incore-scopes,outline-cluster-scopes,deduplicate-outlined-kernels,"
+    "unroll-loops,ctrl-flow-transform,convert-to-ssa,outline-incore-scopes,outline-cluster-scopes,"
+    "deduplicate-outlined-kernels,"
     "convert-tensor-to-tile-ops,expand-mixed-kernels,normalize-return-order";
 
 }  // namespace pypto::transforms

@@ -6,17 +6,23 @@
 
 #include "pypto/transforms/convert_tensor_to_tile_ops.hpp"
 #include "pypto/transforms/convert_to_ssa.hpp"
+#include "pypto/transforms/ctrl_flow_transform.hpp"
 #include "pypto/transforms/deduplicate_outlined_kernels.hpp"
 #include "pypto/transforms/expand_mixed_kernels.hpp"
 #include "pypto/transforms/normalize_return_order.hpp"
 #include "pypto/transforms/normalize_stmt_structure.hpp"
 #include "pypto/transforms/outline_cluster_scopes.hpp"
 #include "pypto/transforms/outline_incore_scopes.hpp"
+#include "pypto/transforms/unroll_loops.hpp"
 
 namespace pypto::transforms {
 
 PYPTO_DECL PassRegistry standard_passes() {
   PassRegistry registry;
+  registry.add("pl.unroll loops expanded: the body once per value of the loop variable",
+               UnrollLoops);
+  registry.add("break and continue in kernels as ifs and a while loop with a break flag",
+               CtrlFlowTransform);
   registry.add("natural form to SSA: versioned Vars, loop carries, if-results", ConvertToSSA);
   registry.add("every body slot one SeqStmts, nested SeqStmts flattened", NormalizeStmtStructure);
   registry.add("InCore scopes become InCore functions and calls",
