@@ -163,14 +163,6 @@ class Rewriter {
     return false;
   }
 
-  /// The loop's body rewritten (nested loops first), or null when the loop keeps its exits.
-  ir::StmtRef plain_body(const ir::StmtRef& body, bool has_iter_args, std::size_t depth) {
-    ir::StmtRef inner = stmt(body, depth + 1);
-    const Exits e = exits_of(*inner);
-    if (!e.any || !e.structured || has_iter_args) return nullptr;
-    return inner;
-  }
-
   ir::VarRef new_flag(const core::Span& span) {
     return ir::Var::make("__break_" + std::to_string(flags++),
                          ir::ScalarType::make(core::DataType::BOOL), span);
