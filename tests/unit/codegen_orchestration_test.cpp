@@ -446,6 +446,64 @@ TEST_CASE("orchestration: tensor elements read and written through the runtime")
   CHECK(orchestration(kFlow, kK).find("pypto_read") == std::string::npos);
 }
 
+// Task ids kept in a pl.Array across a loop (a whole-array fence), None as a dependency and a
+// barrier task over them, as upstream's phase-fence programs write them.
+constexpr std::string_view kFence = R"(
+        with pl.scope(mode=pl.ScopeMode.MANUAL):
+            ids = pl.array.create(2, dtype=pl.TASK_ID)
+            for i, (acc, ids_c) in pl.range(n, init_values=(o, ids)):
+                r, tid = pl.submit(self.k, a, acc, deps=[ids_c])
+                ids2 = pl.array.update_element(ids_c, i % 2, tid)
+                acc2, ids3 = pl.yield_(r, ids2)
+            none = pl.system.task_invalid()
+            fence = pl.system.task_dummy(deps=[ids3, none])
+            first = pl.array.get_element(ids3, 0)
+            r2, t2 = pl.submit(self.k, a, acc2, deps=[fence, first])
+        return r2
+)";
+
+TEST_CASE("orchestration: task id arrays, the invalid id and a barrier task") {
+  const std::string text = orchestration(one_kernel(kFence), kK);
+  INFO(text);
+  // The array is a value: created full of invalid ids, copied into the carry, updated by copy.
+  CHECK(text.find(R"(
+            pypto_array<PTO2TaskId, 2> ids = pypto_array_filled<pypto_array<PTO2TaskId, 2>>(PTO2TaskId::invalid());
+            pypto_array<PTO2TaskId, 2> ids_c = ids;
+            for (int64_t i = 0; i < n; i += 1) {
+)") != std::string::npos);
+  // A dependency on an array is one on each valid id in it.
+  CHECK(text.find(R"(
+                PTO2TaskId params_t0_deps[2];
+                uint32_t params_t0_deps_count = 0;
+                for (int k = 0; k < 2; ++k) {
+                    if (ids_c.at[k].is_valid()) params_t0_deps[params_t0_deps_count++] = ids_c.at[k];
+                }
+                params_t0.set_dependencies(params_t0_deps, params_t0_deps_count);
+)") != std::string::npos);
+  CHECK(text.find(R"(
+                pypto_array<PTO2TaskId, 2> ids2 = pypto_array_updated(ids_c, pypto_floormod(i, 2), tid);
+)") != std::string::npos);
+  // The barrier waits for every valid id and is not submitted when there is none.
+  CHECK(text.find(R"(
+            PTO2TaskId none = PTO2TaskId::invalid();
+
+            // A barrier: a task that does no work, after its dependencies
+            CoreTaskArgs params_barrier;
+            PTO2TaskId params_barrier_deps[3];
+            uint32_t params_barrier_deps_count = 0;
+            for (int k_1 = 0; k_1 < 2; ++k_1) {
+                if (ids_c.at[k_1].is_valid()) params_barrier_deps[params_barrier_deps_count++] = ids_c.at[k_1];
+            }
+            if (none.is_valid()) params_barrier_deps[params_barrier_deps_count++] = none;
+            params_barrier.set_dependencies(params_barrier_deps, params_barrier_deps_count);
+            PTO2TaskId fence = params_barrier_deps_count > 0 ? rt_submit_dummy_task(params_barrier).task_id() : PTO2TaskId::invalid();
+            PTO2TaskId first = ids_c.at[0];
+)") != std::string::npos);
+  // The helpers go only into a source that uses arrays.
+  CHECK(text.find("struct pypto_array {") != std::string::npos);
+  CHECK(orchestration(kFlow, kK).find("pypto_array") == std::string::npos);
+}
+
 TEST_CASE("orchestration: errors name the function and line:column") {
   SUBCASE("a tensor op outside a kernel") {
     CHECK(error_of(one_kernel("        y = pl.add(a, 1.0)\n        return y\n"), kK) ==
@@ -656,7 +714,7 @@ struct ChipTensor { int64_t shapes[8]; };
 struct ChipTensorArg { const ChipTensor& ref() const; };
 struct ChipTaskArgs { ChipTensorArg tensor(int) const; uint64_t scalar(int) const; };
 struct PTO2OrchestrationConfig { int expected_arg_count; };
-struct PTO2TaskId { bool is_valid() const; };
+struct PTO2TaskId { uint64_t raw; static PTO2TaskId invalid(); bool is_valid() const; };
 enum class DataType { FP32 };
 struct TensorCreateInfo { TensorCreateInfo(uint32_t*, int, DataType); };
 struct TaskOutputTensors { const ChipTensor& get_ref(int) const; PTO2TaskId task_id() const; };
@@ -675,6 +733,7 @@ struct MixedKernels { int aic, aiv0, aiv1; };
 TaskOutputTensors rt_submit_aic_task(int, CoreTaskArgs&);
 TaskOutputTensors rt_submit_aiv_task(int, CoreTaskArgs&);
 TaskOutputTensors rt_submit_task(MixedKernels&, CoreTaskArgs&);
+TaskOutputTensors rt_submit_dummy_task(const CoreTaskArgs&);
 template <class T = uint64_t> T get_tensor_data(const ChipTensor&, uint32_t, const uint32_t[]);
 template <class T = uint64_t> void set_tensor_data(const ChipTensor&, uint32_t, const uint32_t[], T);
 template <class T> uint64_t to_u64(T);
@@ -717,6 +776,7 @@ TEST_CASE("orchestration: generated sources type-check against a runtime stub (-
         return acc_rv
 )"),
                                   kK)},
+      {"fence.cpp", orchestration(one_kernel(kFence), kK)},
       {"elements.cpp", orchestration(one_kernel(R"(
         v = pl.tensor.read(a, [n - 1])
         pl.tensor.write(o, [0], v)

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -113,17 +114,20 @@ inline std::vector<std::string> params_of(const Entry& e) {
 }
 
 /// Where the value the example's last statement assigns goes: returned as it is (a tensor), or,
-/// `out_type` being a tensor type, stored whole into an Out parameter of it (a tile) or written
-/// as its one element (a scalar, `scalar`), and the parameter returned.
+/// `out_type` being a tensor type, stored whole into an Out parameter of it (a tile), written
+/// as its one element (a scalar, `scalar`) or element by element (an array of `array_extent`
+/// elements), and the parameter returned.
 struct ResultSink {
   std::string out_type;
   bool scalar = false;
+  std::int64_t array_extent = 0;
 };
 
 /// The example of `e` as a program whose `main` runs it in one InCore scope and returns the
 /// value its last statement assigns (through `sink`): each tile parameter `a: pl.Tile[[shape],
 /// dtype(, memory)]` becomes a tensor parameter `a_gm` loaded whole at the top of the scope (into
-/// that memory); the other parameters stay. Empty when the example's function is not InCore or
+/// that memory), each array parameter an array created there (arrays stay inside a kernel);
+/// the other parameters stay. Empty when the example's function is not InCore or
 /// Opaque.
 inline std::string runnable_program_of(const Entry& e, const ResultSink& sink = {}) {
   const std::string type = e.context.substr(0, e.context.find('('));
@@ -133,6 +137,10 @@ inline std::string runnable_program_of(const Entry& e, const ResultSink& sink = 
     const std::size_t colon = p.find(':');
     const std::string name = p.substr(0, colon);
     const std::string t = p.substr(colon + 2);
+    if (t.rfind("pl.Array[", 0) == 0) {  // pl.Array[N, pl.DT]
+      loads += "            " + name + " = pl.array.create(" + t.substr(9, t.size() - 10) + ")\n";
+      continue;
+    }
     if (t.rfind("pl.Tile[", 0) != 0) {
       params += ", " + p;
       continue;
@@ -167,8 +175,14 @@ inline std::string runnable_program_of(const Entry& e, const ResultSink& sink = 
     std::string zeros = "[0";
     for (std::size_t k = 1; k < rank; ++k) zeros += ", 0";
     zeros += "]";
-    body += sink.scalar ? "            out = pl.tensor.write(out, [0], " + last + ")\n"
-                        : "            out = pl.store(" + last + ", " + zeros + ", out)\n";
+    if (sink.array_extent > 0) {
+      for (std::int64_t k = 0; k < sink.array_extent; ++k)
+        body += "            out = pl.tensor.write(out, [" + std::to_string(k) +
+                "], pl.array.get_element(" + last + ", " + std::to_string(k) + "))\n";
+    } else {
+      body += sink.scalar ? "            out = pl.tensor.write(out, [0], " + last + ")\n"
+                          : "            out = pl.store(" + last + ", " + zeros + ", out)\n";
+    }
     last = "out";
   }
   std::string text =

@@ -278,6 +278,12 @@ class Faults:
                 "            t = pl.load(x, [0, 0], [16, 16])\n"
                 "            o1 = pl.store(pl.add(t, pl.cast(q, pl.FP32)), [0, 0], o)\n",
                 "kernel 'main_incore_0': FloorDiv at 9:17 divides an integer by zero (block 0)"},
+           Case{"            a = pl.array.create(4, pl.INT32)\n"
+                "            v = pl.array.get_element(a, n - n + 4)\n"
+                "            t = pl.load(x, [0, 0], [16, 16])\n"
+                "            o1 = pl.store(pl.add(t, pl.cast(v, pl.FP32)), [0, 0], o)\n",
+                "kernel 'main_incore_0': array.get_element at 9:17 accesses 4..5 of dimension 0, "
+                "outside its tensor (size 4) (block 0)"},
            Case{"            s = n << (n - n + 64)\n"
                 "            t = pl.load(x, [0, 0], [16, 16])\n"
                 "            o1 = pl.store(pl.add(t, pl.cast(s, pl.FP32)), [0, 0], o)\n",
@@ -715,6 +721,46 @@ class Elements:
                                                               0x7ffe, -4, 0,  -8,  //
                                                               -2,     -8, 2,  -8,  //
                                                               0x3fff, -1, 0,  -4});
+}
+
+TEST_CASE("cpu pipeline: an array carried through a loop and an if is a value, as interpreted") {
+  // `before = acc` keeps the array as it was when a later update gives `acc` a new value; an
+  // INT8 element wraps (100 + 100 = -56); a new array is all zeros.
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Arrays:
+    @pl.function
+    def main(self, x: pl.Tensor[[1, 8], pl.INT32], out: pl.Out[pl.Tensor[[1, 8], pl.INT32]]) -> pl.Tensor[[1, 8], pl.INT32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [1, 8])
+            acc = pl.array.create(4, pl.INT32)
+            for i in pl.range(8):
+                v = pl.tile.read(t, [0, i])
+                if v > 0:
+                    acc[i % 4] = acc[i % 4] + v
+                else:
+                    acc[3] = v
+            before = acc
+            acc[0] = 100
+            small = pl.array.create(2, pl.INT8)
+            small[1] = 100
+            small[1] = small[1] + 100
+            out = pl.tensor.write(out, [0, 0], acc[0])
+            out = pl.tensor.write(out, [0, 1], acc[1])
+            out = pl.tensor.write(out, [0, 2], acc[2])
+            out = pl.tensor.write(out, [0, 3], acc[3])
+            out = pl.tensor.write(out, [0, 4], before[0])
+            out = pl.tensor.write(out, [0, 5], pl.cast(small[1], pl.INT32))
+            out = pl.tensor.write(out, [0, 6], pl.cast(small[0], pl.INT32))
+        return out
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  args[0].buffer->ints = {3, -2, 5, 1, -7, 4, 2, 6};
+  args[1].buffer->ints.assign(8, 9);
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
+  // acc: [3, 4, 5 + 2, -2 + 1 -> -7 + 6] = [3, 4, 7, -1] before acc[0] = 100
+  CHECK(compiled[1].buffer->ints == std::vector<std::int64_t>{100, 4, 7, -1, 3, -56, 0, 9});
 }
 
 TEST_CASE("cpu pipeline: a compare's packed mask, a select through it, fills and broadcasts") {

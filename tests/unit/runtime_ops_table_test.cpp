@@ -101,6 +101,10 @@ pypto_test::ResultSink sink_for(const Entry& e, const ir::Program& p) {
     const ir::Type* t = a->var->type.get();
     if (const auto* s = ir::as<ir::ScalarType>(t)) {
       sink = {"pl.Tensor[[1], pl." + std::string(core::dtype_name(s->dtype)) + "]", true};
+    } else if (const auto* a = ir::as<ir::ArrayType>(t)) {
+      sink = {"pl.Tensor[[" + std::to_string(a->extent) + "], pl." +
+                  std::string(core::dtype_name(a->dtype)) + "]",
+              true, a->extent};
     } else if (const auto* tile = ir::as<ir::TileType>(t)) {
       std::string dims;
       for (const auto& d : tile->shape) {

@@ -358,6 +358,8 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_batch_matmul:
       case ir::OpId::tile_batch_matmul_acc: return matmul(var, c);
       case ir::OpId::tile_set_validshape: return set_validshape(var, c);
+      case ir::OpId::array_create:
+      case ir::OpId::array_update_element: return array(var, c);
       case ir::OpId::tile_write: {  // the element replaced in place; the tile is the result
         const Value& t = tile_of(c, c.args.at(0));
         if (core::is_float(t.tile.dtype) && t.tile.dtype != core::DataType::FP32)
@@ -391,6 +393,29 @@ class Lowering : protected RegionLowering<T> {
     if (const auto op = element_op_of(c.op->id)) return element_map(var, c, *op);
     if (const auto op = spec_op(c)) return elementwise(var, c, *op);
     fail_at(c, "is not supported by the kernel code generator");
+  }
+
+  /// array.create (every element 0) and array.update_element (a copy with one element set).
+  void array(const ir::Var& var, const ir::Call& c) {
+    const auto* type = ir::as<ir::ArrayType>(var.type.get());
+    if (!type) fail_at(c, "needs a pl.Array result");
+    Value out;
+    out.kind = Value::Kind::Array;
+    out.dtype = type->dtype;
+    out.extent = type->extent;
+    out.expr = new_scalar_name();
+    const std::string t = this->array_type(*type, &c.span);
+    if (c.op->id == ir::OpId::array_create) {
+      line(t + " " + out.expr + "{};\n");
+    } else {
+      const Value& in = this->array_of(c, c.args.at(0));
+      const std::string at = this->array_index(c, in);
+      const std::string v = scalar(*c.args.at(2));
+      line(t + " " + out.expr + " = " + in.expr + ";\n");
+      line(out.expr + ".at[" + at + "] = pk::cast<" +
+           std::string(scalar_type(type->dtype, &c.span)) + ">(" + v + ");\n");
+    }
+    env_[&var] = std::move(out);
   }
 
   /// A call's second operand beside its first tile `a`: a tile of a's dtype and shape (its
@@ -1216,11 +1241,22 @@ class Lowering : protected RegionLowering<T> {
 
   /// Declares a carry (or if result) variable of `type` initialised from `init` (or default).
   Value declare_carry(const ir::Type& type, const ir::Expr* init) {
+    const ir::Span* span = stmt_ ? &stmt_->span : nullptr;
     if (const auto* st = ir::as<ir::ScalarType>(&type)) {
       const std::string name = new_scalar_name();
-      const std::string t(scalar_type(st->dtype, stmt_ ? &stmt_->span : nullptr));
+      const std::string t(scalar_type(st->dtype, span));
       line(t + " " + name + " = " + (init ? scalar(*init) : t + "{}") + ";\n");
       return scalar_value(name, st->dtype);
+    }
+    if (const auto* at = ir::as<ir::ArrayType>(&type)) {  // a copy: arrays are values
+      Value out;
+      out.kind = Value::Kind::Array;
+      out.dtype = at->dtype;
+      out.extent = at->extent;
+      out.expr = new_scalar_name();
+      line(this->array_type(*at, span) + " " + out.expr +
+           (init ? " = " + array_text(*init) : "{}") + ";\n");
+      return out;
     }
     if (!init) {  // an if result: each arm's yield fills a tile, or names the tensor written
       Value out;
@@ -1257,6 +1293,16 @@ class Lowering : protected RegionLowering<T> {
     // Scalars through temporaries when there are several: a yield may swap carries.
     std::vector<std::string> temps;
     for (std::size_t k = 0; k < targets.size(); ++k) {
+      if (targets[k].kind == Value::Kind::Array) {
+        const std::string v = array_text(*y.values[k]);
+        if (targets.size() == 1 || v == targets[k].expr) {
+          temps.push_back(v);
+          continue;
+        }
+        temps.push_back(new_scalar_name());
+        line("const auto " + temps.back() + " = " + v + ";\n");
+        continue;
+      }
       if (targets[k].kind != Value::Kind::Scalar) {
         temps.emplace_back();
         continue;
@@ -1265,8 +1311,8 @@ class Lowering : protected RegionLowering<T> {
       temps.push_back(targets.size() == 1 ? v : define(targets[k].dtype, v, &y.span));
     }
     for (std::size_t k = 0; k < targets.size(); ++k) {
-      if (targets[k].kind == Value::Kind::Scalar) {
-        line(targets[k].expr + " = " + temps[k] + ";\n");
+      if (targets[k].kind == Value::Kind::Scalar || targets[k].kind == Value::Kind::Array) {
+        if (temps[k] != targets[k].expr) line(targets[k].expr + " = " + temps[k] + ";\n");
         continue;
       }
       const ir::Var* v = as_var(y.values[k]);
@@ -1289,6 +1335,14 @@ class Lowering : protected RegionLowering<T> {
       on_pipe(copy_pipe(targets[k].tile, src.tile));
       line(T::tile_copy(targets[k].tile, src.tile));
     }
+  }
+
+  /// The variable of the array `e` names.
+  std::string array_text(const ir::Expr& e) {
+    const auto* v = ir::as<ir::Var>(&e);
+    if (!v || lookup(*v).kind != Value::Kind::Array)
+      fail_stmt("an array value", "must be a pl.Array variable");
+    return lookup(*v).expr;
   }
 
   /// True when `s` yields for the construct that owns it (not for a nested loop or if).

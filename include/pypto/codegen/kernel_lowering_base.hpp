@@ -45,8 +45,9 @@ inline std::optional<kernel::Op> spec_op(const ir::Call& c) {
 
 /// A value of the kernel as the generated code holds it.
 struct Value {
-  enum class Kind : std::uint8_t { Scalar, Tensor, Tile } kind = Kind::Scalar;
-  std::string expr;  ///< a scalar's C++ expression
+  enum class Kind : std::uint8_t { Scalar, Tensor, Tile, Array } kind = Kind::Scalar;
+  std::string expr;         ///< a scalar's C++ expression; an array's variable
+  std::int64_t extent = 0;  ///< an array's element count
   core::DataType dtype = core::DataType::INDEX;
   TensorRef tensor;
   TileRef tile;
@@ -99,6 +100,12 @@ class LoweringBase {
     v.expr = std::move(expr);
     v.dtype = t;
     return v;
+  }
+  /// The C++ type of a pl.Array: pk::Array, a struct around a C array, so it is copied by value
+  /// as the IR's arrays are (an update gives a new array); no standard container on the device.
+  std::string array_type(const ir::ArrayType& a, const ir::Span* span) const {
+    return "pk::Array<" + std::string(scalar_type(a.dtype, span)) + ", " +
+           std::to_string(a.extent) + ">";
   }
   std::string pad() const {
     std::string s;
@@ -419,6 +426,10 @@ class LoweringBase {
       on_pipe(Pipe::Scalar);
       return define(t.tensor.dtype, t.tensor.data + "[" + at + "]", &c.span);
     }
+    if (op == ir::OpId::array_get_element) {
+      const Value& a = array_of(c, c.args.at(0));
+      return define(a.dtype, a.expr + ".at[" + array_index(c, a) + "]", &c.span);
+    }
     if (op == ir::OpId::tile_read) {
       const TileRef t = tile_of(c, c.args.at(0)).tile;
       const std::string element = T::tile_at(t, tile_flat_index(c, t, c.args.at(1)));
@@ -427,6 +438,22 @@ class LoweringBase {
       return define(t.dtype, element, &c.span);
     }
     fail_at(c, "is not supported by the kernel code generator");
+  }
+
+  /// The array operand `e` of `c`.
+  const Value& array_of(const ir::Call& c, const ir::ExprRef& e) {
+    const ir::Var* v = as_var(e);
+    if (!v || lookup(*v).kind != Value::Kind::Array) fail_at(c, "needs a pl.Array variable");
+    return lookup(*v);
+  }
+  /// The element position `c.args[1]` of array `a` (bounds-checked at run time).
+  std::string array_index(const ir::Call& c, const Value& a) {
+    const std::string i = scalar(*c.args.at(1));
+    return define(core::DataType::INDEX,
+                  "pk::flat(std::initializer_list<std::int64_t>{" + std::to_string(a.extent) +
+                      "}.begin(), {static_cast<std::int64_t>(" + i + ")}, " +
+                      std::to_string(site(c)) + ")",
+                  &c.span);
   }
 
   /// The variable `e` is, or that stands for a hoisted call; null otherwise.

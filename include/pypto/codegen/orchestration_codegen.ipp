@@ -132,6 +132,7 @@ class OrchestrationEmitter {
          "\"\n\n";
     if (uses_floor_) s += kCppFloorHelpers;
     if (uses_elements_) s += cpp_element_helpers(abi_.get_tensor_data, abi_.set_tensor_data);
+    if (uses_arrays_) s += kCppArrayHelpers;
     s += "extern \"C\" {\n\n";
     s += "__attribute__((visibility(\"default\")))\n";
     s += std::string(abi_.config_class) + " " + std::string(abi_.config_function) + "(const " +
@@ -220,6 +221,17 @@ class OrchestrationEmitter {
                    " have no C++ type in orchestration code");
   }
 
+  /// The C++ type of a value held in a C++ variable (a scalar or a pl.Array); empty for a
+  /// tensor or tuple, which live in buffers.
+  std::string value_type(const ir::Type& type, const core::Span& span) {
+    if (const auto* st = ir::as<ir::ScalarType>(&type)) return ctype(st->dtype, span);
+    if (const auto* a = ir::as<ir::ArrayType>(&type)) {
+      uses_arrays_ = true;
+      return "pypto_array<" + ctype(a->dtype, span) + ", " + std::to_string(a->extent) + ">";
+    }
+    return {};
+  }
+
   // ---- expressions ----------------------------------------------------------------------------
 
   std::string float_literal(const ir::ConstFloat& c) const {
@@ -297,12 +309,38 @@ class OrchestrationEmitter {
           return "(int64_t)" + name_of(c.args[0]) + ".shapes[" + std::to_string(axis->value) + "]";
         if (c.op->id == ir::OpId::tensor_read)
           return element_access("pypto_read<" + ctype(scalar_dtype(e), e->span) + ">", c, {});
+        if (c.op->id == ir::OpId::system_task_invalid)
+          return std::string(abi_.task_id_class) + "::invalid()";
+        if (std::string a = array_op(c); !a.empty()) return a;
         fail(e->span, "the op '" + c.op->name +
                           "' cannot run in orchestration code; it belongs inside a kernel");
       }
       default:
         fail(e->span, "cannot compute an expression of kind " +
                           std::string(ir::kind_name(e->kind())) + " in orchestration code");
+    }
+  }
+
+  /// A pl.Array op as an expression over the value-semantic `pypto_array` (each update gives a
+  /// new array, as the IR's update does); empty for any other op.
+  std::string array_op(const ir::Call& c) {
+    switch (c.op->id) {
+      case ir::OpId::array_create: {
+        const auto& a = static_cast<const ir::ArrayType&>(*c.type);
+        const std::string t = value_type(a, c.span);
+        return "pypto_array_filled<" + t + ">(" +
+               (a.dtype == core::DataType::TASK_ID ? std::string(abi_.task_id_class) + "::invalid()"
+                                                   : ctype(a.dtype, c.span) + "{}") +
+               ")";
+      }
+      case ir::OpId::array_get_element:
+        return name_of(c.args.at(0), &c.span) + ".at[" + strip_outer_parens(expr(c.args.at(1))) +
+               "]";
+      case ir::OpId::array_update_element:
+        return "pypto_array_updated(" + name_of(c.args.at(0), &c.span) + ", " +
+               strip_outer_parens(expr(c.args.at(1))) + ", " +
+               strip_outer_parens(expr(c.args.at(2))) + ")";
+      default: return {};
     }
   }
 
@@ -407,19 +445,20 @@ class OrchestrationEmitter {
     if (const auto* g = ir::as<ir::TupleGetItem>(v.get())) return element(var, *g);
     if (const auto* c = ir::as<ir::Call>(v.get()); c && c->op->id == ir::OpId::tensor_create)
       return create(var, *c);
+    if (const auto* c = ir::as<ir::Call>(v.get()); c && c->op->id == ir::OpId::system_task_dummy)
+      return dummy_task(var, *c);
     if (const auto* c = ir::as<ir::Call>(v.get()); c && c->op->id == ir::OpId::tensor_write) {
       write_element(*c);
       names_[var.uid] = name_of(c->args[0]);  // the same buffer, one element rewritten
       return;
     }
-    const auto* st = ir::as<ir::ScalarType>(var.type.get());
-    if (!st)
+    const std::string t = value_type(*var.type, a.span);
+    if (t.empty())
       fail(a.span,
            "'" + var.name_hint + "' is computed by " +
                (ir::isa<ir::Call>(v) ? "the op '" + static_cast<const ir::Call&>(*v).op->name +
                                            "', which belongs inside a kernel"
                                      : "an expression orchestration code cannot hold"));
-    const std::string t = ctype(st->dtype, a.span);
     const std::string value = strip_outer_parens(expr(v));
     const std::string n = fresh(var.name_hint);
     names_[var.uid] = n;
@@ -499,6 +538,65 @@ class OrchestrationEmitter {
     return abi_.add_input;
   }
 
+  /// `params.set_dependencies(...)` over the valid ids among `deps` (task ids and arrays of
+  /// them); returns the C++ name of the count of ids set.
+  std::string dependencies(const std::string& params, const std::vector<ir::ExprRef>& deps,
+                           const core::Span& span) {
+    const std::string ids = fresh(params + "_deps");
+    const std::string count = fresh(params + "_deps_count");
+    std::int64_t most = 0;  // a task id, or each id of an array of them
+    for (const auto& d : deps)
+      most +=
+          ir::isa<ir::ArrayType>(d->type) ? static_cast<const ir::ArrayType&>(*d->type).extent : 1;
+    line(std::string(abi_.task_id_class) + " " + ids + "[" +
+         std::to_string(std::max<std::int64_t>(most, 1)) + "];");
+    line("uint32_t " + count + " = 0;");
+    for (const auto& d : deps) {
+      const std::string id = name_of(d, &span);
+      if (const auto* a = ir::as<ir::ArrayType>(d->type.get())) {
+        const std::string k = fresh("k");
+        line("for (int " + k + " = 0; " + k + " < " + std::to_string(a->extent) + "; ++" + k +
+             ") {");
+        line("    if (" + id + ".at[" + k + "].is_valid()) " + ids + "[" + count + "++] = " + id +
+             ".at[" + k + "];");
+        line("}");
+        continue;
+      }
+      line("if (" + id + ".is_valid()) " + ids + "[" + count + "++] = " + id + ";");
+    }
+    line(params + ".set_dependencies(" + ids + ", " + count + ");");
+    return count;
+  }
+
+  /// `tid = pl.system.task_dummy(deps=[...])`: a task that does no work and completes after its
+  /// dependencies, so one id fences them all; with dependencies that are all invalid ids it is
+  /// not submitted and its id is the invalid id.
+  void dummy_task(const ir::Var& var, const ir::Call& c) {
+    std::vector<ir::ExprRef> deps;
+    if (const ir::AttrValue* d = c.kwargs.find("deps")) {
+      if (const auto* list = d->get_if<ir::AttrValueList>()) {
+        for (const auto& x : *list)
+          if (const auto* e = x.get_if<ir::ExprRef>()) deps.push_back(*e);
+      } else if (const auto* e = d->get_if<ir::ExprRef>()) {
+        deps.push_back(*e);
+      }
+    }
+    const std::string params = fresh("params_barrier");
+    const std::string tid = fresh(var.name_hint);
+    names_[var.uid] = tid;
+    if (!out_.ends_with("{\n")) line("");
+    line("// A barrier: a task that does no work, after its dependencies");
+    line(std::string(abi_.args_class) + " " + params + ";");
+    const std::string submit = std::string(abi_.submit_dummy) + "(" + params + ").task_id()";
+    if (deps.empty()) {
+      line(std::string(abi_.task_id_class) + " " + tid + " = " + submit + ";");
+      return;
+    }
+    const std::string count = dependencies(params, deps, c.span);
+    line(std::string(abi_.task_id_class) + " " + tid + " = " + count + " > 0 ? " + submit + " : " +
+         std::string(abi_.task_id_class) + "::invalid();");
+  }
+
   /// One task launch; `result` (if any) is bound to the buffers the task hands back.
   void task(const ir::Expr& e, const ir::Var* result) {
     const TaskLaunch t = tasks_.resolve(e);
@@ -537,18 +635,7 @@ class OrchestrationEmitter {
         value = name_of(a.value, &e.span);
       line(params + "." + std::string(add_method(a.direction)) + "(" + value + ");");
     }
-    if (!t.deps.empty()) {
-      const std::string deps = fresh(params + "_deps");
-      const std::string count = fresh(params + "_deps_count");
-      line(std::string(abi_.task_id_class) + " " + deps + "[" + std::to_string(t.deps.size()) +
-           "];");
-      line("uint32_t " + count + " = 0;");
-      for (const auto& d : t.deps) {
-        const std::string id = name_of(d, &e.span);
-        line("if (" + id + ".is_valid()) " + deps + "[" + count + "++] = " + id + ";");
-      }
-      line(params + ".set_dependencies(" + deps + ", " + count + ");");
-    }
+    if (!t.deps.empty()) dependencies(params, t.deps, e.span);
     if (t.core_num)
       line(params + ".launch_spec." + std::string(abi_.core_count_method) + "(" +
            strip_outer_parens(expr(t.core_num)) + ");");
@@ -651,13 +738,12 @@ class OrchestrationEmitter {
       if (ir::isa<ir::TensorType>(ia->type)) {
         c.tensor = true;
         c.name = name_of(ia->init_value, &span);
-      } else if (const auto* st = ir::as<ir::ScalarType>(ia->type.get())) {
-        const std::string t = ctype(st->dtype, span);
+      } else if (const std::string t = value_type(*ia->type, span); !t.empty()) {
         const std::string init = strip_outer_parens(expr(ia->init_value));
         c.name = fresh(ia->name_hint);
         line(t + " " + c.name + " = " + init + ";");
       } else {
-        fail(span, "loop carry '" + ia->name_hint + "' is neither a tensor nor a scalar");
+        fail(span, "loop carry '" + ia->name_hint + "' is neither a tensor, a scalar nor an array");
       }
       names_[ia->uid] = c.name;
       r.carries.push_back(c);
@@ -714,11 +800,12 @@ class OrchestrationEmitter {
       Carry c;
       if (ir::isa<ir::TensorType>(rv->type)) {
         c.tensor = true;
-      } else if (const auto* st = ir::as<ir::ScalarType>(rv->type.get())) {
+      } else if (const std::string t = value_type(*rv->type, s.span); !t.empty()) {
         c.name = fresh(rv->name_hint);
-        line(ctype(st->dtype, s.span) + " " + c.name + "{};");
+        line(t + " " + c.name + "{};");
       } else {
-        fail(s.span, "if result '" + rv->name_hint + "' is neither a tensor nor a scalar");
+        fail(s.span,
+             "if result '" + rv->name_hint + "' is neither a tensor, a scalar nor an array");
       }
       r.carries.push_back(c);
     }
@@ -797,6 +884,7 @@ class OrchestrationEmitter {
   int alloc_counter_ = 0;
   bool uses_floor_ = false;
   bool uses_elements_ = false;
+  bool uses_arrays_ = false;
   std::set<std::string, std::less<>> used_;
   std::map<std::uint64_t, std::string> names_;    // Var uid -> C++ name (lookups only)
   std::map<std::uint64_t, std::string> unnamed_;  // Var uid -> why it has no C++ name

@@ -19,19 +19,78 @@ namespace pypto::codegen {
 
 /// Names a generated orchestration source never gives a variable: C++ keywords that are not
 /// Python keywords, the fixed-width integer types, and the names the file declares itself.
-inline constexpr std::string_view kCppReservedNames[] = {
-    "auto",      "bool",       "case",       "catch",    "char",           "class",
-    "const",     "default",    "delete",     "do",       "double",         "enum",
-    "explicit",  "extern",     "float",      "friend",   "goto",           "inline",
-    "int",       "long",       "namespace",  "new",      "operator",       "private",
-    "protected", "public",     "register",   "short",    "signed",         "sizeof",
-    "static",    "struct",     "switch",     "template", "this",           "throw",
-    "typedef",   "typename",   "union",      "unsigned", "using",          "virtual",
-    "void",      "volatile",   "xor",        "bitand",   "bitor",          "compl",
-    "and_eq",    "or_eq",      "xor_eq",     "not_eq",   "int8_t",         "int16_t",
-    "int32_t",   "int64_t",    "uint8_t",    "uint16_t", "uint32_t",       "uint64_t",
-    "size_t",    "orch_args",  "to_u64",     "from_u64", "pypto_floordiv", "pypto_floormod",
-    "main",      "pypto_read", "pypto_write"};
+inline constexpr std::string_view kCppReservedNames[] = {"auto",
+                                                         "bool",
+                                                         "case",
+                                                         "catch",
+                                                         "char",
+                                                         "class",
+                                                         "const",
+                                                         "default",
+                                                         "delete",
+                                                         "do",
+                                                         "double",
+                                                         "enum",
+                                                         "explicit",
+                                                         "extern",
+                                                         "float",
+                                                         "friend",
+                                                         "goto",
+                                                         "inline",
+                                                         "int",
+                                                         "long",
+                                                         "namespace",
+                                                         "new",
+                                                         "operator",
+                                                         "private",
+                                                         "protected",
+                                                         "public",
+                                                         "register",
+                                                         "short",
+                                                         "signed",
+                                                         "sizeof",
+                                                         "static",
+                                                         "struct",
+                                                         "switch",
+                                                         "template",
+                                                         "this",
+                                                         "throw",
+                                                         "typedef",
+                                                         "typename",
+                                                         "union",
+                                                         "unsigned",
+                                                         "using",
+                                                         "virtual",
+                                                         "void",
+                                                         "volatile",
+                                                         "xor",
+                                                         "bitand",
+                                                         "bitor",
+                                                         "compl",
+                                                         "and_eq",
+                                                         "or_eq",
+                                                         "xor_eq",
+                                                         "not_eq",
+                                                         "int8_t",
+                                                         "int16_t",
+                                                         "int32_t",
+                                                         "int64_t",
+                                                         "uint8_t",
+                                                         "uint16_t",
+                                                         "uint32_t",
+                                                         "uint64_t",
+                                                         "size_t",
+                                                         "orch_args",
+                                                         "to_u64",
+                                                         "from_u64",
+                                                         "pypto_floordiv",
+                                                         "pypto_floormod",
+                                                         "main",
+                                                         "pypto_read",
+                                                         "pypto_write",
+                                                         "pypto_array",
+                                                         "pypto_array_filled",
+                                                         "pypto_array_updated"};
 
 /// Python's floor division and modulo of integers (C++ `/` and `%` truncate toward zero);
 /// written into a source only when it uses them.
@@ -44,6 +103,28 @@ inline constexpr std::string_view kCppFloorHelpers =
     "static inline int64_t pypto_floormod(int64_t a, int64_t b) {\n"
     "    const int64_t r = a % b;\n"
     "    return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n"
+    "}\n\n";
+
+/// The DSL's pl.Array: a small array with value semantics (copied on assignment, so an update
+/// gives a new array and leaves its input as it was), without the standard library; written
+/// into a source only when it uses arrays.
+inline constexpr std::string_view kCppArrayHelpers =
+    "// A pl.Array: a small array copied by value, as the DSL's arrays behave.\n"
+    "template <class T, int N>\n"
+    "struct pypto_array {\n"
+    "    T at[N];\n"
+    "};\n"
+    "template <class A, class T>\n"
+    "static inline A pypto_array_filled(T value) {\n"
+    "    A a;\n"
+    "    for (T& x : a.at) x = value;\n"
+    "    return a;\n"
+    "}\n"
+    "template <class T, int N, class V>\n"
+    "static inline pypto_array<T, N> pypto_array_updated(pypto_array<T, N> a, int64_t i, V value) "
+    "{\n"
+    "    a.at[i] = static_cast<T>(value);\n"
+    "    return a;\n"
     "}\n\n";
 
 /// One element of a tensor read or written from orchestration code, through the runtime's

@@ -31,6 +31,7 @@ struct RuntimeAbi {
   std::string_view api_header = "pto_orchestration_api.h";
   std::string_view task_id_class = "PTO2TaskId";
   std::string_view task_outputs_class = "TaskOutputTensors";  // what a submit returns
+  std::string_view submit_dummy = "rt_submit_dummy_task";     // a no-op task: a barrier
   std::string_view tensor_create_info = "TensorCreateInfo";   // an intermediate's shape/dtype
   std::string_view alloc_tensors = "alloc_tensors";
   std::string_view get_tensor_data = "get_tensor_data";   // <T>(tensor, ndims, indices)

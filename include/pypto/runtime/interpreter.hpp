@@ -81,15 +81,15 @@ struct Buffer {
   }
 };
 
-enum class ValueKind : std::uint8_t { None, Scalar, Tensor, Tile, Tuple };
+enum class ValueKind : std::uint8_t { None, Scalar, Tensor, Tile, Tuple, Array };
 
 struct Value {
   ValueKind kind = ValueKind::None;
-  core::DataType dtype = core::DataType::BOOL;  ///< of a scalar, tensor or tile
+  core::DataType dtype = core::DataType::BOOL;  ///< of a scalar, tensor, tile or array element
   std::int64_t i = 0;                           ///< integer, BOOL and TASK_ID scalars
   float f = 0.0f;                               ///< FP32, FP16 and BF16 scalars
   std::shared_ptr<Buffer> buffer;               ///< tensors and tiles (shared: by reference)
-  std::vector<Value> elements;                  ///< tuples
+  std::vector<Value> elements;                  ///< tuples; arrays (scalars, by value)
 
   static Value scalar_int(std::int64_t v, core::DataType t = core::DataType::INDEX) {
     Value x;

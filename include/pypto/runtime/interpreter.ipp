@@ -73,7 +73,8 @@ PYPTO_DECL bool bit_identical(const Value& a, const Value& b) {
       return true;
     }
     case ValueKind::Tuple:
-      if (a.elements.size() != b.elements.size()) return false;
+    case ValueKind::Array:
+      if (a.dtype != b.dtype || a.elements.size() != b.elements.size()) return false;
       for (std::size_t k = 0; k < a.elements.size(); ++k)
         if (!bit_identical(a.elements[k], b.elements[k])) return false;
       return true;
@@ -901,6 +902,9 @@ class Interpreter {
       case OpId::tensor_read:
       case OpId::tile_read:  // one element of a tensor or a tile
         return element(c, args, false);
+      case OpId::array_create:
+      case OpId::array_get_element:
+      case OpId::array_update_element: return array_op(c, args);
       case OpId::tensor_write:
       case OpId::tile_write: return element(c, args, true);
       case OpId::tensor_dim: {
@@ -1112,6 +1116,38 @@ class Interpreter {
     else
       args[0].buffer->ints[at] = v.i;
     return args[0];
+  }
+
+  /// array.create (every element 0; a task id array holds the invalid id), array.get_element
+  /// and array.update_element. Arrays are values: an update gives a new array and leaves its
+  /// input as it was, so every version the program names keeps its elements.
+  Value array_op(const ir::Call& c, std::vector<Value>& args) const {
+    const auto* type = ir::as<ir::ArrayType>(
+        c.op->id == ir::OpId::array_create ? c.type.get() : c.args.at(0)->type.get());
+    if (!type) unsupported(c, "needs a pl.Array");
+    if (c.op->id == ir::OpId::array_create) {
+      Value a;
+      a.kind = ValueKind::Array;
+      a.dtype = type->dtype;
+      a.elements.assign(static_cast<std::size_t>(type->extent),
+                        Value::scalar_int(type->dtype == DataType::TASK_ID ? -1 : 0, type->dtype));
+      return a;
+    }
+    if (args.at(0).kind != ValueKind::Array) unsupported(c, "needs a pl.Array");
+    const std::int64_t i = as_int(args.at(1), "the index");
+    if (i < 0 || i >= static_cast<std::int64_t>(args[0].elements.size()))
+      unsupported(c, "index " + std::to_string(i) + " is outside the array of " +
+                         std::to_string(args[0].elements.size()) + " elements");
+    const auto at = static_cast<std::size_t>(i);
+    if (c.op->id == ir::OpId::array_get_element) return args[0].elements[at];
+    const Value& v = args.at(2);
+    if (v.kind != ValueKind::Scalar || core::is_float(v.dtype))
+      unsupported(c, "needs an integer, BOOL or task id value");
+    Value out = args[0];
+    out.elements[at] = Value::scalar_int(
+        type->dtype == DataType::TASK_ID ? v.i : wrap(static_cast<std::uint64_t>(v.i), type->dtype),
+        type->dtype);
+    return out;
   }
 
   std::size_t flat_index(const ir::Call& c, const Buffer& b,

@@ -53,10 +53,24 @@ PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_
   for (std::size_t k = 0; k < fn.params.size(); ++k) {
     const ir::Var& p = *fn.params[k];
     const auto* t = ir::as<ir::ShapedType>(p.type.get());
+    if (const auto* a = ir::as<ir::ArrayType>(p.type.get())) {  // elements as scalars'
+      Value v;
+      v.kind = ValueKind::Array;
+      v.dtype = a->dtype;
+      for (std::int64_t e = 0; e < a->extent; ++e)
+        v.elements.push_back(
+            Value::scalar_int(a->dtype == core::DataType::TASK_ID ? 0
+                              : a->dtype == core::DataType::BOOL
+                                  ? static_cast<std::int64_t>(next_random(state) % 2)
+                                  : static_cast<std::int64_t>(1 + next_random(state) % 4),
+                              a->dtype));
+      args[k] = std::move(v);
+      continue;
+    }
     if (!t) {
       if (!ir::isa<ir::ScalarType>(*p.type))
         throw RuntimeError("seeded inputs: parameter '" + p.name_hint + "' of " + fn.name +
-                           " is neither a tensor, a tile nor a scalar");
+                           " is neither a tensor, a tile, a scalar nor an array");
       continue;
     }
     std::vector<std::int64_t> shape;

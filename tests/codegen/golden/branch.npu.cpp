@@ -146,6 +146,11 @@ PK_FN std::int64_t flat(const std::int64_t* shape, std::initializer_list<std::in
   }
   return at;
 }
+/// A pl.Array: copied by value, as the IR's arrays are (an update gives a new array).
+template <class T, int N>
+struct Array {
+  T at[N];
+};
 template <class To, class From>
 PK_FN To cast(From a) {
   if constexpr (std::is_same_v<To, bool>) return a != 0;
