@@ -382,17 +382,27 @@ TEST_CASE("codegen: an op the target cannot express is a CodegenError naming ker
   CHECK(std::string(sync.what()).find("at 7:") != std::string::npos);
 }
 
-TEST_CASE("codegen: an integer tile op with a scalar of another dtype is refused, as it runs") {
-  // the interpreter refuses it too; the generated call would not compile (short - float)
-  const cg::CodegenError e = codegen_error<cg::CpuTarget>(kernel_program(
+TEST_CASE(
+    "codegen: a scalar of another dtype is converted to the tile's, a half tile's must be a "
+    "float") {
+  // as the interpreter converts it (runtime.md, element ops): FP32 2.0 into INT16 by pk::cast
+  const std::string source = source_of<cg::CpuTarget>(kernel_program(
       "k", "AIV", "a: pl.Tensor[[16, 64], pl.INT16], o: pl.Out[pl.Tensor[[16, 64], pl.INT16]]",
       "pl.Tensor[[16, 64], pl.INT16]",
       "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
       "        y = pl.tile.subs(x, pl.const(2.0, pl.FP32))\n"
       "        o1 = pl.tile.store(y, [0, 0], o)\n"
       "        return o1\n"));
+  CHECK(source.find("pk::sub(v0[i], pk::cast<std::int16_t>(0x1p1f))") != std::string::npos);
+  const cg::CodegenError e = codegen_error<cg::CpuTarget>(kernel_program(
+      "k", "AIV", "a: pl.Tensor[[16, 64], pl.FP16], o: pl.Out[pl.Tensor[[16, 64], pl.FP16]]",
+      "pl.Tensor[[16, 64], pl.FP16]",
+      "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
+      "        y = pl.tile.subs(x, pl.const(2, pl.INT32))\n"
+      "        o1 = pl.tile.store(y, [0, 0], o)\n"
+      "        return o1\n"));
   CHECK(std::string(e.what()).find("tile.subs") != std::string::npos);
-  CHECK(std::string(e.what()).find("needs a scalar of the tile's dtype (INT16)") !=
+  CHECK(std::string(e.what()).find("on FP16 tiles needs a float scalar operand") !=
         std::string::npos);
 }
 

@@ -723,6 +723,72 @@ class Elements:
                                                               0x3fff, -1, 0,  -4});
 }
 
+TEST_CASE("cpu pipeline: rsqrt with a scratch tile (its high-precision form) is 1 / sqrt(x)") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Rsqrt:
+    @pl.function
+    def main(self, x: pl.Tensor[[1, 4], pl.FP32], o: pl.Out[pl.Tensor[[1, 4], pl.FP32]]) -> pl.Tensor[[1, 4], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            a = pl.load(x, [0, 0], [1, 4])
+            tmp = pl.tile.create([1, 4], dtype=pl.FP32)
+            o1 = pl.store(pl.tile.rsqrt(a, tmp), [0, 0], o)
+        return o1
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  args[0].buffer->f32 = {4.0f, 0.25f, 0.0f, -1.0f};
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
+  const std::vector<float> want = {0.5f, 2.0f, std::numeric_limits<float>::infinity(),
+                                   std::numeric_limits<float>::quiet_NaN()};
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    CAPTURE(k);
+    CHECK(comparable(compiled[1].buffer->f32[k]) == comparable(want[k]));
+  }
+}
+
+TEST_CASE("cpu pipeline: a scalar operand of another dtype is converted to the tile's first") {
+  // As upstream narrows it: INT32 2 is 2.0f on an FP32 tile, FP32 2.5 truncates to 2 on an INT16
+  // tile (which then wraps), FP32 0.1 rounds to BF16 before a BF16 subtraction, -3 fills an FP32
+  // select; an FP32 literal that binary32 cannot hold (0.1) is rounded once.
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Scalars:
+    @pl.function
+    def main(self, x: pl.Tensor[[1, 4], pl.FP32], m: pl.Tensor[[1, 4], pl.UINT8], h: pl.Tensor[[1, 4], pl.BF16], i: pl.Tensor[[1, 4], pl.INT16], s: pl.Scalar[pl.FP32], f: pl.Out[pl.Tensor[[3, 4], pl.FP32]], g: pl.Out[pl.Tensor[[1, 4], pl.BF16]], n: pl.Out[pl.Tensor[[1, 4], pl.INT16]]) -> pl.Tensor[[3, 4], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            a = pl.load(x, [0, 0], [1, 4])
+            f0 = pl.store(pl.tile.subs(a, pl.const(2, pl.INT32)), [0, 0], f)
+            f1 = pl.store(pl.tile.muls(a, 0.1), [1, 0], f0)
+            mask = pl.load(m, [0, 0], [1, 4])
+            f2 = pl.store(pl.tile.sels(mask, a, a, -3), [2, 0], f1)
+            b = pl.load(h, [0, 0], [1, 4])
+            pl.store(pl.tile.subs(b, s), [0, 0], g)
+            c = pl.load(i, [0, 0], [1, 4])
+            pl.store(pl.tile.subs(c, pl.const(2.5, pl.FP32)), [0, 0], n)
+        return f2
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  args[0].buffer->f32 = {1.5f, -2.25f, 0.3f, -0.0f};
+  args[1].buffer->ints = {1, 0, 7, 0};
+  args[2].buffer->f32 = {1.0f, 3.0f, -2.5f, 0.5f};
+  args[3].buffer->ints = {7, -7, 100, -32768};
+  args[4] = rt::Value::scalar_float(0.1f);
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
+  const std::vector<float> want = {-0.5f,       -4.25f,        0.3f - 2.0f, -2.0f,   // subs
+                                   1.5f * 0.1f, -2.25f * 0.1f, 0.3f * 0.1f, -0.0f,   // muls
+                                   1.5f,        -3.0f,         0.3f,        -3.0f};  // sels
+  for (std::size_t k = 0; k < want.size(); ++k) {
+    CAPTURE(k);
+    CHECK(comparable(compiled[5].buffer->f32[k]) == comparable(want[k]));
+  }
+  // 0.1 is 0.10009765625 in BF16; each difference rounds to BF16's 8 bits
+  CHECK(compiled[6].buffer->f32 ==
+        std::vector<float>{0.8984375f, 2.90625f, -2.59375f, 0.400390625f});
+  CHECK(compiled[7].buffer->ints == std::vector<std::int64_t>{5, -9, 98, 32766});
+}
+
 TEST_CASE("cpu pipeline: an array carried through a loop and an if is a value, as interpreted") {
   // `before = acc` keeps the array as it was when a later update gives `acc` a new value; an
   // INT8 element wraps (100 + 100 = -56); a new array is all zeros.

@@ -223,7 +223,7 @@ struct CpuTarget {
   /// to right from its first element; a sum's partial results are rounded, a max selects an
   /// element (no rounding), and the row's result is stored exactly.
   static std::string half_op(kernel::Op op, const TileRef& dst, const TileRef& a,
-                             std::string_view b);
+                             std::string_view b, bool b_scalar = false);
 };
 
 static_assert(TargetTraits<CpuTarget>);

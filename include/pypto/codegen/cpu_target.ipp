@@ -805,7 +805,7 @@ PYPTO_DECL std::string CpuTarget::tile_elementwise(kernel::Op op, const TileRef&
                                                    const TileRef& a, std::string_view b,
                                                    bool b_scalar) {
   if (dst.dtype == core::DataType::FP16 || dst.dtype == core::DataType::BF16)
-    return half_op(op, dst, a, b);
+    return half_op(op, dst, a, b, b_scalar);
   const std::string fn = "pk::" + std::string(int_fn(op));
   std::string rhs;
   if (kernel::arity(op) == 2) rhs = ", " + std::string(b) + (b_scalar ? "" : "[i]");
@@ -814,7 +814,7 @@ PYPTO_DECL std::string CpuTarget::tile_elementwise(kernel::Op op, const TileRef&
 }
 
 PYPTO_DECL std::string CpuTarget::half_op(kernel::Op op, const TileRef& dst, const TileRef& a,
-                                          std::string_view b) {
+                                          std::string_view b, bool b_scalar) {
   const std::string_view instr = instr_table[static_cast<std::size_t>(op)];
   const std::string e(element_type(dst.dtype));
   const std::string loop = "for (std::size_t i = 0; i < " + dst.name + ".size(); ++i) {\n";
@@ -830,8 +830,8 @@ PYPTO_DECL std::string CpuTarget::half_op(kernel::Op op, const TileRef& dst, con
   }
   const bool binary = kernel::arity(op) == 2;
   return loop + "  const float x = pk::widen(" + a.name + "[i])" +
-         (binary ? ", y = pk::widen(" + std::string(b) + "[i])" : "") + ";\n  float r = 0.0f;\n  " +
-         format_template(instr, "r", "x", "y") + "\n  " + dst.name +
+         (binary ? ", y = pk::widen(" + std::string(b) + (b_scalar ? ")" : "[i])") : "") +
+         ";\n  float r = 0.0f;\n  " + format_template(instr, "r", "x", "y") + "\n  " + dst.name +
          "[i] = " + round_to_dtype(dst.dtype, "r") + ";\n}\n";
 }
 

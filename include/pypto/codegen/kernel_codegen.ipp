@@ -517,14 +517,18 @@ class Lowering : protected RegionLowering<T> {
           b = wide.name;
         }
       } else {
-        if (!integer)
-          fail_at(c, "with a scalar operand on " + dtype_text(c) + " tiles is not supported");
-        // as the interpreter: a scalar of the tile's dtype (no implicit conversion)
+        // As the interpreter: the scalar converted to the tile's dtype first; a half tile's as
+        // binary32, rounded to the half dtype.
         const auto* st = ir::as<ir::ScalarType>(rhs->type.get());
-        if (!st || st->dtype != a.dtype)
-          fail_at(c, "needs a scalar of the tile's dtype (" +
-                         std::string(core::dtype_name(a.dtype)) + ")");
+        if (!st) fail_at(c, "needs a tile or scalar second operand");
         b = scalar(*rhs);
+        if (!integer) {
+          if (!core::is_float(st->dtype))
+            fail_at(c, "on " + dtype_text(c) + " tiles needs a float scalar operand");
+          b = T::round_to_dtype(a.dtype, b);
+        } else if (st->dtype != a.dtype) {
+          b = "pk::cast<" + std::string(scalar_type(a.dtype, &c.span)) + ">(" + b + ")";
+        }
         b_scalar = true;
       }
     }

@@ -290,15 +290,16 @@ class LoweringBase {
         return type + "{" + std::to_string(c.value) + "}";
       }
       case K::ConstFloat: {
-        // An FP16 / BF16 constant that is a value of its dtype is that binary32 value (what the
-        // interpreter holds for it), for the ops that widen their half operands.
+        // An FP32 constant is its literal rounded once to binary32, as the interpreter rounds
+        // it. An FP16 / BF16 constant that is a value of its dtype is that binary32 value (what
+        // the interpreter holds for it), for the ops that widen their half operands.
         const auto& c = static_cast<const ir::ConstFloat&>(e);
         const auto f = static_cast<float>(c.value);
         const bool half = c.dtype() == core::DataType::FP16 || c.dtype() == core::DataType::BF16;
         const HalfFormat format =
             c.dtype() == core::DataType::BF16 ? HalfFormat::BF16 : HalfFormat::FP16;
-        const bool exact = static_cast<double>(f) == c.value &&
-                           (!half || half_to_float(float_to_half(f, format), format) == f);
+        const bool exact = !half || (static_cast<double>(f) == c.value &&
+                                     half_to_float(float_to_half(f, format), format) == f);
         if ((c.dtype() != core::DataType::FP32 && !half) || !exact)
           fail(span, "",
                "a " + std::string(core::dtype_name(c.dtype())) +

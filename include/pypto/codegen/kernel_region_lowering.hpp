@@ -404,7 +404,9 @@ class RegionLowering : protected LoweringBase<T> {
     kernel::Node n{op, {}, {}, {}};
     const std::size_t arity = kernel::arity(op);
     const bool by_row = kernel::op_info(op).cls == kernel::OpClass::RowReduction;
-    if (c.args.size() != arity + (by_row ? 1 : 0))  // a row reduction's scratch tile
+    // a row reduction's scratch tile; rsqrt's optional one (its high-precision form)
+    const bool scratch_ok = op == kernel::Op::Rsqrt && c.args.size() == arity + 1;
+    if (c.args.size() != arity + (by_row ? 1 : 0) && !scratch_ok)
       fail_at(c, "has " + std::to_string(c.args.size()) + " operands");
     if (!kernel::is_reduction(op) && arity == 2) check_broadcast(r, c);
     for (std::size_t s = 0; s < arity; ++s) n.slot(s) = operand(b, r, c, c.args[s]);
@@ -467,9 +469,12 @@ class RegionLowering : protected LoweringBase<T> {
         return kernel::input(static_cast<std::uint8_t>(b.input_vars.size() - 1));
       }
     }
-    if (const auto* cf = ir::as<ir::ConstFloat>(e.get())) {
-      if (cf->dtype() != core::DataType::FP32) fail_at(c, "needs an FP32 scalar operand");
-      const std::uint32_t bits = kernel::float_bits(static_cast<float>(cf->value));
+    const auto* cf = ir::as<ir::ConstFloat>(e.get());
+    const auto* ci = ir::as<ir::ConstInt>(e.get());
+    if (cf || ci) {  // converted to FP32 as the interpreter converts it: one rounding
+      if (cf && cf->dtype() != core::DataType::FP32) fail_at(c, "needs an FP32 scalar operand");
+      const std::uint32_t bits = kernel::float_bits(cf ? static_cast<float>(cf->value)
+                                                       : static_cast<float>(ci->value));
       for (std::size_t k = 0; k < b.f.consts.size(); ++k)
         if (b.f.consts[k] == bits) return kernel::constant(static_cast<std::uint8_t>(k));
       if (b.f.consts.size() >= kernel::kMaxConsts)
@@ -479,8 +484,10 @@ class RegionLowering : protected LoweringBase<T> {
       return kernel::constant(static_cast<std::uint8_t>(b.f.consts.size() - 1));
     }
     const auto* st = ir::as<ir::ScalarType>(e->type.get());
-    if (!st || st->dtype != core::DataType::FP32) fail_at(c, "needs FP32 tile or scalar operands");
-    const std::string x = scalar(*e);
+    if (!st || (st->dtype != core::DataType::FP32 && !core::is_int(st->dtype)))
+      fail_at(c, "needs FP32 tile or scalar operands");
+    const std::string x = st->dtype == core::DataType::FP32 ? scalar(*e)
+                                                            : "pk::cast<float>(" + scalar(*e) + ")";
     for (std::size_t k = 0; k < b.binding.runtime_scalars.size(); ++k)
       if (b.binding.runtime_scalars[k] == x)
         return kernel::runtime_scalar(static_cast<std::uint8_t>(k));

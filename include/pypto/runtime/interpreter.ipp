@@ -1095,7 +1095,8 @@ class Interpreter {
     const std::optional<kernel::Op> op = codegen::kernel_op_of(c);
     if (!op) unsupported(c, "is not executable by the reference interpreter");
     const bool binary = kernel::op_info(*op).arity == 2;
-    need(binary ? 2u : 1u, binary ? 2u : 1u);
+    // rsqrt's optional scratch tile (its high-precision form) computes the same 1 / sqrt(x)
+    need(binary ? 2u : 1u, binary || *op == kernel::Op::Rsqrt ? 2u : 1u);
     return elementwise(c, *op, args[0], binary ? &args[1] : nullptr);
   }
 
@@ -1339,6 +1340,12 @@ class Interpreter {
   Value elementwise(const ir::Call& c, kernel::Op op, const Value& a, const Value* b) const {
     const Buffer& x = shaped(a, "the first operand");
     check_dtype(x.dtype, c.op->name + "'s operand");
+    // A scalar operand is converted to the elements' dtype first (upstream narrows it so).
+    Value narrowed;
+    if (b && b->kind == ValueKind::Scalar && b->dtype != x.dtype) {
+      narrowed = convert(*b, x.dtype);
+      b = &narrowed;
+    }
     const Buffer* y = nullptr;
     std::vector<std::size_t> at;  // the element of y paired with each element of x
     if (b && b->is_shaped()) {
@@ -1622,19 +1629,18 @@ class Interpreter {
     const Buffer* y = scalar ? nullptr : &shaped(other, "the second operand");
     if (y && (y->dtype != x.dtype || y->shape != x.shape))
       unsupported(c, "needs operands of one dtype and shape");
-    if (!y && (other.kind != ValueKind::Scalar || is_float != is_float_dtype(other.dtype)))
-      unsupported(c, "needs a scalar of the operand's kind");
+    if (!y && other.kind != ValueKind::Scalar) unsupported(c, "needs a scalar");
+    // A scalar of another dtype is converted to the operands' first (upstream narrows it so).
+    const Value fill = y ? Value{} : other.dtype == x.dtype ? other : convert(other, x.dtype);
     Value out = Value::zeros(x.dtype, x.shape, true);
     for (std::size_t k = 0; k < x.size(); ++k) {
       const std::size_t r = k / cols, j = k % cols;
       const bool set = packed ? (m.ints[r * width + j / 8] >> (j % 8)) & 1
                               : (is_float_dtype(m.dtype) ? m.f32[k] != 0.0f : m.ints[k] != 0);
       if (is_float)
-        out.buffer->f32[k] = set ? x.f32[k] : y ? y->f32[k] : rounded(x.dtype, other.f);
+        out.buffer->f32[k] = set ? x.f32[k] : y ? y->f32[k] : fill.f;
       else
-        out.buffer->ints[k] = set ? x.ints[k]
-                              : y ? y->ints[k]
-                                  : wrap(static_cast<std::uint64_t>(other.i), x.dtype);
+        out.buffer->ints[k] = set ? x.ints[k] : y ? y->ints[k] : fill.i;
     }
     return out;
   }
