@@ -723,6 +723,37 @@ class Elements:
                                                               0x3fff, -1, 0,  -4});
 }
 
+TEST_CASE("cpu pipeline: barriers, flags and a prefetch in a kernel order nothing on one thread") {
+  // The CPU target runs a kernel as one in-order thread, as the interpreter runs it: the
+  // barrier, fence and cache ops lower to nothing and a prefetch's wait is satisfied; the data
+  // moves as without them. A cross-block syncall is not among them (blocks run in turn).
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Hints:
+    @pl.function
+    def main(self, x: pl.Tensor[[1, 8], pl.FP32], o: pl.Out[pl.Tensor[[1, 8], pl.FP32]]) -> pl.Tensor[[1, 8], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            ctx = pl.prefetch.make_context()
+            ev = pl.prefetch.async_prefetch(x, ctx)
+            session = pl.prefetch.session(ctx)
+            ready = pl.prefetch.wait(ev, session)
+            a = pl.load(x, [0, 0], [1, 8])
+            pl.system.bar_all()
+            pl.system.fence()
+            b = pl.tile.muls(a, 2.0)
+            pl.system.bar_v()
+            o1 = pl.store(b, [0, 0], o)
+            o2 = pl.tensor.write(o1, [0, 7], pl.cast(ready, pl.FP32))
+        return o2
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  args[0].buffer->f32 = {1.0f, -2.0f, 0.5f, 3.0f, -0.0f, 8.0f, 1.5f, 9.0f};
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
+  CHECK(compiled[1].buffer->f32 ==
+        std::vector<float>{2.0f, -4.0f, 1.0f, 6.0f, -0.0f, 16.0f, 3.0f, 1.0f});
+}
+
 TEST_CASE("cpu pipeline: rsqrt with a scratch tile (its high-precision form) is 1 / sqrt(x)") {
   const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
 

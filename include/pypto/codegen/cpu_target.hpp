@@ -199,6 +199,7 @@ struct CpuTarget {
   static std::string tile_add_bias(const TileRef& dst, const TileRef& bias, std::string_view rows);
   static std::string block_idx();
   /// One in-order thread: every instruction sees the effects of the ones before it.
+  static constexpr bool one_in_order_unit = true;
   static std::string pipe_sync(Pipe, Pipe);
   static std::string pipe_barrier();
   /// One elementwise op over every element: integers wrap (pk::, like the interpreter); FP16 /

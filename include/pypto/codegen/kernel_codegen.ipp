@@ -211,6 +211,7 @@ class Lowering : protected RegionLowering<T> {
           synthetic_vars_.push_back(std::move(v));
           return;
         }
+        if (c && ordering_hint(*c)) return;
         if (c) fail_at(*c, "is not supported by the kernel code generator");
         fail_stmt("an expression statement", "is not supported");
       }
@@ -384,6 +385,12 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_col_expand: return expand(var, c);
       default: break;
     }
+    if (ordering_hint(c)) {  // a prefetch's context, event or session: nothing to hold
+      env_[&var] = scalar_value(
+          c.op->id == ir::OpId::prefetch_wait ? "true" : "0",
+          c.op->id == ir::OpId::prefetch_wait ? core::DataType::BOOL : core::DataType::INDEX);
+      return;
+    }
     if (ir::isa<ir::GlobalVar>(*c.op))
       fail_at(c, "calls another function, which a kernel cannot do");
     if (ir::isa<ir::ScalarType>(*var.type)) {
@@ -393,6 +400,30 @@ class Lowering : protected RegionLowering<T> {
     if (const auto op = element_op_of(c.op->id)) return element_map(var, c, *op);
     if (const auto op = spec_op(c)) return elementwise(var, c, *op);
     fail_at(c, "is not supported by the kernel code generator");
+  }
+
+  /// True for a barrier, fence, flag or prefetch op on a target that runs the kernel as one
+  /// in-order thread, where it has nothing to order (as in the interpreter); a prefetch's wait
+  /// is then already satisfied. A cross-block syncall is not one: blocks run one after another.
+  static bool ordering_hint(const ir::Call& c) {
+    if (!T::one_in_order_unit) return false;
+    switch (c.op->id) {
+      case ir::OpId::system_bar_all:
+      case ir::OpId::system_bar_m:
+      case ir::OpId::system_bar_v:
+      case ir::OpId::system_fence:
+      case ir::OpId::system_sync_src:
+      case ir::OpId::system_sync_dst:
+      case ir::OpId::system_sync_set:
+      case ir::OpId::system_sync_wait:
+      case ir::OpId::system_set_ffts:
+      case ir::OpId::system_cacheinvalid:
+      case ir::OpId::prefetch_make_context:
+      case ir::OpId::prefetch_async_prefetch:
+      case ir::OpId::prefetch_session:
+      case ir::OpId::prefetch_wait: return true;
+      default: return false;
+    }
   }
 
   /// array.create (every element 0) and array.update_element (a copy with one element set).

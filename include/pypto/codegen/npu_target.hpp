@@ -253,6 +253,7 @@ struct NpuTarget {
   /// One flag per hand-over, waited on at once: the lowering never keeps two pipes in flight,
   /// so EVENT_ID0 is always free.
   static std::string pipe_sync(Pipe from, Pipe to);
+  static constexpr bool one_in_order_unit = false;  ///< concurrent pipes
   static std::string pipe_barrier();
   /// One integer elementwise op: the tile-tile or tile-scalar instruction of the table.
   static std::string tile_elementwise(kernel::Op op, const TileRef& dst, const TileRef& a,

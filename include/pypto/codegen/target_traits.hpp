@@ -205,6 +205,9 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
   // control-flow boundaries (all pipes drained); "" when the target runs in order
   { T::pipe_sync(Pipe::Mte2, Pipe::Vector) } -> std::convertible_to<std::string>;
   { T::pipe_barrier() } -> std::convertible_to<std::string>;
+  // true when the kernel runs as one in-order thread: a barrier, fence, flag or prefetch hint
+  // then has nothing to order, and lowers to nothing
+  { T::one_in_order_unit } -> std::convertible_to<bool>;
 };
 
 // ---- helpers the traits share --------------------------------------------------------------
