@@ -6,6 +6,8 @@
 #include <string_view>
 
 #include "ir_samples.hpp"
+#include "pypto/ir/loop_exits.hpp"
+#include "pypto/ir/stmt.hpp"
 #include "pypto/structural/compare.hpp"
 #include "pypto/text/parser.hpp"
 #include "pypto/transforms/pass_manager.hpp"
@@ -123,4 +125,31 @@ TEST_CASE("ctrl-flow-transform: orchestration code and loops without exits are l
         return x
 )"));
   CHECK(tf::PassManager(tf::standard_passes().pipeline("ctrl-flow-transform")).run(*q) == q);
+}
+
+TEST_CASE("loop_exits: the breaks and continues of a loop body, nested loops aside") {
+  // The body of the function's first (outer) loop.
+  auto body_of = [](std::string_view loop_body) {
+    const ProgramRef p = pypto::text::parse_program(
+        kernel("FunctionType.InCore",
+               "        for i in pl.range(n):\n" + std::string(loop_body) + "        return x\n"));
+    const auto& seq = static_cast<const pypto::ir::SeqStmts&>(*p->find("main")->body);
+    return static_cast<const pypto::ir::ForStmt&>(*seq.stmts.at(0)).body;
+  };
+  const auto structured = pypto::ir::loop_exits(
+      *body_of("            if i > 2:\n                break\n            y = pl.add(x, 1.0)\n"));
+  CHECK(structured.breaks);
+  CHECK_FALSE(structured.continues);
+  CHECK(structured.structured);
+  // the inner loop's continue is its own; the break in a scope statement is this loop's, but
+  // not reachable through ifs alone
+  const auto scoped =
+      pypto::ir::loop_exits(*body_of("            for j in pl.range(n):\n                continue\n"
+                                     "            with pl.incore():\n                break\n"));
+  CHECK(scoped.breaks);
+  CHECK_FALSE(scoped.continues);
+  CHECK_FALSE(scoped.structured);
+  const auto none = pypto::ir::loop_exits(*body_of("            y = pl.add(x, 1.0)\n"));
+  CHECK_FALSE(none.any());
+  CHECK(none.structured);
 }

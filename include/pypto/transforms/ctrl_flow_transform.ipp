@@ -5,7 +5,6 @@
 #include "pypto/transforms/ctrl_flow_transform.hpp"
 
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -15,6 +14,7 @@
 #include "pypto/core/limits.hpp"
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
+#include "pypto/ir/loop_exits.hpp"
 #include "pypto/ir/program.hpp"
 #include "pypto/ir/stmt.hpp"
 #include "pypto/ir/type.hpp"
@@ -22,53 +22,13 @@
 #include "pypto/ir/visit.hpp"
 #include "pypto/reflect/field.hpp"
 #include "pypto/transforms/normalize_stmt_structure.ipp"
+#include "pypto/transforms/substitute.hpp"
 
 namespace pypto::transforms {
 
 namespace detail::ctrl_flow {
 
 using Stmts = std::vector<ir::StmtRef>;
-
-/// What a statement holds of its loop's exits (nested loops aside).
-struct Exits {
-  bool any = false;
-  bool structured = true;  ///< every exit is reachable through ifs of the natural form alone
-};
-
-inline Exits exits_of(const ir::Stmt& s, std::size_t depth = 0) {
-  if (depth > core::kMaxNesting)
-    throw core::ValueError("ctrl-flow-transform: IR nested deeper than " +
-                           std::to_string(core::kMaxNesting) + " levels is not supported");
-  if (ir::isa<ir::BreakStmt>(s) || ir::isa<ir::ContinueStmt>(s)) return {true, true};
-  if (ir::isa<ir::ForStmt>(s) || ir::isa<ir::WhileStmt>(s)) return {};
-  Exits out;
-  auto add = [&](const ir::StmtRef& x) {
-    if (!x) return;
-    const Exits e = exits_of(*x, depth + 1);
-    out.any = out.any || e.any;
-    out.structured = out.structured && e.structured;
-  };
-  if (const auto* seq = ir::as<ir::SeqStmts>(&s)) {
-    for (const auto& x : seq->stmts) add(x);
-  } else if (const auto* i = ir::as<ir::IfStmt>(&s)) {
-    add(i->then_body);
-    add(i->else_body);
-    if (out.any && !i->return_vars.empty()) out.structured = false;
-  } else {
-    ir::visit_stmt(s, [&](const auto& n) {
-      reflect::for_each_field(n, [&](auto, const auto& v) {
-        using V = std::remove_cvref_t<decltype(v)>;
-        if constexpr (std::is_same_v<V, ir::StmtRef>) {
-          add(v);
-        } else if constexpr (std::is_same_v<V, std::vector<ir::StmtRef>>) {
-          for (const auto& x : v) add(x);
-        }
-      });
-    });
-    if (out.any) out.structured = false;  // an exit inside a scope statement
-  }
-  return out;
-}
 
 inline Stmts statements_of(const ir::StmtRef& s) {
   if (!s) return {};
@@ -77,41 +37,49 @@ inline Stmts statements_of(const ir::StmtRef& s) {
 }
 
 /// Rewrites loops bottom-up; `flags` numbers the break flags of one function.
-class Rewriter {
+class Rewriter : private FieldRewriter<Rewriter> {
+  friend class FieldRewriter<Rewriter>;
+
+  // Defined before stmt, whose generic lambda uses them (clang 14 needs the definition first).
+  /// The fields holding statements: only those can hold a loop.
+  struct Statements {
+    template <class F, class V>
+    static constexpr bool select =
+        std::is_same_v<V, ir::StmtRef> || std::is_same_v<V, std::vector<ir::StmtRef>>;
+  };
+
+  template <class T>
+  bool rewrite_handle(const ir::Ref<const T>& in, ir::Ref<const T>& out) {
+    if constexpr (std::is_same_v<T, ir::Stmt>) {
+      ir::StmtRef x = stmt(in);
+      if (x == in) return false;
+      out = std::move(x);
+      return true;
+    } else {
+      return false;
+    }
+  }
+
+  std::size_t depth_ = 0;
+
  public:
-  ir::StmtRef stmt(const ir::StmtRef& s, std::size_t depth = 0) {
-    if (depth > core::kMaxNesting)
+  ir::StmtRef stmt(const ir::StmtRef& s) {
+    if (++depth_ > core::kMaxNesting)
       throw core::ValueError("ctrl-flow-transform: IR nested deeper than " +
                              std::to_string(core::kMaxNesting) + " levels is not supported");
-    if (const auto* f = ir::as<ir::ForStmt>(s.get())) return for_loop(*f, s, depth);
-    if (const auto* w = ir::as<ir::WhileStmt>(s.get())) return while_loop(*w, s, depth);
-    // Every other statement: its nested statements rewritten.
-    return ir::visit_stmt(*s, [&](const auto& n) -> ir::StmtRef {
-      std::optional<ir::Ref<std::remove_cvref_t<decltype(n)>>> copy;
-      reflect::for_each_field(n, [&](auto field, const auto& v) {
-        using F = decltype(field);
-        using V = std::remove_cvref_t<decltype(v)>;
-        if constexpr (std::is_same_v<V, ir::StmtRef>) {
-          if (!v) return;
-          ir::StmtRef x = stmt(v, depth + 1);
-          if (x == v) return;
-          if (!copy) copy = ir::copy_node(n);
-          (*copy).get()->*F::member = std::move(x);
-        } else if constexpr (std::is_same_v<V, std::vector<ir::StmtRef>>) {
-          V out = v;
-          bool changed = false;
-          for (auto& x : out) {
-            ir::StmtRef y = stmt(x, depth + 1);
-            changed = changed || y != x;
-            x = std::move(y);
-          }
-          if (!changed) return;
-          if (!copy) copy = ir::copy_node(n);
-          (*copy).get()->*F::member = std::move(out);
-        }
-      });
-      return copy ? ir::StmtRef(*copy) : s;
+    ir::StmtRef out = ir::visit_stmt(*s, [&](const auto& n) -> ir::StmtRef {
+      using N = std::remove_cvref_t<decltype(n)>;
+      auto copy = rebuilt<Statements>(n);  // nested statements first: loops bottom-up
+      const N& now = copy ? *copy : n;
+      if constexpr (std::is_same_v<N, ir::ForStmt>) {
+        if (ir::StmtRef x = for_loop(now)) return x;
+      } else if constexpr (std::is_same_v<N, ir::WhileStmt>) {
+        if (ir::StmtRef x = while_loop(now)) return x;
+      }
+      return copy ? ir::StmtRef(copy) : s;
     });
+    --depth_;
+    return out;
   }
 
   std::size_t flags = 0;
@@ -133,7 +101,7 @@ class Rewriter {
         return stmts;
       }
       const auto* i = ir::as<ir::IfStmt>(s.get());
-      if (!i || !holds<Exit>(*s)) continue;
+      if (!i || !exits<Exit>(ir::loop_exits(*s))) continue;
       const Stmts rest(stmts.begin() + static_cast<std::ptrdiff_t>(k) + 1, stmts.end());
       auto arm = [&](const ir::StmtRef& body) {
         Stmts a = statements_of(body);
@@ -150,17 +118,8 @@ class Rewriter {
   }
 
   template <class Exit>
-  static bool holds(const ir::Stmt& s) {
-    if (ir::isa<Exit>(s)) return true;
-    if (ir::isa<ir::ForStmt>(s) || ir::isa<ir::WhileStmt>(s)) return false;
-    if (const auto* seq = ir::as<ir::SeqStmts>(&s)) {
-      for (const auto& x : seq->stmts)
-        if (holds<Exit>(*x)) return true;
-      return false;
-    }
-    if (const auto* i = ir::as<ir::IfStmt>(&s))
-      return holds<Exit>(*i->then_body) || (i->else_body && holds<Exit>(*i->else_body));
-    return false;
+  static bool exits(const ir::LoopExits& e) {
+    return std::is_same_v<Exit, ir::BreakStmt> ? e.breaks : e.continues;
   }
 
   ir::VarRef new_flag(const core::Span& span) {
@@ -168,25 +127,19 @@ class Rewriter {
                          ir::ScalarType::make(core::DataType::BOOL), span);
   }
 
-  ir::StmtRef for_loop(const ir::ForStmt& f, const ir::StmtRef& self, std::size_t depth) {
-    ir::StmtRef body = stmt(f.body, depth + 1);
-    auto keep = [&] {
-      if (body == f.body) return self;
-      auto copy = ir::copy_node(f);
-      copy->body = body;
-      return ir::StmtRef(copy);
-    };
-    const Exits e = exits_of(*body);
+  /// A `pl.range` loop whose body (already rewritten) breaks or continues, as a while loop with
+  /// its exits structured; null when there is nothing to rewrite.
+  ir::StmtRef for_loop(const ir::ForStmt& f) {
+    const ir::LoopExits e = ir::loop_exits(*f.body);
     const auto* step = ir::as<ir::ConstInt>(f.step.get());
-    if (!e.any || !e.structured || !f.iter_args.empty() || f.for_kind != ir::ForKind::Sequential ||
-        !step || step->value == 0)
-      return keep();
-    Stmts stmts = sink<ir::ContinueStmt>(statements_of(body), nullptr, f.span, 0);
-    if (!holds<ir::BreakStmt>(*ir::SeqStmts::make(stmts, f.span))) {
-      auto copy = ir::copy_node(f);
-      copy->body = ir::SeqStmts::make(std::move(stmts), f.span);
-      return copy;
-    }
+    if (!e.any() || !e.structured || !f.iter_args.empty() ||
+        f.for_kind != ir::ForKind::Sequential || !step || step->value == 0)
+      return nullptr;
+    Stmts stmts = sink<ir::ContinueStmt>(statements_of(f.body), nullptr, f.span, 0);
+    if (!e.breaks)
+      return ir::ForStmt::make(f.loop_var, f.start, f.stop, f.step, {},
+                               ir::SeqStmts::make(std::move(stmts), f.span), {}, f.for_kind,
+                               f.attrs, f.span);
     const ir::VarRef flag = new_flag(f.span);
     stmts = sink<ir::BreakStmt>(std::move(stmts), flag, f.span, 0);
     const ir::ExprRef not_broken = ir::Not::make(flag, f.span);
@@ -205,17 +158,13 @@ class Rewriter {
     return ir::SeqStmts::make(std::move(out), f.span);
   }
 
-  ir::StmtRef while_loop(const ir::WhileStmt& w, const ir::StmtRef& self, std::size_t depth) {
-    ir::StmtRef body = stmt(w.body, depth + 1);
-    const Exits e = exits_of(*body);
-    if (!e.any || !e.structured || !w.iter_args.empty()) {
-      if (body == w.body) return self;
-      auto copy = ir::copy_node(w);
-      copy->body = body;
-      return copy;
-    }
-    Stmts stmts = sink<ir::ContinueStmt>(statements_of(body), nullptr, w.span, 0);
-    if (!holds<ir::BreakStmt>(*ir::SeqStmts::make(stmts, w.span)))
+  /// A while loop whose body (already rewritten) breaks or continues, with its exits
+  /// structured; null when there is nothing to rewrite.
+  ir::StmtRef while_loop(const ir::WhileStmt& w) {
+    const ir::LoopExits e = ir::loop_exits(*w.body);
+    if (!e.any() || !e.structured || !w.iter_args.empty()) return nullptr;
+    Stmts stmts = sink<ir::ContinueStmt>(statements_of(w.body), nullptr, w.span, 0);
+    if (!e.breaks)
       return ir::WhileStmt::make({}, w.condition, ir::SeqStmts::make(std::move(stmts), w.span), {},
                                  w.span);
     const ir::VarRef flag = new_flag(w.span);

@@ -13,6 +13,7 @@
 #include "pypto/core/limits.hpp"
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
+#include "pypto/ir/loop_exits.hpp"
 #include "pypto/ir/program.hpp"
 #include "pypto/ir/stmt.hpp"
 #include "pypto/ir/type.hpp"
@@ -53,24 +54,6 @@ class Unroller : private FieldRewriter<Unroller> {
     throw core::ValueError("unroll-loops: " + f.span.to_string() + ": a pl.unroll loop " + what);
   }
 
-  /// True when `s` holds a break or continue of the loop it is in (nested loops aside).
-  static bool exits(const ir::Stmt& s) {
-    if (ir::isa<ir::BreakStmt>(s) || ir::isa<ir::ContinueStmt>(s)) return true;
-    if (ir::isa<ir::ForStmt>(s) || ir::isa<ir::WhileStmt>(s)) return false;
-    bool found = false;
-    ir::visit_stmt(s, [&](const auto& n) {
-      reflect::for_each_field(n, [&](auto, const auto& v) {
-        using V = std::remove_cvref_t<decltype(v)>;
-        if constexpr (std::is_same_v<V, ir::StmtRef>) {
-          found = found || (v && exits(*v));
-        } else if constexpr (std::is_same_v<V, std::vector<ir::StmtRef>>) {
-          for (const auto& x : v) found = found || (x && exits(*x));
-        }
-      });
-    });
-    return found;
-  }
-
   ir::StmtRef unroll(const ir::ForStmt& f) {
     const auto* start = ir::as<ir::ConstInt>(f.start.get());
     const auto* stop = ir::as<ir::ConstInt>(f.stop.get());
@@ -78,7 +61,8 @@ class Unroller : private FieldRewriter<Unroller> {
     if (!start || !stop || !step) fail(f, "needs integer constant start, stop and step");
     if (step->value == 0) fail(f, "needs a non-zero step");
     if (!f.iter_args.empty()) fail(f, "cannot carry values (init_values)");
-    if (exits(*f.body)) fail(f, "cannot break or continue (its iterations are unrolled)");
+    if (ir::loop_exits(*f.body).any())
+      fail(f, "cannot break or continue (its iterations are unrolled)");
     const std::int64_t s = step->value;
     std::int64_t copies = 0;
     if (s > 0 ? start->value < stop->value : start->value > stop->value)
