@@ -430,23 +430,29 @@ class Lowering : protected RegionLowering<T> {
   void array(const ir::Var& var, const ir::Call& c) {
     const auto* type = ir::as<ir::ArrayType>(var.type.get());
     if (!type) fail_at(c, "needs a pl.Array result");
+    if (c.op->id == ir::OpId::array_create) {
+      env_[&var] = declare_array(*type, "", &c.span);
+      return;
+    }
+    const Value& in = this->array_of(c, c.args.at(0));
+    const std::string at = this->array_index(c, in);
+    const std::string v = scalar(*c.args.at(2));
+    Value out = declare_array(*type, in.expr, &c.span);
+    line(out.expr + ".at[" + at + "] = pk::cast<" + std::string(scalar_type(type->dtype, &c.span)) +
+         ">(" + v + ");\n");
+    env_[&var] = std::move(out);
+  }
+
+  /// A new array variable of `type`: a copy of the array `init` names, or all zeros.
+  Value declare_array(const ir::ArrayType& type, const std::string& init, const ir::Span* span) {
     Value out;
     out.kind = Value::Kind::Array;
-    out.dtype = type->dtype;
-    out.extent = type->extent;
+    out.dtype = type.dtype;
+    out.extent = type.extent;
     out.expr = new_scalar_name();
-    const std::string t = this->array_type(*type, &c.span);
-    if (c.op->id == ir::OpId::array_create) {
-      line(t + " " + out.expr + "{};\n");
-    } else {
-      const Value& in = this->array_of(c, c.args.at(0));
-      const std::string at = this->array_index(c, in);
-      const std::string v = scalar(*c.args.at(2));
-      line(t + " " + out.expr + " = " + in.expr + ";\n");
-      line(out.expr + ".at[" + at + "] = pk::cast<" +
-           std::string(scalar_type(type->dtype, &c.span)) + ">(" + v + ");\n");
-    }
-    env_[&var] = std::move(out);
+    line(this->array_type(type, span) + " " + out.expr + (init.empty() ? "{}" : " = " + init) +
+         ";\n");
+    return out;
   }
 
   /// A call's second operand beside its first tile `a`: a tile of a's dtype and shape (its
@@ -1283,16 +1289,8 @@ class Lowering : protected RegionLowering<T> {
       line(t + " " + name + " = " + (init ? scalar(*init) : t + "{}") + ";\n");
       return scalar_value(name, st->dtype);
     }
-    if (const auto* at = ir::as<ir::ArrayType>(&type)) {  // a copy: arrays are values
-      Value out;
-      out.kind = Value::Kind::Array;
-      out.dtype = at->dtype;
-      out.extent = at->extent;
-      out.expr = new_scalar_name();
-      line(this->array_type(*at, span) + " " + out.expr +
-           (init ? " = " + array_text(*init) : "{}") + ";\n");
-      return out;
-    }
+    if (const auto* at = ir::as<ir::ArrayType>(&type))  // a copy: arrays are values
+      return declare_array(*at, init ? array_text(*init) : "", span);
     if (!init) {  // an if result: each arm's yield fills a tile, or names the tensor written
       Value out;
       if (ir::isa<ir::TensorType>(type)) {
