@@ -44,6 +44,7 @@
 #include "pypto/runtime/interpreter.ipp"
 #include "pypto/runtime/json.ipp"
 #include "pypto/runtime/kernel_library.ipp"
+#include "pypto/runtime/mixed_task.ipp"
 #include "pypto/runtime/prebuilt_manifest.ipp"
 #include "pypto/runtime/process.ipp"
 #include "pypto/runtime/program_runner.ipp"

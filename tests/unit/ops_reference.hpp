@@ -131,7 +131,7 @@ struct ResultSink {
 /// Opaque.
 inline std::string runnable_program_of(const Entry& e, const ResultSink& sink = {}) {
   const std::string type = e.context.substr(0, e.context.find('('));
-  if (type != "InCore" && type != "Opaque") return {};
+  if (type != "InCore" && type != "Opaque" && type != "AIC" && type != "AIV") return {};
   std::string params, loads;
   for (const std::string& p : params_of(e)) {
     const std::size_t colon = p.find(':');

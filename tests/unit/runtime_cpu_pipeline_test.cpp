@@ -1195,3 +1195,148 @@ class Fold:
   for (std::size_t k = 0; k < 8; ++k) want[8 + k] = static_cast<float>(k + 1);
   CHECK(compiled[1].buffer->f32 == want);
 }
+
+namespace {
+
+/// A Group whose AIC member comes first and waits for the AIV member: the AIV pushes 2x to the
+/// cube, which multiplies it by w and pushes the product back; the AIV adds 1 and stores.
+constexpr std::string_view kPingPong = R"(import pypto.language as pl
+
+@pl.program
+class PingPong:
+    @pl.function(type=pl.FunctionType.AIC)
+    def cube(self, x: pl.Tensor[[4, 4], pl.FP32], w: pl.Tensor[[4, 4], pl.FP32], o: pl.Out[pl.Tensor[[4, 4], pl.FP32]]):
+        v: pl.Tile[[4, 4], pl.FP32, pl.Mem.Mat] = pl.tpop_from_aiv(split=0)
+        left = pl.move(v, target_memory=pl.MemorySpace.Left)
+        w_mat = pl.load(w, [0, 0], [4, 4], target_memory=pl.MemorySpace.Mat)
+        right = pl.move(w_mat, target_memory=pl.MemorySpace.Right)
+        acc = pl.matmul(left, right)
+        pl.tpush_to_aiv(acc, split=0)
+        pl.tfree_to_aiv(v)
+
+    @pl.function(type=pl.FunctionType.AIV)
+    def vector(self, x: pl.Tensor[[4, 4], pl.FP32], w: pl.Tensor[[4, 4], pl.FP32], o: pl.Out[pl.Tensor[[4, 4], pl.FP32]]) -> pl.Tensor[[4, 4], pl.FP32]:
+        t = pl.load(x, [0, 0], [4, 4])
+        pl.tpush_to_aic(pl.mul(t, 2.0), split=0)
+        back: pl.Tile[[4, 4], pl.FP32, pl.Mem.Vec] = pl.tpop_from_aic(split=0)
+        pl.tfree_to_aic(back)
+        return pl.store(pl.add(back, 1.0), [0, 0], o)
+
+    @pl.function(type=pl.FunctionType.Group)
+    def group(self, x: pl.Tensor[[4, 4], pl.FP32], w: pl.Tensor[[4, 4], pl.FP32], o: pl.Out[pl.Tensor[[4, 4], pl.FP32]]) -> pl.Tensor[[4, 4], pl.FP32]:
+        self.cube(x, w, o)
+        r = self.vector(x, w, o)
+        return r
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[4, 4], pl.FP32], w: pl.Tensor[[4, 4], pl.FP32], o: pl.Out[pl.Tensor[[4, 4], pl.FP32]]) -> pl.Tensor[[4, 4], pl.FP32]:
+        r = self.group(x, w, o)
+        return r
+)";
+
+/// `text` with its first occurrence of `from` replaced by `to`.
+std::string replaced(std::string_view text, std::string_view from, std::string_view to) {
+  std::string s(text);
+  const std::size_t at = s.find(from);
+  REQUIRE(at != std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("cpu pipeline: a Group's members run side by side, handing tiles through their pipes") {
+  // The cube waits for the vector's push before the vector waits for the cube's: the members run
+  // interleaved (one at a time, switching where one waits), compiled as interpreted.
+  const ir::ProgramRef input = pypto::text::parse_program(kPingPong);
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  std::vector<float> x(16), identity(16, 0.0f);
+  for (std::size_t k = 0; k < 16; ++k) x[k] = static_cast<float>(k) - 5.5f;
+  for (std::size_t k = 0; k < 4; ++k) identity[k * 5] = 1.0f;
+  args[0].buffer->f32 = x;
+  args[1].buffer->f32 = identity;
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
+  std::vector<float> want;
+  for (float v : x) want.push_back(2.0f * v + 1.0f);
+  CHECK(compiled[2].buffer->f32 == want);
+}
+
+TEST_CASE("cpu pipeline: members that all wait on empty pipes are a deadlock error") {
+  // The vector pops before it pushes: both members wait, and no tile will come.
+  const std::string text =
+      replaced(kPingPong, "        pl.tpush_to_aic(pl.mul(t, 2.0), split=0)\n", "");
+  const auto [compiled, interpreted] = run_errors(replaced(
+      text, "        pl.tfree_to_aic(back)\n",
+      "        pl.tfree_to_aic(back)\n        pl.tpush_to_aic(pl.mul(t, 2.0), split=0)\n"));
+  for (const std::string& e : {compiled, interpreted}) {
+    CAPTURE(e);
+    CHECK(e.find("mixed task: every member that has not ended waits on an empty pipe") !=
+          std::string::npos);
+    CHECK(e.find("cube waits in tile.tpop_from_aiv (pipe 0 toward AIC)") != std::string::npos);
+    CHECK(e.find("vector waits in tile.tpop_from_aic (pipe 0 toward AIV)") != std::string::npos);
+  }
+}
+
+TEST_CASE("cpu pipeline: a pipe op outside a mixed task and a pop of another shape are errors") {
+  // The vector member called alone from the orchestration: no cube is at the other end.
+  const auto alone = run_errors(replaced(kPingPong, "        r = self.group(x, w, o)\n",
+                                         "        r = self.vector(x, w, o)\n"));
+  CHECK(alone.first.find("tile.tpush_to_aic runs outside a mixed task") != std::string::npos);
+  CHECK(alone.second.find("'tile.tpush_to_aic' runs outside a mixed task") != std::string::npos);
+  // The cube pops a [4, 4] tile where the vector pushed a [2, 4] one.
+  const std::string half = replaced(kPingPong, "        t = pl.load(x, [0, 0], [4, 4])\n",
+                                    "        t = pl.load(x, [0, 0], [2, 4])\n");
+  const auto shapes = run_errors(half);
+  CHECK(shapes.first.find("tile.tpop_from_aiv pops a tile of another dtype or shape") !=
+        std::string::npos);
+  CHECK(shapes.second.find("pops a FP32 [4, 4] tile where a FP32 [2, 4] one was pushed") !=
+        std::string::npos);
+}
+
+TEST_CASE("cpu pipeline: a split-AIV region runs its lanes in turn, sharding and gathering") {
+  // qk = x (a is the identity); each lane takes its half of the rows (aiv_shard), stores 3x at
+  // its rows and hands 2x back to the cube (aic_gather), which multiplies by the identity.
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Lanes:
+    @pl.function
+    def main(self, a: pl.Tensor[[4, 4], pl.FP32], x: pl.Tensor[[4, 4], pl.FP32], o: pl.Out[pl.Tensor[[4, 4], pl.FP32]], p: pl.Out[pl.Tensor[[4, 4], pl.FP32]]) -> tuple[pl.Tensor[[4, 4], pl.FP32], pl.Tensor[[4, 4], pl.FP32]]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint='qk'):
+            left = pl.move(pl.load(a, [0, 0], [4, 4], target_memory=pl.MemorySpace.Mat), target_memory=pl.MemorySpace.Left)
+            right = pl.move(pl.load(x, [0, 0], [4, 4], target_memory=pl.MemorySpace.Mat), target_memory=pl.MemorySpace.Right)
+            qk = pl.matmul(left, right)
+            for aiv_id in pl.split_aiv(2, mode=pl.SplitMode.UP_DOWN):
+                half = pl.aiv_shard(qk)
+                o = pl.store(pl.mul(half, 3.0), [aiv_id * 2, 0], o)
+                full = pl.aic_gather(pl.mul(half, 2.0))
+            back = pl.matmul(pl.move(full, target_memory=pl.MemorySpace.Left), pl.move(pl.load(a, [0, 0], [4, 4], target_memory=pl.MemorySpace.Mat), target_memory=pl.MemorySpace.Right))
+            p = pl.store(back, [0, 0], p)
+        return (o, p)
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  std::vector<float> x(16), identity(16, 0.0f);
+  for (std::size_t k = 0; k < 16; ++k) x[k] = static_cast<float>(k) * 0.5f - 3.0f;
+  for (std::size_t k = 0; k < 4; ++k) identity[k * 5] = 1.0f;
+  args[0].buffer->f32 = identity;
+  args[1].buffer->f32 = x;
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
+  std::vector<float> thrice, twice;
+  for (float v : x) {
+    thrice.push_back(3.0f * v);
+    twice.push_back(2.0f * v);
+  }
+  CHECK(compiled[2].buffer->f32 == thrice);
+  CHECK(compiled[3].buffer->f32 == twice);
+}
+
+TEST_CASE("cpu pipeline: a member's error stops the mixed task and names the member's op") {
+  // The vector reads past its tensor before it pushes: the cube, waiting on the pipe, is
+  // stopped, and the error is the vector's (no hang, no deadlock report).
+  const auto [compiled, interpreted] =
+      run_errors(replaced(kPingPong, "        t = pl.load(x, [0, 0], [4, 4])\n",
+                          "        t = pl.load(x, [2, 0], [4, 4])\n"));
+  CHECK(compiled.find("kernel 'vector': tile.load") != std::string::npos);
+  CHECK(compiled.find("outside its tensor") != std::string::npos);
+  CHECK(interpreted.find("tile.load") != std::string::npos);
+  CHECK(interpreted.find("mixed task") == std::string::npos);
+}

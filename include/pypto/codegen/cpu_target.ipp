@@ -435,10 +435,44 @@ inline void add_bias(float* c, const E* bias, std::int64_t rows, std::int64_t co
 /// The block index of the running instance; a runtime that launches blocks sets it first.
 static std::int64_t block_idx = 0;
 
+/// Where tpush / tpop go: the runtime's pipes between the members of a mixed task.
+static pypto::codegen::KernelPipe pipe = nullptr;
+static void* pipe_context = nullptr;
+
+/// Hands the 2-D `tile` (its valid box `valid`) to the pipe `id` (`op` a push).
+template <class E>
+inline void tpush(pypto::codegen::PipeOp op, std::int64_t id, std::vector<E>& tile,
+                  std::int64_t dtype, std::initializer_list<std::int64_t> extents,
+                  std::initializer_list<std::int64_t> valid, std::int64_t site) {
+  pypto::codegen::PipeTile t{tile.data(), dtype, extents.begin()[0], extents.begin()[1],
+                             valid.begin()[0], valid.begin()[1]};
+  if (!pipe || !pipe(pipe_context, static_cast<std::int64_t>(op), id, &t))
+    fault(7, site, 0, 0, 0, 0);
+}
+
+/// Fills `tile` from the pipe `id` (`op` a pop) and sets `valid` to the valid box it came with.
+template <class E>
+inline void tpop(pypto::codegen::PipeOp op, std::int64_t id, std::vector<E>& tile,
+                 std::int64_t dtype, std::initializer_list<std::int64_t> extents,
+                 std::int64_t* valid, std::int64_t site) {
+  pypto::codegen::PipeTile t{tile.data(), dtype, extents.begin()[0], extents.begin()[1],
+                             extents.begin()[0], extents.begin()[1]};
+  if (!pipe || !pipe(pipe_context, static_cast<std::int64_t>(op), id, &t))
+    fault(7, site, 0, 0, 0, 0);
+  valid[0] = t.valid_rows;
+  valid[1] = t.valid_cols;
+}
+
 }  // namespace pk
 
 extern "C" __attribute__((visibility("default"))) void pypto_kernel_set_block_idx(std::int64_t b) {
   pk::block_idx = b;
+}
+
+extern "C" __attribute__((visibility("default"))) void pypto_kernel_set_pipe(
+    pypto::codegen::KernelPipe pipe, void* context) {
+  pk::pipe = pipe;
+  pk::pipe_context = context;
 }
 
 )";

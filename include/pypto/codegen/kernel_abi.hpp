@@ -141,6 +141,7 @@ enum class KernelFaultKind : std::int64_t {
   NegativeExponent = 4,  ///< an integer `**` with a negative exponent: offset
   InvalidOperand = 5,    ///< an operand outside the op's domain (a sort's block length): offset
   ShapeMismatch = 6,     ///< operands whose shapes do not fit together (a gather's)
+  PipeFailed = 7,        ///< a cross-core push or pop the runtime refused (it says why)
 };
 
 struct KernelFault {
@@ -161,5 +162,27 @@ inline constexpr const char* kKernelFaultSymbol = "pypto_kernel_fault";
 /// multi-block call; a kernel without it does not read its block index.
 using KernelSetBlockIdx = void (*)(std::int64_t block_idx);
 inline constexpr const char* kKernelSetBlockIdxSymbol = "pypto_kernel_set_block_idx";
+
+/// A 2-D tile crossing a cross-core pipe between the members of a mixed task: its elements in
+/// the encoding of a tensor of its dtype (`dtype`: the value of core::DataType), its extents and
+/// its valid extents. A pop passes the extents it expects and gets the valid ones.
+struct PipeTile {
+  void* data;
+  std::int64_t dtype;
+  std::int64_t rows, cols;
+  std::int64_t valid_rows, valid_cols;
+};
+
+/// The pipe operations of a kernel: `op` is a PipeOp, `id` the pipe's id. False when the
+/// runtime refused (the task is stopping, or a popped tile is not the one expected): the
+/// kernel records a PipeFailed fault and the runtime raises its own error.
+enum class PipeOp : std::int64_t { PushToAiv = 0, PushToAic = 1, PopFromAic = 2, PopFromAiv = 3 };
+using KernelPipe = bool (*)(void* context, std::int64_t op, std::int64_t id, PipeTile* tile);
+
+/// Optional export `extern "C" void pypto_kernel_set_pipe(KernelPipe, void*)`: where the next
+/// entry call sends its tpush / tpop (a runtime sets it before every call; a kernel without it
+/// has no pipe op).
+using KernelSetPipe = void (*)(KernelPipe pipe, void* context);
+inline constexpr const char* kKernelSetPipeSymbol = "pypto_kernel_set_pipe";
 
 }  // namespace pypto::codegen

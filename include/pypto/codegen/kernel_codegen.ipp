@@ -168,6 +168,7 @@ class Lowering : protected RegionLowering<T> {
   using Layer::scalar_value;
   using Layer::site;
   using Layer::stmt_;
+  using Layer::subblock_;
   using Layer::synthetic_;
   using Layer::synthetic_vars_;
   using Layer::tensor_of;
@@ -212,6 +213,14 @@ class Lowering : protected RegionLowering<T> {
           return;
         }
         if (c && ordering_hint(*c)) return;
+        if (c && T::one_in_order_unit &&
+            (c->op->id == ir::OpId::tile_tpush_to_aiv ||
+             c->op->id == ir::OpId::tile_tpush_to_aic)) {
+          hoist_args(*c, s);
+          flush();
+          stmt_ = &s;
+          return tpush(*c);
+        }
         if (c) fail_at(*c, "is not supported by the kernel code generator");
         fail_stmt("an expression statement", "is not supported");
       }
@@ -247,6 +256,9 @@ class Lowering : protected RegionLowering<T> {
         }
         return;
       }
+      case K::SplitAivScopeStmt:
+        if (T::one_in_order_unit) return split_aiv(static_cast<const ir::SplitAivScopeStmt&>(s));
+        break;
       case K::BreakStmt:
       case K::ContinueStmt:
         flush();
@@ -256,9 +268,185 @@ class Lowering : protected RegionLowering<T> {
         drain_before_jump();
         line(s.kind() == K::BreakStmt ? "break;\n" : "continue;\n");
         return;
-      default:
-        fail_stmt("a " + std::string(ir::kind_name(s.kind())), "is not supported in a kernel");
+      default: break;
     }
+    fail_stmt("a " + std::string(ir::kind_name(s.kind())), "is not supported in a kernel");
+  }
+
+  /// A split-AIV region on one in-order unit: its body once per lane, in lane order, with the
+  /// lane a constant (as the interpreter runs it); names bound in the last lane stay visible.
+  void split_aiv(const ir::SplitAivScopeStmt& sc) {
+    flush();
+    const std::string saved = subblock_;
+    const auto* id_type = ir::as<ir::ScalarType>(sc.aiv_id->type.get());
+    for (std::int64_t lane = 0; lane < sc.count; ++lane) {
+      lane_ = lane;
+      subblock_ = "std::int64_t{" + std::to_string(lane) + "}";
+      const core::DataType t = id_type ? id_type->dtype : core::DataType::INDEX;
+      env_[sc.aiv_id.get()] = scalar_value("static_cast<" + std::string(scalar_type(t, &sc.span)) +
+                                               ">(" + std::to_string(lane) + ")",
+                                           t);
+      stmt(*sc.body);
+      flush();
+    }
+    subblock_ = saved;
+    lane_ = 0;
+    gathered_.clear();
+  }
+
+  /// The split axis of a cross-core split code (1 / 3 up-down: rows, 2 / 4 left-right:
+  /// columns) for a 2-D tile; 0 (no split) is nullopt.
+  std::optional<std::size_t> split_axis(const ir::Call& c, const TileRef& t) {
+    const std::int64_t split = c.kwargs.get<std::int64_t>("split").value_or(0);
+    if (split == 0) return std::nullopt;
+    if (split < 0 || split > 4 || t.dims.size() != 2)
+      fail_at(c, "needs a split code of 0 to 4 and a 2-D tile");
+    return split == 1 || split == 3 ? 0 : 1;
+  }
+
+  /// The lane being lowered, as a number (split_aiv sets a constant).
+  std::int64_t lane_number(const ir::Call& c) const {
+    if (lane_ > 1) fail_at(c, "runs in a lane other than 0 and 1");
+    return lane_;
+  }
+
+  /// aiv_shard(x): the lane's part of x (interpreter.ipp's aiv_shard): a box of ceil(n / 2)
+  /// from lane * stride along the split axis, zero past x's end.
+  void aiv_shard(const ir::Var& var, const ir::Call& c) {
+    const Value in = tile_of(c, c.args.at(0));
+    const std::optional<std::size_t> axis = split_axis(c, in.tile);
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, axis ? dims_of_type(tt) : in.tile.dims);
+    on_pipe(Pipe::Vector);
+    if (!axis) {
+      line(T::tile_copy(out.tile, in.tile));
+      out.valid = in.valid;
+      env_[&var] = std::move(out);
+      return;
+    }
+    const std::optional<std::int64_t> size = in.tile.dims[*axis].value;
+    if (!size) fail_at(c, "needs a static extent along the split axis");
+    const std::int64_t box = (*size + 1) / 2;
+    const std::int64_t given = c.kwargs.get<std::int64_t>("lane_stride").value_or(0);
+    const std::int64_t stride = given > 0 ? given : box;
+    if (stride > box) fail_at(c, "has a lane_stride beyond the lane's box");
+    if (out.tile.dims.size() != 2 || out.tile.dims[*axis].value != box)
+      fail_at(c, "has a result type that is not the lane's box");
+    const std::int64_t lane = lane_number(c), from = lane * stride;
+    std::vector<std::string> offsets{"0", "0"},
+        copied{out.tile.dims[0].text, out.tile.dims[1].text};
+    offsets[*axis] = std::to_string(from);
+    copied[*axis] = std::to_string(std::max<std::int64_t>(0, std::min(box, *size - from)));
+    line(T::tile_slice(out.tile, in.tile, offsets, copied, this->site(c)));
+    std::vector<std::string> valid = valid_of(in, *c.args.at(0));
+    if (valid.empty() && *size - from >= box) {
+      env_[&var] = std::move(out);
+      return;
+    }
+    if (valid.empty()) valid = {in.tile.dims[0].text, in.tile.dims[1].text};
+    const std::string v = "static_cast<std::int64_t>(" + valid[*axis] + ")",
+                      s = std::to_string(stride);
+    valid[*axis] = define(core::DataType::INDEX,
+                          lane == 0 ? "std::min<std::int64_t>(" + v + ", " + s + ")"
+                                    : "std::min<std::int64_t>(std::max<std::int64_t>(" + v + " - " +
+                                          s + ", 0), " + s + ")",
+                          &c.span);
+    out.valid = std::move(valid);
+    env_[&var] = std::move(out);
+  }
+
+  /// aic_gather(x) in lane L of a split-AIV region: x placed as part L of one tile of twice its
+  /// extent along the split axis, which lane 0 declares (zeros) and later lanes fill further.
+  void aic_gather(const ir::Var& var, const ir::Call& c) {
+    const Value in = tile_of(c, c.args.at(0));
+    const std::optional<std::size_t> axis = split_axis(c, in.tile);
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    if (!axis) {
+      Value out;
+      out.kind = Value::Kind::Tile;
+      out.tile = declare_tile(c, tt.dtype, tt.memory_space, in.tile.dims);
+      on_pipe(Pipe::Vector);
+      line(T::tile_copy(out.tile, in.tile));
+      out.valid = in.valid;
+      env_[&var] = std::move(out);
+      return;
+    }
+    const std::int64_t lane = lane_number(c);
+    const std::optional<std::int64_t> part = in.tile.dims[*axis].value;
+    if (!part) fail_at(c, "needs a static extent along the split axis");
+    auto found = gathered_.find(&c);
+    if (lane == 0 || found == gathered_.end()) {
+      Value merged;
+      merged.kind = Value::Kind::Tile;
+      merged.tile = declare_tile(c, tt.dtype, tt.memory_space, dims_of_type(tt));
+      if (merged.tile.dims.size() != 2 || merged.tile.dims[*axis].value != 2 * *part)
+        fail_at(c, "has a result type that is not twice its operand along the split axis");
+      line(T::tile_fill(merged.tile, "0"));
+      found = gathered_.insert_or_assign(&c, Gathered{std::move(merged), {}, false}).first;
+    }
+    Gathered& g = found->second;
+    std::vector<std::string> offsets{"0", "0"};
+    offsets[*axis] = std::to_string(lane * *part);
+    on_pipe(Pipe::Vector);
+    line(T::tile_assemble(g.tile.tile, in.tile, offsets, this->site(c)));
+    std::vector<std::string> valid = valid_of(in, *c.args.at(0));
+    const bool partial = !valid.empty();
+    if (valid.empty()) valid = {in.tile.dims[0].text, in.tile.dims[1].text};
+    if (lane == 0) {
+      g.valid = std::move(valid);
+    } else {
+      g.valid[*axis] = define(core::DataType::INDEX,
+                              "static_cast<std::int64_t>(" + g.valid[*axis] +
+                                  ") + static_cast<std::int64_t>(" + valid[*axis] + ")",
+                              &c.span);
+    }
+    g.partial_parts = (lane != 0 && g.partial_parts) || partial;
+    Value out = g.tile;
+    // Lane 0's part alone is a partial tile; all parts, each whole, the whole tile.
+    if (lane == 0 || g.partial_parts) out.valid = g.valid;
+    env_[&var] = std::move(out);
+  }
+
+  /// tpush_to_aiv / tpush_to_aic(tile): the tile and its valid box handed to the runtime's pipe.
+  void tpush(const ir::Call& c) {
+    const Value in = tile_of(c, c.args.at(0));
+    if (in.tile.dims.size() != 2) fail_at(c, "needs a 2-D tile");
+    std::vector<std::string> valid = valid_of(in, *c.args.at(0));
+    if (valid.empty()) valid = {in.tile.dims[0].text, in.tile.dims[1].text};
+    on_pipe(Pipe::Mte3);
+    line("pk::tpush(pypto::codegen::PipeOp::" +
+         std::string(c.op->id == ir::OpId::tile_tpush_to_aiv ? "PushToAiv" : "PushToAic") + ", " +
+         std::to_string(c.kwargs.get<std::int64_t>("id").value_or(0)) + ", " + in.tile.name + ", " +
+         std::to_string(static_cast<std::int64_t>(in.tile.dtype)) + ", " + T::extents(in.tile) +
+         ", " + brace_list(valid) + ", " + std::to_string(this->site(c)) + ");\n");
+  }
+
+  /// tpop_from_aic / tpop_from_aiv: a tile of the pop's type filled from the runtime's pipe;
+  /// its valid box is the one the pop's type declares, else the one it was pushed with.
+  void tpop(const ir::Var& var, const ir::Call& c) {
+    // Without shape keywords the pop's type is its variable's annotation.
+    const auto* type = ir::as<ir::TileType>(c.type.get());
+    if (!type) type = ir::as<ir::TileType>(var.type.get());
+    if (!type) fail_at(c, "needs a tile type (shape and dtype keywords or an annotation)");
+    const ir::TileType& tt = *type;
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, dims_of_type(tt));
+    if (out.tile.dims.size() != 2) fail_at(c, "needs a 2-D tile");
+    const std::string got = out.tile.name + "v";
+    line("std::int64_t " + got + "[2] = {0, 0};\n");
+    on_pipe(Pipe::Mte2);
+    line("pk::tpop(pypto::codegen::PipeOp::" +
+         std::string(c.op->id == ir::OpId::tile_tpop_from_aic ? "PopFromAic" : "PopFromAiv") +
+         ", " + std::to_string(c.kwargs.get<std::int64_t>("id").value_or(0)) + ", " +
+         out.tile.name + ", " + std::to_string(static_cast<std::int64_t>(tt.dtype)) + ", " +
+         T::extents(out.tile) + ", " + got + ", " + std::to_string(this->site(c)) + ");\n");
+    out.valid = {got + "[0]", got + "[1]"};
+    if (tt.tile_view && tt.tile_view->valid_shape.size() == 2)
+      out.valid = {scalar(*tt.tile_view->valid_shape[0]), scalar(*tt.tile_view->valid_shape[1])};
+    env_[&var] = std::move(out);
   }
 
   /// A jump out of the region skips the barrier at its end: drain the pipes here.
@@ -359,6 +547,16 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_batch_matmul:
       case ir::OpId::tile_batch_matmul_acc: return matmul(var, c);
       case ir::OpId::tile_set_validshape: return set_validshape(var, c);
+      case ir::OpId::tile_aiv_shard:
+        if (T::one_in_order_unit) return aiv_shard(var, c);
+        break;
+      case ir::OpId::tile_aic_gather:
+        if (T::one_in_order_unit) return aic_gather(var, c);
+        break;
+      case ir::OpId::tile_tpop_from_aic:
+      case ir::OpId::tile_tpop_from_aiv:
+        if (T::one_in_order_unit) return tpop(var, c);
+        break;
       case ir::OpId::array_create:
       case ir::OpId::array_update_element: return array(var, c);
       case ir::OpId::tile_write: {  // the element replaced in place; the tile is the result
@@ -402,9 +600,10 @@ class Lowering : protected RegionLowering<T> {
     fail_at(c, "is not supported by the kernel code generator");
   }
 
-  /// True for a barrier, fence, flag or prefetch op on a target that runs the kernel as one
-  /// in-order thread, where it has nothing to order (as in the interpreter); a prefetch's wait
-  /// is then already satisfied. A cross-block syncall is not one: blocks run one after another.
+  /// True for a barrier, fence, flag, pipe set-up / slot release or prefetch op on a target that
+  /// runs the kernel as one in-order thread, where it has nothing to order (as in the
+  /// interpreter); a prefetch's wait is then already satisfied. A cross-block syncall is not one:
+  /// blocks run one after another.
   static bool ordering_hint(const ir::Call& c) {
     if (!T::one_in_order_unit) return false;
     switch (c.op->id) {
@@ -418,6 +617,10 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::system_sync_wait:
       case ir::OpId::system_set_ffts:
       case ir::OpId::system_cacheinvalid:
+      case ir::OpId::system_aic_initialize_pipe:  // a pipe needs no set-up or slot release there
+      case ir::OpId::system_aiv_initialize_pipe:
+      case ir::OpId::system_tfree_to_aic:
+      case ir::OpId::system_tfree_to_aiv:
       case ir::OpId::prefetch_make_context:
       case ir::OpId::prefetch_async_prefetch:
       case ir::OpId::prefetch_session:
@@ -1486,6 +1689,15 @@ class Lowering : protected RegionLowering<T> {
 
   std::vector<std::vector<Value>*> yield_targets_;  // an if's tensor results are set by a yield
   std::vector<bool> loop_carries_;
+  /// aic_gather's tile in the split-AIV region being lowered, by call: its valid extents so
+  /// far and whether a part had partial ones.
+  struct Gathered {
+    Value tile;
+    std::vector<std::string> valid;
+    bool partial_parts = false;
+  };
+  std::unordered_map<const ir::Call*, Gathered> gathered_;  // lookup only: never iterated
+  std::int64_t lane_ = 0;  ///< the split-AIV lane being lowered (subblock_ as a number)
 };
 
 }  // namespace detail::kernel_codegen

@@ -421,6 +421,16 @@ class LoweringBase {
     }
     if (op == ir::OpId::tile_get_block_idx)
       return define(core::DataType::INDEX, T::block_idx(), &c.span);
+    // One in-order unit runs a mixed task's AIV member as one lane, a split-AIV region's lanes
+    // one after the other; a pipe buffer's address means nothing there (interpreter.ipp).
+    if (T::one_in_order_unit &&
+        (op == ir::OpId::tile_get_subblock_idx || op == ir::OpId::tensor_get_subblock_idx))
+      return define(core::DataType::INDEX, subblock_, &c.span);
+    if (T::one_in_order_unit && op == ir::OpId::system_reserve_buffer)
+      return define(core::DataType::INT32,
+                    std::to_string(c.kwargs.get<std::int64_t>("base").value_or(0)), &c.span);
+    if (T::one_in_order_unit && op == ir::OpId::system_import_peer_buffer)
+      return define(core::DataType::INT32, "0", &c.span);
     if (op == ir::OpId::tensor_read) {
       const Value& t = tensor_of(c, c.args.at(0));
       const std::string at = flat_index(c, t, c.args.at(1));
@@ -496,7 +506,8 @@ class LoweringBase {
   std::unordered_map<const ir::Var*, std::size_t> uses_;  // lookup only
   const ir::Stmt* stmt_ = nullptr;
   std::string body_;
-  std::optional<Pipe> last_pipe_;  ///< the pipe of the last instruction emitted, if any
+  std::optional<Pipe> last_pipe_;             ///< the pipe of the last instruction emitted, if any
+  std::string subblock_ = "std::int64_t{0}";  ///< the AIV lane being lowered (C++)
   int depth_ = 1;
   std::size_t next_scalar_ = 0, next_tile_ = 0, next_local_tensor_ = 0;
   CoreType core_ = CoreType::AIV;

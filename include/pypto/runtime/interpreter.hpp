@@ -196,7 +196,8 @@ struct RunOptions {
 /// callee's parameters (M in pl.Tensor[[M, 64], ...]) are bound to the arguments' extents, so a
 /// body may read them. Tiles and the results of elementwise ops are fresh buffers. Scope
 /// statements run inline (an Spmd scope runs its body once per block with the block index set;
-/// a split-AIV scope once per sub-block), Calls of program functions run the callee (a Call
+/// a split-AIV scope once per sub-block), a Group's consecutive calls of its AIC / AIV members
+/// run as one mixed task (mixed_task.hpp), Calls of program functions run the callee (a Call
 /// with a `core_num` attr or a Submit with `core_num` runs it once per block), and a Submit runs
 /// synchronously in program order and yields its callee's results plus a fresh task id (a
 /// Submit whose predicate is false runs nothing and yields the parameters its callee returns,

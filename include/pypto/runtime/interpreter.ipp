@@ -35,8 +35,10 @@
 #include "pypto/ir/round_mode.hpp"
 #include "pypto/ir/stmt.hpp"
 #include "pypto/ir/type.hpp"
+#include "pypto/ir/visit.hpp"
 #include "pypto/kernel/op_semantics.hpp"
 #include "pypto/kernel/spec.hpp"
+#include "pypto/runtime/mixed_task.hpp"
 
 namespace pypto::runtime {
 
@@ -172,7 +174,8 @@ class Interpreter {
       }
     } restore{*this, saved, saved_where};
     bind_shape_symbols(fn);
-    const Flow flow = exec(*fn.body);
+    const Flow flow =
+        fn.func_type == ir::FunctionType::Group ? exec_group(*fn.body) : exec(*fn.body);
     if (flow != Flow::Return) {
       if (!fn.return_types.empty())
         fail("function '" + fn.name + "' ended without a return statement");
@@ -325,6 +328,7 @@ class Interpreter {
         return Flow::Normal;
       case K::AssignStmt: {
         const auto& a = static_cast<const ir::AssignStmt&>(s);
+        assigned_ = &a;
         bind(*a.var, eval(*a.value));
         return Flow::Normal;
       }
@@ -370,6 +374,86 @@ class Interpreter {
       }
       default: fail("cannot execute a " + std::string(ir::kind_name(s.kind())));
     }
+  }
+
+  /// A Group's body: each run of consecutive calls of its AIC / AIV members is one mixed task
+  /// (the members run side by side, handing tiles through their pipes: mixed_task.hpp); other
+  /// statements run in order between them, and a member call reading another's result starts a
+  /// new task after it.
+  Flow exec_group(const ir::Stmt& body) {
+    struct Pending {
+      const ir::Var* var;
+      const ir::Function* fn;
+      std::vector<Value> args;
+    };
+    std::vector<Pending> pending;
+    auto run_members = [&] {
+      if (pending.empty()) return;
+      std::vector<MixedTask::Member> members;
+      std::vector<std::uint64_t> executed(pending.size(), 0);
+      for (std::size_t k = 0; k < pending.size(); ++k)
+        members.push_back({pending[k].fn->name, [this, &pending, &executed, k] {
+                             Interpreter member(program_, options_);
+                             member.block_idx_ = block_idx_;
+                             member.block_num_ = block_num_;
+                             member.depth_ = depth_;
+                             member.executed_ = executed_;
+                             std::vector<Value> out =
+                                 member.call(*pending[k].fn, std::move(pending[k].args));
+                             executed[k] = member.executed_ - executed_;
+                             return out;
+                           }});
+      std::vector<std::vector<Value>> results = MixedTask::run(std::move(members));
+      for (std::size_t k = 0; k < pending.size(); ++k) {
+        executed_ += executed[k];
+        if (pending[k].var) bind(*pending[k].var, pack(std::move(results[k])));
+      }
+      pending.clear();
+    };
+    std::vector<const ir::Stmt*> stmts{&body};
+    if (const auto* seq = ir::as<ir::SeqStmts>(&body)) {
+      stmts.clear();
+      for (const auto& c : seq->stmts) stmts.push_back(c.get());
+    }
+    for (const ir::Stmt* s : stmts) {
+      const ir::Var* var = nullptr;
+      const ir::Expr* e = nullptr;
+      if (const auto* a = ir::as<ir::AssignStmt>(s)) {
+        var = a->var.get();
+        e = a->value.get();
+      } else if (const auto* ev = ir::as<ir::EvalStmt>(s)) {
+        e = ev->expr.get();
+      }
+      const auto* c = ir::as<ir::Call>(e);
+      const ir::Function* member = nullptr;
+      if (c && ir::isa<ir::GlobalVar>(*c->op) && !c->attrs.find("core_num")) {
+        const ir::Function& fn = callee(*c->op);
+        if (fn.func_type == ir::FunctionType::AIC || fn.func_type == ir::FunctionType::AIV)
+          member = &fn;
+      }
+      if (!member) {
+        run_members();
+        const Flow f = exec(*s);
+        if (f != Flow::Normal) return f;
+        continue;
+      }
+      // A member reading another's result (through memory, not a pipe) runs after it.
+      bool reads_pending = false;
+      for (const auto& a : c->args)
+        ir::for_each_node(a, [&](const ir::Node& n) {
+          for (const Pending& p : pending) reads_pending = reads_pending || &n == p.var;
+        });
+      if (reads_pending) run_members();
+      where_.stmt = s;
+      std::vector<Value> args;
+      for (const auto& a : c->args) args.push_back(eval(*a));
+      if (args.size() != member->params.size())
+        fail("call of '" + member->name + "' with " + std::to_string(args.size()) +
+             " arguments for " + std::to_string(member->params.size()) + " parameters");
+      pending.push_back({var, member, std::move(args)});
+    }
+    run_members();
+    return Flow::Normal;
   }
 
   void bind_task_id(const ir::ScopeStmt& sc) {
@@ -959,16 +1043,26 @@ class Interpreter {
         if (args.at(0).kind != ValueKind::Scalar || args[0].dtype != DataType::TASK_ID)
           unsupported(c, "needs a TASK_ID");
         return Value::scalar_bool(args[0].i != -1);
-      // A named buffer's base: what reserve_buffer gave under the name (0 when nothing was).
-      case OpId::system_reserve_buffer: {
-        const std::int64_t base = c.kwargs.get<std::int64_t>("base").value_or(0);
-        reserved_[c.kwargs.get<std::string>("name").value_or("")] = base;
-        return Value::scalar_int(base, DataType::INT32);
+      // A pipe buffer's address only means something on the device, where a pipe's set-up
+      // reads it: a reserved buffer is its `base`, a peer's buffer 0 (the set-up ignores both).
+      case OpId::system_reserve_buffer:
+        return Value::scalar_int(c.kwargs.get<std::int64_t>("base").value_or(0), DataType::INT32);
+      case OpId::system_import_peer_buffer: return Value::scalar_int(0, DataType::INT32);
+      case OpId::tile_tpush_to_aiv:
+      case OpId::tile_tpush_to_aic: {
+        need(1, 1);
+        shaped(args[0], "the pushed tile");
+        pipe_task(c).push(
+            id == OpId::tile_tpush_to_aiv ? PipeDirection::ToAiv : PipeDirection::ToAic,
+            c.kwargs.get<std::int64_t>("id").value_or(0), copy(args[0]));
+        return Value{};
       }
-      case OpId::system_import_peer_buffer: {
-        const auto it = reserved_.find(c.kwargs.get<std::string>("name").value_or(""));
-        return Value::scalar_int(it == reserved_.end() ? 0 : it->second, DataType::INT32);
-      }
+      case OpId::tile_tpop_from_aic:
+      case OpId::tile_tpop_from_aiv: return pop(c);
+      case OpId::tile_aiv_shard:
+      case OpId::tensor_aiv_shard: return aiv_shard(c, args);
+      case OpId::tile_aic_gather:
+      case OpId::tensor_aic_gather: return aic_gather(c, args);
       case OpId::tensor_create_l1: return fill(c, args, false);
       case OpId::tile_expands:
       case OpId::tensor_expands: return expand_scalar(c, args);
@@ -2071,6 +2165,135 @@ class Interpreter {
     return out;
   }
 
+  // -- cross-core pipes and the split AIV lanes
+
+  MixedTask& pipe_task(const ir::Call& c) const {
+    MixedTask* task = MixedTask::current();
+    if (!task)
+      unsupported(c,
+                  "runs outside a mixed task (consecutive calls of a Group's AIC and AIV "
+                  "members): no member is at the other end of its pipe");
+    return *task;
+  }
+
+  /// tpop_from_aic / tpop_from_aiv: the oldest tile of the pipe, with the valid extents the
+  /// pop's type declares, else those it was pushed with. The reference runs one full-width AIV
+  /// lane (upstream halves a split kernel into two lanes computing the same elements), so a pop
+  /// typed as a lane's half of the pushed tile is refused.
+  Value pop(const ir::Call& c) {
+    const bool to_aiv = c.op->id == ir::OpId::tile_tpop_from_aic;
+    Value out = pipe_task(c).pop(to_aiv ? PipeDirection::ToAiv : PipeDirection::ToAic,
+                                 c.kwargs.get<std::int64_t>("id").value_or(0), c.op->name);
+    // Without shape keywords the pop's type is its variable's annotation.
+    const ir::Type* type = c.type.get();
+    if (ir::isa<ir::UnknownType>(*type) && assigned_ && assigned_->value.get() == &c)
+      type = assigned_->var->type.get();
+    const Value typed = allocate(*type, "the popped tile");
+    if (typed.buffer->shape != out.buffer->shape || typed.dtype != out.dtype)
+      unsupported(c, "pops a " + shape_text(typed) + " tile where a " + shape_text(out) +
+                         " one was pushed (one full-width AIV lane runs here: a per-lane half "
+                         "is not popped)");
+    out.kind = ValueKind::Tile;
+    const auto* t = ir::as<ir::TileType>(type);
+    if (t && t->tile_view && t->tile_view->valid_shape.size() == out.buffer->shape.size()) {
+      std::vector<std::int64_t> valid;
+      for (std::size_t k = 0; k < out.buffer->shape.size(); ++k)
+        valid.push_back(
+            std::clamp<std::int64_t>(as_int(eval(*t->tile_view->valid_shape[k]), "a valid extent"),
+                                     0, out.buffer->shape[k]));
+      out.buffer->valid = std::move(valid);
+    }
+    return out;
+  }
+
+  static std::string shape_text(const Value& v) {
+    std::string s = std::string(core::dtype_name(v.dtype)) + " [";
+    for (std::size_t k = 0; k < v.buffer->shape.size(); ++k)
+      s += (k ? ", " : "") + std::to_string(v.buffer->shape[k]);
+    return s + "]";
+  }
+
+  /// The split axis of a cross-core split code (1 / 3 up-down: rows; 2 / 4 left-right:
+  /// columns), for a 2-D operand; 0 (no split) is nullopt.
+  std::optional<std::size_t> split_axis(const ir::Call& c, const Buffer& b) const {
+    const std::int64_t split = c.kwargs.get<std::int64_t>("split").value_or(0);
+    if (split == 0) return std::nullopt;
+    if (split < 0 || split > 4 || b.shape.size() != 2)
+      unsupported(c, "needs a split code of 0 to 4 and a 2-D operand");
+    return split == 1 || split == 3 ? 0 : 1;
+  }
+
+  /// aiv_shard(x): the running lane's part of x: a box of ceil(extent / 2) along the split axis
+  /// from lane * stride (`lane_stride`, else the box), zero past x's end; its valid extent along
+  /// the axis is lane 0: min(v, stride), lane 1: min(max(v - stride, 0), stride).
+  Value aiv_shard(const ir::Call& c, std::vector<Value>& args) {
+    const Buffer& x = shaped(args.at(0), "the sharded tile");
+    const std::optional<std::size_t> axis = split_axis(c, x);
+    if (!axis) return copy(args[0]);
+    const std::int64_t size = x.shape[*axis], box = (size + 1) / 2;
+    const std::int64_t given = c.kwargs.get<std::int64_t>("lane_stride").value_or(0);
+    const std::int64_t stride = given > 0 ? given : box;
+    if (stride > box) unsupported(c, "has a lane_stride beyond the lane's box");
+    if (subblock_idx_ > 1) unsupported(c, "runs in a lane other than 0 and 1");
+    Value out = allocate(*c.type, "the lane's part");
+    Buffer& z = *out.buffer;
+    if (z.shape.size() != 2 || z.shape[*axis] != box || z.shape[1 - *axis] != x.shape[1 - *axis])
+      unsupported(c, "has a result type that is not the lane's box");
+    const std::int64_t from = subblock_idx_ * stride;
+    for (std::int64_t r = 0; r < z.shape[0]; ++r)
+      for (std::int64_t j = 0; j < z.shape[1]; ++j) {
+        const std::int64_t sr = *axis == 0 ? from + r : r, sj = *axis == 1 ? from + j : j;
+        if (sr >= x.shape[0] || sj >= x.shape[1]) continue;
+        const std::size_t to = static_cast<std::size_t>(r * z.shape[1] + j),
+                          at = static_cast<std::size_t>(sr * x.shape[1] + sj);
+        if (is_float_dtype(x.dtype))
+          z.f32[to] = x.f32[at];
+        else
+          z.ints[to] = x.ints[at];
+      }
+    std::vector<std::int64_t> valid = valid_extents(*c.args[0], x);
+    const std::int64_t v = valid[*axis];
+    valid[*axis] = subblock_idx_ == 0 ? std::min(v, stride)
+                                      : std::min(std::max<std::int64_t>(v - stride, 0), stride);
+    if (valid != z.shape) z.valid = std::move(valid);
+    return out;
+  }
+
+  /// aic_gather(x) in lane L of a split-AIV region: x becomes part L of one tile of twice its
+  /// extent along the split axis, which lane 0 starts and each later lane fills further; its
+  /// valid extent along the axis is the lanes' sum.
+  Value aic_gather(const ir::Call& c, std::vector<Value>& args) {
+    const Buffer& x = shaped(args.at(0), "the gathered tile");
+    const std::optional<std::size_t> axis = split_axis(c, x);
+    if (!axis) return copy(args[0]);
+    Value& out = gathered_[&c];
+    if (subblock_idx_ == 0 || !out.buffer) out = allocate(*c.type, "the gathered tile");
+    Buffer& z = *out.buffer;
+    if (z.shape.size() != 2 || z.shape[*axis] != 2 * x.shape[*axis] ||
+        z.shape[1 - *axis] != x.shape[1 - *axis])
+      unsupported(c, "has a result type that is not twice its operand along the split axis");
+    if (subblock_idx_ > 1) unsupported(c, "runs in a lane other than 0 and 1");
+    const std::int64_t from = subblock_idx_ * x.shape[*axis];
+    for (std::int64_t r = 0; r < x.shape[0]; ++r)
+      for (std::int64_t j = 0; j < x.shape[1]; ++j) {
+        const std::int64_t zr = *axis == 0 ? from + r : r, zj = *axis == 1 ? from + j : j;
+        const std::size_t to = static_cast<std::size_t>(zr * z.shape[1] + zj),
+                          at = static_cast<std::size_t>(r * x.shape[1] + j);
+        if (is_float_dtype(x.dtype))
+          z.f32[to] = x.f32[at];
+        else
+          z.ints[to] = x.ints[at];
+      }
+    const std::vector<std::int64_t> part = valid_extents(*c.args[0], x);
+    if (subblock_idx_ == 0 || z.valid.empty()) {
+      z.valid = part;  // lane 0's part alone
+    } else {
+      z.valid[*axis] += part[*axis];
+      if (z.valid == z.shape) z.valid.clear();
+    }
+    return out;
+  }
+
   /// tile.transpose_view (the last two dimensions swapped) and tile / tensor.transpose(x,
   /// axis1, axis2) (those two swapped; a negative axis counts from the end): a copy with the
   /// elements moved.
@@ -2214,7 +2437,9 @@ class Interpreter {
   std::int64_t block_idx_ = 0;
   std::int64_t block_num_ = 1;
   std::int64_t subblock_idx_ = 0;
-  std::map<std::string, std::int64_t> reserved_;  // system.reserve_buffer's bases by name
+  // aic_gather's tile in the split-AIV region running now, by call: each lane adds its part
+  std::unordered_map<const ir::Call*, Value> gathered_;  // lookup only: never iterated
+  const ir::AssignStmt* assigned_ = nullptr;  // the assignment executing (a pop's annotation)
   std::int64_t next_task_id_ = 0;
 };
 

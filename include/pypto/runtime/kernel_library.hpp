@@ -70,6 +70,10 @@ class Kernel {
                              std::span<const std::uint64_t> scalars,
                              std::int64_t block_idx = 0) const;
 
+  /// Where the kernel's next calls send their cross-core pushes and pops (nothing for a kernel
+  /// without pipe ops).
+  PYPTO_DECL void set_pipe(codegen::KernelPipe pipe, void* context) const;
+
  private:
   [[noreturn]] PYPTO_DECL void fail(const std::string& what) const;
   codegen::KernelRegistration registration_;
@@ -77,6 +81,7 @@ class Kernel {
   codegen::KernelEntry entry_ = nullptr;
   codegen::KernelSetBlockIdx set_block_idx_ = nullptr;  ///< optional export
   codegen::KernelFaultRecord fault_record_ = nullptr;   ///< optional export
+  codegen::KernelSetPipe set_pipe_ = nullptr;           ///< optional export
 };
 
 enum class LoadMode : std::uint8_t {

@@ -45,6 +45,12 @@ PYPTO_DECL Kernel::Kernel(codegen::KernelRegistration registration,
       library_->find_symbol(codegen::kKernelSetBlockIdxSymbol));
   fault_record_ = reinterpret_cast<codegen::KernelFaultRecord>(
       library_->find_symbol(codegen::kKernelFaultSymbol));
+  set_pipe_ = reinterpret_cast<codegen::KernelSetPipe>(
+      library_->find_symbol(codegen::kKernelSetPipeSymbol));
+}
+
+PYPTO_DECL void Kernel::set_pipe(codegen::KernelPipe pipe, void* context) const {
+  if (set_pipe_) set_pipe_(pipe, context);
 }
 
 PYPTO_DECL std::string kernel_fault_text(const codegen::KernelFault& f) {
@@ -61,6 +67,7 @@ PYPTO_DECL std::string kernel_fault_text(const codegen::KernelFault& f) {
       return "raises an integer to the negative power " + std::to_string(f.offset);
     case K::InvalidOperand: return "gets the invalid operand " + std::to_string(f.offset);
     case K::ShapeMismatch: return "gets operands whose shapes do not fit together";
+    case K::PipeFailed: return "has a cross-core push or pop refused";
   }
   return "faults (kind " + std::to_string(static_cast<std::int64_t>(f.kind)) + ")";
 }

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <optional>
 #include <string>
@@ -70,6 +71,16 @@ class ProgramRunner {
 
   PYPTO_DECL std::vector<Value> call_kernel(const ir::Function& fn, std::vector<Value>& args,
                                             std::int64_t block_idx);
+
+  /// A kernel's cross-core pushes and pops, to the pipes of the mixed task the calling thread
+  /// runs a member of (mixed_task.hpp); `context` is the calling kernel's PipeCall. An error is
+  /// kept there, for the runner to raise when the kernel returns, and the kernel told false.
+  struct PipeCall {
+    const ir::Function* fn;
+    std::exception_ptr error;
+  };
+  PYPTO_DECL static bool pipe_entry(void* context, std::int64_t op, std::int64_t id,
+                                    codegen::PipeTile* tile);
 
   const ir::Program& program_;
   const KernelLibrary& library_;

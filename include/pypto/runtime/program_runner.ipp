@@ -21,6 +21,7 @@
 #include "pypto/ir/program.hpp"
 #include "pypto/runtime/interpreter.hpp"
 #include "pypto/runtime/kernel_library.hpp"
+#include "pypto/runtime/mixed_task.hpp"
 #include "pypto/transforms/return_lineage.hpp"
 
 namespace pypto::runtime {
@@ -172,9 +173,12 @@ PYPTO_DECL std::vector<Value> ProgramRunner::call_kernel(const ir::Function& fn,
     }
     tensors.push_back(t);
   }
+  PipeCall pipe{&fn, nullptr};
+  kernel->set_pipe(&ProgramRunner::pipe_entry, &pipe);
   try {
     (*kernel)(tensors, scalars, block_idx);
   } catch (const KernelFaultError& e) {
+    if (pipe.error) std::rethrow_exception(pipe.error);
     // The kernel's text names its sites by number only; lowering `fn` again says which is which.
     const codegen::KernelFault& f = e.fault();
     const std::vector<codegen::KernelFaultSite> sites =
@@ -194,6 +198,62 @@ PYPTO_DECL std::vector<Value> ProgramRunner::call_kernel(const ir::Function& fn,
   std::vector<Value> results;
   for (const auto& p : returned) results.push_back(args[*p]);
   return results;
+}
+
+PYPTO_DECL bool ProgramRunner::pipe_entry(void* context, std::int64_t op, std::int64_t id,
+                                          codegen::PipeTile* tile) {
+  PipeCall& call = *static_cast<PipeCall*>(context);
+  if (call.error) return false;  // the kernel goes on after a refusal: the first error stands
+  using codegen::PipeOp;
+  const auto what = static_cast<PipeOp>(op);
+  const bool push = what == PipeOp::PushToAiv || what == PipeOp::PushToAic;
+  const PipeDirection d = what == PipeOp::PushToAiv || what == PipeOp::PopFromAic
+                              ? PipeDirection::ToAiv
+                              : PipeDirection::ToAic;
+  const std::string name = what == PipeOp::PushToAiv    ? "tile.tpush_to_aiv"
+                           : what == PipeOp::PushToAic  ? "tile.tpush_to_aic"
+                           : what == PipeOp::PopFromAic ? "tile.tpop_from_aic"
+                                                        : "tile.tpop_from_aiv";
+  try {
+    const ir::Function& fn = *call.fn;
+    MixedTask* task = MixedTask::current();
+    if (!task)
+      fail(fn, name +
+                   " runs outside a mixed task (consecutive calls of a Group's AIC and AIV "
+                   "members): no member is at the other end of its pipe");
+    const auto dtype = static_cast<core::DataType>(tile->dtype);
+    const std::size_t width = element_bytes(fn, dtype);
+    const std::vector<std::int64_t> shape{tile->rows, tile->cols};
+    const std::size_t n = static_cast<std::size_t>(tile->rows * tile->cols);
+    auto* bytes = static_cast<unsigned char*>(tile->data);
+    if (push) {
+      Value v = Value::zeros(dtype, shape, true);
+      if (dtype == core::DataType::FP32)
+        std::memcpy(v.buffer->f32.data(), bytes, n * 4);
+      else
+        unpack(std::vector<unsigned char>(bytes, bytes + n * width), width, *v.buffer);
+      if (tile->valid_rows != tile->rows || tile->valid_cols != tile->cols)
+        v.buffer->valid = {tile->valid_rows, tile->valid_cols};
+      task->push(d, id, std::move(v));
+      return true;
+    }
+    const Value v = task->pop(d, id, name);
+    if (v.buffer->shape != shape || v.dtype != dtype)
+      fail(fn, name +
+                   " pops a tile of another dtype or shape than was pushed (one full-width "
+                   "AIV lane runs here: a per-lane half is not popped)");
+    if (dtype == core::DataType::FP32)
+      std::memcpy(bytes, v.buffer->f32.data(), n * 4);
+    else
+      std::memcpy(bytes, pack(fn, *v.buffer, width).data(), n * width);
+    const std::vector<std::int64_t>& valid = v.buffer->valid.empty() ? shape : v.buffer->valid;
+    tile->valid_rows = valid[0];
+    tile->valid_cols = valid[1];
+    return true;
+  } catch (...) {
+    call.error = std::current_exception();
+    return false;
+  }
 }
 
 }  // namespace pypto::runtime
