@@ -1340,3 +1340,25 @@ TEST_CASE("cpu pipeline: a member's error stops the mixed task and names the mem
   CHECK(interpreted.find("tile.load") != std::string::npos);
   CHECK(interpreted.find("mixed task") == std::string::npos);
 }
+
+TEST_CASE("cpu pipeline: tile.reinterpret_view reads a tile's bytes as another dtype") {
+  // FP32 1.0 is 0x3F800000, -0.0 is 0x80000000: as INT32 1065353216 and INT32's least; as INT16
+  // pairs, little-endian, 0 then 0x3F80 and 0 then -0x8000.
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Bits:
+    @pl.function
+    def main(self, x: pl.Tensor[[1, 2], pl.FP32], i: pl.Out[pl.Tensor[[1, 2], pl.INT32]], h: pl.Out[pl.Tensor[[1, 4], pl.INT16]]) -> pl.Tensor[[1, 2], pl.INT32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [1, 2])
+            i1 = pl.store(pl.tile.reinterpret_view(t, pl.INT32), [0, 0], i)
+            pl.store(pl.tile.reinterpret_view(t, pl.INT16), [0, 0], h)
+        return i1
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  args[0].buffer->f32 = {1.0f, -0.0f};
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
+  CHECK(compiled[1].buffer->ints == std::vector<std::int64_t>{1065353216, -2147483648LL});
+  CHECK(compiled[2].buffer->ints == std::vector<std::int64_t>{0, 0x3F80, 0, -0x8000});
+}

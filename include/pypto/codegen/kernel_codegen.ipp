@@ -507,6 +507,9 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_ci: return index_sequence(var, c);
       case ir::OpId::tile_slice: return slice(var, c);
       case ir::OpId::tile_reshape: return reshape(var, c);
+      case ir::OpId::tile_reinterpret_view:
+        if (T::one_in_order_unit) return reinterpret(var, c);
+        break;
       case ir::OpId::tile_row_min:
       case ir::OpId::tile_row_prod:
       case ir::OpId::tile_col_sum:
@@ -1173,6 +1176,26 @@ class Lowering : protected RegionLowering<T> {
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
     out.valid = std::move(valid);
+    env_[&var] = std::move(out);
+  }
+
+  /// tile.reinterpret_view(tile, dtype[, shape]) on one in-order unit: the tile's bytes (its
+  /// elements' tensor encoding) copied into a tile of the result's dtype and shape.
+  void reinterpret(const ir::Var& var, const ir::Call& c) {
+    const TileRef src = tile_of(c, c.args.at(0)).tile;
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, dims_of_type(tt));
+    const std::string from = "static_cast<std::size_t>(" + tile_size_text(src) + ") * sizeof(" +
+                             src.name + "[0])",
+                      to = "static_cast<std::size_t>(" + tile_size_text(out.tile) + ") * sizeof(" +
+                           out.tile.name + "[0])";
+    on_pipe(Pipe::Vector);
+    line("if (" + from + " != " + to + ") pk::fault(6, " + std::to_string(this->site(c)) +
+         ", 0, 0, 0, 0); else std::copy_n(reinterpret_cast<const unsigned char*>(" + src.name +
+         ".data()), " + to + ", reinterpret_cast<unsigned char*>(" + out.tile.name +
+         ".data()));\n");
     env_[&var] = std::move(out);
   }
 

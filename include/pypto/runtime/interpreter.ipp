@@ -1133,6 +1133,8 @@ class Interpreter {
       case OpId::tile_fillpad_expand:
       case OpId::tensor_fillpad:
       case OpId::tensor_fillpad_expand: return fillpad(c, args);
+      case OpId::tile_reinterpret_view:
+      case OpId::tensor_reinterpret_view: return reinterpret(c, args);  // a copy, as slices are
       case OpId::tile_set_validshape:
       case OpId::tensor_set_validshape: {
         need(3, 3);
@@ -2163,6 +2165,55 @@ class Interpreter {
     Value out = x;
     if (x.buffer) out.buffer = std::make_shared<Buffer>(*x.buffer);
     return out;
+  }
+
+  /// reinterpret_view(x, dtype[, shape]): x's bytes (row-major, each element in its tensor
+  /// encoding: IEEE bits, FP16 / BF16 16-bit patterns, two's-complement integers, little-endian)
+  /// read as elements of `dtype` in a tile of the result's shape; the byte counts must agree.
+  Value reinterpret(const ir::Call& c, std::vector<Value>& args) {
+    const Buffer& x = shaped(args.at(0), "the reinterpreted tile");
+    Value out = allocate(*c.type, "the reinterpreted tile");
+    Buffer& z = *out.buffer;
+    const auto bytes_of = [&](DataType t) -> std::size_t {
+      const unsigned bits = core::bit_width(t);
+      if (t == DataType::BOOL) return 1;
+      if (bits < 8 || bits % 8 != 0) unsupported(c, "on " + dtype_text(t) + " elements");
+      return bits / 8;
+    };
+    const std::size_t from = bytes_of(x.dtype), to = bytes_of(z.dtype);
+    if (x.size() * from != z.size() * to)
+      unsupported(c, "needs as many bytes in its result (" + std::to_string(z.size() * to) +
+                         ") as in its operand (" + std::to_string(x.size() * from) + ")");
+    std::vector<unsigned char> bytes(x.size() * from);
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      std::uint64_t v = 0;
+      if (x.dtype == DataType::FP32)
+        v = std::bit_cast<std::uint32_t>(x.f32[k]);
+      else if (is_float_dtype(x.dtype))
+        v = codegen::float_to_half(x.f32[k], half_format(x.dtype), true);
+      else
+        v = static_cast<std::uint64_t>(x.ints[k]);
+      for (std::size_t b = 0; b < from; ++b) bytes[k * from + b] = (v >> (8 * b)) & 0xffu;
+    }
+    for (std::size_t k = 0; k < z.size(); ++k) {
+      std::uint64_t v = 0;
+      for (std::size_t b = 0; b < to; ++b) v |= std::uint64_t{bytes[k * to + b]} << (8 * b);
+      if (z.dtype == DataType::FP32)
+        z.f32[k] = std::bit_cast<float>(static_cast<std::uint32_t>(v));
+      else if (is_float_dtype(z.dtype))
+        z.f32[k] = codegen::half_to_float(static_cast<std::uint16_t>(v), half_format(z.dtype));
+      else if (z.dtype == DataType::BOOL)
+        z.ints[k] = v != 0 ? 1 : 0;
+      else if (core::is_signed_int(z.dtype) && to < 8 && (v >> (8 * to - 1)) != 0)
+        z.ints[k] = static_cast<std::int64_t>(v | (~std::uint64_t{0} << (8 * to)));
+      else
+        z.ints[k] = static_cast<std::int64_t>(v);
+    }
+    return out;
+  }
+
+  static codegen::HalfFormat half_format(DataType t) {
+    return t == DataType::BF16 ? codegen::HalfFormat::BF16 : codegen::HalfFormat::FP16;
   }
 
   // -- cross-core pipes and the split AIV lanes
