@@ -360,7 +360,7 @@ TEST_CASE("codegen: symbolic dims are read from the runtime shapes") {
 TEST_CASE("codegen: an op the target cannot express is a CodegenError naming kernel and line") {
   const std::string program = kernel_program("bad_kernel", "AIV", kTwoIn, kRet,
                                              "        x = pl.tile.load(a, [0, 0], [16, 64])\n"
-                                             "        y = pl.tile.reinterpret_view(x, pl.INT32)\n"
+                                             "        y = pl.tile.alloc(pl.Mem.Vec, 16384)\n"
                                              "        o1 = pl.tile.store(x, [0, 0], o)\n"
                                              "        return o1\n");
   for (const cg::CodegenError& e : {codegen_error<cg::CpuTarget>(program, "bad_kernel"),
@@ -369,7 +369,7 @@ TEST_CASE("codegen: an op the target cannot express is a CodegenError naming ker
     CHECK(e.function() == "bad_kernel");
     const std::string what = e.what();
     CHECK(what.find("bad_kernel") != std::string::npos);
-    CHECK(what.find("tile.reinterpret_view") != std::string::npos);
+    CHECK(what.find("tile.alloc") != std::string::npos);
     CHECK(what.find("at 8:") != std::string::npos);  // line 8 of the program text
   }
   const cg::CodegenError sync =
