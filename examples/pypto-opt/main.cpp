@@ -4,7 +4,7 @@
 //             [--verify-each] [--pass-timing] [--assert-equal EXPECTED_FILE] [--concise]
 //             [--assume=PROP,...] [--debug-dedup]
 //             [--target=cpu|npu] [--run] [--cache-dir=DIR] [--seed=N]
-//             [--nonnegative-ints]
+//             [--nonnegative-ints] [--dim=NAME=N]...
 //
 // Input is FILE, stdin for `-`, or the embedded default program (default_program.hpp) when no
 // FILE is given. The result goes to stdout or OUT; --print-after-all and --pass-timing write to
@@ -81,6 +81,8 @@ constexpr const char* kUsage =
     "                            ~/.cache/pypto)\n"
     "  --seed=N                  (--run) the seed of the inputs (default 1)\n"
     "  --nonnegative-ints        (--run) signed integer inputs in [0, 16) instead of [-8, 8)\n"
+    "  --dim=NAME=N              (--run, repeatable) the shape symbol NAME has extent N in the\n"
+    "                            inputs (default: 16, 32, 48 or 64, seeded)\n"
     "                            (valid indices for the gathers)\n"
     "  --help                    show this message\n"
     "\n"
@@ -152,6 +154,14 @@ Options parse_args(int argc, char** argv) {
       o.target.target = *t;
     } else if (auto dir = option_value(argc, argv, i, "--cache-dir")) {
       o.target.cache_dir = *dir;
+    } else if (auto dim = option_value(argc, argv, i, "--dim")) {
+      const std::size_t eq = dim->find('=');
+      char* end = nullptr;
+      const long long n =
+          eq == std::string::npos ? -1 : std::strtoll(dim->c_str() + eq + 1, &end, 10);
+      if (eq == std::string::npos || eq == 0 || eq + 1 == dim->size() || *end != '\0' || n < 0)
+        throw UsageError{"--dim: '" + *dim + "' is not NAME=N with N a nonnegative number"};
+      o.target.symbols[dim->substr(0, eq)] = n;
     } else if (auto seed = option_value(argc, argv, i, "--seed")) {
       char* end = nullptr;
       o.target.seed = std::strtoull(seed->c_str(), &end, 10);

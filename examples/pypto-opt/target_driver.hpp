@@ -48,6 +48,7 @@ struct TargetOptions {
   std::optional<std::string> cache_dir;  // cpu: the compile cache (default: see cache_directory)
   std::uint64_t seed = 1;
   std::int64_t signed_low = -8;  // cpu: signed integer inputs in [signed_low, signed_low + 16)
+  pypto::runtime::SymbolExtents symbols;  // cpu: shape symbols' extents in the inputs (--dim)
 };
 
 /// A target failure the driver reports on one line (exit code 2), or a failed check (exit 1).
@@ -110,6 +111,23 @@ inline std::string entry_function(const pypto::ir::Program& p) {
                         std::to_string(candidates.size()) + " Orchestration/Opaque functions, " +
                         std::to_string(roots.size()) + " of them called by none)"};
   return roots.front();
+}
+
+/// `entry` when it is an Orchestration function, else the first one it calls (in body order),
+/// else `entry`.
+inline std::string orchestration_of(const pypto::ir::Program& p, const std::string& entry) {
+  const pypto::ir::FunctionRef fn = p.find(entry);
+  if (!fn || fn->func_type == pypto::ir::FunctionType::Orchestration) return entry;
+  std::string first;
+  pypto::ir::for_each_node(fn->body, [&](const pypto::ir::Node& n) {
+    const auto* c = pypto::ir::as<pypto::ir::Call>(&n);
+    const auto* g = c ? pypto::ir::as<pypto::ir::GlobalVar>(c->op.get()) : nullptr;
+    if (!g || !first.empty()) return;
+    if (const pypto::ir::FunctionRef callee = p.find(g->name);
+        callee && callee->func_type == pypto::ir::FunctionType::Orchestration)
+      first = g->name;
+  });
+  return first.empty() ? entry : first;
 }
 
 inline std::vector<pypto::runtime::Value> deep_copies(const std::vector<pypto::runtime::Value>& v) {
@@ -183,7 +201,9 @@ inline int run_target(const pypto::ir::Program& input, const pypto::ir::Program&
   std::size_t orchestrations = 0;
   for (const auto& f : lowered.functions)
     orchestrations += f.function->func_type == ir::FunctionType::Orchestration;
-  const std::string_view config_entry = orchestrations > 1 ? std::string_view(entry) : "";
+  // A host orchestrator over several of them names the first it calls.
+  std::string config_entry;
+  if (orchestrations > 1) config_entry = orchestration_of(lowered, entry);
   const codegen::OrchestrationResult result =
       cpu ? codegen::codegen<codegen::CpuTarget>(lowered, config_entry, &codes)
           : codegen::codegen<codegen::NpuTarget>(lowered, config_entry, &codes);
@@ -208,7 +228,8 @@ inline int run_target(const pypto::ir::Program& input, const pypto::ir::Program&
 
   const ir::FunctionRef fn = input.find(entry);
   if (!fn) throw TargetFailure{"--run: the input program has no function '" + entry + "'"};
-  const std::vector<runtime::Value> inputs = runtime::seeded_inputs(*fn, o.seed, o.signed_low);
+  const std::vector<runtime::Value> inputs =
+      runtime::seeded_inputs(*fn, o.seed, o.signed_low, o.symbols);
   progress << "pypto-opt: run: " << entry << " on inputs of seed " << o.seed << "\n";
   std::vector<runtime::Value> compiled_args = deep_copies(inputs);
   const std::vector<runtime::Value> compiled = program.run(entry, compiled_args);

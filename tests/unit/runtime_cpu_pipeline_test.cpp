@@ -1362,3 +1362,88 @@ class Bits:
   CHECK(compiled[1].buffer->ints == std::vector<std::int64_t>{1065353216, -2147483648LL});
   CHECK(compiled[2].buffer->ints == std::vector<std::int64_t>{0, 0x3F80, 0, -0x8000});
 }
+
+constexpr std::string_view kHandshake = R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+@pl.program
+class Handshake:
+    @pl.function(type=pl.FunctionType.InCore)
+    def step(self, x: pl.Tensor[[1, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]], data: pl.InOut[pld.DistributedTensor[[1, 8], pl.FP32]], sig: pl.InOut[pld.DistributedTensor[[1, 1], pl.INT32]]) -> pl.Tensor[[1, 8], pl.FP32]:
+        ctx = pld.get_comm_ctx(data)
+        me = pld.rank(ctx)
+        peer = (me + 1) % pld.nranks(ctx)
+        t = pl.load(x, [0, 0], [1, 8])
+        pld.tile.remote_store(t, data, peer, [0, 0])
+        pld.system.notify(sig, peer=peer, offsets=[0, 0], value=3, op=pld.NotifyOp.AtomicAdd)
+        pld.system.wait(sig, offsets=[0, 0], expected=3, cmp=pld.WaitCmp.Ge)
+        r = pld.tile.remote_load(data, me, [0, 0], [1, 8])
+        return pl.store(pl.add(r, r), [0, 0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[1, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]], data: pl.InOut[pld.DistributedTensor[[1, 8], pl.FP32]], sig: pl.InOut[pld.DistributedTensor[[1, 1], pl.INT32]]) -> pl.Tensor[[1, 8], pl.FP32]:
+        return self.step(x, out, data, sig)
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def main(self, xs: pl.Tensor[[1, 1, 8], pl.FP32], outs: pl.Out[pl.Tensor[[1, 1, 8], pl.FP32]]) -> pl.Tensor[[1, 1, 8], pl.FP32]:
+        buf = pld.alloc_window_buffer(32)
+        sbuf = pld.alloc_window_buffer(4)
+        for r in pl.range(pld.world_size()):
+            data = pld.window(buf, [1, 8], dtype=pl.FP32)
+            sig = pld.window(sbuf, [1, 1], dtype=pl.INT32)
+            self.chip(xs[r], outs[r], data, sig, device=r)
+        return outs
+)";
+
+TEST_CASE("cpu pipeline: a distributed program runs in a world of one rank") {
+  // Rank 0 stores x into its peer's window, (0 + 1) % 1 = itself, notifies it (0 + 3), waits
+  // for 3 and reads its window back: outs[0] = 2 x. outs[r] is a view, so the chip's store
+  // reaches outs.
+  const ir::ProgramRef input = pypto::text::parse_program(kHandshake);
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  const std::vector<float> x = {1.5f, -2.0f, 0.25f, 3.0f, -0.0f, 7.0f, -1.0f, 0.5f};
+  args[0].buffer->f32 = x;
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
+  std::vector<float> want;
+  for (float v : x) want.push_back(v + v);
+  CHECK(compiled[1].buffer->f32 == want);
+}
+
+TEST_CASE("cpu pipeline: an unmet signal wait and a second rank are errors in a world of one") {
+  const auto wait = run_errors(replaced(kHandshake, "expected=3", "expected=4"));
+  for (const std::string& e : {wait.first, wait.second}) {
+    CAPTURE(e);
+    CHECK(e.find("no other rank runs in a world of one rank, so it never would (a deadlock)") !=
+          std::string::npos);
+  }
+  const auto device = run_errors(replaced(kHandshake, "device=r", "device=r + 1"));
+  CHECK(device.second.find("call of 'chip' on device 1, outside the world of one rank") !=
+        std::string::npos);
+  const auto peer = run_errors(replaced(kHandshake, "pld.tile.remote_store(t, data, peer,",
+                                        "pld.tile.remote_store(t, data, peer + 1,"));
+  for (const std::string& e : {peer.first, peer.second}) {
+    CAPTURE(e);
+    CHECK(e.find("names rank 1") != std::string::npos);
+    CHECK(e.find("outside the world of one rank") != std::string::npos);
+  }
+}
+
+TEST_CASE("seeded inputs: a named shape symbol takes the given extent, arithmetic of dims too") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+NR = pl.dynamic('NR')
+
+@pl.program
+class Dims:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[NR, NR * 4 + 2], pl.FP32], b: pl.Tensor[[NR // 2, 3], pl.INT32]) -> pl.Tensor[[NR, NR * 4 + 2], pl.FP32]:
+        return a
+)");
+  const auto fixed = rt::seeded_inputs(*input->find("main"), 1, -8, {{"NR", 6}});
+  CHECK(fixed[0].buffer->shape == std::vector<std::int64_t>{6, 26});
+  CHECK(fixed[1].buffer->shape == std::vector<std::int64_t>{3, 3});
+  const auto seeded = rt::seeded_inputs(*input->find("main"), 1);  // 16, 32, 48 or 64
+  const std::int64_t nr = seeded[0].buffer->shape[0];
+  CHECK(nr % 16 == 0);
+  CHECK(seeded[0].buffer->shape[1] == nr * 4 + 2);
+}

@@ -95,6 +95,12 @@ Runs runs(const std::string& op) {
 }
 
 /// Where the last value the example assigns goes when it runs in a kernel (ResultSink).
+/// An op whose example takes or gives a communication context: a handle a kernel neither takes
+/// as a parameter nor returns, so the example alone is no kernel.
+bool comm_handle(std::string_view op) {
+  return op == "pld.system.get_comm_ctx" || op == "pld.system.rank" || op == "pld.system.nranks";
+}
+
 pypto_test::ResultSink sink_for(const Entry& e, const ir::Program& p) {
   std::string last;
   std::istringstream in(e.example);
@@ -202,7 +208,7 @@ TEST_CASE("ops table: the interpreter runs each example the table says it runs, 
     }
   }
   CHECK(ran > 200);
-  CHECK(refused > 30);
+  CHECK(refused > 10);
 }
 
 TEST_CASE("ops table: the CPU target runs what the table says, bit for bit, and refuses the rest") {
@@ -213,6 +219,10 @@ TEST_CASE("ops table: the CPU target runs what the table says, bit for bit, and 
     CAPTURE(e.op);
     const ir::ProgramRef example = parse(pypto_test::program_of(e));
     const std::string text = pypto_test::runnable_program_of(e, sink_for(e, *example));
+    if (comm_handle(e.op)) {  // checked in a program instead (cpu pipeline's world of one)
+      CHECK(runs(e.op) == Runs::Both);
+      continue;
+    }
     if (text.empty()) {  // not an InCore or Opaque example: nothing a CPU kernel could hold
       CHECK(runs(e.op) != Runs::Both);
       continue;

@@ -142,6 +142,8 @@ enum class KernelFaultKind : std::int64_t {
   InvalidOperand = 5,    ///< an operand outside the op's domain (a sort's block length): offset
   ShapeMismatch = 6,     ///< operands whose shapes do not fit together (a gather's)
   PipeFailed = 7,        ///< a cross-core push or pop the runtime refused (it says why)
+  OutsideWorld = 8,      ///< a peer or root rank other than 0 in a world of one rank: offset
+  WaitNeverMet = 9,      ///< a signal wait no rank can satisfy: offset (held), extent (expected)
 };
 
 struct KernelFault {

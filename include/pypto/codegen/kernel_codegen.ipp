@@ -170,6 +170,7 @@ class Lowering : protected RegionLowering<T> {
   using Layer::stmt_;
   using Layer::subblock_;
   using Layer::synthetic_;
+  using Layer::synthetic_calls_;
   using Layer::synthetic_vars_;
   using Layer::tensor_of;
   using Layer::tile_flat_index;
@@ -213,6 +214,7 @@ class Lowering : protected RegionLowering<T> {
           return;
         }
         if (c && ordering_hint(*c)) return;
+        if (c && T::one_in_order_unit && world_of_one_statement(*c, s)) return;
         if (c && T::one_in_order_unit &&
             (c->op->id == ir::OpId::tile_tpush_to_aiv ||
              c->op->id == ir::OpId::tile_tpush_to_aic)) {
@@ -449,6 +451,141 @@ class Lowering : protected RegionLowering<T> {
     env_[&var] = std::move(out);
   }
 
+  // -- the distributed ops in a world of one rank (docs/runtime.md "Distributed programs")
+
+  /// A standard op standing for a distributed one on this rank's own window; kept alive with
+  /// the lowering, as the hoisted calls are.
+  const ir::Call& world_of_one_call(const ir::Call& c, std::string name,
+                                    std::vector<ir::ExprRef> args, ir::TypeRef type = nullptr) {
+    synthetic_calls_.push_back(ir::Call::make(ir::Op::make(std::move(name)), std::move(args),
+                                              type ? std::move(type) : c.type, c.kwargs, {},
+                                              c.span));
+    return static_cast<const ir::Call&>(*synthetic_calls_.back());
+  }
+
+  /// A box copy between this rank's tensors through a tile: the source box loaded, then stored
+  /// at the destination (adding with the call's atomic=Add). Null offsets are the origin.
+  void copy_through_tile(const ir::Call& c, const ir::ExprRef& dst, const ir::ExprRef& src,
+                         ir::ExprRef dst_off, ir::ExprRef src_off, ir::ExprRef shape) {
+    const auto* st = ir::as<ir::TensorType>(src->type.get());
+    const auto* dt = ir::as<ir::TensorType>(dst->type.get());
+    if (!st || !dt) fail_at(c, "needs tensors on both sides");
+    if (!shape) shape = ir::MakeTuple::make(st->shape, c.span);
+    const auto* box = ir::as<ir::MakeTuple>(shape.get());
+    if (!box) fail_at(c, "needs a shape list");
+    auto origin = [&](std::size_t rank) {
+      return ir::MakeTuple::make(std::vector<ir::ExprRef>(rank, ir::ConstInt::make(0)), c.span);
+    };
+    if (!src_off) src_off = origin(st->rank());
+    if (!dst_off) dst_off = origin(dt->rank());
+    ir::TypeRef tile = ir::TileType::make(st->dtype, box->elements, ir::MemorySpace::Vec);
+    ir::VarRef staged = ir::Var::make("staged", tile);
+    uses_[staged.get()] = 2;
+    load(*staged, world_of_one_call(c, "tile.load", {src, src_off, shape}, tile));
+    store(world_of_one_call(c, "tile.store", {staged, dst_off, dst}, dst->type));
+    synthetic_vars_.push_back(std::move(staged));
+  }
+
+  /// A peer or root rank must be 0, the one rank there is: else the kernel faults.
+  void check_rank(const ir::Call& c, const ir::ExprRef& rank) {
+    const std::string r = scalar(*rank);
+    on_pipe(Pipe::Scalar);
+    line("if ((" + r + ") != 0) pk::fault(8, " + std::to_string(this->site(c)) + ", 0, (" + r +
+         "), 0, 0);\n");
+  }
+
+  /// The signal ops, a remote store and the collectives used as statements; false for others.
+  bool world_of_one_statement(const ir::Call& c, const ir::Stmt& s) {
+    const ir::OpId id = c.op->id;
+    switch (id) {
+      case ir::OpId::pld_tensor_barrier:
+      case ir::OpId::pld_tensor_allreduce:
+      case ir::OpId::pld_tensor_reduce_scatter: return true;
+      case ir::OpId::pld_tensor_broadcast:
+      case ir::OpId::pld_tile_remote_store:
+      case ir::OpId::pld_tensor_remote_store:
+      case ir::OpId::pld_tensor_put:
+      case ir::OpId::pld_tensor_get:
+      case ir::OpId::pld_tile_put:
+      case ir::OpId::pld_tile_get:
+      case ir::OpId::pld_tensor_allgather:
+      case ir::OpId::pld_tensor_all_to_all:
+      case ir::OpId::pld_system_notify:
+      case ir::OpId::pld_system_wait:
+      case ir::OpId::pld_system_defer_wait: break;
+      default: return false;
+    }
+    hoist_args(c, s);
+    flush();
+    stmt_ = &s;
+    if (id == ir::OpId::pld_tensor_broadcast) {
+      if (c.args.size() > 2) check_rank(c, c.args[2]);
+      return true;
+    }
+    if (id == ir::OpId::pld_tile_remote_store) {  // src, target, peer, offsets
+      check_rank(c, c.args.at(2));
+      store(world_of_one_call(c, "tile.store", {c.args.at(0), c.args.at(3), c.args.at(1)}));
+      return true;
+    }
+    if (id == ir::OpId::pld_tensor_remote_store) {  // the source tensor, whole
+      check_rank(c, c.args.at(2));
+      copy_through_tile(c, c.args.at(1), c.args.at(0), c.args.at(3), nullptr, nullptr);
+      return true;
+    }
+    if (id == ir::OpId::pld_tensor_allgather || id == ir::OpId::pld_tensor_all_to_all) {
+      // input, target, signal: rank 0's chunk (the whole input; all_to_all's first row) at the
+      // target's origin, the interpreter's flat placement when the chunk spans whole rows
+      const auto* in = ir::as<ir::TensorType>(c.args.at(0)->type.get());
+      const auto* target = ir::as<ir::TensorType>(c.args.at(1)->type.get());
+      if (!in || !target || in->rank() != target->rank() || in->rank() == 0)
+        fail_at(c, "needs an input of the target's rank");
+      for (std::size_t k = 1; k < in->rank(); ++k) {
+        const auto* a = ir::as<ir::ConstInt>(in->shape[k].get());
+        const auto* b = ir::as<ir::ConstInt>(target->shape[k].get());
+        if (!a || !b || a->value != b->value)
+          fail_at(c, "needs an input whose rows are the target's (the same trailing dims)");
+      }
+      std::vector<ir::ExprRef> box = in->shape;
+      if (id == ir::OpId::pld_tensor_all_to_all) box[0] = ir::ConstInt::make(1);
+      copy_through_tile(c, c.args[1], c.args[0], nullptr, nullptr,
+                        ir::MakeTuple::make(std::move(box), c.span));
+      return true;
+    }
+    if (id != ir::OpId::pld_system_notify && id != ir::OpId::pld_system_wait &&
+        id != ir::OpId::pld_system_defer_wait) {
+      // dst, peer, src[, stage[, stage2]][, dst_offsets, src_offsets, shape]
+      check_rank(c, c.args.at(1));
+      std::size_t k = 3;
+      while (k < c.args.size() && ir::isa<ir::TileType>(c.args[k]->type)) ++k;  // staging tiles
+      if (k + 3 <= c.args.size())
+        copy_through_tile(c, c.args[0], c.args[2], c.args[k], c.args[k + 1], c.args[k + 2]);
+      else
+        copy_through_tile(c, c.args[0], c.args[2], nullptr, nullptr, nullptr);
+      return true;
+    }
+    const bool notify = id == ir::OpId::pld_system_notify;
+    const Value& sig = tensor_of(c, c.args.at(0));
+    const std::string at = flat_index(c, sig, c.args.at(notify ? 2 : 1));
+    const std::string cell = sig.tensor.data + "[" + at + "]";
+    const std::string v = "static_cast<std::int64_t>(" + scalar(*c.args.at(notify ? 3 : 2)) + ")";
+    if (notify) {  // signal, peer, offsets, value: set or atomically add (INT32, wrapping)
+      check_rank(c, c.args.at(1));
+      const auto op = c.kwargs.get<ir::NotifyOp>("op");
+      const std::string next =
+          op && *op == ir::NotifyOp::Set ? v : "static_cast<std::int64_t>(" + cell + ") + " + v;
+      on_pipe(Pipe::Scalar);
+      line(cell + " = static_cast<std::int32_t>(static_cast<std::uint32_t>(" + next + "));\n");
+      return true;
+    }
+    // signal, offsets, expected: no other rank writes the signal, so an unmet wait never ends.
+    const auto cmp = c.kwargs.get<ir::WaitCmp>("cmp");
+    const std::string met = cmp && *cmp == ir::WaitCmp::Eq ? cell + " == " + v : cell + " >= " + v;
+    on_pipe(Pipe::Scalar);
+    line("if (!(" + met + ")) pk::fault(9, " + std::to_string(this->site(c)) + ", 0, " + cell +
+         ", " + v + ", 0);\n");
+    return true;
+  }
+
   /// A jump out of the region skips the barrier at its end: drain the pipes here.
   void drain_before_jump() {
     if (last_pipe_) this->emit(T::pipe_barrier());
@@ -562,6 +699,45 @@ class Lowering : protected RegionLowering<T> {
         break;
       case ir::OpId::array_create:
       case ir::OpId::array_update_element: return array(var, c);
+      case ir::OpId::pld_system_get_comm_ctx:  // a handle, not a scalar type: see scalar_call
+        if (T::one_in_order_unit) {
+          env_[&var] = scalar_value(scalar_call(c), core::DataType::INT64);
+          return;
+        }
+        break;
+      case ir::OpId::pld_tile_remote_load:  // the window of rank 0, this rank's own
+        if (T::one_in_order_unit) {
+          check_rank(c, c.args.at(1));
+          std::vector<ir::ExprRef> args = {c.args.at(0), c.args.at(2), c.args.at(3)};
+          if (c.args.size() > 4) args.push_back(c.args[4]);
+          return load(var, world_of_one_call(c, "tile.load", std::move(args)));
+        }
+        break;
+      case ir::OpId::pld_tensor_put:
+      case ir::OpId::pld_tensor_get:
+      case ir::OpId::pld_tile_put:
+      case ir::OpId::pld_tile_get:
+      case ir::OpId::pld_tensor_allgather:
+      case ir::OpId::pld_tensor_all_to_all:  // the tensor written is the result
+        if (T::one_in_order_unit) {
+          world_of_one_statement(c, s);
+          const bool collective = c.op->id == ir::OpId::pld_tensor_allgather ||
+                                  c.op->id == ir::OpId::pld_tensor_all_to_all;
+          env_[&var] = tensor_of(c, c.args.at(collective ? 1 : 0));
+          return;
+        }
+        break;
+      case ir::OpId::pld_tensor_barrier:
+      case ir::OpId::pld_tensor_allreduce:
+      case ir::OpId::pld_tensor_reduce_scatter:
+      case ir::OpId::pld_tensor_broadcast:  // one rank's contribution is the whole collective
+        if (T::one_in_order_unit) {
+          if (c.op->id == ir::OpId::pld_tensor_broadcast && c.args.size() > 2)
+            check_rank(c, c.args[2]);
+          env_[&var] = tensor_of(c, c.args.at(0));
+          return;
+        }
+        break;
       case ir::OpId::tile_write: {  // the element replaced in place; the tile is the result
         const Value& t = tile_of(c, c.args.at(0));
         if (core::is_float(t.tile.dtype) && t.tile.dtype != core::DataType::FP32)
@@ -877,7 +1053,8 @@ class Lowering : protected RegionLowering<T> {
                      " tensor (only float dtypes convert on a store)");
     const auto atomic = c.kwargs.get<ir::AtomicType>("atomic");
     const bool add = atomic && *atomic == ir::AtomicType::Add;
-    if (atomic && !add) fail_at(c, "with this atomic kind is not supported");
+    if (atomic && *atomic != ir::AtomicType::None && !add)
+      fail_at(c, "with this atomic kind is not supported");
     on_pipe(src.tile.space == ir::MemorySpace::Acc ? Pipe::Fix : Pipe::Mte3);
     // Only the tile's valid box moves (what its value records, else its type's view), as the
     // device's DMA moves it (runtime/interpreter.hpp's store).
@@ -1664,8 +1841,13 @@ class Lowering : protected RegionLowering<T> {
         : cstep->value > 0 ? i + " < " + stop
                            : i + " > " + stop;
     pipe_boundary();
+    // A step of another dtype converted to the loop variable's (a range over an INT32 bound).
+    const auto* step_type = ir::as<ir::ScalarType>(f.step->type.get());
+    const std::string by = step_type && step_type->dtype == scalar_dtype(*f.loop_var)
+                               ? step
+                               : "static_cast<" + type + ">(" + step + ")";
     line("for (" + type + " " + i + " = " + start + "; " + cond + "; " + i + " = pk::add(" + i +
-         ", " + step + ")) {\n");
+         ", " + by + ")) {\n");
     env_[f.loop_var.get()] = scalar_value(i, scalar_dtype(*f.loop_var));
     body(*f.body, carries.empty() ? nullptr : &carries, true, !carries.empty());
     line("}\n");

@@ -419,6 +419,12 @@ class LoweringBase {
       return define(core::DataType::INDEX, t.tensor.name + "->shape[" + std::to_string(a) + "]",
                     &c.span);
     }
+    if (T::one_in_order_unit &&
+        (op == ir::OpId::pld_system_get_comm_ctx || op == ir::OpId::pld_system_rank ||
+         op == ir::OpId::pld_system_nranks))  // a world of one rank: rank 0 of 1
+      return op == ir::OpId::pld_system_nranks ? "std::int32_t{1}"
+             : op == ir::OpId::pld_system_rank ? "std::int32_t{0}"
+                                               : "std::int64_t{0}";
     if (op == ir::OpId::tile_get_block_idx)
       return define(core::DataType::INDEX, T::block_idx(), &c.span);
     // One in-order unit runs a mixed task's AIV member as one lane, a split-AIV region's lanes
@@ -502,6 +508,7 @@ class LoweringBase {
   std::vector<KernelFaultSite> fault_sites_;                       // in site order
   std::unordered_map<const ir::Call*, const ir::Var*> synthetic_;  // hoisted calls (lookup only)
   std::vector<ir::VarRef> synthetic_vars_;
+  std::vector<ir::ExprRef> synthetic_calls_;              // standard ops standing for others
   std::unordered_map<const ir::Var*, Value> env_;         // lookup only: never iterated
   std::unordered_map<const ir::Var*, std::size_t> uses_;  // lookup only
   const ir::Stmt* stmt_ = nullptr;

@@ -61,6 +61,20 @@ inline float rounded(core::DataType t, float v) {
   return t == core::DataType::FP32 ? v : round_to_dtype(t, v);
 }
 
+struct Buffer;
+
+/// Where a view's elements live: an orchestration-level tensor.slice or reshape views the box
+/// `offset` + `extent` of `parent` (the view's elements are the box's, in row-major order); a
+/// pld.tensor.window views the leading bytes of a window buffer (`bytes`: `parent` is UINT8, the
+/// view's elements in its tensor encoding, little-endian). A view holds a copy: a call refreshes
+/// it from its parent before the callee runs and writes it back after when the callee may write
+/// it (an Out / InOut parameter), the points where a device would see through it.
+struct ViewOrigin {
+  std::shared_ptr<Buffer> parent;
+  std::vector<std::int64_t> offset, extent;
+  bool bytes = false;
+};
+
 /// A host buffer: float elements (FP32, and FP16 / BF16 held as the floats they denote) in
 /// `f32`, integer and BOOL elements in `ints` (wrapped to the dtype's width; unsigned 64-bit
 /// values keep their bits). Row-major, contiguous.
@@ -73,6 +87,8 @@ struct Buffer {
   /// element op's result keeps from its first operand; empty when every element is valid. Not part
   /// of the value bit_identical compares.
   std::vector<std::int64_t> valid;
+  /// Set when this buffer is a view of another's storage (ViewOrigin); not part of the value.
+  std::shared_ptr<const ViewOrigin> origin;
 
   std::size_t size() const {
     std::size_t n = 1;

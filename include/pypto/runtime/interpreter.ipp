@@ -126,7 +126,26 @@ class Interpreter {
   explicit Interpreter(const ir::Program& p, const RunOptions* options = nullptr)
       : program_(p), options_(options) {}
 
+  /// Runs `fn` on `args`; the views among them (ViewOrigin) are refreshed from their storage
+  /// first and written back after (those `fn` may write: Out / InOut parameters, and windows,
+  /// which peers write whatever the parameter's direction).
   std::vector<Value> call(const ir::Function& fn, std::vector<Value> args) {
+    std::vector<std::shared_ptr<Buffer>> written;
+    for (std::size_t k = 0; k < args.size(); ++k) {
+      const std::shared_ptr<Buffer>& b = args[k].buffer;
+      if (!b || !b->origin) continue;
+      refresh_view(*b);
+      if (b->origin->bytes ||
+          (k < fn.param_directions.size() && fn.param_directions[k] != ir::ParamDirection::In))
+        written.push_back(b);
+    }
+    std::vector<Value> results = call_with_storage(fn, std::move(args));
+    for (const auto& b : written) write_back_view(*b);
+    return results;
+  }
+
+ private:
+  std::vector<Value> call_with_storage(const ir::Function& fn, std::vector<Value> args) {
     if (depth_ >= kMaxCallDepth)
       fail("the call depth exceeds " + std::to_string(kMaxCallDepth) + " (calling " + fn.name +
            ")");
@@ -184,7 +203,6 @@ class Interpreter {
     return std::move(frame.returned);
   }
 
- private:
   enum class Flow : std::uint8_t { Normal, Break, Continue, Return };
 
   struct Frame {
@@ -237,6 +255,16 @@ class Interpreter {
       };
       if (v.kind == ValueKind::Scalar && machine_int(v.dtype) && machine_int(st->dtype))
         v.dtype = st->dtype;
+      // An integer of another width converts when the parameter's dtype holds its value (a
+      // host's INT64 rank arithmetic passed to a kernel's INT32 scalar).
+      const auto integer = [&](core::DataType d) { return core::is_int(d) || machine_int(d); };
+      if (v.kind == ValueKind::Scalar && v.dtype != st->dtype && integer(v.dtype) &&
+          integer(st->dtype)) {
+        if (wrap(static_cast<std::uint64_t>(v.i), st->dtype) != v.i)
+          fail(what + " is " + std::to_string(v.i) + ", which a Scalar[" + dtype_text(st->dtype) +
+               "] cannot hold");
+        v.dtype = st->dtype;
+      }
       if (v.kind != ValueKind::Scalar || v.dtype != st->dtype)
         fail(what + " must be a Scalar[" + dtype_text(st->dtype) + "]");
       return;
@@ -909,11 +937,48 @@ class Interpreter {
       if (args.size() != fn.params.size())
         fail("call of '" + fn.name + "' with " + std::to_string(args.size()) + " arguments for " +
              std::to_string(fn.params.size()) + " parameters");
+      const ir::AttrValue* d = c.kwargs.find("device");
+      if (!d) d = c.attrs.find("device");
+      if (d) {  // the rank that runs the call
+        const std::int64_t r = d->get_if<std::int64_t>() ? *d->get_if<std::int64_t>()
+                               : d->get_if<ir::ExprRef>()
+                                   ? as_int(eval(**d->get_if<ir::ExprRef>()), "the device")
+                                   : -1;
+        if (r != 0)
+          fail("call of '" + fn.name + "' on device " + std::to_string(r) +
+               ", outside the world of one rank a single process runs (device 0)");
+      }
       return pack(dispatch(fn, std::move(args), core_num_attr(c.attrs)));
     }
     std::vector<Value> args;
     for (const auto& a : c.args) args.push_back(eval(*a));
-    return builtin(c, args);
+    Value result = builtin(c, args);
+    // A write into a view writes the storage it views.
+    if (std::optional<std::size_t> k = written_operand(c.op->id);
+        k && *k < args.size() && args[*k].buffer && args[*k].buffer->origin)
+      write_back_view(*args[*k].buffer);
+    return result;
+  }
+
+  /// The operand a builtin op writes in place (a store's or element write's destination).
+  static std::optional<std::size_t> written_operand(ir::OpId id) {
+    using ir::OpId;
+    switch (id) {
+      case OpId::tensor_write:
+      case OpId::tile_write:
+      case OpId::tensor_assemble: return 0;
+      case OpId::tile_store:
+      case OpId::pld_tile_remote_store:
+      case OpId::pld_tensor_remote_store: return id == OpId::tile_store ? 2 : 1;
+      case OpId::pld_tensor_put:
+      case OpId::pld_tensor_get:
+      case OpId::pld_tile_put:
+      case OpId::pld_tile_get:
+      case OpId::pld_system_notify: return 0;
+      case OpId::pld_tensor_allgather:
+      case OpId::pld_tensor_all_to_all: return 1;
+      default: return std::nullopt;
+    }
   }
 
   // -- builtin ops
@@ -951,9 +1016,20 @@ class Interpreter {
             args.size() > 3 ? as_ints(args[3], "valid_shape") : std::vector<std::int64_t>{};
         Value out = valid.empty() ? region_copy_out(c, src, off, ext, tile)
                                   : region_copy_out_valid(c, src, off, ext, valid, tile);
-        if (const auto* t = ir::as<ir::ShapedType>(c.type.get()); t && args.size() > 4)
-          out.buffer->shape = static_shape(c, *t, out.buffer->size());
+        if (args.size() > 4) {  // the dropped axes (extents of 1) removed from the shape
+          const auto drop = as_ints(args[4], "drop_dims");
+          std::vector<std::int64_t> kept;
+          for (std::size_t k = 0; k < ext.size(); ++k)
+            if (std::find(drop.begin(), drop.end(), static_cast<std::int64_t>(k)) == drop.end())
+              kept.push_back(ext[k]);
+          out.buffer->shape = std::move(kept);
+        }
         if (out.buffer->valid.size() != out.buffer->shape.size()) out.buffer->valid.clear();
+        // A tensor's slice views its box (a call's writes reach the tensor); one with a narrower
+        // valid_shape is a zero-padded copy.
+        if (!tile && (valid.empty() || valid == ext))
+          out.buffer->origin =
+              std::make_shared<const ViewOrigin>(ViewOrigin{args[0].buffer, off, ext, false});
         return out;
       }
       case OpId::tile_reshape:
@@ -968,6 +1044,10 @@ class Interpreter {
           n *= static_cast<std::size_t>(d);
         }
         if (n != size) unsupported(c, "needs a shape of as many elements as its input's");
+        if (id == OpId::tensor_reshape)  // the same elements, viewed with another shape
+          out.buffer->origin = std::make_shared<const ViewOrigin>(
+              ViewOrigin{args[0].buffer, std::vector<std::int64_t>(args[0].buffer->shape.size(), 0),
+                         args[0].buffer->shape, false});
         return out;
       }
       case OpId::tile_store:
@@ -1059,6 +1139,28 @@ class Interpreter {
       }
       case OpId::tile_tpop_from_aic:
       case OpId::tile_tpop_from_aiv: return pop(c);
+      case OpId::pld_system_world_size:
+      case OpId::pld_system_get_comm_ctx:
+      case OpId::pld_system_rank:
+      case OpId::pld_system_nranks:
+      case OpId::pld_tensor_alloc_window_buffer:
+      case OpId::pld_tensor_window:
+      case OpId::pld_tensor_put:
+      case OpId::pld_tensor_get:
+      case OpId::pld_tile_put:
+      case OpId::pld_tile_get:
+      case OpId::pld_tile_remote_load:
+      case OpId::pld_tile_remote_store:
+      case OpId::pld_tensor_remote_store:
+      case OpId::pld_system_notify:
+      case OpId::pld_system_wait:
+      case OpId::pld_system_defer_wait:
+      case OpId::pld_tensor_barrier:
+      case OpId::pld_tensor_allreduce:
+      case OpId::pld_tensor_reduce_scatter:
+      case OpId::pld_tensor_broadcast:
+      case OpId::pld_tensor_allgather:
+      case OpId::pld_tensor_all_to_all: return distributed(c, args);
       case OpId::tile_aiv_shard:
       case OpId::tensor_aiv_shard: return aiv_shard(c, args);
       case OpId::tile_aic_gather:
@@ -1213,6 +1315,143 @@ class Interpreter {
     else
       args[0].buffer->ints[at] = v.i;
     return args[0];
+  }
+
+  // -- the distributed ops, in a world of one rank (docs/runtime.md "Distributed programs")
+
+  /// A peer or root rank: 0, the one rank there is.
+  std::int64_t peer_rank(const ir::Call& c, const Value& v, std::string_view what) const {
+    const std::int64_t r = as_int(v, what);
+    if (r != 0)
+      unsupported(c, "names rank " + std::to_string(r) + " as its " + std::string(what) +
+                         ", outside the world of one rank a single process runs (rank 0)");
+    return r;
+  }
+
+  /// A copy of the box `off` + `ext` of `src` into `dst` at `at` (an atomic add with `add`).
+  void copy_box(const ir::Call& c, const Buffer& src, const std::vector<std::int64_t>& off,
+                const std::vector<std::int64_t>& ext, Buffer& dst,
+                const std::vector<std::int64_t>& at, bool add) {
+    const Value part = region_copy_out(c, src, off, ext, false);
+    region_copy_in(c, *part.buffer, dst, at, add);
+  }
+
+  Value distributed(const ir::Call& c, std::vector<Value>& args) {
+    using ir::OpId;
+    const auto atomic = c.kwargs.get<ir::AtomicType>("atomic");
+    const bool add = atomic && *atomic == ir::AtomicType::Add;
+    auto zeros_like = [](const Buffer& b) { return std::vector<std::int64_t>(b.shape.size(), 0); };
+    switch (c.op->id) {
+      case OpId::pld_system_world_size: return Value::scalar_int(1, DataType::INT64);
+      case OpId::pld_system_get_comm_ctx: return Value::scalar_int(0, DataType::INT64);
+      case OpId::pld_system_rank: return Value::scalar_int(0, DataType::INT32);
+      case OpId::pld_system_nranks: return Value::scalar_int(1, DataType::INT32);
+      case OpId::pld_tensor_alloc_window_buffer: {  // zero-initialised bytes
+        const std::int64_t size = as_int(args.at(0), "the window size");
+        if (size < 0 || size > (std::int64_t{1} << 32))
+          unsupported(c, "size " + std::to_string(size) + " is outside [0, 2^32] bytes");
+        return Value::zeros(DataType::UINT8, {size});
+      }
+      case OpId::pld_tensor_window: {
+        const Buffer& bytes = shaped(args.at(0), "the window buffer");
+        const auto dtype = c.kwargs.get<DataType>("dtype");
+        if (!dtype || element_bytes(*dtype) == 0) unsupported(c, "needs a whole-byte dtype");
+        Value view = Value::zeros(*dtype, as_ints(args.at(1), "the shape"));
+        const std::size_t need = view.buffer->size() * element_bytes(*dtype);
+        if (need > bytes.size())
+          unsupported(c, "views " + std::to_string(need) + " bytes of a window buffer of " +
+                             std::to_string(bytes.size()));
+        view.buffer->origin =
+            std::make_shared<const ViewOrigin>(ViewOrigin{args[0].buffer, {}, {}, true});
+        refresh_view(*view.buffer);
+        return view;
+      }
+      case OpId::pld_tensor_put:
+      case OpId::pld_tensor_get:
+      case OpId::pld_tile_put:
+      case OpId::pld_tile_get: {  // dst, peer, src[, stage[, stage2]][, dst_off, src_off, shape]
+        peer_rank(c, args.at(1), "peer");
+        const Buffer& src = shaped(args.at(2), "the source");
+        std::size_t k = 3;
+        while (k < args.size() && args[k].kind == ValueKind::Tile) ++k;  // staging tiles
+        if (k == args.size()) {
+          copy_box(c, src, zeros_like(src), src.shape, *args[0].buffer, zeros_like(src), add);
+        } else {
+          copy_box(c, src, as_ints(args.at(k + 1), "src_offsets"), as_ints(args.at(k + 2), "shape"),
+                   *args[0].buffer, as_ints(args[k], "dst_offsets"), add);
+        }
+        // A get's result is the tensor it wrote, as the compiled kernel's is.
+        return c.op->id == OpId::pld_tensor_get || c.op->id == OpId::pld_tile_get ? args[0]
+                                                                                  : Value{};
+      }
+      case OpId::pld_tile_remote_load: {  // target, peer, offsets, shape[, valid_shape]
+        peer_rank(c, args.at(1), "peer");
+        const Buffer& src = shaped(args[0], "the window");
+        const auto off = as_ints(args.at(2), "offsets"), ext = as_ints(args.at(3), "shape");
+        if (args.size() > 4)
+          return region_copy_out_valid(c, src, off, ext, as_ints(args[4], "valid_shape"), true);
+        return region_copy_out(c, src, off, ext, true);
+      }
+      case OpId::pld_tile_remote_store:
+      case OpId::pld_tensor_remote_store: {  // src, target, peer, offsets
+        peer_rank(c, args.at(2), "peer");
+        region_copy_in(c, shaped(args[0], "the source"), *args.at(1).buffer,
+                       as_ints(args.at(3), "offsets"), add, c.args[0].get());
+        return Value{};
+      }
+      case OpId::pld_system_notify: {  // signal, peer, offsets, value
+        peer_rank(c, args.at(1), "peer");
+        Buffer& sig = *args[0].buffer;
+        const std::size_t at = flat_index(c, sig, as_ints(args.at(2), "offsets"));
+        const std::int64_t v = as_int(args.at(3), "the value");
+        const auto op = c.kwargs.get<ir::NotifyOp>("op");
+        const std::int64_t next = op && *op == ir::NotifyOp::Set ? v : sig.ints[at] + v;
+        sig.ints[at] = static_cast<std::int32_t>(static_cast<std::uint32_t>(next));
+        return Value{};
+      }
+      case OpId::pld_system_wait:
+      case OpId::pld_system_defer_wait: {  // signal, offsets, expected
+        const Buffer& sig = shaped(args.at(0), "the signal");
+        const std::size_t at = flat_index(c, sig, as_ints(args.at(1), "offsets"));
+        const std::int64_t expected = as_int(args.at(2), "the expected value");
+        const auto cmp = c.kwargs.get<ir::WaitCmp>("cmp");
+        const bool eq = cmp && *cmp == ir::WaitCmp::Eq;
+        if (eq ? sig.ints[at] == expected : sig.ints[at] >= expected) return Value{};
+        unsupported(c, std::string("waits for the signal to be ") + (eq ? "== " : ">= ") +
+                           std::to_string(expected) + ", and it holds " +
+                           std::to_string(sig.ints[at]) +
+                           ": no other rank runs in a world of one rank, so it never would "
+                           "(a deadlock)");
+      }
+      case OpId::pld_tensor_broadcast:
+        if (args.size() > 2) peer_rank(c, args[2], "root");
+        if (const auto root = c.kwargs.get<std::int64_t>("root"))
+          peer_rank(c, Value::scalar_int(*root), "root");
+        return args.at(0);
+      case OpId::pld_tensor_barrier:
+      case OpId::pld_tensor_allreduce:
+      case OpId::pld_tensor_reduce_scatter:  // one rank's contribution is the whole reduction
+        return args.at(0);
+      case OpId::pld_tensor_allgather:
+      case OpId::pld_tensor_all_to_all: {  // input, target, signal: rank 0's chunk, in place
+        const Buffer& in = shaped(args.at(0), "the input");
+        Buffer& target = *args.at(1).buffer;
+        std::size_t chunk = in.size();  // allgather: the whole input; all_to_all: its first row
+        if (c.op->id == OpId::pld_tensor_all_to_all && !in.shape.empty() && in.shape[0] > 0)
+          chunk /= static_cast<std::size_t>(in.shape[0]);
+        if (chunk > target.size())
+          unsupported(c, "target of " + std::to_string(target.size()) +
+                             " elements cannot hold a chunk of " + std::to_string(chunk));
+        if (in.dtype != target.dtype) unsupported(c, "input and target dtypes differ");
+        for (std::size_t k = 0; k < chunk; ++k)
+          if (is_float_dtype(in.dtype))
+            target.f32[k] = in.f32[k];
+          else
+            target.ints[k] = in.ints[k];
+        return args[1];
+      }
+      default: unsupported(c, "is not executable by the reference interpreter");
+    }
   }
 
   /// array.create (every element 0; a task id array holds the invalid id), array.get_element
@@ -2170,20 +2409,17 @@ class Interpreter {
   /// reinterpret_view(x, dtype[, shape]): x's bytes (row-major, each element in its tensor
   /// encoding: IEEE bits, FP16 / BF16 16-bit patterns, two's-complement integers, little-endian)
   /// read as elements of `dtype` in a tile of the result's shape; the byte counts must agree.
-  Value reinterpret(const ir::Call& c, std::vector<Value>& args) {
-    const Buffer& x = shaped(args.at(0), "the reinterpreted tile");
-    Value out = allocate(*c.type, "the reinterpreted tile");
-    Buffer& z = *out.buffer;
-    const auto bytes_of = [&](DataType t) -> std::size_t {
-      const unsigned bits = core::bit_width(t);
-      if (t == DataType::BOOL) return 1;
-      if (bits < 8 || bits % 8 != 0) unsupported(c, "on " + dtype_text(t) + " elements");
-      return bits / 8;
-    };
-    const std::size_t from = bytes_of(x.dtype), to = bytes_of(z.dtype);
-    if (x.size() * from != z.size() * to)
-      unsupported(c, "needs as many bytes in its result (" + std::to_string(z.size() * to) +
-                         ") as in its operand (" + std::to_string(x.size() * from) + ")");
+  /// The bytes of one element of `t` in its tensor encoding, or 0 when an element is not a
+  /// whole number of bytes (INT4, FP4).
+  static std::size_t element_bytes(DataType t) {
+    const unsigned bits = core::bit_width(t);
+    if (t == DataType::BOOL) return 1;
+    return bits < 8 || bits % 8 != 0 ? 0 : bits / 8;
+  }
+
+  /// `x`'s elements in their tensor encoding, little-endian (element_bytes(x.dtype) > 0).
+  static std::vector<unsigned char> encode_bytes(const Buffer& x) {
+    const std::size_t from = element_bytes(x.dtype);
     std::vector<unsigned char> bytes(x.size() * from);
     for (std::size_t k = 0; k < x.size(); ++k) {
       std::uint64_t v = 0;
@@ -2195,6 +2431,12 @@ class Interpreter {
         v = static_cast<std::uint64_t>(x.ints[k]);
       for (std::size_t b = 0; b < from; ++b) bytes[k * from + b] = (v >> (8 * b)) & 0xffu;
     }
+    return bytes;
+  }
+
+  /// Reads `z`'s elements from `bytes` (encode_bytes' layout), as many as `z` holds.
+  static void decode_bytes(const unsigned char* bytes, Buffer& z) {
+    const std::size_t to = element_bytes(z.dtype);
     for (std::size_t k = 0; k < z.size(); ++k) {
       std::uint64_t v = 0;
       for (std::size_t b = 0; b < to; ++b) v |= std::uint64_t{bytes[k * to + b]} << (8 * b);
@@ -2209,7 +2451,59 @@ class Interpreter {
       else
         z.ints[k] = static_cast<std::int64_t>(v);
     }
+  }
+
+  Value reinterpret(const ir::Call& c, std::vector<Value>& args) {
+    const Buffer& x = shaped(args.at(0), "the reinterpreted tile");
+    Value out = allocate(*c.type, "the reinterpreted tile");
+    Buffer& z = *out.buffer;
+    for (DataType t : {x.dtype, z.dtype})
+      if (element_bytes(t) == 0) unsupported(c, "on " + dtype_text(t) + " elements");
+    if (x.size() * element_bytes(x.dtype) != z.size() * element_bytes(z.dtype))
+      unsupported(c, "needs as many bytes in its result (" +
+                         std::to_string(z.size() * element_bytes(z.dtype)) +
+                         ") as in its operand (" +
+                         std::to_string(x.size() * element_bytes(x.dtype)) + ")");
+    decode_bytes(encode_bytes(x).data(), z);
     return out;
+  }
+
+  // -- views (ViewOrigin)
+
+  /// A view's elements, fresh from the storage it views (refreshed first when a view itself).
+  static void refresh_view(Buffer& b) {
+    const ViewOrigin& o = *b.origin;
+    Buffer& p = *o.parent;
+    if (p.origin) refresh_view(p);
+    if (o.bytes) {
+      std::vector<unsigned char> bytes(p.ints.begin(), p.ints.end());
+      decode_bytes(bytes.data(), b);
+      return;
+    }
+    for_box(p.shape, o.offset, o.extent, [&](std::size_t at, std::size_t j) {
+      if (is_float_dtype(b.dtype))
+        b.f32[j] = p.f32[at];
+      else
+        b.ints[j] = p.ints[at];
+    });
+  }
+
+  /// Writes a view's elements into the storage it views, and on up when that is a view too.
+  static void write_back_view(const Buffer& b) {
+    const ViewOrigin& o = *b.origin;
+    Buffer& p = *o.parent;
+    if (o.bytes) {
+      const std::vector<unsigned char> bytes = encode_bytes(b);
+      std::copy(bytes.begin(), bytes.end(), p.ints.begin());
+    } else {
+      for_box(p.shape, o.offset, o.extent, [&](std::size_t at, std::size_t j) {
+        if (is_float_dtype(b.dtype))
+          p.f32[at] = b.f32[j];
+        else
+          p.ints[at] = b.ints[j];
+      });
+    }
+    if (p.origin) write_back_view(p);
   }
 
   static codegen::HalfFormat half_format(DataType t) {

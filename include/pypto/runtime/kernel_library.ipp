@@ -68,6 +68,13 @@ PYPTO_DECL std::string kernel_fault_text(const codegen::KernelFault& f) {
     case K::InvalidOperand: return "gets the invalid operand " + std::to_string(f.offset);
     case K::ShapeMismatch: return "gets operands whose shapes do not fit together";
     case K::PipeFailed: return "has a cross-core push or pop refused";
+    case K::OutsideWorld:
+      return "names rank " + std::to_string(f.offset) +
+             ", outside the world of one rank a single process runs (rank 0)";
+    case K::WaitNeverMet:
+      return "waits for a signal that holds " + std::to_string(f.offset) + " to reach " +
+             std::to_string(f.extent) +
+             ": no other rank runs in a world of one rank, so it never would (a deadlock)";
   }
   return "faults (kind " + std::to_string(static_cast<std::int64_t>(f.kind)) + ")";
 }

@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "pypto/core/config.hpp"
@@ -16,6 +19,9 @@ struct Function;
 }  // namespace pypto::ir
 
 namespace pypto::runtime {
+
+/// Extents of shape symbols, by name.
+using SymbolExtents = std::map<std::string, std::int64_t, std::less<>>;
 
 /// splitmix64: a fixed generator, so inputs are the same on every platform and library.
 PYPTO_DECL std::uint64_t next_random(std::uint64_t& state);
@@ -28,8 +34,11 @@ PYPTO_DECL std::uint64_t next_random(std::uint64_t& state);
 /// (given a multiple of 16 up to 64, one extent per symbol). `signed_low` moves the signed
 /// integer elements to [signed_low, signed_low + 16): 0 makes every one a valid index of an
 /// extent of 16 or more (the gathers' index tensors).
+/// `symbols` fixes the extents of the shape symbols it names (`pypto-opt --dim NR=1`); a dim may
+/// also be + - * // of constants, scalar parameters and symbols (`NR * 64`).
 PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t seed,
-                                            std::int64_t signed_low = -8);
+                                            std::int64_t signed_low = -8,
+                                            const SymbolExtents& symbols = {});
 
 }  // namespace pypto::runtime
 

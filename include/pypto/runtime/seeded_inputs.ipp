@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,43 @@ PYPTO_DECL std::uint64_t next_random(std::uint64_t& state) {
   return z ^ (z >> 31);
 }
 
+namespace {
+
+/// The extent `d` denotes: a constant, a scalar parameter, a shape symbol (its extent in
+/// `symbols` by name, else seeded: 16, 32, 48 or 64, the same wherever it occurs) or + - * // of
+/// those; nullopt for anything else.
+std::optional<std::int64_t> dim_extent(const ir::Expr& d,
+                                       std::map<const ir::Var*, std::int64_t>& scalars,
+                                       const SymbolExtents& symbols, std::uint64_t& state) {
+  if (const auto* c = ir::as<ir::ConstInt>(&d)) return c->value;
+  if (const auto* v = ir::as<ir::Var>(&d)) {
+    if (auto it = scalars.find(v); it != scalars.end()) return it->second;
+    auto named = symbols.find(v->name_hint);
+    const std::int64_t extent = named != symbols.end()
+                                    ? named->second
+                                    : static_cast<std::int64_t>(16 * (1 + next_random(state) % 4));
+    return scalars.emplace(v, extent).first->second;
+  }
+  const auto* b = ir::as<ir::BinaryExpr>(&d);
+  if (!b) return std::nullopt;
+  const auto l = dim_extent(*b->left, scalars, symbols, state);
+  const auto r = l ? dim_extent(*b->right, scalars, symbols, state) : std::nullopt;
+  if (!r) return std::nullopt;
+  switch (d.kind()) {
+    case ir::NodeKind::Add: return *l + *r;
+    case ir::NodeKind::Sub: return *l - *r;
+    case ir::NodeKind::Mul: return *l * *r;
+    case ir::NodeKind::FloorDiv:
+      if (*r == 0) return std::nullopt;
+      return *l / *r - ((*l % *r != 0) && ((*l < 0) != (*r < 0)) ? 1 : 0);
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
 PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t seed,
-                                            std::int64_t signed_low) {
+                                            std::int64_t signed_low, const SymbolExtents& symbols) {
   std::uint64_t state = seed;
   std::map<const ir::Var*, std::int64_t> scalars;
   std::vector<Value> args(fn.params.size());
@@ -75,17 +111,12 @@ PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_
     }
     std::vector<std::int64_t> shape;
     for (const auto& dim : t->shape) {
-      if (const auto* c = ir::as<ir::ConstInt>(dim.get())) {
-        shape.push_back(c->value);
-      } else if (const auto* v = ir::as<ir::Var>(dim.get()); v && scalars.count(v)) {
-        shape.push_back(scalars[v]);
-      } else if (v) {  // a shape symbol: 16, 32, 48 or 64, the same wherever it occurs
-        const auto extent = static_cast<std::int64_t>(16 * (1 + next_random(state) % 4));
-        shape.push_back(scalars.emplace(v, extent).first->second);
-      } else {
+      const std::optional<std::int64_t> extent = dim_extent(*dim, scalars, symbols, state);
+      if (!extent || *extent < 0)
         throw RuntimeError("seeded inputs: a dim of parameter '" + p.name_hint + "' of " + fn.name +
-                           " is neither a constant nor a scalar parameter");
-      }
+                           " is neither a constant, a scalar parameter, a shape symbol nor "
+                           "arithmetic of those with a nonnegative value");
+      shape.push_back(*extent);
     }
     Value v = Value::zeros(t->dtype, shape, ir::isa<ir::TileType>(*p.type));
     if (is_float_dtype(t->dtype)) {

@@ -417,8 +417,12 @@ class KernelConverter {
       }
       const auto* c = ir::as<ir::Call>(&n);
       if (!c || !is_tensor_op(*c) || is_self_loading(c->op->id) || !has_tile_form(*c)) return;
-      for (const ir::ExprRef& a : c->args)
+      // A remote store reads its source; its target is a window that stays in global memory.
+      const std::size_t read = c->op->id == ir::OpId::pld_tensor_remote_store ? 1 : c->args.size();
+      for (std::size_t k = 0; k < read; ++k) {
+        const ir::ExprRef& a = c->args[k];
         if (ir::isa<ir::Var>(*a) && ir::isa<ir::TensorType>(*a->type)) used.insert(a.get(), true);
+      }
     });
     for (bool grew = true; grew;) {  // an iter_arg a converted op reads loads its initial value
       grew = false;
