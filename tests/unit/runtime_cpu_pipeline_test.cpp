@@ -1447,3 +1447,53 @@ class Dims:
   CHECK(nr % 16 == 0);
   CHECK(seeded[0].buffer->shape[1] == nr * 4 + 2);
 }
+
+TEST_CASE("cpu pipeline: a chip scope inside a host orchestrator runs in place") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class HostChips:
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def main(self, a: pl.Tensor[[4, 8], pl.FP32], b: pl.Tensor[[4, 8], pl.FP32], s: pl.Out[pl.Tensor[[4, 8], pl.FP32]], d: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        with pl.at(level=pl.Level.CHIP, role=pl.Role.Orchestrator):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t = pl.add(a, b)
+                s1 = pl.assemble(s, t, [0, 0])
+        with pl.at(level=pl.Level.CHIP, role=pl.Role.Orchestrator):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                u = pl.sub(a, b)
+                pl.assemble(d, u, [0, 0])
+        return s1
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
+  for (std::size_t k = 0; k < 32; ++k) {
+    CHECK(compiled[2].buffer->f32[k] == args[0].buffer->f32[k] + args[1].buffer->f32[k]);
+    CHECK(compiled[3].buffer->f32[k] == args[0].buffer->f32[k] - args[1].buffer->f32[k]);
+  }
+}
+
+TEST_CASE("cpu pipeline: all_to_all_v in a world of one rank receives its own clamped count") {
+  // MAX_RECV is the target's 4 rows over 1 rank: the whole block moves, and rank 0 receives
+  // min(send_counts[0], 4).
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+@pl.program
+class Vary:
+    @pl.function
+    def main(self, x: pl.Tensor[[4, 2], pl.FP32], d: pld.DistributedTensor[[4, 2], pl.FP32], s: pld.DistributedTensor[[1, 1], pl.INT32], n: pl.Tensor[[1], pl.INT32], rn: pld.DistributedTensor[[1, 1], pl.INT32]) -> pld.DistributedTensor[[4, 2], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            d2 = pld.tensor.all_to_all_v(x, d, s, n, rn)
+        return d2
+)");
+  for (const std::int64_t sent : {7, 2}) {
+    CAPTURE(sent);
+    std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+    args[0].buffer->f32 = {0.5f, 1.0f, 1.5f, 2.0f, -0.0f, 3.0f, 4.0f, -5.0f};
+    args[3].buffer->ints = {sent};
+    const std::vector<rt::Value> compiled = run_identical(*input, args);
+    CHECK(compiled[1].buffer->f32 == args[0].buffer->f32);
+    CHECK(compiled[4].buffer->ints == std::vector<std::int64_t>{std::min<std::int64_t>(sent, 4)});
+  }
+}

@@ -510,6 +510,7 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::pld_tile_get:
       case ir::OpId::pld_tensor_allgather:
       case ir::OpId::pld_tensor_all_to_all:
+      case ir::OpId::pld_tensor_all_to_all_v:
       case ir::OpId::pld_system_notify:
       case ir::OpId::pld_system_wait:
       case ir::OpId::pld_system_defer_wait: break;
@@ -530,6 +531,21 @@ class Lowering : protected RegionLowering<T> {
     if (id == ir::OpId::pld_tensor_remote_store) {  // the source tensor, whole
       check_rank(c, c.args.at(2));
       copy_through_tile(c, c.args.at(1), c.args.at(0), c.args.at(3), nullptr, nullptr);
+      return true;
+    }
+    if (id == ir::OpId::pld_tensor_all_to_all_v) {
+      // input, target, signal, send_counts, recv_counts: the target's rows of the input (rank
+      // 0's capacity block), and the count sent, clamped to the block, received
+      const auto* target = ir::as<ir::TensorType>(c.args.at(1)->type.get());
+      if (!target || target->rank() == 0) fail_at(c, "needs a target tensor");
+      copy_through_tile(c, c.args[1], c.args.at(0), nullptr, nullptr,
+                        ir::MakeTuple::make(target->shape, c.span));
+      const Value& out = tensor_of(c, c.args[1]);
+      const Value& send = tensor_of(c, c.args.at(3));
+      const Value& recv = tensor_of(c, c.args.at(4));
+      on_pipe(Pipe::Scalar);
+      line(recv.tensor.data + "[0] = static_cast<std::int32_t>(std::min<std::int64_t>(" +
+           send.tensor.data + "[0], " + out.tensor.name + "->shape[0]));\n");
       return true;
     }
     if (id == ir::OpId::pld_tensor_allgather || id == ir::OpId::pld_tensor_all_to_all) {
@@ -718,11 +734,13 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::pld_tile_put:
       case ir::OpId::pld_tile_get:
       case ir::OpId::pld_tensor_allgather:
-      case ir::OpId::pld_tensor_all_to_all:  // the tensor written is the result
+      case ir::OpId::pld_tensor_all_to_all:
+      case ir::OpId::pld_tensor_all_to_all_v:  // the tensor written is the result
         if (T::one_in_order_unit) {
           world_of_one_statement(c, s);
           const bool collective = c.op->id == ir::OpId::pld_tensor_allgather ||
-                                  c.op->id == ir::OpId::pld_tensor_all_to_all;
+                                  c.op->id == ir::OpId::pld_tensor_all_to_all ||
+                                  c.op->id == ir::OpId::pld_tensor_all_to_all_v;
           env_[&var] = tensor_of(c, c.args.at(collective ? 1 : 0));
           return;
         }

@@ -422,6 +422,10 @@ class OrchestrationEmitter {
       close_scope_names();
       --indent_;
       line("}");
+    } else if (const auto* h = ir::as<ir::HierarchyScopeStmt>(&s)) {
+      // A chip's orchestration inside a host's: one process runs it in place, its names
+      // visible after it as the scope's are in the text.
+      stmt(*h->body);
     } else {
       fail(s.span, "cannot lower a statement of kind " + std::string(ir::kind_name(s.kind())) +
                        " to orchestration code (outline scopes first)");

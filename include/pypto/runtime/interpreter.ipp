@@ -976,7 +976,8 @@ class Interpreter {
       case OpId::pld_tile_get:
       case OpId::pld_system_notify: return 0;
       case OpId::pld_tensor_allgather:
-      case OpId::pld_tensor_all_to_all: return 1;
+      case OpId::pld_tensor_all_to_all:
+      case OpId::pld_tensor_all_to_all_v: return 1;
       default: return std::nullopt;
     }
   }
@@ -1160,7 +1161,8 @@ class Interpreter {
       case OpId::pld_tensor_reduce_scatter:
       case OpId::pld_tensor_broadcast:
       case OpId::pld_tensor_allgather:
-      case OpId::pld_tensor_all_to_all: return distributed(c, args);
+      case OpId::pld_tensor_all_to_all:
+      case OpId::pld_tensor_all_to_all_v: return distributed(c, args);
       case OpId::tile_aiv_shard:
       case OpId::tensor_aiv_shard: return aiv_shard(c, args);
       case OpId::tile_aic_gather:
@@ -1448,6 +1450,26 @@ class Interpreter {
             target.f32[k] = in.f32[k];
           else
             target.ints[k] = in.ints[k];
+        return args[1];
+      }
+      case OpId::pld_tensor_all_to_all_v: {  // input, target, signal, send_counts, recv_counts
+        // Rank 0's capacity block (the target's rows: MAX_RECV = rows / 1 rank) lands whole;
+        // the count it sends, clamped to the block, is what rank 0 receives.
+        const Buffer& in = shaped(args.at(0), "the input");
+        Buffer& target = *args.at(1).buffer;
+        const Buffer& send = shaped(args.at(3), "send_counts");
+        Buffer& recv = *args.at(4).buffer;
+        if (in.dtype != target.dtype) unsupported(c, "input and target dtypes differ");
+        if (target.shape.empty() || in.size() < target.size() || send.size() == 0 ||
+            recv.size() == 0)
+          unsupported(c, "needs an input of at least the target's rows and counts to send");
+        for (std::size_t k = 0; k < target.size(); ++k)
+          if (is_float_dtype(in.dtype))
+            target.f32[k] = in.f32[k];
+          else
+            target.ints[k] = in.ints[k];
+        recv.ints[0] = std::min(send.ints[0], target.shape[0]);
+        if (recv.origin) write_back_view(recv);
         return args[1];
       }
       default: unsupported(c, "is not executable by the reference interpreter");
