@@ -5,7 +5,7 @@
 // The stages, each announced by a progress line on stderr:
 //   codegen   codegen<Target>(lowered): kernels, registrations, orchestration, kernel_config.py
 //   compile   (cpu) every code unit compiled once through the compile cache
-//   run       (cpu) the entry function on seeded inputs, kernels running compiled
+//   run       (cpu) each entry function on seeded inputs, kernels running compiled
 //   check     (cpu) the same inputs through the reference interpreter on the input program
 //             (scopes inline, nothing outlined): every result and every argument buffer must be
 //             bit-identical
@@ -85,10 +85,11 @@ inline std::optional<std::string> kernel_include_dir() {
   return std::nullopt;
 }
 
-/// The function a run starts at: `main`, else the only Orchestration or Opaque function, else
-/// the only one of those no function calls (a host orchestration over the others).
-inline std::string entry_function(const pypto::ir::Program& p) {
-  if (p.find("main")) return "main";
+/// The functions a run starts at: `main`, else the only Orchestration or Opaque function, else
+/// those of them no function calls (a host orchestration over the others, or independent
+/// entries, each run in turn).
+inline std::vector<std::string> entry_functions(const pypto::ir::Program& p) {
+  if (p.find("main")) return {"main"};
   std::vector<std::string> candidates;
   std::set<std::string> called;
   for (const auto& [name, fn] : p.functions) {
@@ -102,15 +103,15 @@ inline std::string entry_function(const pypto::ir::Program& p) {
       if (const auto* g = pypto::ir::as<pypto::ir::GlobalVar>(callee)) called.insert(g->name);
     });
   }
+  if (candidates.size() == 1) return candidates;
   std::vector<std::string> roots;
   for (const std::string& c : candidates)
     if (!called.count(c)) roots.push_back(c);
-  if (candidates.size() == 1) return candidates.front();
-  if (roots.size() != 1)
+  if (roots.empty())
     throw TargetFailure{"--run: cannot tell the entry function (no 'main', " +
-                        std::to_string(candidates.size()) + " Orchestration/Opaque functions, " +
-                        std::to_string(roots.size()) + " of them called by none)"};
-  return roots.front();
+                        std::to_string(candidates.size()) +
+                        " Orchestration/Opaque functions, each called by another)"};
+  return roots;
 }
 
 /// `entry` when it is an Orchestration function, else the first one it calls (in body order),
@@ -188,44 +189,12 @@ inline void write_outputs(const pypto::codegen::OrchestrationResult& r, const st
   }
 }
 
-/// Runs the target stages on `lowered` (the pipeline's result) with `input` as the reference.
-/// Returns the process exit code; progress goes to `progress`, results to `out`.
-inline int run_target(const pypto::ir::Program& input, const pypto::ir::Program& lowered,
-                      const TargetOptions& o, std::ostream& out, std::ostream& progress) {
+/// Runs `entry` compiled and interpreted on the same seeded inputs; a TargetFailure unless
+/// every result and argument is bit-identical.
+inline void check_entry(const pypto::ir::Program& input, const pypto::runtime::CpuProgram& program,
+                        const std::string& entry, const TargetOptions& o, std::ostream& out,
+                        std::ostream& progress) {
   using namespace pypto;
-  const bool cpu = o.target == "cpu";
-  const std::string entry = entry_function(lowered);
-  progress << "pypto-opt: codegen: target " << o.target << "\n";
-  codegen::KernelCodeMap codes;
-  // kernel_config.py points at the run's entry when there are several orchestrations.
-  std::size_t orchestrations = 0;
-  for (const auto& f : lowered.functions)
-    orchestrations += f.function->func_type == ir::FunctionType::Orchestration;
-  // A host orchestrator over several of them names the first it calls.
-  std::string config_entry;
-  if (orchestrations > 1) config_entry = orchestration_of(lowered, entry);
-  const codegen::OrchestrationResult result =
-      cpu ? codegen::codegen<codegen::CpuTarget>(lowered, config_entry, &codes)
-          : codegen::codegen<codegen::NpuTarget>(lowered, config_entry, &codes);
-  progress << "pypto-opt: codegen: " << result.kernel_sources.size() << " code units, "
-           << result.kernel_registrations.size() << " registrations\n";
-  print_registrations(result, out);
-  if (o.out_dir) {
-    write_outputs(result, *o.out_dir);
-    progress << "pypto-opt: write: " << *o.out_dir << " ("
-             << result.orchestration_sources.size() + result.kernel_sources.size() + 1
-             << " files)\n";
-  }
-  if (!o.run) return 0;
-
-  const std::string cache_dir = cache_directory(o);
-  progress << "pypto-opt: compile: cache " << cache_dir << "\n";
-  runtime::CompileCache cache(cache_dir,
-                              runtime::find_compiler(std::nullopt, kernel_include_dir()));
-  const runtime::CpuProgram program = runtime::CpuProgram::compile(cache, lowered, result, codes);
-  out << "# kernels compiled: " << cache.stats().compilations << " (cache hits "
-      << cache.stats().hits << ") for " << result.kernel_registrations.size() << " registrations\n";
-
   const ir::FunctionRef fn = input.find(entry);
   if (!fn) throw TargetFailure{"--run: the input program has no function '" + entry + "'"};
   const std::vector<runtime::Value> inputs =
@@ -257,6 +226,49 @@ inline int run_target(const pypto::ir::Program& input, const pypto::ir::Program&
   out << "# check: " << entry << " compiled matches the un-outlined reference bit for bit ("
       << compiled.size() << " results, " << compiled_args.size() << " arguments, " << values
       << " values)\n";
+}
+
+/// Runs the target stages on `lowered` (the pipeline's result) with `input` as the reference.
+/// Returns the process exit code; progress goes to `progress`, results to `out`.
+inline int run_target(const pypto::ir::Program& input, const pypto::ir::Program& lowered,
+                      const TargetOptions& o, std::ostream& out, std::ostream& progress) {
+  using namespace pypto;
+  const bool cpu = o.target == "cpu";
+  const std::vector<std::string> entries = entry_functions(lowered);
+  const std::string& entry = entries.front();
+  progress << "pypto-opt: codegen: target " << o.target << "\n";
+  codegen::KernelCodeMap codes;
+  // kernel_config.py points at the run's entry when there are several orchestrations.
+  std::size_t orchestrations = 0;
+  for (const auto& f : lowered.functions)
+    orchestrations += f.function->func_type == ir::FunctionType::Orchestration;
+  // A host orchestrator over several of them names the first it calls.
+  std::string config_entry;
+  if (orchestrations > 1) config_entry = orchestration_of(lowered, entry);
+  const codegen::OrchestrationResult result =
+      cpu ? codegen::codegen<codegen::CpuTarget>(lowered, config_entry, &codes)
+          : codegen::codegen<codegen::NpuTarget>(lowered, config_entry, &codes);
+  progress << "pypto-opt: codegen: " << result.kernel_sources.size() << " code units, "
+           << result.kernel_registrations.size() << " registrations\n";
+  print_registrations(result, out);
+  if (o.out_dir) {
+    write_outputs(result, *o.out_dir);
+    progress << "pypto-opt: write: " << *o.out_dir << " ("
+             << result.orchestration_sources.size() + result.kernel_sources.size() + 1
+             << " files)\n";
+  }
+  if (!o.run) return 0;
+
+  const std::string cache_dir = cache_directory(o);
+  progress << "pypto-opt: compile: cache " << cache_dir << "\n";
+  runtime::CompileCache cache(cache_dir,
+                              runtime::find_compiler(std::nullopt, kernel_include_dir()));
+  const runtime::CpuProgram program = runtime::CpuProgram::compile(cache, lowered, result, codes);
+  out << "# kernels compiled: " << cache.stats().compilations << " (cache hits "
+      << cache.stats().hits << ") for " << result.kernel_registrations.size() << " registrations\n";
+
+  for (const std::string& run_entry : entries)
+    check_entry(input, program, run_entry, o, out, progress);
   return 0;
 }
 
