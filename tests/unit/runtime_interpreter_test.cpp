@@ -978,3 +978,33 @@ TEST_CASE("interpret: outputs compare by bits, zeros by sign, and every NaN equa
   CHECK_FALSE(rt::bit_identical(rt::Value::scalar_float(-0.0f), rt::Value::scalar_float(0.0f)));
   CHECK_FALSE(rt::bit_identical(tile({1.0f}), tile({std::nextafter(1.0f, 2.0f)})));
 }
+
+TEST_CASE("interpret: a slice passed to a call is a view, a copy of it is not") {
+  // The kernel doubles its Out argument's rows in place; out[1] is a view, so out's row 1
+  // changes; a deep copy of a view owns its storage and views nothing.
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Views:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[1, 4], pl.FP32], y: pl.Out[pl.Tensor[[1, 4], pl.FP32]]) -> pl.Tensor[[1, 4], pl.FP32]:
+        t = pl.load(x, [0, 0], [1, 4])
+        return pl.store(pl.add(t, t), [0, 0], y)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[1, 4], pl.FP32], out: pl.Out[pl.Tensor[[2, 1, 4], pl.FP32]]) -> pl.Tensor[[2, 1, 4], pl.FP32]:
+        row = out[1]
+        self.k(x, row)
+        return out
+)");
+  using pypto::core::DataType;
+  Value x = Value::tensor_f32({1, 4}, {1.0f, -2.0f, 0.5f, 3.0f});
+  const Outcome o = run_on(*p, "main", {x, Value::zeros(DataType::FP32, {2, 1, 4})});
+  CHECK(o.args[1].buffer->f32 ==
+        std::vector<float>{0.0f, 0.0f, 0.0f, 0.0f, 2.0f, -4.0f, 1.0f, 6.0f});
+  auto parent = Value::zeros(DataType::FP32, {2});
+  Value view = Value::zeros(DataType::FP32, {1});
+  view.buffer->origin =
+      std::make_shared<const rt::ViewOrigin>(rt::ViewOrigin{parent.buffer, {1}, {1}, false});
+  CHECK(view.deep_copy().buffer->origin == nullptr);
+}

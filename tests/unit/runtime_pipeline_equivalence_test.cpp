@@ -226,6 +226,8 @@ const std::vector<Case>& cases() {
       {"half_precision.pl", "main"},
       {"outline_if_store_phi.pl", "main", {1, 3}},
       {"nan_signs.pl", "main"},
+      {"two_entries.pl", "doubled"},
+      {"world_handshake.pl", "main", {3}, {{"NR", 1}}},
   };
   return all;
 }

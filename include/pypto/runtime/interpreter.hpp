@@ -170,7 +170,10 @@ struct Value {
   /// A copy that shares no storage with this value.
   Value deep_copy() const {
     Value x = *this;
-    if (buffer) x.buffer = std::make_shared<Buffer>(*buffer);
+    if (buffer) {
+      x.buffer = std::make_shared<Buffer>(*buffer);
+      x.buffer->origin = nullptr;  // a view's copy views nothing
+    }
     for (auto& e : x.elements) e = e.deep_copy();
     return x;
   }

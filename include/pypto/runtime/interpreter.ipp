@@ -2422,9 +2422,13 @@ class Interpreter {
   }
 
   /// A tile in another memory (tile.move): the same elements, in a buffer of its own.
+  /// A value with storage of its own: a copy of a view views nothing.
   static Value copy(const Value& x) {
     Value out = x;
-    if (x.buffer) out.buffer = std::make_shared<Buffer>(*x.buffer);
+    if (x.buffer) {
+      out.buffer = std::make_shared<Buffer>(*x.buffer);
+      out.buffer->origin = nullptr;
+    }
     return out;
   }
 
