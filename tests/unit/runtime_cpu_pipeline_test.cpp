@@ -1416,6 +1416,17 @@ TEST_CASE("cpu pipeline: an unmet signal wait and a second rank are errors in a 
     CHECK(e.find("no other rank runs in a world of one rank, so it never would (a deadlock)") !=
           std::string::npos);
   }
+  // A float signal parses, as upstream's parser takes it; running refuses it in both.
+  const std::string int_sig = "sig: pl.InOut[pld.DistributedTensor[[1, 1], pl.INT32]]",
+                    float_sig = "sig: pl.InOut[pld.DistributedTensor[[1, 1], pl.FP32]]";
+  const auto float_signal =
+      run_errors(replaced(replaced(replaced(kHandshake, int_sig, float_sig), int_sig, float_sig),
+                          "sig = pld.window(sbuf, [1, 1], dtype=pl.INT32)",
+                          "sig = pld.window(sbuf, [1, 1], dtype=pl.FP32)"));
+  for (const std::string& e : {float_signal.first, float_signal.second}) {
+    CAPTURE(e);
+    CHECK(e.find("needs an integer signal (INT32)") != std::string::npos);
+  }
   const auto device = run_errors(replaced(kHandshake, "device=r", "device=r + 1"));
   CHECK(device.second.find("call of 'chip' on device 1, outside the world of one rank") !=
         std::string::npos);

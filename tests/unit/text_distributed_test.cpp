@@ -123,13 +123,6 @@ TEST_CASE("distributed: a local tensor where a window view is due is a ParseErro
                        doctest::Contains("pld.system.notify: argument 0 must be a "
                                          "pld.DistributedTensor (a window view)"),
                        text::ParseError);
-  // A signal is INT32: a float one is refused where it is used, not read as integers later.
-  std::string float_signal = kRing;
-  float_signal.replace(float_signal.find(sig), sig.size(),
-                       "signal: pl.InOut[pld.DistributedTensor[[NR, 1], pl.FP32]]");
-  CHECK_THROWS_WITH_AS(text::parse_program(float_signal),
-                       doctest::Contains("pld.system.notify: argument 0 must be an INT32 signal"),
-                       text::ParseError);
   // An annotation must say which kind of tensor the value is.
   std::string annotated = kRing;
   const std::string win = "data = pld.window(";

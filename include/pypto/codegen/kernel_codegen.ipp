@@ -581,6 +581,7 @@ class Lowering : protected RegionLowering<T> {
     }
     const bool notify = id == ir::OpId::pld_system_notify;
     const Value& sig = tensor_of(c, c.args.at(0));
+    if (core::is_float(sig.tensor.dtype)) fail_at(c, "needs an integer signal (INT32)");
     const std::string at = flat_index(c, sig, c.args.at(notify ? 2 : 1));
     const std::string cell = sig.tensor.data + "[" + at + "]";
     const std::string v = "static_cast<std::int64_t>(" + scalar(*c.args.at(notify ? 3 : 2)) + ")";

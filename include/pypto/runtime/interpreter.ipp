@@ -1404,6 +1404,7 @@ class Interpreter {
       case OpId::pld_system_notify: {  // signal, peer, offsets, value
         peer_rank(c, args.at(1), "peer");
         Buffer& sig = *args[0].buffer;
+        if (is_float_dtype(sig.dtype)) unsupported(c, "needs an integer signal (INT32)");
         const std::size_t at = flat_index(c, sig, as_ints(args.at(2), "offsets"));
         const std::int64_t v = as_int(args.at(3), "the value");
         const auto op = c.kwargs.get<ir::NotifyOp>("op");
@@ -1414,6 +1415,7 @@ class Interpreter {
       case OpId::pld_system_wait:
       case OpId::pld_system_defer_wait: {  // signal, offsets, expected
         const Buffer& sig = shaped(args.at(0), "the signal");
+        if (is_float_dtype(sig.dtype)) unsupported(c, "needs an integer signal (INT32)");
         const std::size_t at = flat_index(c, sig, as_ints(args.at(1), "offsets"));
         const std::int64_t expected = as_int(args.at(2), "the expected value");
         const auto cmp = c.kwargs.get<ir::WaitCmp>("cmp");

@@ -60,11 +60,12 @@ inline TypeRef window_view(std::string_view op, const Args& args, const Attrs& k
                           std::nullopt, nullptr, true);
 }
 
-/// pld.system.notify / wait / defer_wait(signal, [peer,] offsets, value): a signal operation on
-/// an INT32 signal.
+/// pld.system.notify / wait / defer_wait(signal, [peer,] offsets, value): a signal operation.
+/// The signal is INT32 by contract; upstream's parser takes any dtype, and so does this rule
+/// (running refuses a float one).
 template <std::size_t Offsets>
 TypeRef signal_op(std::string_view op, const Args& args, const Attrs&) {
-  const auto& t = signal_arg(op, args, 0);
+  const auto& t = distributed_arg(op, args, 0);
   offsets_arg(op, args, Offsets, t);
   for (std::size_t i = 1; i < args.size(); ++i)
     if (i != Offsets) arg_as<ScalarType>(op, args, i);
