@@ -111,19 +111,22 @@ Outcome check_program(std::string_view file, std::string_view pipeline = kPipeli
 
 }  // namespace
 
-/// The RuntimeError running `text` (a whole program) compiled on the CPU target gives, with the
-/// interpreter's error on the same inputs after it (empty strings: none).
+/// The error running `text` (a whole program) compiled on the CPU target gives (a RuntimeError, or
+/// the CodegenError of a program the target refuses), with the interpreter's error on the same
+/// inputs after it (empty strings: none).
 std::pair<std::string, std::string> run_errors(const std::string& text) {
   const ir::ProgramRef input = pypto::text::parse_program(text);
   const ir::ProgramRef lowered = lower(*input, kPipeline);
-  cg::KernelCodeMap codes;
-  const cg::OrchestrationResult code = cg::codegen<cg::CpuTarget>(*lowered, {}, &codes);
-  const rt::CpuProgram compiled = rt::CpuProgram::compile(cache(), *lowered, code, codes);
   std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1), again = copies(args);
   std::pair<std::string, std::string> out;
   try {
+    cg::KernelCodeMap codes;
+    const cg::OrchestrationResult code = cg::codegen<cg::CpuTarget>(*lowered, {}, &codes);
+    const rt::CpuProgram compiled = rt::CpuProgram::compile(cache(), *lowered, code, codes);
     (void)compiled.run("main", args);
   } catch (const rt::RuntimeError& e) {
+    out.first = e.what();
+  } catch (const cg::CodegenError& e) {  // what the target refuses to compile
     out.first = e.what();
   }
   try {
