@@ -113,11 +113,13 @@ Outcome check_program(std::string_view file, std::string_view pipeline = kPipeli
 
 /// The error running `text` (a whole program) compiled on the CPU target gives (a RuntimeError, or
 /// the CodegenError of a program the target refuses), with the interpreter's error on the same
-/// inputs after it (empty strings: none).
-std::pair<std::string, std::string> run_errors(const std::string& text) {
+/// inputs after it (empty strings: none). `dims` fixes shape symbols' extents.
+std::pair<std::string, std::string> run_errors(const std::string& text,
+                                               const rt::SymbolExtents& dims = {}) {
   const ir::ProgramRef input = pypto::text::parse_program(text);
   const ir::ProgramRef lowered = lower(*input, kPipeline);
-  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1), again = copies(args);
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1, -8, dims),
+                         again = copies(args);
   std::pair<std::string, std::string> out;
   try {
     cg::KernelCodeMap codes;
@@ -1366,44 +1368,19 @@ class Bits:
   CHECK(compiled[2].buffer->ints == std::vector<std::int64_t>{0, 0x3F80, 0, -0x8000});
 }
 
-constexpr std::string_view kHandshake = R"(import pypto.language as pl
-import pypto.language.distributed as pld
-
-@pl.program
-class Handshake:
-    @pl.function(type=pl.FunctionType.InCore)
-    def step(self, x: pl.Tensor[[1, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]], data: pl.InOut[pld.DistributedTensor[[1, 8], pl.FP32]], sig: pl.InOut[pld.DistributedTensor[[1, 1], pl.INT32]]) -> pl.Tensor[[1, 8], pl.FP32]:
-        ctx = pld.get_comm_ctx(data)
-        me = pld.rank(ctx)
-        peer = (me + 1) % pld.nranks(ctx)
-        t = pl.load(x, [0, 0], [1, 8])
-        pld.tile.remote_store(t, data, peer, [0, 0])
-        pld.system.notify(sig, peer=peer, offsets=[0, 0], value=3, op=pld.NotifyOp.AtomicAdd)
-        pld.system.wait(sig, offsets=[0, 0], expected=3, cmp=pld.WaitCmp.Ge)
-        r = pld.tile.remote_load(data, me, [0, 0], [1, 8])
-        return pl.store(pl.add(r, r), [0, 0], out)
-
-    @pl.function(type=pl.FunctionType.Orchestration)
-    def chip(self, x: pl.Tensor[[1, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]], data: pl.InOut[pld.DistributedTensor[[1, 8], pl.FP32]], sig: pl.InOut[pld.DistributedTensor[[1, 1], pl.INT32]]) -> pl.Tensor[[1, 8], pl.FP32]:
-        return self.step(x, out, data, sig)
-
-    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
-    def main(self, xs: pl.Tensor[[1, 1, 8], pl.FP32], outs: pl.Out[pl.Tensor[[1, 1, 8], pl.FP32]]) -> pl.Tensor[[1, 1, 8], pl.FP32]:
-        buf = pld.alloc_window_buffer(32)
-        sbuf = pld.alloc_window_buffer(4)
-        for r in pl.range(pld.world_size()):
-            data = pld.window(buf, [1, 8], dtype=pl.FP32)
-            sig = pld.window(sbuf, [1, 1], dtype=pl.INT32)
-            self.chip(xs[r], outs[r], data, sig, device=r)
-        return outs
-)";
+/// tests/programs' handshake through windows, in a world of one rank (NR = 1).
+const std::string& handshake() {
+  static const std::string text = read_program("world_handshake.pl");
+  return text;
+}
+const rt::SymbolExtents kOneRank = {{"NR", 1}};
 
 TEST_CASE("cpu pipeline: a distributed program runs in a world of one rank") {
   // Rank 0 stores x into its peer's window, (0 + 1) % 1 = itself, notifies it (0 + 3), waits
   // for 3 and reads its window back: outs[0] = 2 x. outs[r] is a view, so the chip's store
   // reaches outs.
-  const ir::ProgramRef input = pypto::text::parse_program(kHandshake);
-  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  const ir::ProgramRef input = pypto::text::parse_program(handshake());
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1, -8, kOneRank);
   const std::vector<float> x = {1.5f, -2.0f, 0.25f, 3.0f, -0.0f, 7.0f, -1.0f, 0.5f};
   args[0].buffer->f32 = x;
   const std::vector<rt::Value> compiled = run_identical(*input, args);
@@ -1413,7 +1390,7 @@ TEST_CASE("cpu pipeline: a distributed program runs in a world of one rank") {
 }
 
 TEST_CASE("cpu pipeline: an unmet signal wait and a second rank are errors in a world of one") {
-  const auto wait = run_errors(replaced(kHandshake, "expected=3", "expected=4"));
+  const auto wait = run_errors(replaced(handshake(), "expected=3", "expected=4"), kOneRank);
   for (const std::string& e : {wait.first, wait.second}) {
     CAPTURE(e);
     CHECK(e.find("no other rank runs in a world of one rank, so it never would (a deadlock)") !=
@@ -1423,23 +1400,46 @@ TEST_CASE("cpu pipeline: an unmet signal wait and a second rank are errors in a 
   const std::string int_sig = "sig: pl.InOut[pld.DistributedTensor[[1, 1], pl.INT32]]",
                     float_sig = "sig: pl.InOut[pld.DistributedTensor[[1, 1], pl.FP32]]";
   const auto float_signal =
-      run_errors(replaced(replaced(replaced(kHandshake, int_sig, float_sig), int_sig, float_sig),
+      run_errors(replaced(replaced(replaced(handshake(), int_sig, float_sig), int_sig, float_sig),
                           "sig = pld.window(sbuf, [1, 1], dtype=pl.INT32)",
-                          "sig = pld.window(sbuf, [1, 1], dtype=pl.FP32)"));
+                          "sig = pld.window(sbuf, [1, 1], dtype=pl.FP32)"),
+                 kOneRank);
   for (const std::string& e : {float_signal.first, float_signal.second}) {
     CAPTURE(e);
     CHECK(e.find("needs an integer signal (INT32)") != std::string::npos);
   }
-  const auto device = run_errors(replaced(kHandshake, "device=r", "device=r + 1"));
+  const auto device = run_errors(replaced(handshake(), "device=r", "device=r + 1"), kOneRank);
   CHECK(device.second.find("call of 'chip' on device 1, outside the world of one rank") !=
         std::string::npos);
-  const auto peer = run_errors(replaced(kHandshake, "pld.tile.remote_store(t, data, peer,",
-                                        "pld.tile.remote_store(t, data, peer + 1,"));
+  const auto peer = run_errors(replaced(handshake(), "pld.tile.remote_store(t, data, peer,",
+                                        "pld.tile.remote_store(t, data, peer + 1,"),
+                               kOneRank);
   for (const std::string& e : {peer.first, peer.second}) {
     CAPTURE(e);
     CHECK(e.find("names rank 1") != std::string::npos);
     CHECK(e.find("outside the world of one rank") != std::string::npos);
   }
+}
+
+TEST_CASE("interpret: a window or buffer no host can hold is an error naming the op") {
+  // A negative extent, and extents whose product wraps a 64-bit size to a small one.
+  const auto negative = run_errors(
+      replaced(handshake(), "pld.window(buf, [1, 8]", "pld.window(buf, [4 - 6, 8]"), kOneRank);
+  CHECK(negative.second.find("op 'pld.tensor.window' cannot make a buffer of shape [-2, 8] (a "
+                             "negative extent)") != std::string::npos);
+  const auto wrapping = run_errors(
+      replaced(handshake(), "pld.window(buf, [1, 8]", "pld.window(buf, [4611686018427387904, 8]"),
+      kOneRank);
+  CHECK(wrapping.second.find("cannot make a buffer of shape [4611686018427387904, 8] (over 2^30 "
+                             "elements") != std::string::npos);
+  const auto huge = run_errors(
+      replaced(handshake(), "alloc_window_buffer(32)", "alloc_window_buffer(99999999999)"),
+      kOneRank);
+  CHECK(huge.second.find("op 'pld.tensor.alloc_window_buffer' cannot make a buffer of shape "
+                         "[99999999999]") != std::string::npos);
+  const auto below = run_errors(
+      replaced(handshake(), "alloc_window_buffer(32)", "alloc_window_buffer(0 - 5)"), kOneRank);
+  CHECK(below.second.find("alloc_window_buffer' size -5 is negative") != std::string::npos);
 }
 
 TEST_CASE("seeded inputs: a named shape symbol takes the given extent, arithmetic of dims too") {

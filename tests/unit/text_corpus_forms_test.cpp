@@ -91,6 +91,25 @@ class TileSlices:
   expect_error(tile, 8, 13, "tile.slice: argument 2 must match the shape's rank");
 }
 
+TEST_CASE("corpus forms: a reshape of constants keeps the element count, as upstream checks") {
+  const std::string reshape = R"(import pypto.language as pl
+
+@pl.program
+class Reshapes:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, a: pl.Tensor[[4, 16], pl.FP32], o: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        t = pl.load(a, [0, 0], [4, 16])
+        r = pl.tile.reshape(t, [1, 64])
+        u = pl.tensor.reshape(a, [64])
+        return pl.store(r, [0, 0], o)
+)";
+  text::check_round_trip(*text::parse_program(reshape));
+  expect_error(replaced(reshape, "[1, 64])", "[2, 64])"), 8, 13,
+               "tile.reshape: argument 1 must hold as many elements as argument 0 (128 for 64)");
+  expect_error(replaced(reshape, "(a, [64])", "(a, [8, 4])"), 9, 13,
+               "tensor.reshape: argument 1 must hold as many elements as argument 0 (32 for 64)");
+}
+
 constexpr const char* kWindowNote = R"(import pypto.language as pl
 import pypto.language.distributed as pld
 

@@ -61,6 +61,13 @@ inline float rounded(core::DataType t, float v) {
   return t == core::DataType::FP32 ? v : round_to_dtype(t, v);
 }
 
+/// `[2, 3]`: a shape as errors print it.
+inline std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string out = "[";
+  for (std::size_t k = 0; k < shape.size(); ++k) out += (k ? ", " : "") + std::to_string(shape[k]);
+  return out + "]";
+}
+
 struct Buffer;
 
 /// Where a view's elements live: an orchestration-level tensor.slice or reshape views the box
@@ -123,8 +130,20 @@ struct Value {
     return x;
   }
   static Value scalar_bool(bool v) { return scalar_int(v ? 1 : 0, core::DataType::BOOL); }
-  /// A zero-filled tensor (or tile) of `shape`.
+  /// The most elements one host buffer holds (an int element takes 8 bytes): a larger shape is a
+  /// ValueError instead of an allocation that fails or a size that wraps.
+  static constexpr std::int64_t kMaxElements = std::int64_t{1} << 30;
+  /// A zero-filled tensor (or tile) of `shape`; a negative extent or more than kMaxElements
+  /// elements is a ValueError.
   static Value zeros(core::DataType t, std::vector<std::int64_t> shape, bool tile = false) {
+    std::int64_t n = 1;
+    for (std::int64_t d : shape) {
+      if (d < 0 || (d > 0 && n > kMaxElements / d))
+        throw core::ValueError("cannot make a buffer of shape " + shape_text(shape) +
+                               (d < 0 ? " (a negative extent)"
+                                      : " (over 2^30 elements, the most a host buffer holds)"));
+      n *= d;
+    }
     auto b = std::make_shared<Buffer>();
     b->dtype = t;
     b->shape = std::move(shape);

@@ -952,7 +952,12 @@ class Interpreter {
     }
     std::vector<Value> args;
     for (const auto& a : c.args) args.push_back(eval(*a));
-    Value result = builtin(c, args);
+    Value result;
+    try {
+      result = builtin(c, args);
+    } catch (const core::ValueError& e) {  // a value the op cannot hold (a shape too large)
+      unsupported(c, e.what());
+    }
     // A write into a view writes the storage it views.
     if (std::optional<std::size_t> k = written_operand(c.op->id);
         k && *k < args.size() && args[*k].buffer && args[*k].buffer->origin)
@@ -1042,7 +1047,9 @@ class Interpreter {
         std::size_t n = 1;
         for (std::int64_t d : out.buffer->shape) {
           if (d < 0) unsupported(c, "negative dimension");
-          n *= static_cast<std::size_t>(d);
+          // The product stops past `size` so it cannot wrap around to it.
+          n = d != 0 && n > size / static_cast<std::size_t>(d) ? size + 1
+                                                               : n * static_cast<std::size_t>(d);
         }
         if (n != size) unsupported(c, "needs a shape of as many elements as its input's");
         if (id == OpId::tensor_reshape)  // the same elements, viewed with another shape
@@ -1350,8 +1357,7 @@ class Interpreter {
       case OpId::pld_system_nranks: return Value::scalar_int(1, DataType::INT32);
       case OpId::pld_tensor_alloc_window_buffer: {  // zero-initialised bytes
         const std::int64_t size = as_int(args.at(0), "the window size");
-        if (size < 0 || size > (std::int64_t{1} << 32))
-          unsupported(c, "size " + std::to_string(size) + " is outside [0, 2^32] bytes");
+        if (size < 0) unsupported(c, "size " + std::to_string(size) + " is negative");
         return Value::zeros(DataType::UINT8, {size});
       }
       case OpId::pld_tensor_window: {
@@ -1661,13 +1667,8 @@ class Interpreter {
     bool ok = x.size() == y.size();
     for (std::size_t k = 0; ok && k < x.size(); ++k) ok = y[k] == x[k] || y[k] == 1;
     if (!ok) {
-      auto text = [](const std::vector<std::int64_t>& s) {
-        std::string out = "[";
-        for (std::size_t k = 0; k < s.size(); ++k) out += (k ? ", " : "") + std::to_string(s[k]);
-        return out + "]";
-      };
-      unsupported(c, "cannot broadcast a second operand of shape " + text(y) +
-                         " to the first operand's shape " + text(x) +
+      unsupported(c, "cannot broadcast a second operand of shape " + shape_text(y) +
+                         " to the first operand's shape " + shape_text(x) +
                          " (each dimension must be equal or 1)");
     }
     std::size_t n = 1;
@@ -2563,7 +2564,8 @@ class Interpreter {
       type = assigned_->var->type.get();
     const Value typed = allocate(*type, "the popped tile");
     if (typed.buffer->shape != out.buffer->shape || typed.dtype != out.dtype)
-      unsupported(c, "pops a " + shape_text(typed) + " tile where a " + shape_text(out) +
+      unsupported(c, "pops a " + typed_shape_text(typed) + " tile where a " +
+                         typed_shape_text(out) +
                          " one was pushed (one full-width AIV lane runs here: a per-lane half "
                          "is not popped)");
     out.kind = ValueKind::Tile;
@@ -2579,11 +2581,8 @@ class Interpreter {
     return out;
   }
 
-  static std::string shape_text(const Value& v) {
-    std::string s = std::string(core::dtype_name(v.dtype)) + " [";
-    for (std::size_t k = 0; k < v.buffer->shape.size(); ++k)
-      s += (k ? ", " : "") + std::to_string(v.buffer->shape[k]);
-    return s + "]";
+  static std::string typed_shape_text(const Value& v) {
+    return std::string(core::dtype_name(v.dtype)) + " " + runtime::shape_text(v.buffer->shape);
   }
 
   /// The split axis of a cross-core split code (1 / 3 up-down: rows; 2 / 4 left-right:

@@ -234,7 +234,7 @@ inline TypeRef tensor_paged_gather(std::string_view op, const Args& args, const 
          .type_rule = like_first});
   r.add({.name = "tensor.reshape",
          .args = {{"tensor"}, {"shape"}, {"valid_shape", R::Read, true}},
-         .type_rule = reshaped<1>});
+         .type_rule = reshape});
   r.add({.name = "tensor.view",
          .args = {{"tensor"}, {"shape", R::Read, true}, {"valid_shape", R::Read, true}},
          .kwargs = {enum_kwarg<TensorLayout>("layout")},

@@ -382,7 +382,7 @@ inline TypeRef tile_merge_lists(std::string_view op, const Args& args, const Att
          .kwargs = {pad_value},
          .type_rule = sliced,
          .params = {"tile", "shape", "offset", "valid_shape", "drop_dims", "pad_value"}});
-  r.add({.name = "tile.reshape", .args = {{"tile"}, {"shape"}}, .type_rule = reshaped<1>});
+  r.add({.name = "tile.reshape", .args = {{"tile"}, {"shape"}}, .type_rule = reshape});
   r.add({.name = "tile.reinterpret_view",
          .args = {{"data"}, {"shape", R::Read, true}},
          .kwargs = {{"dtype", K::DataType}},

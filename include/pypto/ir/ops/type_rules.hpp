@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -230,6 +231,31 @@ TypeRef reshaped(std::string_view op, const Args& args, const Attrs& kw) {
     return TileType::make(in.dtype, std::move(shape), space);
   }
   return TensorType::make(in.dtype, std::move(shape));
+}
+
+/// The element count of a shape of constants; nullopt when a dim is not a positive constant or
+/// the count passes INT64's range.
+inline std::optional<std::int64_t> static_elements(const std::vector<ExprRef>& shape) {
+  std::int64_t n = 1;
+  for (const ExprRef& d : shape) {
+    const auto* c = as<ConstInt>(d.get());
+    if (!c || c->value <= 0 || n > std::numeric_limits<std::int64_t>::max() / c->value)
+      return std::nullopt;
+    n *= c->value;
+  }
+  return n;
+}
+
+/// reshape(x, shape) -> x with the shape of argument 1; where both shapes are constants they
+/// hold as many elements.
+inline TypeRef reshape(std::string_view op, const Args& args, const Attrs& kw) {
+  const std::optional<std::int64_t> from = static_elements(shaped_arg(op, args, 0).shape),
+                                    to = static_elements(shape_arg(op, args, 1));
+  if (from && to && *from != *to)
+    fail(op, 1,
+         "must hold as many elements as argument 0 (" + std::to_string(*to) + " for " +
+             std::to_string(*from) + ")");
+  return reshaped<1>(op, args, kw);
 }
 
 /// slice(x, shape, offset[, valid_shape[, drop_dims]]) -> x's window of `shape` at `offset`,
