@@ -508,6 +508,26 @@ TEST_CASE("interpret: runaway recursion is a RuntimeError, not a stack overflow"
                        doctest::Contains("call depth"), rt::RuntimeError);
 }
 
+TEST_CASE("interpret: a host sub-worker's Python body is an error naming it, not IR to run") {
+  const auto p = parse(R"(
+import pypto.language as pl
+@pl.program
+class Host:
+    @pl.function(level=pl.Level.HOST, role=pl.Role.SubWorker)
+    def total(f: pl.Tensor[[4], pl.FP32]):
+        print("sum", f.sum())
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def main(self, x: pl.Tensor[[4], pl.FP32]) -> pl.Tensor[[4], pl.FP32]:
+        self.total(x)
+        return x
+)");
+  CHECK_THROWS_WITH_AS(rt::run(*p, "main", seeded_args(*p->find("main"), 1, 0)),
+                       doctest::Contains("cannot run host-language (Python) source such as a "
+                                         "sub-worker's body: it is text, not IR at 7:9"),
+                       rt::RuntimeError);
+}
+
 TEST_CASE("interpret: an atomic add store accumulates in program order") {
   const auto p = parse(R"(
 import pypto.language as pl

@@ -400,7 +400,11 @@ class Interpreter {
         bind_task_id(sc);
         return exec(*sc.body);
       }
-      default: fail("cannot execute a " + std::string(ir::kind_name(s.kind())));
+      case K::InlineStmt:
+        fail(
+            "cannot run host-language (Python) source such as a sub-worker's body: it is text, "
+            "not IR");
+      default: fail("cannot execute the statement kind " + std::string(ir::kind_name(s.kind())));
     }
   }
 
