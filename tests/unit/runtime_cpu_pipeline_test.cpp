@@ -1179,6 +1179,41 @@ class Scatters:
   }
 }
 
+TEST_CASE("cpu pipeline: a Mat mgather fills its valid shape, an element gather stages scratch") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class MatGathers:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, mem: pl.Tensor[[4, 4], pl.FP16], flat: pl.Tensor[[16], pl.FP16], rows: pl.Tensor[[1, 4], pl.INT32], elems: pl.Tensor[[4, 4], pl.INT32], scratch: pl.Tensor[[16], pl.FP16], eye: pl.Tensor[[4, 4], pl.FP16], o1: pl.Out[pl.Tensor[[4, 4], pl.FP32]], o2: pl.Out[pl.Tensor[[4, 4], pl.FP32]]) -> pl.Tensor[[4, 4], pl.FP32]:
+        r = pl.tile.mgather(mem, rows, coalesce='row', target_memory=pl.MemorySpace.Mat, valid_shape=[2, 4])
+        e = pl.tile.mgather(flat, elems, coalesce='elem', target_memory=pl.MemorySpace.Mat, scratch=scratch, valid_shape=[4, 4])
+        i = pl.load(eye, [0, 0], [4, 4], target_memory=pl.MemorySpace.Mat)
+        pl.store(pl.matmul(i, e), [0, 0], o2)
+        return pl.store(pl.matmul(i, r), [0, 0], o1)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, mem: pl.Tensor[[4, 4], pl.FP16], flat: pl.Tensor[[16], pl.FP16], rows: pl.Tensor[[1, 4], pl.INT32], elems: pl.Tensor[[4, 4], pl.INT32], scratch: pl.Tensor[[16], pl.FP16], eye: pl.Tensor[[4, 4], pl.FP16], o1: pl.Out[pl.Tensor[[4, 4], pl.FP32]], o2: pl.Out[pl.Tensor[[4, 4], pl.FP32]]) -> pl.Tensor[[4, 4], pl.FP32]:
+        return self.kernel(mem, flat, rows, elems, scratch, eye, o1, o2)
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  std::vector<float> values(16), eye(16, 0.0f);
+  for (std::size_t k = 0; k < 16; ++k) values[k] = static_cast<float>(k);
+  for (std::size_t k = 0; k < 4; ++k) eye[5 * k] = 1.0f;
+  args[0].buffer->f32 = args[1].buffer->f32 = values;
+  args[2].buffer->ints = {3, 0, 2, 1};
+  for (std::size_t k = 0; k < 16; ++k) args[3].buffer->ints[k] = static_cast<std::int64_t>(15 - k);
+  args[4].buffer->f32.assign(16, -1.0f);
+  args[5].buffer->f32 = eye;
+  const std::vector<rt::Value> out = run_identical(*input, args);
+  // rows 3 and 0 of mem fill the valid [2, 4]; the rows past it stay zero
+  CHECK(out[6].buffer->f32 ==
+        std::vector<float>{12, 13, 14, 15, 0, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0});
+  std::vector<float> reversed(values.rbegin(), values.rend());
+  CHECK(out[7].buffer->f32 == reversed);
+  CHECK(out[4].buffer->f32 == reversed);  // the elements, staged through scratch
+}
+
 TEST_CASE("cpu pipeline: a 2-D tile stores into a tensor of higher rank through its 2-D view") {
   const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
 

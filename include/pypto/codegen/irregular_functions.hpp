@@ -250,33 +250,42 @@ Fault scatter_rows(View<D> dst, View<S> src, View<I> idx) {
 }
 
 /// tile.mgather: from a tensor `mem` (leading dimensions folded into rows), each row of dst is
-/// the row idx.flat[r] (coalesce 0) or each element the element idx[i][j] counted row-major
-/// (coalesce 1). An index reads as its 32-bit unsigned pattern; one outside mem is, by `oob`: an
-/// error (0, the device leaves it undefined), the last (1, clamp), the index modulo the extent
-/// (2, wrap), or zero (3).
-template <class D, class M, class I>
-Fault mgather(View<D> dst, View<M> mem, View<I> idx, int coalesce, int oob) {
+/// the row idx.flat[r] (coalesce 0) or each element the element idx.flat[r * dst.cols + c]
+/// counted row-major (coalesce 1), within dst's first `valid_rows` x `valid_cols` (a Mat
+/// gather's valid_shape; the rest stays as it was). An index reads as its 32-bit unsigned
+/// pattern; one outside mem is, by `oob`: an error (0, the device leaves it undefined), the last
+/// (1, clamp), the index modulo the extent (2, wrap), or zero (3). A `scratch` with data (the Mat
+/// element gather's staging tensor) receives each gathered element at its flat dst position.
+template <class D, class M, class I, class S = std::remove_const_t<M>>
+Fault mgather(View<D> dst, View<M> mem, View<I> idx, int coalesce, int oob, std::int64_t valid_rows,
+              std::int64_t valid_cols, View<S> scratch = {}) {
   const bool rows = coalesce == 0;
   const std::int64_t extent = rows ? mem.rows : mem.rows * mem.cols;
   if ((coalesce != 0 && coalesce != 1) || oob < 0 || oob > 3 || extent == 0)
     return Fault::operand(coalesce != 0 && coalesce != 1 ? coalesce : oob);
-  const std::int64_t count = rows ? dst.rows : dst.rows * dst.cols;
-  for (std::int64_t k = 0; k < count && k < idx.rows * idx.cols; ++k) {
-    auto at = static_cast<std::int64_t>(static_cast<std::uint32_t>(idx.data[k]));
-    bool zero = false;
-    if (at >= extent) {
-      if (oob == 0) return Fault::index(static_cast<std::int64_t>(idx.data[k]), extent);
-      if (oob == 1) at = extent - 1;
-      if (oob == 2) at %= extent;
-      zero = oob == 3;
+  if (valid_rows < 0 || valid_cols < 0 || valid_rows > dst.rows || valid_cols > dst.cols ||
+      (scratch.data && scratch.rows * scratch.cols < dst.rows * dst.cols))
+    return Fault::shape();
+  for (std::int64_t r = 0; r < valid_rows; ++r)
+    for (std::int64_t c = 0; c < (rows ? 1 : valid_cols); ++c) {
+      const std::int64_t k = rows ? r : r * dst.cols + c;
+      if (k >= idx.rows * idx.cols) return {};
+      auto at = static_cast<std::int64_t>(static_cast<std::uint32_t>(idx.data[k]));
+      bool zero = false;
+      if (at >= extent) {
+        if (oob == 0) return Fault::index(static_cast<std::int64_t>(idx.data[k]), extent);
+        if (oob == 1) at = extent - 1;
+        if (oob == 2) at %= extent;
+        zero = oob == 3;
+      }
+      if (!rows) {
+        dst.data[k] = zero ? D{} : mem.data[at];
+        if (scratch.data) scratch.data[k] = static_cast<S>(dst.data[k]);
+        continue;
+      }
+      for (std::int64_t j = 0; j < valid_cols; ++j)
+        dst.at(r, j) = zero || j >= mem.cols ? D{} : mem.at(at, j);
     }
-    if (!rows) {
-      dst.data[k] = zero ? D{} : mem.data[at];
-      continue;
-    }
-    for (std::int64_t c = 0; c < dst.cols; ++c)
-      dst.at(k, c) = zero || c >= mem.cols ? D{} : mem.at(at, c);
-  }
   return {};
 }
 

@@ -1252,13 +1252,26 @@ class Lowering : protected RegionLowering<T> {
         function = "scatter";
         operands.insert(operands.end(), {view(tile(0)), view(tile(1))});
         break;
-      case OpId::tile_mgather:  // (mem, idx): a tensor and an index tile
+      case OpId::tile_mgather: {  // (mem, idx[, scratch][, valid_shape]); a Mat's idx: a tensor
         function = "mgather";
-        if (c.args.size() != 2)
-          fail_at(c, "with a scratch tensor or a valid_shape is not supported");
-        operands.insert(operands.end(), {view(tensor_of(c, c.args.at(0)).tensor), view(tile(1)),
-                                         kwarg("coalesce", 0), kwarg("gather_oob", 0)});
+        const bool scratch = c.args.size() > 2 && ir::isa<ir::TensorType>(*c.args[2]->type);
+        const std::string idx = ir::isa<ir::TensorType>(*c.args.at(1)->type)
+                                    ? view(tensor_of(c, c.args[1]).tensor)
+                                    : view(tile(1));
+        std::vector<std::string> valid = {out.tile.dims.front().text, out.tile.dims.back().text};
+        if (out.tile.dims.size() != 2) valid.front() = "1";
+        if (c.args.size() > (scratch ? 3u : 2u)) {
+          valid = int_list(c, c.args.back());
+          if (valid.size() != 2) fail_at(c, "needs a 2-D valid shape");
+          out.valid = valid;
+        }
+        operands.insert(operands.end(),
+                        {view(tensor_of(c, c.args.at(0)).tensor), idx, kwarg("coalesce", 0),
+                         kwarg("gather_oob", 0), "static_cast<std::int64_t>(" + valid[0] + ")",
+                         "static_cast<std::int64_t>(" + valid[1] + ")"});
+        if (scratch) operands.push_back(view(tensor_of(c, c.args[2]).tensor));
         break;
+      }
       default: {  // tile.random(key0, key1, counter0..3, shape, [valid_shape])
         function = "random";
         std::vector<std::string> valid;

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -878,12 +879,17 @@ class Interpreter {
     return results;
   }
 
+  /// The integer value of `v`, a constant or an expression the interpreter evaluates.
+  std::int64_t int_attr(const ir::AttrValue& v, std::string_view key) {
+    if (const auto* n = v.get_if<std::int64_t>()) return *n;
+    const std::string what = "the " + std::string(key) + " attr";
+    if (const auto* e = v.get_if<ir::ExprRef>()) return as_int(eval(**e), what);
+    fail(what + " must be an integer");
+  }
+
   std::optional<std::int64_t> core_num_attr(const ir::Attrs& attrs) {
     const ir::AttrValue* v = attrs.find("core_num");
-    if (!v) return std::nullopt;
-    if (const auto* n = v->get_if<std::int64_t>()) return *n;
-    if (const auto* e = v->get_if<ir::ExprRef>()) return as_int(eval(**e), "the core_num attr");
-    fail("the core_num attr must be an integer");
+    return v ? std::optional<std::int64_t>(int_attr(*v, "core_num")) : std::nullopt;
   }
 
   /// The results of a task whose predicate is false: it does not run, so each result is the
@@ -944,10 +950,7 @@ class Interpreter {
       const ir::AttrValue* d = c.kwargs.find("device");
       if (!d) d = c.attrs.find("device");
       if (d) {  // the rank that runs the call
-        const std::int64_t r = d->get_if<std::int64_t>() ? *d->get_if<std::int64_t>()
-                               : d->get_if<ir::ExprRef>()
-                                   ? as_int(eval(**d->get_if<ir::ExprRef>()), "the device")
-                                   : -1;
+        const std::int64_t r = int_attr(*d, "device");
         if (r != 0)
           fail("call of '" + fn.name + "' on device " + std::to_string(r) +
                ", outside the world of one rank a single process runs (device 0)");
@@ -1349,6 +1352,14 @@ class Interpreter {
     region_copy_in(c, *part.buffer, dst, at, add);
   }
 
+  /// The first `n` elements of `from` into `to`'s first (same dtype, both hold `n`).
+  static void copy_leading(const Buffer& from, Buffer& to, std::size_t n) {
+    if (is_float_dtype(from.dtype))
+      std::copy_n(from.f32.begin(), n, to.f32.begin());
+    else
+      std::copy_n(from.ints.begin(), n, to.ints.begin());
+  }
+
   Value distributed(const ir::Call& c, std::vector<Value>& args) {
     using ir::OpId;
     const auto atomic = c.kwargs.get<ir::AtomicType>("atomic");
@@ -1457,11 +1468,7 @@ class Interpreter {
           unsupported(c, "target of " + std::to_string(target.size()) +
                              " elements cannot hold a chunk of " + std::to_string(chunk));
         if (in.dtype != target.dtype) unsupported(c, "input and target dtypes differ");
-        for (std::size_t k = 0; k < chunk; ++k)
-          if (is_float_dtype(in.dtype))
-            target.f32[k] = in.f32[k];
-          else
-            target.ints[k] = in.ints[k];
+        copy_leading(in, target, chunk);
         return args[1];
       }
       case OpId::pld_tensor_all_to_all_v: {  // input, target, signal, send_counts, recv_counts
@@ -1475,11 +1482,7 @@ class Interpreter {
         if (target.shape.empty() || in.size() < target.size() || send.size() == 0 ||
             recv.size() == 0)
           unsupported(c, "needs an input of at least the target's rows and counts to send");
-        for (std::size_t k = 0; k < target.size(); ++k)
-          if (is_float_dtype(in.dtype))
-            target.f32[k] = in.f32[k];
-          else
-            target.ints[k] = in.ints[k];
+        copy_leading(in, target, target.size());
         recv.ints[0] = std::min(send.ints[0], target.shape[0]);
         if (recv.origin) write_back_view(recv);
         return args[1];
@@ -2246,11 +2249,28 @@ class Interpreter {
         same_dtype(dst, buffer(2));
         fault = with(2, [&](auto d, auto s) { return irr::scatter_rows(d, s, index_view(1)); });
         break;
-      case OpId::tile_mgather: {  // (mem, idx): a tensor and an index tile
-        if (args.size() != 2)
-          unsupported(c, "with a scratch tensor or a valid_shape is not implemented");
+      case OpId::tile_mgather: {  // (mem, idx[, scratch][, valid_shape])
+        Buffer* scratch =
+            args.size() > 2 && args[2].kind == ValueKind::Tensor ? args[2].buffer.get() : nullptr;
+        if (scratch) same_dtype(*scratch, buffer(0));
+        std::vector<std::int64_t> valid = {dst.shape.size() == 2 ? dst.shape[0] : 1,
+                                           dst.shape.empty() ? 1 : dst.shape.back()};
+        if (args.size() > (scratch ? 3u : 2u)) {
+          valid = as_ints(args.back(), "the valid shape");
+          if (valid.size() != 2) unsupported(c, "needs a 2-D valid shape");
+          if (valid != dst.shape) dst.valid = valid;
+        }
         fault = with(0, [&](auto d, auto s) {
-          return irr::mgather(d, s, index_view(1), kwarg("coalesce", 0), kwarg("gather_oob", 0));
+          using E = std::remove_cvref_t<decltype(*s.data)>;
+          irr::View<E> staging{};
+          if (scratch) {
+            if constexpr (std::is_same_v<E, float>)
+              staging = view_of(*scratch, scratch->f32);
+            else
+              staging = view_of(*scratch, scratch->ints);
+          }
+          return irr::mgather(d, s, index_view(1), kwarg("coalesce", 0), kwarg("gather_oob", 0),
+                              valid[0], valid[1], staging);
         });
         break;
       }
