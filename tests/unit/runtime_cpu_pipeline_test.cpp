@@ -1214,6 +1214,43 @@ class MatGathers:
   CHECK(out[4].buffer->f32 == reversed);  // the elements, staged through scratch
 }
 
+TEST_CASE("cpu pipeline: gatherb moves 32-byte source blocks by byte offset, in any dtype") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Blocks:
+    @pl.function(type=pl.FunctionType.InCore)
+    def kernel(self, src: pl.Tensor[[1, 64], pl.FP32], offset: pl.Tensor[[2, 8], pl.UINT32], out: pl.Out[pl.Tensor[[2, 64], pl.FP32]], bits: pl.Out[pl.Tensor[[2, 128], pl.UINT16]]) -> pl.Tensor[[2, 64], pl.FP32]:
+        s = pl.load(src, [0, 0], [1, 64])
+        o = pl.load(offset, [0, 0], [2, 8])
+        pl.store(pl.tile.gatherb(s, o, output_dtype=pl.UINT16), [0, 0], bits)
+        return pl.store(pl.tile.gatherb(s, o), [0, 0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, src: pl.Tensor[[1, 64], pl.FP32], offset: pl.Tensor[[2, 8], pl.UINT32], out: pl.Out[pl.Tensor[[2, 64], pl.FP32]], bits: pl.Out[pl.Tensor[[2, 128], pl.UINT16]]) -> pl.Tensor[[2, 64], pl.FP32]:
+        return self.kernel(src, offset, out, bits)
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  for (std::size_t k = 0; k < 64; ++k) args[0].buffer->f32[k] = static_cast<float>(k);
+  // Row 0 takes the 8 blocks (8 floats each) in reverse; row 1 starts at byte 4 (float 1), then
+  // names byte 232, whose block would pass the source's 256 bytes: it stays zero.
+  args[1].buffer->ints = {224, 192, 160, 128, 96, 64, 32, 0, 4, 232, 0, 0, 0, 0, 0, 0};
+  const std::vector<rt::Value> out = run_identical(*input, args);
+  std::vector<float> want(128, 0.0f);
+  for (std::size_t c = 0; c < 8; ++c)
+    for (std::size_t i = 0; i < 8; ++i) want[c * 8 + i] = static_cast<float>((7 - c) * 8 + i);
+  for (std::size_t i = 0; i < 8; ++i) want[64 + i] = static_cast<float>(1 + i);
+  for (std::size_t c = 2; c < 8; ++c)
+    for (std::size_t i = 0; i < 8; ++i) want[64 + c * 8 + i] = static_cast<float>(i);
+  CHECK(out[2].buffer->f32 == want);
+  // The same bytes read as UINT16: each float's low half, then its high half.
+  for (std::size_t k = 0; k < 128; ++k) {
+    const auto word = std::bit_cast<std::uint32_t>(want[k]);
+    CHECK(out[3].buffer->ints[2 * k] == (word & 0xffffu));
+    CHECK(out[3].buffer->ints[2 * k + 1] == (word >> 16));
+  }
+}
+
 TEST_CASE("cpu pipeline: a 2-D tile stores into a tensor of higher rank through its 2-D view") {
   const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
 

@@ -289,6 +289,30 @@ Fault mgather(View<D> dst, View<M> mem, View<I> idx, int coalesce, int oob, std:
   return {};
 }
 
+/// tile.gatherb: block c of dst's row r (32 bytes) is the 32 bytes of src at byte offset
+/// offset[r][c] (src's bytes counted row-major), for the first `valid_rows` rows and
+/// `valid_blocks` blocks of each; a block whose source passes src's end is left as it was
+/// (PTO-ISA leaves it undefined). The elements' bytes are their tensor encoding.
+template <class D, class S, class O>
+Fault gatherb(View<D> dst, View<S> src, View<O> offset, std::int64_t valid_rows,
+              std::int64_t valid_blocks) {
+  constexpr std::int64_t kBlock = 32;
+  const std::int64_t row_bytes = dst.cols * static_cast<std::int64_t>(sizeof(D)),
+                     src_bytes = src.rows * src.cols * static_cast<std::int64_t>(sizeof(S));
+  if (valid_rows < 0 || valid_blocks < 0 || valid_rows > dst.rows || valid_rows > offset.rows ||
+      valid_blocks > offset.cols || valid_blocks * kBlock > row_bytes)
+    return Fault::shape();
+  const auto* from = reinterpret_cast<const unsigned char*>(src.data);
+  auto* to = reinterpret_cast<unsigned char*>(dst.data);
+  for (std::int64_t r = 0; r < valid_rows; ++r)
+    for (std::int64_t c = 0; c < valid_blocks; ++c) {
+      const auto at = static_cast<std::int64_t>(static_cast<std::uint32_t>(offset.at(r, c)));
+      if (at + kBlock <= src_bytes)
+        std::memcpy(to + r * row_bytes + c * kBlock, from + at, static_cast<std::size_t>(kBlock));
+    }
+  return {};
+}
+
 /// Philox4x32 with `rounds` rounds (Random123's): the four words of counter `c` under key k.
 inline void philox(std::uint32_t c[4], std::uint32_t k0, std::uint32_t k1, int rounds) {
   for (int r = 0; r < rounds; ++r) {

@@ -675,6 +675,7 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_col_argmax:
       case ir::OpId::tile_col_argmin: return reduce(var, c);
       case ir::OpId::tile_tri: return triangle(var, c);
+      case ir::OpId::tile_gatherb:
       case ir::OpId::tile_gather:
       case ir::OpId::tile_gather_mask:
       case ir::OpId::tile_sort32:
@@ -1252,6 +1253,16 @@ class Lowering : protected RegionLowering<T> {
         function = "scatter";
         operands.insert(operands.end(), {view(tile(0)), view(tile(1))});
         break;
+      case OpId::tile_gatherb: {  // (src, offset): the offsets' valid box of blocks
+        function = "gatherb";
+        std::vector<std::string> valid = valid_of(tile_of(c, c.args.at(1)), *c.args[1]);
+        if (valid.empty()) valid = {tile(1).dims.front().text, tile(1).dims.back().text};
+        if (valid.size() != 2) fail_at(c, "needs a 2-D offset tile");
+        operands.insert(operands.end(), {view(tile(0)), view(tile(1)),
+                                         "static_cast<std::int64_t>(" + valid[0] + ")",
+                                         "static_cast<std::int64_t>(" + valid[1] + ")"});
+        break;
+      }
       case OpId::tile_mgather: {  // (mem, idx[, scratch][, valid_shape]); a Mat's idx: a tensor
         function = "mgather";
         const bool scratch = c.args.size() > 2 && ir::isa<ir::TensorType>(*c.args[2]->type);

@@ -1226,6 +1226,7 @@ class Interpreter {
         return args[0];
       }
       case OpId::tile_tri: return triangle(c, args);
+      case OpId::tile_gatherb:
       case OpId::tile_gather:
       case OpId::tile_gather_mask:
       case OpId::tensor_gather_mask:
@@ -2249,6 +2250,22 @@ class Interpreter {
         same_dtype(dst, buffer(2));
         fault = with(2, [&](auto d, auto s) { return irr::scatter_rows(d, s, index_view(1)); });
         break;
+      case OpId::tile_gatherb: {  // (src, offset): blocks of the elements' tensor encoding
+        if (element_bytes(buffer(0).dtype) == 0 || element_bytes(dst.dtype) == 0 ||
+            dst.shape.size() != 2)
+          unsupported(c, "needs whole-byte dtypes and a 2-D result");
+        std::vector<unsigned char> from = encode_bytes(buffer(0)), to = encode_bytes(dst);
+        const Buffer& offset = buffer(1);
+        const std::vector<std::int64_t>& valid = offset.valid.empty() ? offset.shape : offset.valid;
+        if (valid.size() != 2) unsupported(c, "needs a 2-D offset tile");
+        fault = irr::gatherb(
+            irr::view(to.data(), dst.shape[0],
+                      dst.shape[1] * static_cast<std::int64_t>(element_bytes(dst.dtype))),
+            irr::view(from.data(), 1, static_cast<std::int64_t>(from.size())), index_view(1),
+            valid[0], valid[1]);
+        decode_bytes(to.data(), dst);
+        break;
+      }
       case OpId::tile_mgather: {  // (mem, idx[, scratch][, valid_shape])
         Buffer* scratch =
             args.size() > 2 && args[2].kind == ValueKind::Tensor ? args[2].buffer.get() : nullptr;
