@@ -113,6 +113,16 @@ inline std::vector<std::string> params_of(const Entry& e) {
   return out;
 }
 
+/// The name a line `name = ...` (or `name: type = ...`) assigns: of `a, b = ...`, the last one;
+/// empty for another line.
+inline std::string assigned_name(const std::string& line) {
+  const std::size_t eq = line.find(" = ");
+  if (eq == std::string::npos) return {};
+  const std::string lhs = line.substr(0, std::min(eq, line.find(':')));
+  const std::size_t comma = lhs.rfind(", ");
+  return comma == std::string::npos ? lhs : lhs.substr(comma + 2);
+}
+
 /// Where the value the example's last statement assigns goes: returned as it is (a tensor), or,
 /// `out_type` being a tensor type, stored whole into an Out parameter of it (a tile), written
 /// as its one element (a scalar, `scalar`) or element by element (an array of `array_extent`
@@ -164,8 +174,7 @@ inline std::string runnable_program_of(const Entry& e, const ResultSink& sink = 
   std::istringstream in(e.example);
   for (std::string line; std::getline(in, line);) {
     body += "            " + line + "\n";
-    const std::size_t eq = line.find(" = ");
-    last = eq == std::string::npos ? "" : line.substr(0, eq);
+    last = assigned_name(line);
   }
   if (!sink.out_type.empty() && !last.empty()) {
     params += ", out: pl.Out[" + sink.out_type + "]";

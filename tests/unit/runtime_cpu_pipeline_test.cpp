@@ -731,7 +731,7 @@ class Elements:
 TEST_CASE("cpu pipeline: barriers, flags and a prefetch in a kernel order nothing on one thread") {
   // The CPU target runs a kernel as one in-order thread, as the interpreter runs it: the
   // barrier, fence and cache ops lower to nothing and a prefetch's wait is satisfied; the data
-  // moves as without them. A cross-block syncall is not among them (blocks run in turn).
+  // moves as without them. A cross-block syncall is not among them: it is the blocks' barrier.
   const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
 
 @pl.program
@@ -1346,8 +1346,8 @@ TEST_CASE("cpu pipeline: members that all wait on empty pipes are a deadlock err
       "        pl.tfree_to_aic(back)\n        pl.tpush_to_aic(pl.mul(t, 2.0), split=0)\n"));
   for (const std::string& e : {compiled, interpreted}) {
     CAPTURE(e);
-    CHECK(e.find("mixed task: every member that has not ended waits on an empty pipe") !=
-          std::string::npos);
+    CHECK(e.find("mixed task: every member that has not ended waits, and nothing it waits for "
+                 "will come") != std::string::npos);
     CHECK(e.find("cube waits in tile.tpop_from_aiv (pipe 0 toward AIC)") != std::string::npos);
     CHECK(e.find("vector waits in tile.tpop_from_aic (pipe 0 toward AIV)") != std::string::npos);
   }
@@ -1581,5 +1581,127 @@ class Vary:
     const std::vector<rt::Value> compiled = run_identical(*input, args);
     CHECK(compiled[1].buffer->f32 == args[0].buffer->f32);
     CHECK(compiled[4].buffer->ints == std::vector<std::int64_t>{std::min<std::int64_t>(sent, 4)});
+  }
+}
+
+namespace {
+
+/// Four blocks rotate x's rows: each stores its row into the workspace, waits at the syncall
+/// until every block has, then copies the next block's row out. Run one block after another,
+/// a block would read a row no block has written yet.
+constexpr std::string_view kRotate = R"(import pypto.language as pl
+
+@pl.program
+class Rotate:
+    @pl.function(type=pl.FunctionType.InCore)
+    def rotate(self, x: pl.Tensor[[4, 8], pl.FP32], ws: pl.InOut[pl.Tensor[[4, 8], pl.FP32]], out: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        b = pl.tile.get_block_idx()
+        ws = pl.store(pl.load(x, [b, 0], [1, 8]), [b, 0], ws)
+        pl.system.syncall(mode='soft', core_type='aiv_only', gm_workspace=ws, used_cores=4)
+        nxt = (b + 1) % 4
+        return pl.store(pl.load(ws, [nxt, 0], [1, 8]), [b, 0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[4, 8], pl.FP32], ws: pl.InOut[pl.Tensor[[4, 8], pl.FP32]], out: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        with pl.spmd(4):
+            out = self.rotate(x, ws, out)
+        return out
+)";
+
+/// kRotate's x (row r holds 10 r + column) and the out it must give: row b is x's row b + 1.
+std::vector<rt::Value> rotate_inputs(const ir::Program& input, std::vector<float>& want) {
+  std::vector<rt::Value> args = rt::seeded_inputs(*input.find("main"), 1);
+  want.assign(32, 0.0f);
+  for (std::size_t r = 0; r < 4; ++r)
+    for (std::size_t c = 0; c < 8; ++c) {
+      args[0].buffer->f32[r * 8 + c] = static_cast<float>(10 * r + c);
+      want[((r + 3) % 4) * 8 + c] = static_cast<float>(10 * r + c);
+    }
+  args[1].buffer->f32.assign(32, 0.0f);
+  return args;
+}
+
+}  // namespace
+
+TEST_CASE("cpu pipeline: a syncall is the barrier of a launch's blocks, compiled and interpreted") {
+  const ir::ProgramRef input = pypto::text::parse_program(kRotate);
+  std::vector<float> want;
+  const std::vector<rt::Value> args = rotate_inputs(*input, want);
+  CHECK(run_identical(*input, args)[2].buffer->f32 == want);
+  // The same blocks written inline in the scope: each runs in its own copy of the scope's names.
+  const ir::ProgramRef inline_scope = pypto::text::parse_program(replaced(
+      replaced(kRotate, "            out = self.rotate(x, ws, out)\n",
+               "            b = pl.tile.get_block_idx()\n"
+               "            ws = pl.store(pl.load(x, [b, 0], [1, 8]), [b, 0], ws)\n"
+               "            pl.system.syncall(mode='soft', core_type='aiv_only', "
+               "gm_workspace=ws, used_cores=4)\n"
+               "            out = pl.store(pl.load(ws, [(b + 1) % 4, 0], [1, 8]), [b, 0], out)\n"),
+      "class Rotate:", "class RotateInline:"));
+  CHECK(run_identical(*inline_scope, args)[2].buffer->f32 == want);
+}
+
+TEST_CASE("cpu pipeline: a block that ends without reaching the syncall is a deadlock error") {
+  const std::string text = replaced(kRotate, "        pl.system.syncall(",
+                                    "        if b == 0:\n            pl.system.syncall(");
+  const auto [compiled, interpreted] = run_errors(text);
+  for (const std::string& e : {compiled, interpreted}) {
+    CAPTURE(e);
+    CHECK(e.find("block 0 waits in system.syncall; the barrier waits for every member, and "
+                 "block 1, block 2, block 3 ended without reaching it") != std::string::npos);
+  }
+}
+
+TEST_CASE("cpu pipeline: a syncall in a member of a Group's mixed task is refused by name") {
+  const auto [compiled, interpreted] =
+      run_errors(replaced(kPingPong, "        t = pl.load(x, [0, 0], [4, 4])\n",
+                          "        t = pl.load(x, [0, 0], [4, 4])\n        pl.system.syncall()\n"));
+  CHECK(compiled.find("kernel 'vector': system.syncall in a member of a Group's mixed task") !=
+        std::string::npos);
+  CHECK(interpreted.find("op 'system.syncall' in a member of a Group's mixed task") !=
+        std::string::npos);
+}
+
+namespace {
+
+/// Each row's columns (plus 100) whose element differs from k, the first four of them, and how
+/// many there are.
+constexpr std::string_view kMatches = R"(import pypto.language as pl
+
+@pl.program
+class Matches:
+    @pl.function
+    def main(self, x: pl.Tensor[[2, 8], pl.FP32], k: pl.Scalar[pl.FP32], hits: pl.Out[pl.Tensor[[2, 4], pl.INT32]], counts: pl.Out[pl.Tensor[[1, 2], pl.UINT32]]) -> pl.Tensor[[2, 4], pl.INT32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            d, c = pl.tensor.gather(x, kvalue=k, cmp_mode='ne', out_cols=4, offset=100, count_dtype=pl.UINT32)
+            hits = pl.assemble(hits, d, [0, 0])
+            counts = pl.assemble(counts, c, [0, 0])
+        return hits
+)";
+
+}  // namespace
+
+TEST_CASE("cpu pipeline: gather_compare packs each row's matching columns and counts them all") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  struct Case {
+    std::string mode;
+    std::vector<std::int64_t> hits, counts;
+  };
+  for (const Case& want : std::vector<Case>{
+           // a NaN differs from everything, -0 does not differ from 0; row 1 has 7 matches
+           {"ne", {102, 103, 0, 0, 100, 101, 102, 103}, {2, 7}},
+           // -0 equals 0, a NaN equals nothing
+           {"eq", {100, 101, 104, 105, 106, 0, 0, 0}, {6, 1}},
+           {"gt", {103, 0, 0, 0, 100, 101, 102, 103}, {1, 7}},
+           {"le", {100, 101, 104, 105, 106, 0, 0, 0}, {6, 1}}}) {
+    CAPTURE(want.mode);
+    const ir::ProgramRef input = pypto::text::parse_program(
+        replaced(kMatches, "cmp_mode='ne'", "cmp_mode='" + want.mode + "'"));
+    std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+    args[0].buffer->f32 = {0.0f, -0.0f, nan,  1.0f, 0.0f, 0.0f, 0.0f, 0.0f,
+                           5.0f, 5.0f,  5.0f, 5.0f, 5.0f, 5.0f, 0.0f, 5.0f};
+    args[1].f = 0.0f;
+    const std::vector<rt::Value> out = run_identical(*input, args);
+    CHECK(out[2].buffer->ints == want.hits);
+    CHECK(out[3].buffer->ints == want.counts);
   }
 }

@@ -439,6 +439,26 @@ static std::int64_t block_idx = 0;
 static pypto::codegen::KernelPipe pipe = nullptr;
 static void* pipe_context = nullptr;
 
+/// Calls the runtime's pipe. While it waits (a pop from an empty pipe, the blocks' barrier),
+/// other instances of this kernel may run, so this one's state is put back afterwards.
+inline bool call_pipe(pypto::codegen::PipeOp op, std::int64_t id, pypto::codegen::PipeTile* t) {
+  const std::int64_t block = block_idx;
+  const pypto::codegen::KernelPipe to = pipe;
+  void* const context = pipe_context;
+  const pypto::codegen::KernelFault faulted = fault_state;
+  const bool ok = to && to(context, static_cast<std::int64_t>(op), id, t);
+  block_idx = block;
+  pipe = to;
+  pipe_context = context;
+  fault_state = faulted;
+  return ok;
+}
+
+/// system.syncall: waits until every block of the launch has reached it.
+inline void syncall(std::int64_t site) {
+  if (!call_pipe(pypto::codegen::PipeOp::SyncAll, 0, nullptr)) fault(7, site, 0, 0, 0, 0);
+}
+
 /// Hands the 2-D `tile` (its valid box `valid`) to the pipe `id` (`op` a push).
 template <class E>
 inline void tpush(pypto::codegen::PipeOp op, std::int64_t id, std::vector<E>& tile,
@@ -446,8 +466,7 @@ inline void tpush(pypto::codegen::PipeOp op, std::int64_t id, std::vector<E>& ti
                   std::initializer_list<std::int64_t> valid, std::int64_t site) {
   pypto::codegen::PipeTile t{tile.data(), dtype, extents.begin()[0], extents.begin()[1],
                              valid.begin()[0], valid.begin()[1]};
-  if (!pipe || !pipe(pipe_context, static_cast<std::int64_t>(op), id, &t))
-    fault(7, site, 0, 0, 0, 0);
+  if (!call_pipe(op, id, &t)) fault(7, site, 0, 0, 0, 0);
 }
 
 /// Fills `tile` from the pipe `id` (`op` a pop) and sets `valid` to the valid box it came with.
@@ -457,8 +476,7 @@ inline void tpop(pypto::codegen::PipeOp op, std::int64_t id, std::vector<E>& til
                  std::int64_t* valid, std::int64_t site) {
   pypto::codegen::PipeTile t{tile.data(), dtype, extents.begin()[0], extents.begin()[1],
                              extents.begin()[0], extents.begin()[1]};
-  if (!pipe || !pipe(pipe_context, static_cast<std::int64_t>(op), id, &t))
-    fault(7, site, 0, 0, 0, 0);
+  if (!call_pipe(op, id, &t)) fault(7, site, 0, 0, 0, 0);
   valid[0] = t.valid_rows;
   valid[1] = t.valid_cols;
 }

@@ -313,6 +313,39 @@ Fault gatherb(View<D> dst, View<S> src, View<O> offset, std::int64_t valid_rows,
   return {};
 }
 
+/// Whether `a` compares true with `b` under gather_compare's mode (0..5: == != < <= > >=).
+inline bool compares(int mode, double a, double b) {
+  switch (mode) {
+    case 0: return a == b;
+    case 1: return a != b;
+    case 2: return a < b;
+    case 3: return a <= b;
+    case 4: return a > b;
+    default: return a >= b;
+  }
+}
+
+/// tile.gather_compare: for each row of src, the column indices plus `offset` of the elements
+/// `value(e)` that compare true with kvalue, in order, packed to the front of the row of dst (as
+/// many as it holds; the rest of the row is left as it is), and the number of them (every match)
+/// in cdst[0][row]. The values compare exactly, as doubles.
+template <class D, class C, class S, class Widen>
+Fault gather_compare(View<D> dst, View<C> cdst, View<S> src, double kvalue, int mode,
+                     std::int64_t offset, Widen value) {
+  if (mode < 0 || mode > 5) return Fault::operand(mode);
+  if (dst.rows < src.rows || cdst.rows * cdst.cols < src.rows) return Fault::shape();
+  for (std::int64_t r = 0; r < src.rows; ++r) {
+    std::int64_t count = 0;
+    for (std::int64_t c = 0; c < src.cols; ++c) {
+      if (!compares(mode, static_cast<double>(value(src.at(r, c))), kvalue)) continue;
+      if (count < dst.cols) dst.at(r, count) = static_cast<D>(offset + c);
+      ++count;
+    }
+    cdst.data[r] = static_cast<C>(count);
+  }
+  return {};
+}
+
 /// Philox4x32 with `rounds` rounds (Random123's): the four words of counter `c` under key k.
 inline void philox(std::uint32_t c[4], std::uint32_t k0, std::uint32_t k1, int rounds) {
   for (int r = 0; r < rounds; ++r) {

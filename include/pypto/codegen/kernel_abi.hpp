@@ -141,7 +141,7 @@ enum class KernelFaultKind : std::int64_t {
   NegativeExponent = 4,  ///< an integer `**` with a negative exponent: offset
   InvalidOperand = 5,    ///< an operand outside the op's domain (a sort's block length): offset
   ShapeMismatch = 6,     ///< operands whose shapes do not fit together (a gather's)
-  PipeFailed = 7,        ///< a cross-core push or pop the runtime refused (it says why)
+  PipeFailed = 7,        ///< a pipe op or syncall the runtime refused (it says why)
   OutsideWorld = 8,      ///< a peer or root rank other than 0 in a world of one rank: offset
   WaitNeverMet = 9,      ///< a signal wait no rank can satisfy: offset (held), extent (expected)
 };
@@ -178,7 +178,14 @@ struct PipeTile {
 /// The pipe operations of a kernel: `op` is a PipeOp, `id` the pipe's id. False when the
 /// runtime refused (the task is stopping, or a popped tile is not the one expected): the
 /// kernel records a PipeFailed fault and the runtime raises its own error.
-enum class PipeOp : std::int64_t { PushToAiv = 0, PushToAic = 1, PopFromAic = 2, PopFromAiv = 3 };
+/// SyncAll (no id, no tile) is the barrier of the blocks of a launch (system.syncall).
+enum class PipeOp : std::int64_t {
+  PushToAiv = 0,
+  PushToAic = 1,
+  PopFromAic = 2,
+  PopFromAiv = 3,
+  SyncAll = 4
+};
 using KernelPipe = bool (*)(void* context, std::int64_t op, std::int64_t id, PipeTile* tile);
 
 /// Optional export `extern "C" void pypto_kernel_set_pipe(KernelPipe, void*)`: where the next

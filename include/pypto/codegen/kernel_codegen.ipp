@@ -175,6 +175,7 @@ class Lowering : protected RegionLowering<T> {
   using Layer::tensor_of;
   using Layer::tile_flat_index;
   using Layer::tile_of;
+  using Layer::tuples_;
   using Layer::unary_text;
   using Layer::uses_;
   using typename Layer::Pending;
@@ -222,6 +223,11 @@ class Lowering : protected RegionLowering<T> {
           flush();
           stmt_ = &s;
           return tpush(*c);
+        }
+        if (c && T::one_in_order_unit && c->op->id == ir::OpId::system_syncall) {
+          flush();
+          stmt_ = &s;
+          return line("pk::syncall(" + std::to_string(this->site(*c)) + ");\n");
         }
         if (c) fail_at(*c, "is not supported by the kernel code generator");
         fail_stmt("an expression statement", "is not supported");
@@ -621,6 +627,15 @@ class Lowering : protected RegionLowering<T> {
       env_[&var] = lookup(*v);  // an alias
       return;
     }
+    if (const auto* g = ir::as<ir::TupleGetItem>(a.value.get())) {  // an element of a result
+      const ir::Var* t = as_var(g->tuple);
+      const auto it = t ? tuples_.find(t) : tuples_.end();
+      if (it == tuples_.end() || g->index < 0 ||
+          static_cast<std::size_t>(g->index) >= it->second.size())
+        fail_stmt("an assignment", "of an element of a tuple no op of the kernel made");
+      env_[&var] = it->second[static_cast<std::size_t>(g->index)];
+      return;
+    }
     if (!ir::isa<ir::ScalarType>(*var.type))
       fail_stmt("an assignment", "of a non-scalar value is not supported");
     const std::string x = scalar(*a.value);
@@ -687,6 +702,7 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_mscatter:
       case ir::OpId::tile_mgather:
       case ir::OpId::tile_random: return irregular(var, c);
+      case ir::OpId::tile_gather_compare: return gather_compare(var, c);
       case ir::OpId::tile_extract: return extract(var, c);
       case ir::OpId::tile_assemble: return assemble(var, c);
       case ir::OpId::tile_row_expand_expdif:
@@ -802,7 +818,7 @@ class Lowering : protected RegionLowering<T> {
   /// True for a barrier, fence, flag, pipe set-up / slot release or prefetch op on a target that
   /// runs the kernel as one in-order thread, where it has nothing to order (as in the
   /// interpreter); a prefetch's wait is then already satisfied. A cross-block syncall is not one:
-  /// blocks run one after another.
+  /// it is the runtime's barrier of the blocks of a launch.
   static bool ordering_hint(const ir::Call& c) {
     if (!T::one_in_order_unit) return false;
     switch (c.op->id) {
@@ -1302,6 +1318,35 @@ class Lowering : protected RegionLowering<T> {
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
     env_[&var] = std::move(out);
+  }
+
+  /// tile.gather_compare(src, kvalue, tmp): the tiles (dst, cdst) of irregular_functions.hpp's
+  /// gather_compare, the elements of `var` (the workspace is not needed here).
+  void gather_compare(const ir::Var& var, const ir::Call& c) {
+    const auto* tuple = ir::as<ir::TupleType>(c.type.get());
+    if (!tuple || tuple->types.size() != 2) fail_at(c, "needs a (dst, cdst) result");
+    std::vector<Value> outs;
+    std::vector<std::string> operands;
+    for (const ir::TypeRef& t : tuple->types) {
+      const auto* tt = ir::as<ir::TileType>(t.get());
+      if (!tt) fail_at(c, "needs a (dst, cdst) result of tiles");
+      Value out;
+      out.kind = Value::Kind::Tile;
+      out.tile = declare_tile(c, tt->dtype, tt->memory_space, dims_of_type(*tt));
+      operands.push_back(T::irregular_view(out.tile));
+      outs.push_back(std::move(out));
+    }
+    operands.push_back(T::irregular_view(tile_of(c, c.args.at(0)).tile));
+    operands.push_back("static_cast<double>(pk::widen(" + scalar(*c.args.at(1)) + "))");
+    operands.push_back(std::to_string(c.kwargs.get<std::int64_t>("cmp_mode").value_or(0)));
+    operands.push_back(std::to_string(c.kwargs.get<std::int64_t>("offset").value_or(0)));
+    operands.push_back("[](auto x) { return pk::widen(x); }");
+    on_pipe(Pipe::Vector);
+    const std::string code = T::irregular_call("gather_compare", operands, this->site(c));
+    if (code.empty() || operands[0].empty())
+      fail_at(c, "is not supported by the kernel code generator");
+    line(code);
+    tuples_[&var] = std::move(outs);
   }
 
   /// tile.extract(src, row, col, shape): the window at (row, col), a slice of the 2-D tile.

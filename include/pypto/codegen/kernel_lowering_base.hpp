@@ -508,9 +508,11 @@ class LoweringBase {
   std::vector<KernelFaultSite> fault_sites_;                       // in site order
   std::unordered_map<const ir::Call*, const ir::Var*> synthetic_;  // hoisted calls (lookup only)
   std::vector<ir::VarRef> synthetic_vars_;
-  std::vector<ir::ExprRef> synthetic_calls_;              // standard ops standing for others
-  std::unordered_map<const ir::Var*, Value> env_;         // lookup only: never iterated
-  std::unordered_map<const ir::Var*, std::size_t> uses_;  // lookup only
+  std::vector<ir::ExprRef> synthetic_calls_;       // standard ops standing for others
+  std::unordered_map<const ir::Var*, Value> env_;  // lookup only: never iterated
+  // the elements of a tuple-valued op's result (gather_compare's two tiles), by its variable
+  std::unordered_map<const ir::Var*, std::vector<Value>> tuples_;  // lookup only
+  std::unordered_map<const ir::Var*, std::size_t> uses_;           // lookup only
   const ir::Stmt* stmt_ = nullptr;
   std::string body_;
   std::optional<Pipe> last_pipe_;             ///< the pipe of the last instruction emitted, if any

@@ -383,7 +383,21 @@ class Interpreter {
         const auto& sc = static_cast<const ir::SpmdScopeStmt&>(s);
         const std::int64_t n = as_int(eval(*sc.core_num), "the Spmd core_num");
         bind_task_id(sc);
-        return per_block(n, &block_idx_, [&] { return exec(*sc.body); });
+        if (n <= 1 || !syncs(*sc.body))
+          return per_block(n, &block_idx_, [&] { return exec(*sc.body); });
+        // Each block in its own copy of the frame (tensors shared, scalars its own); the names
+        // the last block binds stay bound after the scope, as in a run of one block at a time.
+        std::vector<Frame> frames(static_cast<std::size_t>(n), *frame_);
+        std::vector<Flow> flows(frames.size(), Flow::Normal);
+        blocks_side_by_side(n, [&](Interpreter& block, std::size_t b) {
+          block.frame_ = &frames[b];
+          flows[b] = block.exec(*sc.body);
+          return std::vector<Value>{};
+        });
+        *frame_ = std::move(frames.back());
+        for (const Flow f : flows)
+          if (f != Flow::Normal) return f;
+        return Flow::Normal;
       }
       case K::SplitAivScopeStmt: {
         const auto& sc = static_cast<const ir::SplitAivScopeStmt&>(s);
@@ -422,25 +436,14 @@ class Interpreter {
     std::vector<Pending> pending;
     auto run_members = [&] {
       if (pending.empty()) return;
-      std::vector<MixedTask::Member> members;
-      std::vector<std::uint64_t> executed(pending.size(), 0);
+      std::vector<std::string> names;
+      for (const Pending& p : pending) names.push_back(p.fn->name);
+      std::vector<std::vector<Value>> results =
+          side_by_side(MixedTask::Kind::Group, names, [&](Interpreter& member, std::size_t k) {
+            return member.call(*pending[k].fn, std::move(pending[k].args));
+          });
       for (std::size_t k = 0; k < pending.size(); ++k)
-        members.push_back({pending[k].fn->name, [this, &pending, &executed, k] {
-                             Interpreter member(program_, options_);
-                             member.block_idx_ = block_idx_;
-                             member.block_num_ = block_num_;
-                             member.depth_ = depth_;
-                             member.executed_ = executed_;
-                             std::vector<Value> out =
-                                 member.call(*pending[k].fn, std::move(pending[k].args));
-                             executed[k] = member.executed_ - executed_;
-                             return out;
-                           }});
-      std::vector<std::vector<Value>> results = MixedTask::run(std::move(members));
-      for (std::size_t k = 0; k < pending.size(); ++k) {
-        executed_ += executed[k];
         if (pending[k].var) bind(*pending[k].var, pack(std::move(results[k])));
-      }
       pending.clear();
     };
     std::vector<const ir::Stmt*> stmts{&body};
@@ -491,6 +494,69 @@ class Interpreter {
 
   void bind_task_id(const ir::ScopeStmt& sc) {
     if (sc.task_id) bind(*sc.task_id, Value::scalar_int(next_task_id_++, DataType::TASK_ID));
+  }
+
+  /// Runs `body(member, k)` for each of `names` side by side, as the members of one mixed task
+  /// (mixed_task.hpp), each in an interpreter of its own that starts where this one is; the
+  /// statements they run count here. Each one's results, in order.
+  template <class F>
+  std::vector<std::vector<Value>> side_by_side(MixedTask::Kind kind,
+                                               const std::vector<std::string>& names, F&& body) {
+    std::vector<MixedTask::Member> members;
+    std::vector<std::uint64_t> executed(names.size(), 0);
+    for (std::size_t k = 0; k < names.size(); ++k)
+      members.push_back({names[k], [this, &body, &executed, k] {
+                           Interpreter member(program_, options_);
+                           member.block_idx_ = block_idx_;
+                           member.block_num_ = block_num_;
+                           member.subblock_idx_ = subblock_idx_;
+                           member.depth_ = depth_;
+                           member.where_ = where_;
+                           member.executed_ = executed_;
+                           member.next_task_id_ = next_task_id_;
+                           std::vector<Value> out = body(member, k);
+                           executed[k] = member.executed_ - executed_;
+                           return out;
+                         }});
+    std::vector<std::vector<Value>> results = MixedTask::run(std::move(members), kind);
+    for (const std::uint64_t e : executed) executed_ += e;
+    return results;
+  }
+
+  /// Runs `body(block, b)` for the n blocks of a launch whose code syncs: side by side, so that
+  /// a syncall is a barrier every block reaches before any goes on (docs/runtime.md).
+  template <class F>
+  std::vector<std::vector<Value>> blocks_side_by_side(std::int64_t n, F&& body) {
+    std::vector<std::string> names;
+    for (std::int64_t b = 0; b < n; ++b) names.push_back("block " + std::to_string(b));
+    return side_by_side(MixedTask::Kind::Blocks, names, [&](Interpreter& block, std::size_t b) {
+      block.block_idx_ = static_cast<std::int64_t>(b);
+      block.block_num_ = n;
+      return body(block, b);
+    });
+  }
+
+  /// True when running `root` may reach a system.syncall, in it or in a function it calls.
+  bool syncs(const ir::Node& root) {
+    bool found = false;
+    ir::for_each_node(ir::NodeRef(&root), [&](const ir::Node& n) {
+      const auto* c = ir::as<ir::Call>(&n);
+      if (found || !c) return;
+      if (!ir::isa<ir::GlobalVar>(*c->op)) {
+        found = c->op->id == ir::OpId::system_syncall;
+        return;
+      }
+      const auto [it, fresh] = syncs_.try_emplace(c->op->name, false);  // false while it runs
+      if (fresh) {
+        const ir::FunctionRef fn = program_.find(c->op->name);
+        const bool s = fn && fn->body && syncs(*fn->body);
+        syncs_[c->op->name] = s;
+        found = s;
+      } else {
+        found = it->second;
+      }
+    });
+    return found;
   }
 
   /// Runs `body` once per index in [0, n) with *index set (block or sub-block index).
@@ -871,6 +937,10 @@ class Interpreter {
   std::vector<Value> dispatch(const ir::Function& fn, std::vector<Value> args,
                               std::optional<std::int64_t> core_num) {
     if (!core_num) return call(fn, std::move(args));
+    if (*core_num > 1 && fn.body && syncs(*fn.body))
+      return blocks_side_by_side(
+                 *core_num, [&](Interpreter& block, std::size_t) { return block.call(fn, args); })
+          .back();
     std::vector<Value> results;
     per_block(*core_num, &block_idx_, [&] {
       results = call(fn, args);
@@ -1121,7 +1191,6 @@ class Interpreter {
       case OpId::system_bar_m:
       case OpId::system_bar_v:
       case OpId::system_fence:
-      case OpId::system_syncall:
       case OpId::system_sync_src:
       case OpId::system_sync_dst:
       case OpId::system_cacheinvalid:
@@ -1130,6 +1199,7 @@ class Interpreter {
       case OpId::system_aiv_initialize_pipe:
       case OpId::system_tfree_to_aic:
       case OpId::system_tfree_to_aiv: return Value{};
+      case OpId::system_syncall: return sync_all(c);
       // Task ids: the ones scopes bind count from 0; the invalid id is -1; a dummy task (it does
       // no work) gets a fresh id.
       case OpId::system_task_invalid: return Value::scalar_int(-1, DataType::TASK_ID);
@@ -1226,6 +1296,8 @@ class Interpreter {
         return args[0];
       }
       case OpId::tile_tri: return triangle(c, args);
+      case OpId::tile_gather_compare:
+      case OpId::tensor_gather_compare: return gather_compare(c, args);
       case OpId::tile_gatherb:
       case OpId::tile_gather:
       case OpId::tile_gather_mask:
@@ -1752,6 +1824,22 @@ class Interpreter {
       z.ints[k] = (b ? binary(kind, l, r) : unary(kind, l)).i;
     }
     return out;
+  }
+
+  /// system.syncall: the barrier of the blocks of a launch (they run side by side when their
+  /// code syncs); in a launch of one block it has no one to wait for.
+  Value sync_all(const ir::Call& c) {
+    MixedTask* task = MixedTask::current();
+    if (task && task->kind() == MixedTask::Kind::Group)
+      unsupported(c,
+                  "in a member of a Group's mixed task: a barrier across the blocks of a launch "
+                  "whose AIC and AIV members run side by side is not run here");
+    if (task) {
+      task->arrive(c.op->name);
+    } else if (block_num_ > 1) {
+      unsupported(c, "runs in blocks that run one after another: nothing runs them side by side");
+    }
+    return Value{};
   }
 
   Value fill(const ir::Call& c, const std::vector<Value>& args, bool tile) {
@@ -2305,18 +2393,56 @@ class Interpreter {
         if (args.size() > 7) dst.valid = valid;
       }
     }
-    using K = irr::Fault::Kind;
+    raise_fault(c, fault,
+                id == OpId::tile_scatter_update || id == OpId::tensor_scatter_update ||
+                        (id == OpId::tile_mgather && kwarg("coalesce", 0) == 0)
+                    ? "rows"
+                    : "elements");
+    return out;
+  }
+
+  /// The error of an irregular function's fault; an index is one of the source's `unit`s.
+  void raise_fault(const ir::Call& c, codegen::irregular::Fault fault,
+                   std::string_view unit) const {
+    using K = codegen::irregular::Fault::Kind;
     if (fault.kind == K::Operand)
       unsupported(c, "gets the invalid operand " + std::to_string(fault.value));
     if (fault.kind == K::Shape) unsupported(c, "gets operands whose shapes do not fit together");
     if (fault.kind == K::Index)
       unsupported(c, "index " + std::to_string(fault.value) + " is out of bounds of its " +
-                         (id == OpId::tile_scatter_update || id == OpId::tensor_scatter_update ||
-                                  (id == OpId::tile_mgather && kwarg("coalesce", 0) == 0)
-                              ? "rows ("
-                              : "elements (") +
-                         std::to_string(fault.size) + ")");
-    return out;
+                         std::string(unit) + " (" + std::to_string(fault.size) + ")");
+  }
+
+  /// tile / tensor.gather_compare(src, kvalue[, tmp]): (dst, cdst), irregular_functions.hpp's
+  /// gather_compare.
+  Value gather_compare(const ir::Call& c, const std::vector<Value>& args) {
+    const auto* tuple = ir::as<ir::TupleType>(c.type.get());
+    if (!tuple || tuple->types.size() != 2) unsupported(c, "needs a (dst, cdst) result");
+    std::vector<Value> outs;
+    for (const ir::TypeRef& t : tuple->types) {
+      const auto* st = ir::as<ir::ShapedType>(t.get());
+      if (!st) unsupported(c, "needs a (dst, cdst) result");
+      outs.push_back(Value::zeros(st->dtype, static_shape(c, *st), ir::isa<ir::TileType>(*t)));
+    }
+    if (args.size() < 2) unsupported(c, "needs (src, kvalue)");
+    const Buffer& src = shaped(args[0], "the source");
+    const Value& k = args[1];
+    const double kvalue = is_float_dtype(k.dtype) ? static_cast<double>(k.f)
+                                                  : static_cast<double>(as_int(k, "kvalue"));
+    const int mode = static_cast<int>(c.kwargs.get<std::int64_t>("cmp_mode").value_or(0));
+    const std::int64_t offset = c.kwargs.get<std::int64_t>("offset").value_or(0);
+    Buffer& dst = *outs[0].buffer;
+    Buffer& cdst = *outs[1].buffer;
+    const auto same = [](auto x) { return x; };
+    raise_fault(c,
+                is_float_dtype(src.dtype) ? codegen::irregular::gather_compare(
+                                                view_of(dst, dst.ints), view_of(cdst, cdst.ints),
+                                                view_of(src, src.f32), kvalue, mode, offset, same)
+                                          : codegen::irregular::gather_compare(
+                                                view_of(dst, dst.ints), view_of(cdst, cdst.ints),
+                                                view_of(src, src.ints), kvalue, mode, offset, same),
+                "elements");
+    return Value::tuple(std::move(outs));
   }
 
   /// tensor.scatter(input, index, src, dim=): torch's scatter, the inverse of gather_along: the
@@ -2854,6 +2980,7 @@ class Interpreter {
   std::unordered_map<const ir::Call*, Value> gathered_;  // lookup only: never iterated
   const ir::AssignStmt* assigned_ = nullptr;  // the assignment executing (a pop's annotation)
   std::int64_t next_task_id_ = 0;
+  std::map<std::string, bool, std::less<>> syncs_;  // by function name: it may reach a syncall
 };
 
 }  // namespace detail

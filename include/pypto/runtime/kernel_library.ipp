@@ -67,7 +67,7 @@ PYPTO_DECL std::string kernel_fault_text(const codegen::KernelFault& f) {
       return "raises an integer to the negative power " + std::to_string(f.offset);
     case K::InvalidOperand: return "gets the invalid operand " + std::to_string(f.offset);
     case K::ShapeMismatch: return "gets operands whose shapes do not fit together";
-    case K::PipeFailed: return "has a cross-core push or pop refused";
+    case K::PipeFailed: return "has a cross-core push or pop, or a syncall, refused";
     case K::OutsideWorld:
       return "names rank " + std::to_string(f.offset) +
              ", outside the world of one rank a single process runs (rank 0)";

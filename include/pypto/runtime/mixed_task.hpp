@@ -2,14 +2,15 @@
 // functions) run side by side, handing tiles through cross-core pipes (tpush / tpop).
 //
 // Each member runs on its own thread, but one at a time: a member holds the baton until it
-// pops from an empty pipe or ends, and the baton then goes to the next member (in member
-// order) that can go on. Switches happen only there, so a run is deterministic; and since the
-// members share nothing but the pipes and the tensors they are given, their results are those
-// of any interleaving the device may choose (the members form a Kahn network). A pipe is a FIFO
-// per direction and pipe id; it is unbounded (a device slot ring only delays its producer).
+// pops from an empty pipe, waits at the barrier or ends, and the baton then goes to the next member
+// (in member order) that can go on. Switches happen only there, so a run is deterministic; and
+// since the members share nothing but the pipes and the tensors they are given, their results are
+// those of any interleaving the device may choose (the members form a Kahn network). A pipe is a
+// FIFO per direction and pipe id; it is unbounded (a device slot ring only delays its producer).
 // Members that all wait on empty pipes are a deadlock: a RuntimeError naming each member and
-// the pipe it waits on. The interpreter and the CPU runtime (compiled members) share it:
-// docs/runtime.md, "Mixed tasks".
+// the pipe it waits on. The blocks of a launch whose kernel syncs (`system.syncall`) run the
+// same way, as the members of a task of blocks, where `arrive` is their barrier. The interpreter
+// and the CPU runtime (compiled members) share it: docs/runtime.md, "Mixed tasks".
 #pragma once
 
 #include <condition_variable>
@@ -19,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,9 +42,13 @@ class MixedTask {
     std::function<std::vector<Value>()> run;  ///< runs the member to its end: its results
   };
 
+  /// What the members are: a Group's AIC and AIV functions, or the blocks of one launch.
+  enum class Kind : std::uint8_t { Group, Blocks };
+
   /// Runs `members` as one task: each one's results, in member order. The first error a member
   /// raises (or a deadlock) is rethrown here after every member has stopped.
-  PYPTO_DECL static std::vector<std::vector<Value>> run(std::vector<Member> members);
+  PYPTO_DECL static std::vector<std::vector<Value>> run(std::vector<Member> members,
+                                                        Kind kind = Kind::Group);
 
   /// The task the calling thread runs a member of, or null outside a mixed task.
   PYPTO_DECL static MixedTask* current();
@@ -54,6 +60,13 @@ class MixedTask {
   /// `op` on a deadlock.
   PYPTO_DECL Value pop(PipeDirection d, std::int64_t id, const std::string& op);
 
+  /// What this task's members are.
+  Kind kind() const { return kind_; }
+
+  /// The barrier of a task of blocks (`op`, a syncall): waits until every member has arrived.
+  /// RuntimeError naming `op` in a Group's task, or when a member ends without arriving.
+  PYPTO_DECL void arrive(const std::string& op);
+
   /// Thrown in a member that waits while another member failed: the task is being stopped.
   struct Stopped {};
 
@@ -63,16 +76,19 @@ class MixedTask {
     State state = State::Ready;
     std::pair<PipeDirection, std::int64_t> waits_on{};
     std::string waits_op;
+    std::optional<std::uint64_t> barrier;  ///< waiting at the barrier of this generation
   };
 
   struct Pipes;  // the FIFOs by direction and id
-  PYPTO_DECL explicit MixedTask(std::size_t n);
+  PYPTO_DECL MixedTask(std::size_t n, Kind kind);
   PYPTO_DECL ~MixedTask();
   bool can_go(std::size_t k) const;
   /// Passes the baton from member `from` to the next one that can go on (lock held); none:
   /// the task is stopped with a deadlock error unless every member is done.
   void pass_baton(std::size_t from);
   void member_main(std::size_t k, Member& m, std::vector<Value>& results);
+  /// Passes the baton on and waits until member `k` can go on again (lock held).
+  void wait_turn(std::size_t k, std::unique_lock<std::mutex>& lock);
 
   std::mutex mutex_;
   std::condition_variable cv_;
@@ -80,6 +96,9 @@ class MixedTask {
   std::vector<std::string> names_;
   std::size_t turn_ = 0;
   std::size_t done_ = 0;
+  Kind kind_;
+  std::size_t arrived_ = 0;       ///< members at the barrier of the current generation
+  std::uint64_t generation_ = 0;  ///< barriers completed
   bool stopped_ = false;
   std::exception_ptr error_;
   std::unique_ptr<Pipes> pipes_;

@@ -16,7 +16,8 @@ struct MixedTask::Pipes {
   std::map<std::pair<PipeDirection, std::int64_t>, std::deque<Value>> fifo;
 };
 
-PYPTO_DECL MixedTask::MixedTask(std::size_t n) : slots_(n), pipes_(std::make_unique<Pipes>()) {}
+PYPTO_DECL MixedTask::MixedTask(std::size_t n, Kind kind)
+    : slots_(n), kind_(kind), pipes_(std::make_unique<Pipes>()) {}
 
 PYPTO_DECL MixedTask::~MixedTask() = default;
 
@@ -30,10 +31,10 @@ PYPTO_DECL MixedTask*& current_mixed_task() {
 
 PYPTO_DECL MixedTask* MixedTask::current() { return detail::current_mixed_task(); }
 
-PYPTO_DECL std::vector<std::vector<Value>> MixedTask::run(std::vector<Member> members) {
+PYPTO_DECL std::vector<std::vector<Value>> MixedTask::run(std::vector<Member> members, Kind kind) {
   std::vector<std::vector<Value>> results(members.size());
   if (members.empty()) return results;
-  MixedTask task(members.size());
+  MixedTask task(members.size(), kind);
   for (const Member& m : members) task.names_.push_back(m.name);
   std::vector<std::thread> threads;
   threads.reserve(members.size());
@@ -83,6 +84,7 @@ PYPTO_DECL bool MixedTask::can_go(std::size_t k) const {
   const Slot& s = slots_[k];
   if (s.state == State::Ready) return true;
   if (s.state == State::Done) return false;
+  if (s.barrier) return *s.barrier < generation_;
   const auto it = pipes_->fifo.find(s.waits_on);
   return it != pipes_->fifo.end() && !it->second.empty();
 }
@@ -98,16 +100,24 @@ PYPTO_DECL void MixedTask::pass_baton(std::size_t from) {
   }
   if (done_ == n) return;
   std::string waits;
-  for (std::size_t k = 0; k < n; ++k)
-    if (slots_[k].state == State::Waiting)
-      waits += (waits.empty() ? "" : "; ") + names_[k] + " waits in " + slots_[k].waits_op +
-               " (pipe " + std::to_string(slots_[k].waits_on.second) + " toward " +
-               (slots_[k].waits_on.first == PipeDirection::ToAiv ? "AIV" : "AIC") + ")";
+  std::string ended;
+  for (std::size_t k = 0; k < n; ++k) {
+    const Slot& s = slots_[k];
+    if (s.state == State::Done && !ended.empty()) ended += ", ";
+    if (s.state == State::Done) ended += names_[k];
+    if (s.state != State::Waiting) continue;
+    waits += (waits.empty() ? "" : "; ") + names_[k] + " waits in " + s.waits_op;
+    if (s.barrier) continue;
+    waits += " (pipe " + std::to_string(s.waits_on.second) + " toward " +
+             (s.waits_on.first == PipeDirection::ToAiv ? "AIV" : "AIC") + ")";
+  }
+  if (arrived_ > 0)
+    waits += "; the barrier waits for every member" +
+             (ended.empty() ? std::string() : ", and " + ended + " ended without reaching it");
   if (!error_)
-    error_ = std::make_exception_ptr(
-        RuntimeError("mixed task: every member that has not ended waits on an empty pipe, and no "
-                     "tile will come: " +
-                     waits));
+    error_ = std::make_exception_ptr(RuntimeError(
+        "mixed task: every member that has not ended waits, and nothing it waits for will come: " +
+        waits));
   stopped_ = true;
 }
 
@@ -121,19 +131,41 @@ PYPTO_DECL Value MixedTask::pop(PipeDirection d, std::int64_t id, const std::str
   const std::size_t k = turn_;  // the caller holds the baton
   std::deque<Value>& pipe = pipes_->fifo[{d, id}];
   while (pipe.empty()) {
-    if (stopped_) throw Stopped{};
-    slots_[k].state = State::Waiting;
     slots_[k].waits_on = {d, id};
     slots_[k].waits_op = op;
-    pass_baton(k);
-    cv_.notify_all();
-    cv_.wait(lock, [&] { return turn_ == k || stopped_; });
-    if (stopped_) throw Stopped{};
-    slots_[k].state = State::Ready;
+    wait_turn(k, lock);
   }
   Value tile = std::move(pipe.front());
   pipe.pop_front();
   return tile;
+}
+
+PYPTO_DECL void MixedTask::arrive(const std::string& op) {
+  if (kind_ != Kind::Blocks)
+    throw RuntimeError(op +
+                       " in a member of a Group's mixed task: a barrier across the blocks of a "
+                       "launch whose AIC and AIV members run side by side is not run here");
+  std::unique_lock<std::mutex> lock(mutex_);
+  const std::size_t k = turn_;        // the caller holds the baton
+  if (++arrived_ == slots_.size()) {  // the last to arrive releases the others and goes on
+    arrived_ = 0;
+    ++generation_;
+    return;
+  }
+  slots_[k].barrier = generation_;
+  slots_[k].waits_op = op;
+  while (*slots_[k].barrier >= generation_) wait_turn(k, lock);
+  slots_[k].barrier.reset();
+}
+
+PYPTO_DECL void MixedTask::wait_turn(std::size_t k, std::unique_lock<std::mutex>& lock) {
+  if (stopped_) throw Stopped{};
+  slots_[k].state = State::Waiting;
+  pass_baton(k);
+  cv_.notify_all();
+  cv_.wait(lock, [&] { return turn_ == k || stopped_; });
+  if (stopped_) throw Stopped{};
+  slots_[k].state = State::Ready;
 }
 
 }  // namespace pypto::runtime

@@ -81,6 +81,9 @@ class ProgramRunner {
   };
   PYPTO_DECL static bool pipe_entry(void* context, std::int64_t op, std::int64_t id,
                                     codegen::PipeTile* tile);
+  /// A kernel's syncall: the barrier of the mixed task of blocks the calling thread runs a
+  /// member of; none, a launch of one block: nothing to wait for.
+  PYPTO_DECL static bool sync_all(PipeCall& call);
 
   const ir::Program& program_;
   const KernelLibrary& library_;

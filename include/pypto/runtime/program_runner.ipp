@@ -206,6 +206,7 @@ PYPTO_DECL bool ProgramRunner::pipe_entry(void* context, std::int64_t op, std::i
   if (call.error) return false;  // the kernel goes on after a refusal: the first error stands
   using codegen::PipeOp;
   const auto what = static_cast<PipeOp>(op);
+  if (what == PipeOp::SyncAll) return sync_all(call);
   const bool push = what == PipeOp::PushToAiv || what == PipeOp::PushToAic;
   const PipeDirection d = what == PipeOp::PushToAiv || what == PipeOp::PopFromAic
                               ? PipeDirection::ToAiv
@@ -254,6 +255,20 @@ PYPTO_DECL bool ProgramRunner::pipe_entry(void* context, std::int64_t op, std::i
     call.error = std::current_exception();
     return false;
   }
+}
+
+PYPTO_DECL bool ProgramRunner::sync_all(PipeCall& call) {
+  try {
+    MixedTask* task = MixedTask::current();
+    if (task) task->arrive("system.syncall");  // else a launch of one block: no one to wait for
+    return true;
+  } catch (const RuntimeError& e) {  // a syncall where the members are not blocks
+    call.error = std::make_exception_ptr(
+        RuntimeError("program runner: kernel '" + call.fn->name + "': " + e.what()));
+  } catch (...) {  // the task is stopping
+    call.error = std::current_exception();
+  }
+  return false;
 }
 
 }  // namespace pypto::runtime

@@ -190,7 +190,8 @@ inline ir::OpId simple_tile_form(ir::OpId op) {
 inline constexpr std::string_view kTileForms =
     "converted: the elementwise, expand, reduction-free and index ops with a same-named tile op, "
     "the row and column reductions and arg-reductions, cmp, create, slice, assemble, maximum, "
-    "minimum, gather, scatter, scatter_mask, scatter_update, expand_clone, mrgsort_format2, "
+    "minimum, gather, gather_compare, scatter, scatter_mask, scatter_update, expand_clone, "
+    "mrgsort_format2, "
     "matmul, matmul_acc, read and write of a "
     "loaded tensor";
 
@@ -222,7 +223,8 @@ inline bool has_tile_form(const ir::Call& c) {
          op == OpId::tensor_maximum || op == OpId::tensor_minimum || op == OpId::tensor_cmp ||
          ir::reduction_of(op).has_value() || op == OpId::tensor_mrgsort_format2 ||
          op == OpId::tensor_scatter || op == OpId::tensor_scatter_mask ||
-         op == OpId::tensor_scatter_update || op == OpId::pld_tensor_remote_store;
+         op == OpId::tensor_gather_compare || op == OpId::tensor_scatter_update ||
+         op == OpId::pld_tensor_remote_store;
 }
 
 /// Global-memory accesses a kernel may keep as they are (read / write / assemble only while
@@ -491,6 +493,8 @@ class KernelConverter {
       out.push_back(ir::StmtRef(&a));
       return;
     }
+    if (const auto* g = ir::as<ir::TupleGetItem>(value.get()))  // of a tuple that became tiles
+      value = ir::TupleGetItem::make(g->tuple, g->index, g->span);
     ir::VarRef var = a.var;
     if (value->type != a.value->type) {  // e.g. an iter_arg that became a tile
       var = ir::Var::make(a.var->name_hint, value->type, a.var->span);
@@ -690,6 +694,16 @@ class KernelConverter {
     if (op == OpId::tensor_matmul || op == OpId::tensor_matmul_acc)
       return matmul(c, std::move(args), emit, span, out);
     if (op == OpId::tensor_expand_clone) return expand_clone(emit, args);
+    if (op == OpId::tensor_gather_compare) {  // the tile form's UINT8 workspace, as upstream's
+      std::vector<ir::ExprRef> src{args[0]};
+      bridge(src, out, span);
+      const auto* t = ir::as<ir::TileType>(src[0]->type.get());
+      if (!t) fail(c, span, "needs a tensor or tile as its first operand");
+      return call(
+          "tile.gather_compare",
+          {src[0], args[1], emit.create("gather_compare_tmp", t->shape, core::DataType::UINT8)},
+          c.kwargs);
+    }
     if (op == OpId::tensor_mrgsort_format2) {
       bridge(args, out, span);
       return expand_mrgsort_format2(emit, std::move(args), c.kwargs);
