@@ -173,8 +173,10 @@ struct CpuTarget {
   static std::string tile_reduce(const TileRef& dst, const TileRef& src, Reduction kind,
                                  bool by_row, bool index, bool tree);
   static std::string tile_triangle(const TileRef& dst, std::string_view diagonal, bool upper);
+  /// `src` (its box `valid` only, when given) copied into `dst` at `offsets`.
   static std::string tile_assemble(const TileRef& dst, const TileRef& src,
-                                   const std::vector<std::string>& offsets, std::int64_t site);
+                                   const std::vector<std::string>& offsets, std::int64_t site,
+                                   const std::vector<std::string>& valid = {});
   static std::string tile_expdif(const TileRef& dst, const TileRef& a, const TileRef& v);
   static std::string tile_store_valid(const TileRef& t, const TensorRef& dst,
                                       const std::vector<std::string>& offsets,

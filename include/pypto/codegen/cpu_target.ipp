@@ -764,12 +764,16 @@ PYPTO_DECL std::string CpuTarget::tile_triangle(const TileRef& dst, std::string_
 
 PYPTO_DECL std::string CpuTarget::tile_assemble(const TileRef& dst, const TileRef& src,
                                                 const std::vector<std::string>& offsets,
-                                                std::int64_t site) {
+                                                std::int64_t site,
+                                                const std::vector<std::string>& valid) {
   // The target tile's extents stand in for a tensor's shape, as tile_slice's do.
-  return "pk::copy_box(" + src.name + ".data(), " + dst.name +
-         ".data(), std::initializer_list<std::int64_t>" + extents(dst) + ".begin(), " +
-         brace_list(offsets) + ", " + extents(src) + ", pk::Box::Store, " + std::to_string(site) +
-         ");\n";
+  const std::string into = "std::initializer_list<std::int64_t>" + extents(dst) + ".begin(), " +
+                           brace_list(offsets) + ", " + extents(src) + ", ";
+  if (!valid.empty())
+    return "pk::copy_box_valid(" + src.name + ".data(), " + dst.name + ".data(), " + into +
+           brace_list(valid) + ", " + std::to_string(site) + ", pk::Box::Store);\n";
+  return "pk::copy_box(" + src.name + ".data(), " + dst.name + ".data(), " + into +
+         "pk::Box::Store, " + std::to_string(site) + ");\n";
 }
 
 PYPTO_DECL std::string CpuTarget::tile_expdif(const TileRef& dst, const TileRef& a,

@@ -703,6 +703,7 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_mgather:
       case ir::OpId::tile_random: return irregular(var, c);
       case ir::OpId::tile_gather_compare: return gather_compare(var, c);
+      case ir::OpId::tile_gather_row: return gather_row(var, c);
       case ir::OpId::tile_extract: return extract(var, c);
       case ir::OpId::tile_assemble: return assemble(var, c);
       case ir::OpId::tile_row_expand_expdif:
@@ -1380,6 +1381,35 @@ class Lowering : protected RegionLowering<T> {
     const std::string code = T::tile_assemble(target.tile, src, offsets, this->site(c));
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
+    env_[&var] = target;
+  }
+
+  /// tile.gather_row(dst, src, dst_offset, src_offset, shapes[, valid_shape]): the tensor's
+  /// window loaded into a tile of `shapes`, whose valid box is then written into dst in place.
+  void gather_row(const ir::Var& var, const ir::Call& c) {
+    if (c.kwargs.get<bool>("transpose").value_or(false))
+      fail_at(c, "with transpose=True is not supported");
+    const Value& target = tile_of(c, c.args.at(0));
+    const Value& src = tensor_of(c, c.args.at(1));
+    const std::vector<std::string> at = int_list(c, c.args.at(2)), from = int_list(c, c.args.at(3));
+    std::vector<Dim> dims = dims_of(c, c.args.at(4));
+    std::vector<std::string> valid;
+    if (c.args.size() > 5) valid = int_list(c, c.args[5]);
+    if (valid.empty())
+      for (const Dim& d : dims) valid.push_back(d.text);
+    const std::size_t rank = target.tile.dims.size();
+    if (at.size() != rank || from.size() != src.tensor.rank || dims.size() != rank ||
+        valid.size() != rank || src.tensor.rank != rank)
+      fail_at(c, "needs offsets, shapes and a valid shape of the tile's and the tensor's rank");
+    Value window;
+    window.kind = Value::Kind::Tile;
+    window.tile = declare_tile(c, target.tile.dtype, target.tile.space, std::move(dims));
+    on_pipe(Pipe::Mte2);
+    const std::string load = T::tile_load_valid(window.tile, src.tensor, from, valid, site(c));
+    const std::string write = T::tile_assemble(target.tile, window.tile, at, site(c), valid);
+    if (load.empty() || write.empty()) fail_at(c, "is not supported by the kernel code generator");
+    line(load);
+    line(write);
     env_[&var] = target;
   }
 

@@ -178,7 +178,8 @@ PYPTO_DECL std::string NpuTarget::tile_triangle(const TileRef&, std::string_view
   return {};
 }
 PYPTO_DECL std::string NpuTarget::tile_assemble(const TileRef&, const TileRef&,
-                                                const std::vector<std::string>&, std::int64_t) {
+                                                const std::vector<std::string>&, std::int64_t,
+                                                const std::vector<std::string>&) {
   return {};
 }
 PYPTO_DECL std::string NpuTarget::tile_expdif(const TileRef&, const TileRef&, const TileRef&) {

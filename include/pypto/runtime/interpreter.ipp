@@ -1048,7 +1048,9 @@ class Interpreter {
     switch (id) {
       case OpId::tensor_write:
       case OpId::tile_write:
-      case OpId::tensor_assemble: return 0;
+      case OpId::tensor_assemble:
+      case OpId::tile_gather_row:
+      case OpId::tensor_gather_row: return 0;
       case OpId::tile_store:
       case OpId::pld_tile_remote_store:
       case OpId::pld_tensor_remote_store: return id == OpId::tile_store ? 2 : 1;
@@ -1252,6 +1254,8 @@ class Interpreter {
       case OpId::tile_aic_gather:
       case OpId::tensor_aic_gather: return aic_gather(c, args);
       case OpId::tensor_create_l1: return fill(c, args, false);
+      case OpId::tile_gather_row:
+      case OpId::tensor_gather_row: return gather_row(c, args);
       case OpId::tile_expands:
       case OpId::tensor_expands: return expand_scalar(c, args);
       case OpId::tile_row_expand:
@@ -2411,6 +2415,28 @@ class Interpreter {
     if (fault.kind == K::Index)
       unsupported(c, "index " + std::to_string(fault.value) + " is out of bounds of its " +
                          std::string(unit) + " (" + std::to_string(fault.size) + ")");
+  }
+
+  /// tile / tensor.gather_row(dst, src, dst_offset, src_offset, shapes[, valid_shape]): the
+  /// window of src at src_offset, of valid_shape (else shapes), written into dst at dst_offset.
+  Value gather_row(const ir::Call& c, const std::vector<Value>& args) {
+    if (args.size() < 5) unsupported(c, "needs (dst, src, dst_offset, src_offset, shapes)");
+    if (c.kwargs.get<bool>("transpose").value_or(false))
+      unsupported(c, "with transpose=True is not run");
+    std::vector<std::int64_t> ext = as_ints(args[4], "shapes");
+    if (args.size() > 5) {
+      const std::vector<std::int64_t> valid = as_ints(args[5], "valid_shape");
+      for (std::size_t k = 0; k < valid.size() && k < ext.size(); ++k)
+        if (valid[k] < 0 || valid[k] > ext[k])
+          unsupported(c, "needs a valid_shape within its shapes, got " + shape_text(valid) +
+                             " for " + shape_text(ext));
+      ext = valid;
+    }
+    const Value part = region_copy_out(c, shaped(args[1], "the source"),
+                                       as_ints(args[3], "src_offset"), ext, false);
+    (void)shaped(args[0], "the destination");
+    region_copy_in(c, *part.buffer, *args[0].buffer, as_ints(args[2], "dst_offset"), false);
+    return args[0];
   }
 
   /// tile / tensor.gather_compare(src, kvalue[, tmp]): (dst, cdst), irregular_functions.hpp's

@@ -189,11 +189,9 @@ inline ir::OpId simple_tile_form(ir::OpId op) {
 /// What the refusals list as converted.
 inline constexpr std::string_view kTileForms =
     "converted: the elementwise, expand, reduction-free and index ops with a same-named tile op, "
-    "the row and column reductions and arg-reductions, cmp, create, slice, assemble, maximum, "
-    "minimum, gather, gather_compare, scatter, scatter_mask, scatter_update, expand_clone, "
-    "mrgsort_format2, "
-    "matmul, matmul_acc, read and write of a "
-    "loaded tensor";
+    "the row and column reductions and arg-reductions, cmp, create, create_l1, slice, assemble, "
+    "gather_row, maximum, minimum, gather, gather_compare, scatter, scatter_mask, scatter_update, "
+    "expand_clone, mrgsort_format2, matmul, matmul_acc, read and write of a loaded tensor";
 
 /// Ops that read and place their own data: a converted op's operand is loaded at the entry,
 /// theirs are not.
@@ -205,6 +203,7 @@ inline bool is_self_loading(ir::OpId op) {
     case OpId::tensor_read:
     case OpId::tensor_write:
     case OpId::tensor_gather:
+    case OpId::tensor_gather_row:
     case OpId::tensor_expand_clone:
     case OpId::tensor_matmul:
     case OpId::tensor_matmul_acc:
@@ -220,11 +219,11 @@ inline bool has_tile_form(const ir::Call& c) {
   using ir::OpId;
   const OpId op = c.op->id;
   return simple_tile_form(op) != OpId::custom || is_self_loading(op) || op == OpId::tensor_create ||
-         op == OpId::tensor_maximum || op == OpId::tensor_minimum || op == OpId::tensor_cmp ||
-         ir::reduction_of(op).has_value() || op == OpId::tensor_mrgsort_format2 ||
-         op == OpId::tensor_scatter || op == OpId::tensor_scatter_mask ||
-         op == OpId::tensor_gather_compare || op == OpId::tensor_scatter_update ||
-         op == OpId::pld_tensor_remote_store;
+         op == OpId::tensor_create_l1 || op == OpId::tensor_maximum || op == OpId::tensor_minimum ||
+         op == OpId::tensor_cmp || ir::reduction_of(op).has_value() ||
+         op == OpId::tensor_mrgsort_format2 || op == OpId::tensor_scatter ||
+         op == OpId::tensor_scatter_mask || op == OpId::tensor_gather_compare ||
+         op == OpId::tensor_scatter_update || op == OpId::pld_tensor_remote_store;
 }
 
 /// Global-memory accesses a kernel may keep as they are (read / write / assemble only while
@@ -638,10 +637,12 @@ class KernelConverter {
                     ir::Attrs kw) -> ir::ExprRef {
       return ops_.make_call(name, std::move(a), std::move(kw), {}, span);
     };
-    if (op == OpId::tensor_create) {
+    if (op == OpId::tensor_create || op == OpId::tensor_create_l1) {  // create_l1: in Mat
       ir::Attrs kw;
       if (const ir::AttrValue* d = c.kwargs.find("dtype")) kw = kw.with("dtype", *d);
-      kw = kw.with("target_memory", ir::EnumValue::of(ir::MemorySpace::Vec));
+      kw = kw.with("target_memory",
+                   ir::EnumValue::of(op == OpId::tensor_create ? ir::MemorySpace::Vec
+                                                               : ir::MemorySpace::Mat));
       return call("tile.create", std::move(args), std::move(kw));
     }
     if (op == OpId::tensor_read || op == OpId::tensor_write) {
@@ -676,6 +677,17 @@ class KernelConverter {
                   std::move(args), c.kwargs);
     }
     const Emitter emit(ops_, f_.name, c.op->name, span, out);
+    if (op == OpId::tensor_gather_row) {  // a global tensor's window into an on-chip tile
+      if (is_tile(0)) return call("tile.gather_row", std::move(args), c.kwargs);
+      if (c.kwargs.get<bool>("transpose").value_or(false))
+        fail(c, span, "with transpose=True into a global-memory tensor has no tile form");
+      // Into a global-memory accumulator: the window's valid box loaded, then stored there.
+      const ir::VarRef window =
+          emit.bind("gather_row_window", "tile.load",
+                    {args[1], args[3], args[4], args.size() > 5 ? args[5] : args[4]},
+                    ir::Attrs{}.with("target_memory", ir::EnumValue::of(ir::MemorySpace::Vec)));
+      return call("tile.store", {window, args[2], args[0]}, {});
+    }
     if (const auto r = ir::reduction_of(op); r && !r->by_row && !r->index) {
       bridge(args, out, span);  // a column reduction: the one-operand tile form
       return call(ir::op_name(ir::op_id("tile." + std::string(c.op->name.substr(7)))),
