@@ -682,10 +682,9 @@ class KernelConverter {
       if (c.kwargs.get<bool>("transpose").value_or(false))
         fail(c, span, "with transpose=True into a global-memory tensor has no tile form");
       // Into a global-memory accumulator: the window's valid box loaded, then stored there.
-      const ir::VarRef window =
-          emit.bind("gather_row_window", "tile.load",
-                    {args[1], args[3], args[4], args.size() > 5 ? args[5] : args[4]},
-                    ir::Attrs{}.with("target_memory", ir::EnumValue::of(ir::MemorySpace::Vec)));
+      const ir::VarRef window = emit.bind(
+          "gather_row_window", "tile.load",
+          {args[1], args[3], args[4], args.size() > 5 ? args[5] : args[4]}, Emitter::vec());
       return call("tile.store", {window, args[2], args[0]}, {});
     }
     if (const auto r = ir::reduction_of(op); r && !r->by_row && !r->index) {
