@@ -1767,3 +1767,27 @@ class RowsIntoTensor:
     for (std::size_t c = 0; c < 4; ++c) want[r * 4 + c] = static_cast<float>(10 * (r - 2) + c);
   CHECK(out[2].buffer->f32 == want);
 }
+
+TEST_CASE("cpu pipeline: paged_gather reads each logical row through its block table") {
+  // Blocks of 4 rows; logical row l lives in physical block table[l / 4], at row l % 4. The
+  // gather fills rows 0..2 of a [4, 2] tile (columns 1..2 of each source row); row 3 stays zero.
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Paged:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def main(self, src: pl.Tensor[[12, 4], pl.FP32], idx: pl.Tensor[[3], pl.INT32], bt: pl.Tensor[[1, 3], pl.INT32], out: pl.Out[pl.Tensor[[4, 2], pl.FP32]]) -> pl.Tensor[[4, 2], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            rows = pl.paged_gather(src, idx, bt, block_size=4, size=2, col_off=1, max_indices=4, space=pl.MemorySpace.Vec)
+            out = pl.assemble(out, rows, [0, 0])
+        return out
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  for (std::size_t k = 0; k < 48; ++k)
+    args[0].buffer->f32[k] = static_cast<float>(10 * (k / 4) + k % 4);
+  args[1].buffer->ints = {0, 5, 11};  // blocks 0, 1, 2 at rows 0, 1, 3
+  args[2].buffer->ints = {2, 0, 1};   // physical blocks: rows 8.., 0.., 4..
+  const std::vector<rt::Value> out = run_identical(*input, args);
+  // l = 0: row 8; l = 5: block 0 row 1 -> row 1; l = 11: block 1 row 3 -> row 7
+  CHECK(out[3].buffer->f32 == std::vector<float>{81, 82, 11, 12, 71, 72, 0, 0});
+}

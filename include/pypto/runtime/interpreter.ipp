@@ -1256,6 +1256,7 @@ class Interpreter {
       case OpId::tensor_create_l1: return fill(c, args, false);
       case OpId::tile_gather_row:
       case OpId::tensor_gather_row: return gather_row(c, args);
+      case OpId::tensor_paged_gather: return paged_gather(c, args);
       case OpId::tile_expands:
       case OpId::tensor_expands: return expand_scalar(c, args);
       case OpId::tile_row_expand:
@@ -2437,6 +2438,51 @@ class Interpreter {
     (void)shaped(args[0], "the destination");
     region_copy_in(c, *part.buffer, *args[0].buffer, as_ints(args[2], "dst_offset"), false);
     return args[0];
+  }
+
+  /// tensor.paged_gather(src, indices, block_table): row i is source row
+  /// block_table[l / block_size] * block_size + l % block_size for l = indices[i], its columns
+  /// [col_off, col_off + size); rows past the indices' count stay zero.
+  Value paged_gather(const ir::Call& c, const std::vector<Value>& args) {
+    if (c.kwargs.get<bool>("is_trans").value_or(false))
+      unsupported(c, "with is_trans=True is not run");
+    const auto* rt = ir::as<ir::ShapedType>(c.type.get());
+    if (!rt || args.size() != 3) unsupported(c, "needs (src, indices, block_table)");
+    Value out = Value::zeros(rt->dtype, static_shape(c, *rt), false);
+    Buffer& dst = *out.buffer;
+    const Buffer& src = shaped(args[0], "the source");
+    const Buffer& idx = shaped(args[1], "the indices");
+    const Buffer& table = shaped(args[2], "the block table");
+    const std::int64_t block = c.kwargs.get<std::int64_t>("block_size").value_or(1),
+                       size = c.kwargs.get<std::int64_t>("size").value_or(1),
+                       col = c.kwargs.get<std::int64_t>("col_off").value_or(0);
+    const auto n = static_cast<std::int64_t>(idx.ints.size());
+    if (block < 1) unsupported(c, "needs block_size >= 1");
+    if (src.shape.size() != 2 || dst.shape.size() != 2 || n > dst.shape[0] || col < 0 ||
+        col + size > src.shape[1] || size != dst.shape[1])
+      unsupported(c, "gets operands whose shapes do not fit together");
+    const bool floats = is_float_dtype(src.dtype);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t l = idx.ints[static_cast<std::size_t>(i)];
+      const std::int64_t b = l < 0 ? -1 : l / block;
+      if (b < 0 || b >= static_cast<std::int64_t>(table.ints.size()))
+        unsupported(c, "index " + std::to_string(l) + " names block " + std::to_string(b) +
+                           ", outside its block table (" + std::to_string(table.ints.size()) +
+                           " blocks)");
+      const std::int64_t row = table.ints[static_cast<std::size_t>(b)] * block + l % block;
+      if (row < 0 || row >= src.shape[0])
+        unsupported(c, "index " + std::to_string(l) + " names source row " + std::to_string(row) +
+                           ", outside its source (" + std::to_string(src.shape[0]) + " rows)");
+      for (std::int64_t j = 0; j < size; ++j) {
+        const auto from = static_cast<std::size_t>(row * src.shape[1] + col + j),
+                   to = static_cast<std::size_t>(i * size + j);
+        if (floats)
+          dst.f32[to] = src.f32[from];
+        else
+          dst.ints[to] = src.ints[from];
+      }
+    }
+    return out;
   }
 
   /// tile / tensor.gather_compare(src, kvalue[, tmp]): (dst, cdst), irregular_functions.hpp's

@@ -190,8 +190,9 @@ inline ir::OpId simple_tile_form(ir::OpId op) {
 inline constexpr std::string_view kTileForms =
     "converted: the elementwise, expand, reduction-free and index ops with a same-named tile op, "
     "the row and column reductions and arg-reductions, cmp, create, create_l1, slice, assemble, "
-    "gather_row, maximum, minimum, gather, gather_compare, scatter, scatter_mask, scatter_update, "
-    "expand_clone, mrgsort_format2, matmul, matmul_acc, read and write of a loaded tensor";
+    "gather_row, maximum, minimum, gather, gather_compare, paged_gather, scatter, scatter_mask, "
+    "scatter_update, expand_clone, mrgsort_format2, matmul, matmul_acc, read and write of a loaded "
+    "tensor";
 
 /// Ops that read and place their own data: a converted op's operand is loaded at the entry,
 /// theirs are not.
@@ -204,6 +205,7 @@ inline bool is_self_loading(ir::OpId op) {
     case OpId::tensor_write:
     case OpId::tensor_gather:
     case OpId::tensor_gather_row:
+    case OpId::tensor_paged_gather:
     case OpId::tensor_expand_clone:
     case OpId::tensor_matmul:
     case OpId::tensor_matmul_acc:
@@ -705,6 +707,7 @@ class KernelConverter {
     if (op == OpId::tensor_matmul || op == OpId::tensor_matmul_acc)
       return matmul(c, std::move(args), emit, span, out);
     if (op == OpId::tensor_expand_clone) return expand_clone(emit, args);
+    if (op == OpId::tensor_paged_gather) return expand_paged_gather(emit, args, c.kwargs);
     if (op == OpId::tensor_gather_compare) {  // the tile form's UINT8 workspace, as upstream's
       std::vector<ir::ExprRef> src{args[0]};
       bridge(src, out, span);

@@ -375,6 +375,49 @@ inline ir::ExprRef expand_scatter_update(const Emitter& e, const std::vector<ir:
              });
 }
 
+/// tensor.paged_gather(src, indices, block_table) as upstream lowers it, row by row: an on-chip
+/// [max_indices, size] tile in `space` (Mat unless said) and a loop over the indices that reads
+/// logical row l and its block's entry and gathers source row
+/// block_table[l / block_size] * block_size + l % block_size (columns from col_off) into row i.
+inline ir::ExprRef expand_paged_gather(const Emitter& e, const std::vector<ir::ExprRef>& args,
+                                       const ir::Attrs& kw) {
+  if (kw.get<bool>("is_trans").value_or(false)) e.fail("with is_trans=True has no tile form yet");
+  const ir::ShapedType& src = shaped(e, args.at(0), "source");
+  const ir::ShapedType& idx = shaped(e, args.at(1), "indices");
+  const ir::ShapedType& table = shaped(e, args.at(2), "block table");
+  const std::int64_t block = kw.get<std::int64_t>("block_size").value_or(1),
+                     size = kw.get<std::int64_t>("size").value_or(1),
+                     rows = kw.get<std::int64_t>("max_indices").value_or(1),
+                     col = kw.get<std::int64_t>("col_off").value_or(0);
+  if (block < 1 || size < 1 || rows < 1 || col < 0)
+    e.fail("needs block_size, size and max_indices >= 1 and col_off >= 0");
+  const ir::VarRef acc = e.bind(
+      "paged_acc", "tile.create", {Emitter::tuple({Emitter::index(rows), Emitter::index(size)})},
+      Emitter::in(kw.get<ir::MemorySpace>("space").value_or(ir::MemorySpace::Mat))
+          .with("dtype", src.dtype));
+  // An element of an INT32 [n] or [1, n] operand, as an index.
+  auto read = [](const Emitter& b, std::string name, const ir::ExprRef& t,
+                 const ir::ShapedType& type, ir::ExprRef at) -> ir::ExprRef {
+    std::vector<ir::ExprRef> where{std::move(at)};
+    if (type.shape.size() == 2) where.insert(where.begin(), Emitter::index(0));
+    return ir::Cast::make(b.bind(std::move(name), "tensor.read", {t, Emitter::tuple(where)}),
+                          core::DataType::INDEX);
+  };
+  return e.loop(
+      {"paged_i", "paged_rows", "paged_gathered"}, idx.shape.back(), acc,
+      [&](const ir::VarRef& i, const ir::VarRef& carried, const Emitter& b) {
+        const ir::ExprRef logical = read(b, "paged_logical", args[1], idx, i);
+        const ir::ExprRef entry = read(b, "paged_block", args[2], table,
+                                       ir::FloorDiv::make(logical, Emitter::index(block)));
+        const ir::ExprRef row = ir::Add::make(ir::Mul::make(entry, Emitter::index(block)),
+                                              ir::FloorMod::make(logical, Emitter::index(block)));
+        return ir::ExprRef(b.bind("paged_row", "tile.gather_row",
+                                  {carried, args[0], Emitter::tuple({i, Emitter::index(0)}),
+                                   Emitter::tuple({row, Emitter::index(col)}),
+                                   Emitter::tuple({Emitter::index(1), Emitter::index(size)})}));
+      });
+}
+
 /// tensor.gather(input, index, dim=d): out[.., k] = input[.., index[.., k], ..] along `d`, for
 /// rank 2 along the last dimension and rank 3 along any (upstream's four lowerings). Along the
 /// last dimension, A5 gathers all rows in one tile.gather of flat indices (row * columns +
