@@ -4,7 +4,7 @@
 //             [--verify-each] [--pass-timing] [--assert-equal EXPECTED_FILE] [--concise]
 //             [--assume=PROP,...] [--debug-dedup]
 //             [--target=cpu|npu] [--run] [--cache-dir=DIR] [--seed=N]
-//             [--nonnegative-ints] [--dim=NAME=N]...
+//             [--nonnegative-ints] [--dim=NAME=N]... [--define=NAME=VALUE]...
 //
 // Input is FILE, stdin for `-`, or the embedded default program (default_program.hpp) when no
 // FILE is given. The result goes to stdout or OUT; --print-after-all and --pass-timing write to
@@ -23,10 +23,12 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <pypto/core/error.hpp>
 #include <pypto/ir/op_registry.hpp>
 #include <pypto/structural/compare.hpp>
+#include <pypto/text/host_values.hpp>
 #include <pypto/text/parse_error.hpp>
 #include <pypto/text/parser.hpp>
 #include <pypto/text/printer.hpp>
@@ -84,6 +86,9 @@ constexpr const char* kUsage =
     "  --dim=NAME=N              (--run, repeatable) the shape symbol NAME has extent N in the\n"
     "                            inputs (default: 16, 32, 48 or 64, seeded)\n"
     "                            (valid indices for the gathers)\n"
+    "  --define=NAME=VALUE       (repeatable) the text's unbound name NAME reads as the Python\n"
+    "                            expression VALUE (`--define=rows=64 --define=dtype=pl.FP16`),\n"
+    "                            as a host's closure gives it\n"
     "  --help                    show this message\n"
     "\n"
     "exit codes: 0 success, 1 check failed, 2 usage or input error\n";
@@ -101,6 +106,7 @@ struct Options {
   bool concise = false;
   bool debug_dedup = false;
   std::string assume;
+  std::map<std::string, std::string> host_values;  // --define
   pypto_opt::TargetOptions target;
   bool help = false;
 };
@@ -162,6 +168,18 @@ Options parse_args(int argc, char** argv) {
       if (eq == std::string::npos || eq == 0 || eq + 1 == dim->size() || *end != '\0' || n < 0)
         throw UsageError{"--dim: '" + *dim + "' is not NAME=N with N a nonnegative number"};
       o.target.symbols[dim->substr(0, eq)] = n;
+    } else if (auto def = option_value(argc, argv, i, "--define")) {
+      const std::size_t eq = def->find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw UsageError{"--define: '" + *def + "' is not NAME=VALUE"};
+      std::map<std::string, std::string> one{{def->substr(0, eq), def->substr(eq + 1)}};
+      try {  // checked here, so that a bad value is not reported at the input's line 1
+        pypto::text::syntax::Module none;
+        pypto::text::bind_host_values(none, one);
+      } catch (const pypto::core::Error& e) {
+        throw UsageError{"--define: " + std::string(e.what())};
+      }
+      o.host_values.insert(one.begin(), one.end());
     } else if (auto seed = option_value(argc, argv, i, "--seed")) {
       char* end = nullptr;
       o.target.seed = std::strtoull(seed->c_str(), &end, 10);
@@ -229,12 +247,14 @@ std::string read_source(const std::string& path) {
 }
 
 /// The program in `path`; parse errors become `FILE:line:column: message` usage errors.
-pypto::ir::ProgramRef parse_file(const std::string& path, const pypto::ir::OpRegistry& ops) {
+pypto::ir::ProgramRef parse_file(const std::string& path, const pypto::ir::OpRegistry& ops,
+                                 const std::map<std::string, std::string>& host_values) {
   const std::string shown = path == "-" ? "<stdin>" : path;
   const std::string source = read_source(path);
   pypto::text::ParseOptions options;
   options.ops = &ops;
   options.file_name = shown;
+  options.host_values = host_values;
   try {
     return pypto::text::parse_program(source, options);
   } catch (const pypto::text::ParseError& e) {
@@ -274,9 +294,9 @@ int run(const Options& o) {
   }
 
   const pypto::ir::ProgramRef input =
-      o.input ? parse_file(*o.input, ops) : pypto_opt::default_program(ops);
+      o.input ? parse_file(*o.input, ops, o.host_values) : pypto_opt::default_program(ops);
   const pypto::ir::ProgramRef expected =
-      o.expected ? parse_file(*o.expected, ops) : pypto::ir::ProgramRef();
+      o.expected ? parse_file(*o.expected, ops, o.host_values) : pypto::ir::ProgramRef();
 
   if (o.debug_dedup)
     for (tf::Pass& pass : passes)

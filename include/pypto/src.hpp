@@ -56,6 +56,7 @@
 #include "pypto/structural/fingerprint.ipp"
 #include "pypto/structural/signature.ipp"
 #include "pypto/text/call_types.ipp"
+#include "pypto/text/host_values.ipp"
 #include "pypto/text/parser.ipp"
 #include "pypto/text/printer.ipp"
 #include "pypto/text/round_trip.ipp"

@@ -9,6 +9,7 @@
 // token's line:column. O(n log n) in the text size; recursion is bounded by core::kMaxNesting.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -27,6 +28,10 @@ struct ParseOptions {
   const ir::OpRegistry* ops = nullptr;
   /// Recorded in the spans of the built IR (and nowhere else).
   std::string file_name;
+  /// Values of the names the text reads without binding them, as a Python host's closure gives
+  /// them: name → expression source (`{"rows", "64"}`, `{"dtype", "pl.FP16"}`); see
+  /// text/host_values.hpp.
+  std::map<std::string, std::string> host_values;
 };
 
 /// The Program written in `text`; a ParseError (line:column, token, what was expected) when

@@ -41,6 +41,7 @@
 #include "pypto/ir/var.hpp"
 #include "pypto/ir/visit.hpp"
 #include "pypto/text/call_types.hpp"
+#include "pypto/text/host_values.hpp"
 #include "pypto/text/parse_error.hpp"
 #include "pypto/text/syntax.hpp"
 
@@ -3037,7 +3038,8 @@ class Builder {
 
 PYPTO_DECL ir::ProgramRef parse_program(std::string_view text, const ParseOptions& options) {
   const ir::OpRegistry& ops = options.ops ? *options.ops : default_op_registry();
-  const syntax::Module module = syntax::parse_module(text);
+  syntax::Module module = syntax::parse_module(text);
+  bind_host_values(module, options.host_values);
   detail::Builder builder(ops, options.file_name, text);
   try {
     ir::ProgramRef program = builder.program(module);
