@@ -160,9 +160,34 @@ TEST_CASE("effects: tensor.assemble, tensor.write and expand_clone declare their
   auto write = f.ops.make_call("tensor.write", {f.out, f.origin, value});
   CHECK(f.ops.effect(*write, 0) == ArgEffect::Write);
 
-  auto clone = f.ops.make_call("tensor.expand_clone", {f.a, f.out});
+  auto row = Var::make("row", TensorType::make(DataType::FP16, {idx(4), idx(1), idx(8)}));
+  auto rows = Var::make("rows", TensorType::make(DataType::FP16, {idx(4), idx(16), idx(8)}));
+  auto clone = f.ops.make_call("tensor.expand_clone", {row, rows});
   CHECK(f.ops.effect(*clone, 0) == ArgEffect::Read);
   CHECK(f.ops.effect(*clone, 1) == ArgEffect::Write);
+}
+
+TEST_CASE("type rules: expand_clone broadcasts one extent of 1 of a rank-3 tensor, as upstream") {
+  OpRegistry ops = standard_op_registry();
+  auto t = [](std::int64_t a, std::int64_t b, std::int64_t c) {
+    return Var::make("t", TensorType::make(DataType::FP32, {idx(a), idx(b), idx(c)}));
+  };
+  CHECK(ops.make_call("tensor.expand_clone", {t(4, 16, 8), t(4, 16, 8)})->type);  // a copy
+  CHECK(ops.make_call("tensor.expand_clone", {t(1, 16, 8), t(4, 16, 8)})->type);
+  CHECK(ops.make_call("tensor.expand_clone", {t(4, 16, 1), t(4, 16, 8)})->type);
+  auto error = [&](const ExprRef& in, const ExprRef& target) -> std::string {
+    try {
+      ops.make_call("tensor.expand_clone", {in, target});
+    } catch (const TypeError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  CHECK(error(t(1, 1, 8), t(4, 16, 8)).find("in one dimension only") != std::string::npos);
+  CHECK(error(t(2, 16, 8), t(4, 16, 8)).find("only where its extent is 1, not in dimension 0") !=
+        std::string::npos);
+  const auto flat = Var::make("f", TensorType::make(DataType::FP32, {idx(16), idx(8)}));
+  CHECK(error(flat, t(4, 16, 8)).find("must be rank 3, got rank 2") != std::string::npos);
 }
 
 TEST_CASE("effects: notify reads its signal in the AtomicAdd form only, wait never writes") {

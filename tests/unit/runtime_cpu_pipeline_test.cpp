@@ -1791,3 +1791,99 @@ class Paged:
   // l = 0: row 8; l = 5: block 0 row 1 -> row 1; l = 11: block 1 row 3 -> row 7
   CHECK(out[3].buffer->f32 == std::vector<float>{81, 82, 11, 12, 71, 72, 0, 0});
 }
+
+TEST_CASE("cpu pipeline: expand_clone repeats the input's extent of 1 along each dimension") {
+  // The input [A, B, C] with one extent 1; the target [2, 3, 4] gets it repeated there, in place.
+  for (const char* shape : {"[1, 3, 4]", "[2, 1, 4]", "[2, 3, 1]", "[2, 3, 4]"}) {
+    CAPTURE(shape);
+    const std::string text = std::string(R"(import pypto.language as pl
+
+@pl.program
+class Clone:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def main(self, x: pl.Tensor[SHAPE, pl.FP32], y: pl.Out[pl.Tensor[[2, 3, 4], pl.FP32]]) -> pl.Tensor[[2, 3, 4], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y = pl.expand_clone(x, y)
+        return y
+)");
+    pypto::text::ParseOptions options;
+    options.host_values = {{"SHAPE", shape}};
+    const ir::ProgramRef input = pypto::text::parse_program(text, options);
+    std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+    const std::vector<std::int64_t>& in = args[0].buffer->shape;
+    for (std::size_t k = 0; k < args[0].buffer->f32.size(); ++k)
+      args[0].buffer->f32[k] = static_cast<float>(k);
+    const std::vector<rt::Value> out = run_identical(*input, args);
+    for (std::int64_t i = 0; i < 2; ++i)
+      for (std::int64_t j = 0; j < 3; ++j)
+        for (std::int64_t l = 0; l < 4; ++l) {
+          const std::int64_t from =
+              ((in[0] == 1 ? 0 : i) * in[1] + (in[1] == 1 ? 0 : j)) * in[2] + (in[2] == 1 ? 0 : l);
+          CHECK(out[1].buffer->f32[static_cast<std::size_t>((i * 3 + j) * 4 + l)] ==
+                static_cast<float>(from));
+        }
+  }
+}
+
+TEST_CASE("cpu pipeline: row_expand_add's workspace tile changes nothing of the sum") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class RowAdd:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def main(self, x: pl.Tensor[[2, 4], pl.FP32], v: pl.Tensor[[2, 1], pl.FP32], o: pl.Out[pl.Tensor[[2, 4], pl.FP32]]) -> pl.Tensor[[2, 4], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            a = pl.load(x, [0, 0], [2, 4])
+            b = pl.load(v, [0, 0], [2, 1])
+            tmp = pl.tile.create([2, 4], dtype=pl.FP32)
+            o = pl.store(pl.tile.row_expand_add(a, b, tmp=tmp), [0, 0], o)
+        return o
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  args[0].buffer->f32 = {1, 2, 3, 4, 5, 6, 7, 8};
+  args[1].buffer->f32 = {10, -0.5f};
+  const std::vector<rt::Value> out = run_identical(*input, args);
+  CHECK(out[2].buffer->f32 == std::vector<float>{11, 12, 13, 14, 4.5f, 5.5f, 6.5f, 7.5f});
+}
+
+TEST_CASE("cpu pipeline: a packed select mask may be carried by any integer dtype") {
+  // Bit j of a row is bit j % B of its element j / B (B the carrier's bits): the row's
+  // little-endian bytes, whatever the carrier. 0xAA... sets the odd columns; row 1 sets column 0
+  // and column 15 (the top bit of the last byte) only.
+  struct Case {
+    const char* dtype;
+    std::int64_t cols;
+    std::vector<std::int64_t> bits;
+  };
+  for (const Case& k :
+       {Case{"pl.INT8", 4, {-86, -86, 0, 0, 1, -128, 0, 0}},
+        Case{"pl.UINT8", 4, {0xAA, 0xAA, 0, 0, 1, 0x80, 0, 0}},
+        Case{"pl.INT16", 2, {-21846, 0, -32767, 0}}, Case{"pl.UINT32", 1, {0xAAAA, 0x8001}}}) {
+    CAPTURE(k.dtype);
+    const std::string text = R"(import pypto.language as pl
+
+@pl.program
+class Sels:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def main(self, x: pl.Tensor[[2, 16], pl.FP32], m: pl.Tensor[[2, COLS], DTYPE], o: pl.Out[pl.Tensor[[2, 16], pl.FP32]]) -> pl.Tensor[[2, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            a = pl.load(x, [0, 0], [2, 16])
+            mask = pl.load(m, [0, 0], [2, COLS])
+            tmp = pl.tile.create([1, 8], dtype=pl.FP32)
+            o = pl.store(pl.tile.sels(mask, a, tmp, -3.0), [0, 0], o)
+        return o
+)";
+    pypto::text::ParseOptions options;
+    options.host_values = {{"DTYPE", k.dtype}, {"COLS", std::to_string(k.cols)}};
+    const ir::ProgramRef input = pypto::text::parse_program(text, options);
+    std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+    for (std::size_t j = 0; j < 32; ++j) args[0].buffer->f32[j] = static_cast<float>(j);
+    args[1].buffer->ints = k.bits;
+    const std::vector<rt::Value> out = run_identical(*input, args);
+    std::vector<float> want(32, -3.0f);
+    for (std::size_t j = 1; j < 16; j += 2) want[j] = static_cast<float>(j);
+    want[16] = 16;
+    want[31] = 31;
+    CHECK(out[2].buffer->f32 == want);
+  }
+}

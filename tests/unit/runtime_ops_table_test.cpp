@@ -205,7 +205,7 @@ TEST_CASE("ops table: the interpreter runs each example the table says it runs, 
     }
   }
   CHECK(ran > 200);
-  CHECK(refused > 5);
+  CHECK(refused > 3);  // the refusals whose examples have inputs (fewer as ops come to run)
 }
 
 TEST_CASE("ops table: the CPU target runs what the table says, bit for bit, and refuses the rest") {

@@ -381,16 +381,24 @@ inline void compare_mask(std::uint8_t* dst, std::int64_t width, const E* a, cons
     }
 }
 
-/// dst = a where the mask is set, else b (or s when b is null): a packed mask by bit, a mask of
-/// the operands' shape where nonzero.
+/// dst = a where the mask is set, else b (or s when b is null): a packed mask by bit (bit j of
+/// a row is bit j % B of its element j / B, B the carrier's bits), a mask of the operands' shape
+/// where nonzero.
 template <class M, class E>
 inline void select(E* dst, const M* mask, std::int64_t width, bool packed, const E* a, const E* b,
                    E s, std::int64_t rows, std::int64_t cols) {
   for (std::int64_t r = 0; r < rows; ++r)
     for (std::int64_t j = 0; j < cols; ++j) {
       const std::int64_t k = r * cols + j;
-      const bool set = packed ? ((static_cast<unsigned>(mask[r * width + j / 8]) >> (j % 8)) & 1u) != 0
-                              : widen(mask[k]) != 0;
+      bool set = false;
+      if constexpr (std::is_integral_v<M>) {
+        constexpr std::int64_t bits = 8 * sizeof(M);
+        set = packed ? ((static_cast<std::make_unsigned_t<M>>(mask[r * width + j / bits]) >>
+                         (j % bits)) & 1u) != 0
+                     : mask[k] != 0;
+      } else {
+        set = widen(mask[k]) != 0;
+      }
       dst[k] = set ? a[k] : b ? b[k] : s;
     }
 }

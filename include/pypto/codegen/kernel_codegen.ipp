@@ -1600,7 +1600,10 @@ class Lowering : protected RegionLowering<T> {
         !same_dims(m.dims, a.dims) ||
         (m.dtype == core::DataType::UINT8 && !a.dims.empty() && a.dims.back().value &&
          m.dims.back().value == ir::ops::packed_mask_bytes(*a.dims.back().value));
-    if (packed && m.dtype != core::DataType::UINT8) fail_at(c, "needs a packed UINT8 mask");
+    if (packed && (!core::is_int(m.dtype) || !m.dims.back().value || !a.dims.back().value ||
+                   *m.dims.back().value * core::bit_width(m.dtype) < *a.dims.back().value))
+      fail_at(c,
+              "needs a mask of the operands' shape or a packed integer mask of a bit per column");
     std::string other;
     if (with_scalar) {
       other = scalar(*c.args.at(3));
@@ -1622,10 +1625,11 @@ class Lowering : protected RegionLowering<T> {
   }
 
   /// tile.expands(t, s) and row_expand / col_expand(t, vec): t's shape filled with the scalar,
-  /// or the [rows, 1] / [1, cols] vector repeated.
+  /// or the [rows, 1] / [1, cols] vector repeated. A tile of higher rank folds its leading
+  /// dimensions into rows, so a vector's must be the tile's or all 1.
   void expand(const ir::Var& var, const ir::Call& c) {
     const TileRef t = tile_of(c, c.args.at(0)).tile;
-    if (t.dims.size() != 2) fail_at(c, "needs a 2-D tile");
+    if (t.dims.size() < 2) fail_at(c, "needs a tile of rank 2 or more");
     const auto& tt = static_cast<const ir::TileType&>(*c.type);
     Value out;
     out.kind = Value::Kind::Tile;
@@ -1637,7 +1641,15 @@ class Lowering : protected RegionLowering<T> {
       code = T::tile_fill(out.tile, "pk::cast<" + type + ">(" + scalar(*c.args.at(1)) + ")");
     } else {
       const TileRef v = tile_of(c, c.args.at(1)).tile;
-      if (v.dtype != tt.dtype || v.dims.size() != 2) fail_at(c, "needs a 2-D vector of the dtype");
+      if (v.dtype != tt.dtype || v.dims.size() != t.dims.size())
+        fail_at(c, "needs a vector of the tile's rank and dtype");
+      bool same = true, ones = true;
+      for (std::size_t k = 0; k + 1 < t.dims.size() && t.dims.size() > 2; ++k) {
+        same = same && v.dims[k].text == t.dims[k].text;
+        ones = ones && v.dims[k].value == 1;
+      }
+      if (!same && !ones)
+        fail_at(c, "needs a vector whose leading dimensions are the tile's or all 1");
       code = T::tile_broadcast(out.tile, v);
     }
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");

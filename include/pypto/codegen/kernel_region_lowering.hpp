@@ -404,8 +404,11 @@ class RegionLowering : protected LoweringBase<T> {
     kernel::Node n{op, {}, {}, {}};
     const std::size_t arity = kernel::arity(op);
     const bool by_row = kernel::op_info(op).cls == kernel::OpClass::RowReduction;
-    // a row reduction's scratch tile; rsqrt's optional one (its high-precision form)
-    const bool scratch_ok = op == kernel::Op::Rsqrt && c.args.size() == arity + 1;
+    // a row reduction's scratch tile; rsqrt's optional one (its high-precision form) and
+    // row_expand_add's (the device's workspace: the sum needs none here)
+    const bool scratch_ok =
+        (op == kernel::Op::Rsqrt || c.op->id == ir::OpId::tile_row_expand_add) &&
+        c.args.size() == arity + 1;
     if (c.args.size() != arity + (by_row ? 1 : 0) && !scratch_ok)
       fail_at(c, "has " + std::to_string(c.args.size()) + " operands");
     if (!kernel::is_reduction(op) && arity == 2) check_broadcast(r, c);

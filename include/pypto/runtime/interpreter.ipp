@@ -1054,6 +1054,7 @@ class Interpreter {
       case OpId::tile_store:
       case OpId::pld_tile_remote_store:
       case OpId::pld_tensor_remote_store: return id == OpId::tile_store ? 2 : 1;
+      case OpId::tensor_expand_clone: return 1;
       case OpId::pld_tensor_put:
       case OpId::pld_tensor_get:
       case OpId::pld_tile_put:
@@ -1257,6 +1258,7 @@ class Interpreter {
       case OpId::tile_gather_row:
       case OpId::tensor_gather_row: return gather_row(c, args);
       case OpId::tensor_paged_gather: return paged_gather(c, args);
+      case OpId::tensor_expand_clone: return expand_clone(c, args);
       case OpId::tile_expands:
       case OpId::tensor_expands: return expand_scalar(c, args);
       case OpId::tile_row_expand:
@@ -1387,8 +1389,10 @@ class Interpreter {
     const std::optional<kernel::Op> op = codegen::kernel_op_of(c);
     if (!op) unsupported(c, "is not executable by the reference interpreter");
     const bool binary = kernel::op_info(*op).arity == 2;
-    // rsqrt's optional scratch tile (its high-precision form) computes the same 1 / sqrt(x)
-    need(binary ? 2u : 1u, binary || *op == kernel::Op::Rsqrt ? 2u : 1u);
+    // rsqrt's optional scratch tile (its high-precision form) computes the same 1 / sqrt(x);
+    // row_expand_add's (the device's workspace) the same sum
+    const bool scratch = *op == kernel::Op::Rsqrt || c.op->id == ir::OpId::tile_row_expand_add;
+    need(binary ? 2u : 1u, (binary ? 2u : 1u) + (scratch ? 1u : 0u));
     return elementwise(c, *op, args[0], binary ? &args[1] : nullptr);
   }
 
@@ -2082,10 +2086,16 @@ class Interpreter {
     const bool packed =
         m.shape != x.shape || (m.dtype == DataType::UINT8 &&
                                m.shape.back() == ir::ops::packed_mask_bytes(x.shape.back()));
-    if (packed && (m.dtype != DataType::UINT8 || m.shape.back() * 8 < x.shape.back()))
-      unsupported(c, "needs a mask of the operands' shape or a packed UINT8 mask");
+    // A packed mask's carrier may be any integer dtype: bit j of a row is bit j % B of its
+    // element j / B (B the carrier's bits), as the row's little-endian bytes hold it.
+    const std::int64_t bits = core::is_int(m.dtype) ? core::bit_width(m.dtype) : 0;
+    if (packed && (bits == 0 || m.shape.back() * bits < x.shape.back()))
+      unsupported(c,
+                  "needs a mask of the operands' shape or a packed integer mask of a bit per "
+                  "column");
     const std::size_t cols = static_cast<std::size_t>(x.shape.back());
     const std::size_t width = static_cast<std::size_t>(m.shape.back());
+    const auto b = static_cast<std::size_t>(bits);
     const bool is_float = is_float_dtype(x.dtype);
     const Buffer* y = scalar ? nullptr : &shaped(other, "the second operand");
     if (y && (y->dtype != x.dtype || y->shape != x.shape))
@@ -2096,8 +2106,9 @@ class Interpreter {
     Value out = Value::zeros(x.dtype, x.shape, true);
     for (std::size_t k = 0; k < x.size(); ++k) {
       const std::size_t r = k / cols, j = k % cols;
-      const bool set = packed ? (m.ints[r * width + j / 8] >> (j % 8)) & 1
-                              : (is_float_dtype(m.dtype) ? m.f32[k] != 0.0f : m.ints[k] != 0);
+      const bool set = packed
+                           ? (static_cast<std::uint64_t>(m.ints[r * width + j / b]) >> (j % b)) & 1
+                           : (is_float_dtype(m.dtype) ? m.f32[k] != 0.0f : m.ints[k] != 0);
       if (is_float)
         out.buffer->f32[k] = set ? x.f32[k] : y ? y->f32[k] : fill.f;
       else
@@ -2438,6 +2449,40 @@ class Interpreter {
     (void)shaped(args[0], "the destination");
     region_copy_in(c, *part.buffer, *args[0].buffer, as_ints(args[2], "dst_offset"), false);
     return args[0];
+  }
+
+  /// tensor.expand_clone(input, target): target, in place, gets input broadcast along every
+  /// dimension where input has extent 1 and target does not.
+  Value expand_clone(const ir::Call& c, const std::vector<Value>& args) {
+    if (args.size() != 2) unsupported(c, "needs (input, target)");
+    const Buffer& in = shaped(args[0], "the input");
+    Buffer& out = *args[1].buffer;
+    (void)shaped(args[1], "the target");
+    if (in.shape.size() != out.shape.size())
+      unsupported(c, "needs an input of the target's rank, got " + shape_text(in.shape) + " for " +
+                         shape_text(out.shape));
+    for (std::size_t d = 0; d < in.shape.size(); ++d)
+      if (in.shape[d] != out.shape[d] && in.shape[d] != 1)
+        unsupported(c, "broadcasts input dimension " + std::to_string(d) +
+                           ", which is neither 1 nor the target's: " + shape_text(in.shape) +
+                           " to " + shape_text(out.shape));
+    const bool floats = is_float_dtype(out.dtype);
+    std::vector<std::int64_t> at(out.shape.size(), 0);
+    for (std::size_t k = 0, n = out.size(); k < n; ++k) {
+      std::size_t from = 0;  // the input element: index 0 along a broadcast dimension
+      for (std::size_t d = 0; d < at.size(); ++d)
+        from = from * static_cast<std::size_t>(in.shape[d]) +
+               static_cast<std::size_t>(in.shape[d] == 1 ? 0 : at[d]);
+      if (floats)
+        out.f32[k] = in.f32[from];
+      else
+        out.ints[k] = in.ints[from];
+      for (std::size_t d = at.size(); d-- > 0;) {  // the next target index, row-major
+        if (++at[d] < out.shape[d]) break;
+        at[d] = 0;
+      }
+    }
+    return args[1];
   }
 
   /// tensor.paged_gather(src, indices, block_table): row i is source row

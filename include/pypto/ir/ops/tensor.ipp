@@ -89,11 +89,24 @@ inline TypeRef tensor_create(std::string_view op, const Args& args, const Attrs&
   return TensorType::make(dtype, shape_arg(op, args, 0), std::move(view));
 }
 
-/// tensor.expand_clone(input, target) -> the target's type.
+/// tensor.expand_clone(input, target) -> the target's type: rank-3 tensors of one dtype, the
+/// input's extents the target's but in at most one dimension, where the input's is 1 (upstream's
+/// rule).
 inline TypeRef tensor_expand_clone(std::string_view op, const Args& args, const Attrs&) {
   const auto& in = arg_as<TensorType>(op, args, 0);
   const auto& target = arg_as<TensorType>(op, args, 1);
+  if (in.rank() != 3) fail(op, 0, "must be rank 3, got rank " + std::to_string(in.rank()));
+  if (target.rank() != 3) fail(op, 1, "must have the input's rank 3");
   if (in.dtype != target.dtype) fail(op, 1, "must have the input's dtype");
+  std::size_t broadcast = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (same_extent(in.shape[i], target.shape[i])) continue;
+    if (!is_one(in.shape[i]))
+      fail(op, 0,
+           "may differ from the target only where its extent is 1, not in dimension " +
+               std::to_string(i));
+    if (++broadcast > 1) fail(op, 0, "may differ from the target in one dimension only");
+  }
   return args[1]->type;
 }
 
