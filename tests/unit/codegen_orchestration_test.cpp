@@ -462,6 +462,41 @@ constexpr std::string_view kFence = R"(
         return r2
 )";
 
+// Views of a tensor, as the runtime's tensor makes them: a reshape, a transpose, and a slice of
+// lower rank than its input (its box padded with a leading 1, then reshaped).
+constexpr std::string_view kViews = R"(
+        m = pl.reshape(a, [1, 64])
+        t = pl.transpose(m, 0, -1)
+        u = pl.transpose(t, 1, 0)
+        s = pl.slice(u, [64], [0, n - 64])
+        o1 = self.k(s, o)
+        return o1
+)";
+
+TEST_CASE("orchestration: an orchestration slice, reshape or transpose is a view, not a copy") {
+  const std::string text = orchestration(one_kernel(kViews), kK);
+  CHECK(text.find(R"(
+        uint32_t m_shapes[2] = {1, 64};
+        const ChipTensor m = ext_a.reshape(m_shapes, 2);
+        const ChipTensor t = m.transpose(0, 1);
+        const ChipTensor u = t.transpose(1, 0);
+        uint32_t s_shapes[2] = {1, 64};
+        uint32_t s_offsets[2] = {0, static_cast<uint32_t>((n - 64))};
+        uint32_t s_dims[1] = {64};
+        const ChipTensor s = u.view(s_shapes, s_offsets).reshape(s_dims, 1);
+)") != std::string::npos);
+  CHECK(text.find("params_t0.add_input(s);") != std::string::npos);
+  // A slice with a valid_shape of its own has no view form: an error at its line:column.
+  const std::string narrow = error_of(one_kernel(R"(
+        s = pl.slice(a, [64], [0], valid_shape=[n])
+        o1 = self.k(s, o)
+        return o1
+)"),
+                                      kK);
+  CHECK(narrow.find("8:13: ") != std::string::npos);
+  CHECK(narrow.find("a slice with a valid_shape has no view form") != std::string::npos);
+}
+
 TEST_CASE("orchestration: task id arrays, the invalid id and a barrier task") {
   const std::string text = orchestration(one_kernel(kFence), kK);
   INFO(text);
@@ -710,7 +745,12 @@ namespace {
 /// generated sources (not to link or run them).
 constexpr std::string_view kRuntimeStub = R"(#pragma once
 #include <stdint.h>
-struct ChipTensor { int64_t shapes[8]; };
+struct ChipTensor {
+  int64_t shapes[8];
+  ChipTensor view(const uint32_t[], const uint32_t[]) const;
+  ChipTensor reshape(const uint32_t[], uint32_t) const;
+  ChipTensor transpose(uint32_t, uint32_t) const;
+};
 struct ChipTensorArg { const ChipTensor& ref() const; };
 struct ChipTaskArgs { ChipTensorArg tensor(int) const; uint64_t scalar(int) const; };
 struct PTO2OrchestrationConfig { int expected_arg_count; };
@@ -777,6 +817,7 @@ TEST_CASE("orchestration: generated sources type-check against a runtime stub (-
 )"),
                                   kK)},
       {"fence.cpp", orchestration(one_kernel(kFence), kK)},
+      {"views.cpp", orchestration(one_kernel(kViews), kK)},
       {"elements.cpp", orchestration(one_kernel(R"(
         v = pl.tensor.read(a, [n - 1])
         pl.tensor.write(o, [0], v)

@@ -29,6 +29,7 @@
 #include "pypto/ir/enums.hpp"
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
+#include "pypto/ir/identical.hpp"
 #include "pypto/ir/node.hpp"
 #include "pypto/ir/program.hpp"
 #include "pypto/ir/stmt.hpp"
@@ -451,6 +452,7 @@ class OrchestrationEmitter {
       return create(var, *c);
     if (const auto* c = ir::as<ir::Call>(v.get()); c && c->op->id == ir::OpId::system_task_dummy)
       return dummy_task(var, *c);
+    if (const auto* c = ir::as<ir::Call>(v.get()); c && is_view(c->op->id)) return view(var, *c);
     if (const auto* c = ir::as<ir::Call>(v.get()); c && c->op->id == ir::OpId::tensor_write) {
       write_element(*c);
       names_[var.uid] = name_of(c->args[0]);  // the same buffer, one element rewritten
@@ -515,6 +517,71 @@ class OrchestrationEmitter {
     line("uint32_t " + ci + "_shapes[" + rank + "] = {" + shape_list(t->shape) + "};");
     line(std::string(abi_.tensor_create_info) + " " + ci + "(" + ci + "_shapes, " + rank +
          ", DataType::" + std::string(core::dtype_name(t->dtype)) + ");");
+  }
+
+  static bool is_view(ir::OpId id) {
+    return id == ir::OpId::tensor_slice || id == ir::OpId::tensor_reshape ||
+           id == ir::OpId::tensor_transpose;
+  }
+
+  /// The elements of a shape / offset tuple argument.
+  const std::vector<ir::ExprRef>& tuple_elements(const ir::Call& c, std::size_t i) {
+    const auto* t = c.args.size() > i ? ir::as<ir::MakeTuple>(c.args[i].get()) : nullptr;
+    if (!t) fail(c.span, "'" + c.op->name + "' needs a list as argument " + std::to_string(i));
+    return t->elements;
+  }
+
+  /// `uint32_t <name>[n] = {...};` for a shape or offset list; returns the name.
+  std::string uint32_array(const std::string& hint, const std::vector<ir::ExprRef>& values) {
+    const std::string n = fresh(hint);
+    line("uint32_t " + n + "[" + std::to_string(values.size()) + "] = {" + shape_list(values) +
+         "};");
+    return n;
+  }
+
+  /// An orchestration-level slice, reshape or transpose of a tensor: a view of its storage (no
+  /// copy), as the runtime's tensor makes it. A slice of lower rank than its input views the box
+  /// (its shape padded with leading 1s to the input's rank), then reshapes it.
+  void view(const ir::Var& var, const ir::Call& c) {
+    const auto* in = ir::as<ir::TensorType>(c.args.at(0)->type.get());
+    const auto* out = ir::as<ir::TensorType>(var.type.get());
+    if (!in || !out) fail(c.span, "'" + c.op->name + "' views a tensor only");
+    const std::string src = name_of(c.args[0]);
+    const std::string n = fresh(var.name_hint);
+    std::string value;
+    if (c.op->id == ir::OpId::tensor_slice) {
+      std::vector<ir::ExprRef> shape = tuple_elements(c, 1);
+      const std::vector<ir::ExprRef>& offset = tuple_elements(c, 2);
+      if (c.args.size() > 3 && !ir::identical(c.args[3], c.args[1]) &&
+          !tuple_elements(c, 3).empty())
+        fail(c.span, "a slice with a valid_shape has no view form in orchestration code");
+      if (offset.size() != in->shape.size() || shape.size() > offset.size())
+        fail(c.span, "a slice needs offsets in its input's rank");
+      shape.insert(shape.begin(), offset.size() - shape.size(), ir::ConstInt::make(1));
+      const std::string shapes = uint32_array(n + "_shapes", shape);  // declared in this order
+      const std::string offsets = uint32_array(n + "_offsets", offset);
+      value = src + "." + std::string(abi_.tensor_view) + "(" + shapes + ", " + offsets + ")";
+      if (out->shape.size() != in->shape.size()) {
+        const std::string dims = uint32_array(n + "_dims", out->shape);
+        value += "." + std::string(abi_.tensor_reshape) + "(" + dims + ", " +
+                 std::to_string(out->shape.size()) + ")";
+      }
+    } else if (c.op->id == ir::OpId::tensor_reshape) {
+      value = src + "." + std::string(abi_.tensor_reshape) + "(" +
+              uint32_array(n + "_shapes", out->shape) + ", " + std::to_string(out->shape.size()) +
+              ")";
+    } else {
+      const auto rank = static_cast<std::int64_t>(in->shape.size());
+      auto axis = [&](std::size_t i) {
+        const auto* k = ir::as<ir::ConstInt>(c.args.at(i).get());
+        if (!k || k->value < -rank || k->value >= rank)
+          fail(c.span, "a transpose needs constant axes within its input's rank");
+        return std::to_string(k->value < 0 ? k->value + rank : k->value);
+      };
+      value = src + "." + std::string(abi_.tensor_transpose) + "(" + axis(1) + ", " + axis(2) + ")";
+    }
+    line("const " + std::string(abi_.tensor_class) + " " + n + " = " + value + ";");
+    names_[var.uid] = n;
   }
 
   /// An intermediate tensor: allocated by the runtime, then used like any tensor.

@@ -36,6 +36,9 @@ struct RuntimeAbi {
   std::string_view alloc_tensors = "alloc_tensors";
   std::string_view get_tensor_data = "get_tensor_data";   // <T>(tensor, ndims, indices)
   std::string_view set_tensor_data = "set_tensor_data";   // <T>(tensor, ndims, indices, value)
+  std::string_view tensor_view = "view";                  // tensor.<this>(shapes, offsets): a box
+  std::string_view tensor_reshape = "reshape";            // tensor.<this>(shapes, ndims)
+  std::string_view tensor_transpose = "transpose";        // tensor.<this>(x, y): two axes swapped
   std::string_view mixed_kernels_class = "MixedKernels";  // {aic, aiv0, aiv1}
   std::string_view invalid_kernel_id = "INVALID_KERNEL_ID";
   std::string_view core_count_method = "set_block_num";  // launch_spec.<this>(n); A5: set_core_num

@@ -75,11 +75,14 @@ struct Buffer;
 /// pld.tensor.window views the leading bytes of a window buffer (`bytes`: `parent` is UINT8, the
 /// view's elements in its tensor encoding, little-endian). A view holds a copy: a call refreshes
 /// it from its parent before the callee runs and writes it back after when the callee may write
-/// it (an Out / InOut parameter), the points where a device would see through it.
+/// it (an Out / InOut parameter), the points where a device would see through it. An
+/// orchestration-level tensor.transpose views its whole operand with two axes swapped (`swapped`,
+/// else -1).
 struct ViewOrigin {
   std::shared_ptr<Buffer> parent;
   std::vector<std::int64_t> offset, extent;
   bool bytes = false;
+  std::int64_t swapped[2] = {-1, -1};
 };
 
 /// A host buffer: float elements (FP32, and FP16 / BF16 held as the floats they denote) in

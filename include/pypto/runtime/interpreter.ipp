@@ -1114,8 +1114,8 @@ class Interpreter {
         // A tensor's slice views its box (a call's writes reach the tensor); one with a narrower
         // valid_shape is a zero-padded copy.
         if (!tile && (valid.empty() || valid == ext))
-          out.buffer->origin =
-              std::make_shared<const ViewOrigin>(ViewOrigin{args[0].buffer, off, ext, false});
+          out.buffer->origin = std::make_shared<const ViewOrigin>(
+              ViewOrigin{args[0].buffer, off, ext, false, {-1, -1}});
         return out;
       }
       case OpId::tile_reshape:
@@ -1134,8 +1134,11 @@ class Interpreter {
         if (n != size) unsupported(c, "needs a shape of as many elements as its input's");
         if (id == OpId::tensor_reshape)  // the same elements, viewed with another shape
           out.buffer->origin = std::make_shared<const ViewOrigin>(
-              ViewOrigin{args[0].buffer, std::vector<std::int64_t>(args[0].buffer->shape.size(), 0),
-                         args[0].buffer->shape, false});
+              ViewOrigin{args[0].buffer,
+                         std::vector<std::int64_t>(args[0].buffer->shape.size(), 0),
+                         args[0].buffer->shape,
+                         false,
+                         {-1, -1}});
         return out;
       }
       case OpId::tile_store:
@@ -1467,7 +1470,7 @@ class Interpreter {
           unsupported(c, "views " + std::to_string(need) + " bytes of a window buffer of " +
                              std::to_string(bytes.size()));
         view.buffer->origin =
-            std::make_shared<const ViewOrigin>(ViewOrigin{args[0].buffer, {}, {}, true});
+            std::make_shared<const ViewOrigin>(ViewOrigin{args[0].buffer, {}, {}, true, {-1, -1}});
         refresh_view(*view.buffer);
         return view;
       }
@@ -2793,12 +2796,37 @@ class Interpreter {
       decode_bytes(bytes.data(), b);
       return;
     }
+    std::vector<std::int64_t> scratch;
     for_box(p.shape, o.offset, o.extent, [&](std::size_t at, std::size_t j) {
+      j = view_index(o, j, scratch);
       if (is_float_dtype(b.dtype))
         b.f32[j] = p.f32[at];
       else
         b.ints[j] = p.ints[at];
     });
+  }
+
+  /// The view's index of element j of its box in the parent (row-major over the extent): j, or
+  /// with two axes swapped, j's coordinates swapped and laid out over the swapped extent.
+  static std::size_t view_index(const ViewOrigin& o, std::size_t j,
+                                std::vector<std::int64_t>& coord) {
+    if (o.swapped[0] < 0) return j;
+    const std::size_t rank = o.extent.size();
+    coord.assign(rank, 0);
+    for (std::size_t d = rank; d-- > 0;) {
+      const auto e = static_cast<std::size_t>(o.extent[d]);
+      coord[d] = static_cast<std::int64_t>(j % e);
+      j /= e;
+    }
+    std::vector<std::int64_t> extent = o.extent;
+    const auto a = static_cast<std::size_t>(o.swapped[0]),
+               b = static_cast<std::size_t>(o.swapped[1]);
+    std::swap(coord[a], coord[b]);
+    std::swap(extent[a], extent[b]);
+    std::size_t v = 0;
+    for (std::size_t d = 0; d < rank; ++d)
+      v = v * static_cast<std::size_t>(extent[d]) + static_cast<std::size_t>(coord[d]);
+    return v;
   }
 
   /// Writes a view's elements into the storage it views, and on up when that is a view too.
@@ -2809,7 +2837,9 @@ class Interpreter {
       const std::vector<unsigned char> bytes = encode_bytes(b);
       std::copy(bytes.begin(), bytes.end(), p.ints.begin());
     } else {
+      std::vector<std::int64_t> scratch;
       for_box(p.shape, o.offset, o.extent, [&](std::size_t at, std::size_t j) {
+        j = view_index(o, j, scratch);
         if (is_float_dtype(b.dtype))
           p.f32[at] = b.f32[j];
         else
@@ -2985,6 +3015,13 @@ class Interpreter {
         pos[k] = 0;
       }
     }
+    if (c.op->id == ir::OpId::tensor_transpose)  // the same elements, two axes swapped
+      out.buffer->origin = std::make_shared<const ViewOrigin>(
+          ViewOrigin{args[0].buffer,
+                     std::vector<std::int64_t>(x.shape.size(), 0),
+                     x.shape,
+                     false,
+                     {static_cast<std::int64_t>(a1), static_cast<std::int64_t>(a2)}});
     return out;
   }
 
