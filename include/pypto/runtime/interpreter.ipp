@@ -2818,14 +2818,13 @@ class Interpreter {
       coord[d] = static_cast<std::int64_t>(j % e);
       j /= e;
     }
-    std::vector<std::int64_t> extent = o.extent;
     const auto a = static_cast<std::size_t>(o.swapped[0]),
                b = static_cast<std::size_t>(o.swapped[1]);
-    std::swap(coord[a], coord[b]);
-    std::swap(extent[a], extent[b]);
+    auto from = [&](std::size_t d) { return d == a ? b : d == b ? a : d; };  // the view's axis d
     std::size_t v = 0;
     for (std::size_t d = 0; d < rank; ++d)
-      v = v * static_cast<std::size_t>(extent[d]) + static_cast<std::size_t>(coord[d]);
+      v = v * static_cast<std::size_t>(o.extent[from(d)]) +
+          static_cast<std::size_t>(coord[from(d)]);
     return v;
   }
 
