@@ -67,6 +67,7 @@
 #include "pypto/transforms/ctrl_flow_transform.ipp"
 #include "pypto/transforms/deduplicate_outlined_kernels.ipp"
 #include "pypto/transforms/expand_mixed_kernels.ipp"
+#include "pypto/transforms/fuse_create_assemble_to_slice.ipp"
 #include "pypto/transforms/fresh_copy.ipp"
 #include "pypto/transforms/normalize_return_order.ipp"
 #include "pypto/transforms/normalize_stmt_structure.ipp"

@@ -171,7 +171,7 @@ std::map<std::string, ir::ProgramRef> check_case(const Case& c) {
   const ir::ProgramRef parsed = pypto::text::parse_program(read_program(c.file));
   REQUIRE(parsed->find(c.entry));
   std::map<std::string, ir::ProgramRef> st = stages(*parsed);
-  REQUIRE(st.size() == 9);  // every pass of the codegen pipeline
+  REQUIRE(st.size() == 10);  // every pass of the codegen pipeline
   const std::pair<std::string_view, std::string_view> order[] = {
       {"(a) convert-to-ssa", "convert-to-ssa"},
       {"(b) outlined", "outline-cluster-scopes"},
@@ -179,6 +179,7 @@ std::map<std::string, ir::ProgramRef> check_case(const Case& c) {
       {"(d) tile ops", "convert-tensor-to-tile-ops"},
       {"(e) mixed kernels expanded", "expand-mixed-kernels"},
       {"(f) returns in parameter order", "normalize-return-order"},
+      {"(g) staging buffers fused into views", "fuse-create-assemble-to-slice"},
   };
   for (std::int64_t scalar : c.int_scalars)
     for (std::uint64_t seed : {1u, 2u, 3u}) {

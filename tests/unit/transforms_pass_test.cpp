@@ -271,7 +271,8 @@ TEST_CASE("pass registry: names, pipelines and unknown passes") {
     CHECK(e.name() == "no-such-pass");
     CHECK(std::string(e.what()).find("known passes: convert-tensor-to-tile-ops, convert-to-ssa, "
                                      "ctrl-flow-transform, deduplicate-outlined-kernels, "
-                                     "expand-mixed-kernels, normalize-return-order, "
+                                     "expand-mixed-kernels, fuse-create-assemble-to-slice, "
+                                     "normalize-return-order, "
                                      "normalize-stmt-structure") != std::string::npos);
   }
   CHECK_THROWS_AS(registry.pipeline("normalize-stmt-structure,,"), pypto::core::ValueError);

@@ -1097,9 +1097,18 @@ class Interpreter {
         need(3, 5);
         const bool tile = id == OpId::tile_slice;
         const Buffer& src = shaped(args[0], "the slice's input");
-        const auto off = as_ints(args[2], "offset"), ext = as_ints(args[1], "shape");
-        const std::vector<std::int64_t> valid =
+        const auto off = as_ints(args[2], "offset");
+        std::vector<std::int64_t> ext = as_ints(args[1], "shape");
+        std::vector<std::int64_t> valid =
             args.size() > 3 ? as_ints(args[3], "valid_shape") : std::vector<std::int64_t>{};
+        // A window of lower rank than its input (offsets in the input's rank) is the box of its
+        // shape padded with leading 1s, which the result drops.
+        const std::vector<std::int64_t> window = ext;
+        if (off.size() > ext.size()) {
+          ext.insert(ext.begin(), off.size() - ext.size(), 1);
+          if (!valid.empty() && valid.size() < off.size())
+            valid.insert(valid.begin(), off.size() - valid.size(), 1);
+        }
         Value out = valid.empty() ? region_copy_out(c, src, off, ext, tile)
                                   : region_copy_out_valid(c, src, off, ext, valid, tile);
         if (args.size() > 4) {  // the dropped axes (extents of 1) removed from the shape
@@ -1109,6 +1118,8 @@ class Interpreter {
             if (std::find(drop.begin(), drop.end(), static_cast<std::int64_t>(k)) == drop.end())
               kept.push_back(ext[k]);
           out.buffer->shape = std::move(kept);
+        } else if (window.size() < ext.size()) {
+          out.buffer->shape = window;
         }
         if (out.buffer->valid.size() != out.buffer->shape.size()) out.buffer->valid.clear();
         // A tensor's slice views its box (a call's writes reach the tensor); one with a narrower

@@ -191,7 +191,8 @@ PYPTO_DECL PassRegistry standard_passes();
 inline constexpr std::string_view kCodegenPipeline =
     "unroll-loops,ctrl-flow-transform,convert-to-ssa,outline-incore-scopes,outline-cluster-scopes,"
     "deduplicate-outlined-kernels,"
-    "convert-tensor-to-tile-ops,expand-mixed-kernels,normalize-return-order";
+    "convert-tensor-to-tile-ops,expand-mixed-kernels,normalize-return-order,"
+    "fuse-create-assemble-to-slice";
 
 }  // namespace pypto::transforms
 

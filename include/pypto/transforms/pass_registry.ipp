@@ -9,6 +9,7 @@
 #include "pypto/transforms/ctrl_flow_transform.hpp"
 #include "pypto/transforms/deduplicate_outlined_kernels.hpp"
 #include "pypto/transforms/expand_mixed_kernels.hpp"
+#include "pypto/transforms/fuse_create_assemble_to_slice.hpp"
 #include "pypto/transforms/normalize_return_order.hpp"
 #include "pypto/transforms/normalize_stmt_structure.hpp"
 #include "pypto/transforms/outline_cluster_scopes.hpp"
@@ -47,6 +48,10 @@ PYPTO_DECL PassRegistry standard_passes() {
       "kernels return the parameters they write, InCore kernels in their Out/InOut order; callers' "
       "reads of the results follow",
       [] { return NormalizeReturnOrder(); });
+  registry.add(
+      "an orchestration create assembled once into a target becomes a slice view of it, the "
+      "assemble goes",
+      [] { return FuseCreateAssembleToSlice(); });
   return registry;
 }
 
