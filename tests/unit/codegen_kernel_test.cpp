@@ -2,19 +2,17 @@
 // pypto/codegen/{target_traits,npu_target,cpu_target,core_type,kernel_source,spec_emitter,
 // kernel_codegen}.hpp. Each case is a kernel in the text format, codegen for a target, and the
 // expected source (golden files under tests/codegen/golden/ for the NPU), property, or error.
-// The last cases compile the CPU sources with the system compiler, run them and compare every
-// output bit for bit with the reference interpreter (runtime/interpreter.hpp).
+// The last cases compile the CPU sources with the system compiler (through the compile cache),
+// run them and compare every output bit for bit with the reference interpreter
+// (runtime/interpreter.hpp).
 //
 // Set PYPTO_UPDATE_CODEGEN_GOLDENS=1 to rewrite the golden files from the current output.
-#include <dlfcn.h>
 #include <doctest/doctest.h>
-#include <unistd.h>
 
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,7 +29,9 @@
 #include "pypto/ir/expr.hpp"
 #include "pypto/ir/type.hpp"
 #include "pypto/kernel/interpreter.hpp"
+#include "pypto/runtime/compile_cache.hpp"
 #include "pypto/runtime/interpreter.hpp"
+#include "pypto/runtime/shared_library.hpp"
 #include "pypto/text/parser.hpp"
 #include "pypto/transforms/pass_instruments.hpp"
 #include "pypto/transforms/pass_manager.hpp"
@@ -41,9 +41,6 @@
 
 #ifndef PYPTO_TEST_CODEGEN_DIR
 #error "PYPTO_TEST_CODEGEN_DIR must name tests/codegen (tests/CMakeLists.txt sets it)"
-#endif
-#ifndef PYPTO_TEST_INCLUDE_DIR
-#error "PYPTO_TEST_INCLUDE_DIR must name the library's include/ (tests/CMakeLists.txt sets it)"
 #endif
 
 namespace cg = pypto::codegen;
@@ -475,55 +472,16 @@ TEST_CASE("codegen: an orchestration function is not a kernel") {
 
 namespace {
 
-/// A fresh scratch directory under /tmp, removed with its files (no <filesystem>: see below).
-class ScratchDir {
- public:
-  ScratchDir() {
-    char tmpl[] = "/tmp/pypto_codegen_test_XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path_ = tmpl;
-  }
-  ~ScratchDir() {
-    for (const std::string& f : files_) std::remove(f.c_str());
-    rmdir(path_.c_str());
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  /// The path of file `name` in the directory (removed with it).
-  std::string file(const std::string& name) {
-    files_.push_back(path_ + "/" + name);
-    return files_.back();
-  }
-
- private:
-  std::string path_;
-  std::vector<std::string> files_;
-};
-
-/// Compiles a CPU kernel source into a shared object in `dir` and loads it. (The test avoids
-/// <filesystem>: it drags std::quoted into transforms/ssa_form.hpp's unqualified quoted() calls.)
+/// A CPU kernel source compiled through the suite's compile cache (tests/CMakeLists.txt), the
+/// way a CpuProgram compiles its kernels, and loaded.
 class LoadedKernel {
  public:
-  LoadedKernel(const std::string& source, ScratchDir& dir, const std::string& stem) {
-    const std::string cpp = dir.file(stem + ".cpp"), so = dir.file(stem + ".so"),
-                      log = dir.file(stem + ".log");
-    std::ofstream(cpp, std::ios::binary) << source;
-    const std::string cmd = "c++ -std=c++20 -O2 -ffp-contract=off -shared -fPIC -I \"" +
-                            std::string(PYPTO_TEST_INCLUDE_DIR) + "\" -o \"" + so + "\" \"" + cpp +
-                            "\" 2>\"" + log + "\"";
-    const int rc = std::system(cmd.c_str());
-    INFO(read_file(log));
-    REQUIRE(rc == 0);
-    handle_ = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-    REQUIRE_MESSAGE(handle_ != nullptr, dlerror());
-    entry_ = reinterpret_cast<cg::KernelEntry>(dlsym(handle_, cg::kKernelEntrySymbol));
-    REQUIRE(static_cast<bool>(entry_));
+  explicit LoadedKernel(const std::string& source) {
+    static rt::CompileCache cache(PYPTO_TEST_KERNEL_CACHE);
+    cache.share_prelude(cg::CpuTarget::prologue(cg::CoreType::AIV));
+    library_ = cache.load({"k", source, rt::CodeOrigin::Generated, {}});
+    entry_ = reinterpret_cast<cg::KernelEntry>(library_->symbol(cg::kKernelEntrySymbol));
   }
-  ~LoadedKernel() {
-    if (handle_) dlclose(handle_);
-  }
-  LoadedKernel(const LoadedKernel&) = delete;
-  LoadedKernel& operator=(const LoadedKernel&) = delete;
 
   /// Calls the kernel on `args` (one per parameter), packed in the task-parameter order.
   void call(const cg::KernelSource& ks, std::vector<rt::Value>& args) {
@@ -575,7 +533,7 @@ class LoadedKernel {
   }
 
  private:
-  void* handle_ = nullptr;
+  std::shared_ptr<rt::SharedLibrary> library_;
   cg::KernelEntry entry_ = nullptr;
 };
 
@@ -646,7 +604,6 @@ std::vector<rt::Value> run_both(const ir::Program& program, std::string_view fn,
 
 TEST_CASE("codegen cpu: compiled kernels match the reference interpreter bit for bit") {
   const auto p = kernels();
-  ScratchDir dir;
   struct Case {
     std::string_view kernel;
     std::int64_t rows;                            // the value of symbolic dims
@@ -683,7 +640,7 @@ TEST_CASE("codegen cpu: compiled kernels match the reference interpreter bit for
     CAPTURE(c.kernel);
     const ir::Function& fn = function(p, c.kernel);
     const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(fn);
-    LoadedKernel kernel(ks.source, dir, std::string(c.kernel));
+    LoadedKernel kernel(ks.source);
     for (std::uint64_t seed = 0; seed < c.scalars.size(); ++seed) {
       CAPTURE(seed);
       std::vector<rt::Value> expected = seeded_args(fn, seed + 1, c.rows, c.scalars[seed]);
@@ -726,8 +683,7 @@ class Before:
   const ir::Function& fn = function(after, "k");
   const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(fn);
   CHECK(ks.source.find("pk::Box::StoreAdd") != std::string::npos);
-  ScratchDir dir;
-  LoadedKernel kernel(ks.source, dir, "k");
+  LoadedKernel kernel(ks.source);
   std::vector<rt::Value> expected =
       seeded_args(function(before, "k"), 7, 0, {rt::Value::scalar_float(0.25f)});
   // the tensor-level original interpreted
@@ -748,8 +704,7 @@ TEST_CASE("codegen: rank-3 tiles run on the CPU, the NPU target refuses them") {
 
   const auto p = parse(program);
   const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(function(p, "k"));
-  ScratchDir dir;
-  LoadedKernel kernel(ks.source, dir, "k");
+  LoadedKernel kernel(ks.source);
   std::vector<rt::Value> expected = seeded_args(function(p, "k"), 11, 0, {});
   const std::vector<rt::Value> actual = run_both(*p, "k", ks, kernel, expected);
   CHECK(bit_identical_buffers(expected[1], actual[1]));
@@ -776,8 +731,7 @@ TEST_CASE("codegen: tensor.create is a zero-filled kernel-local tensor on the CP
   const auto p = parse(program);
   const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(function(p, "k"));
   CHECK(ks.source.find("pypto::codegen::TensorArg c0a{") != std::string::npos);
-  ScratchDir dir;
-  LoadedKernel kernel(ks.source, dir, "k");
+  LoadedKernel kernel(ks.source);
   std::vector<rt::Value> expected = seeded_args(function(p, "k"), 5, 0, {});
   const std::vector<rt::Value> actual = run_both(*p, "k", ks, kernel, expected);
   CHECK(bit_identical_buffers(expected[1], actual[1]));
@@ -817,8 +771,7 @@ TEST_CASE("codegen cpu: [1, cols] and rank-1 [1] second operands broadcast bit f
       "        return o1, p1\n");
   const auto p = parse(program);
   const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(function(p, "k"));
-  ScratchDir dir;
-  LoadedKernel kernel(ks.source, dir, "k");
+  LoadedKernel kernel(ks.source);
   for (std::uint64_t seed : {3u, 4u}) {
     std::vector<rt::Value> expected = seeded_args(function(p, "k"), seed, 0, {});
     const std::vector<rt::Value> actual = run_both(*p, "k", ks, kernel, expected);
@@ -891,8 +844,7 @@ TEST_CASE("codegen cpu: FP16 and BF16 kernels match the interpreter bit for bit"
   CHECK(ks.source.find("std::vector<pk::bf16>") != std::string::npos);
   CHECK(ks.source.find("pk::round_to<pk::fp16>(r)") != std::string::npos);
   CHECK(ks.source.find("pk::round_to<pk::bf16>(r)") != std::string::npos);
-  ScratchDir dir;
-  LoadedKernel kernel(ks.source, dir, "k");
+  LoadedKernel kernel(ks.source);
   for (std::uint64_t seed : {1u, 2u, 3u}) {
     CAPTURE(seed);
     std::vector<rt::Value> expected = seeded_args(fn, seed, 0, {});
@@ -980,8 +932,7 @@ TEST_CASE("codegen cpu: FP16 / BF16 edge values round like the interpreter, bit 
         "        return s1, m1, c1, w1\n");
     const auto p = parse(program);
     const cg::KernelSource ks = cg::codegen_kernel<cg::CpuTarget>(function(p, "k"));
-    ScratchDir dir;
-    LoadedKernel kernel(ks.source, dir, "k");
+    LoadedKernel kernel(ks.source);
     std::vector<rt::Value> expected;
     for (int k = 0; k < 5; ++k) expected.push_back(rt::Value::zeros(dtype, {1, 16}));
     expected.push_back(rt::Value::zeros(pypto::core::DataType::FP32, {1, 16}));

@@ -230,6 +230,119 @@ TEST_CASE("compile cache: a compiler error names the kernel and leaves no file b
   CHECK_THROWS_AS(cache.binary(bad), pypto::core::Error);
 }
 
+/// The lines every affine_source begins with: a prelude the cache can share.
+const std::string kAffinePrelude =
+    "#include <pypto/codegen/kernel_abi.hpp>\n#include <cstdint>\n#include <cstring>\n";
+
+/// True when the compiler is one whose precompiled headers the cache builds (g++, clang++).
+bool precompiles(const rt::Compiler& c) {
+  return c.identity.find("clang") != std::string::npos ||
+         c.identity.find("Free Software Foundation") != std::string::npos;
+}
+
+/// The cache directory's files that end with `suffix`.
+std::size_t files_ending(const std::string& dir, const std::string& suffix) {
+  std::size_t n = 0;
+  for (const auto& f : rt::files::list_directory(dir))
+    if (f.size() >= suffix.size() &&
+        f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
+      ++n;
+  return n;
+}
+
+TEST_CASE("compile cache: units that begin with a shared prelude read it precompiled, built once") {
+  REQUIRE(affine_source("2").rfind(kAffinePrelude, 0) == 0);
+  rt::TempDir dir;
+  const bool pch = precompiles(compiler());
+  const std::string ext = compiler().identity.find("clang") != std::string::npos ? ".pch" : ".gch";
+  const rt::CodeUnit two{"affine2", affine_source("2"), rt::CodeOrigin::Generated, {}};
+  const rt::CodeUnit three{"affine3", affine_source("3"), rt::CodeOrigin::Generated, {}};
+  std::string key_without;
+  std::string bytes_without;
+  {
+    rt::TempDir plain;
+    rt::CompileCache cache(plain.path(), compiler());
+    key_without = cache.key(two);
+    bytes_without = rt::files::read(cache.binary(two));
+  }
+  {
+    rt::CompileCache cache(dir.path(), compiler());
+    cache.share_prelude(kAffinePrelude);
+    cache.share_prelude(kAffinePrelude);   // once is enough
+    CHECK(cache.key(two) == key_without);  // how a binary is built is not what it is
+    auto lib =
+        rt::KernelLibrary::compile(cache, {two, three}, {reg(0, "affine2"), reg(1, "affine3")});
+    CHECK(cache.stats().compilations == 2);
+    CHECK(cache.stats().preludes == (pch ? 1u : 0u));
+    CHECK(run_affine(lib.at(0), 0.5f) == std::vector<float>{2.5f, 4.5f, 6.5f, 8.5f});
+    CHECK(run_affine(lib.at(1), 1.0f) == std::vector<float>{4.0f, 7.0f, 10.0f, 13.0f});
+    CHECK(rt::files::read(cache.binary_path(cache.key(two))) == bytes_without);
+  }
+  // The directory: two binaries, their sidecars, the prelude and its precompiled form; nothing
+  // else (no scratch is left behind).
+  CHECK(binaries(dir.path()).size() == 2);
+  CHECK(files_ending(dir.path(), ".sha256") == 2);
+  if (pch) {
+    CHECK(files_ending(dir.path(), ".hpp") == 1);
+    CHECK(files_ending(dir.path(), ".hpp" + ext) == 1);
+    CHECK(rt::files::list_directory(dir.path()).size() == 6);
+  }
+  // A new cache on the directory reuses the precompiled prelude.
+  rt::CompileCache again(dir.path(), compiler());
+  again.share_prelude(kAffinePrelude);
+  auto lib = rt::KernelLibrary::compile(
+      again, {{"affine4", affine_source("4"), rt::CodeOrigin::Generated, {}}}, {reg(0, "affine4")});
+  CHECK(again.stats().compilations == 1);
+  CHECK(again.stats().preludes == 0);
+  CHECK(run_affine(lib.at(0), 0.0f) == std::vector<float>{4.0f, 8.0f, 12.0f, 16.0f});
+  // Text that does not end a line is no prelude; neither is a whole source.
+  rt::TempDir other;
+  rt::CompileCache partial(other.path(), compiler());
+  partial.share_prelude("#include <pypto/codegen/kernel_abi.hpp>");
+  partial.share_prelude(affine_source("5"));
+  partial.binary({"affine5", affine_source("5"), rt::CodeOrigin::Generated, {}});
+  CHECK(partial.stats().preludes == 0);
+  CHECK(files_ending(other.path(), ".hpp") == 0);
+}
+
+TEST_CASE(
+    "compile cache: after a shared prelude, errors name the whole source's lines, and a corrupted "
+    "precompiled prelude is rebuilt") {
+  rt::TempDir dir;
+  rt::CompileCache cache(dir.path(), compiler());
+  cache.share_prelude(kAffinePrelude);
+  const rt::CodeUnit bad{
+      "broken_kernel", kAffinePrelude + "\nint f( {\n", rt::CodeOrigin::Generated, {}};
+  try {
+    cache.binary(bad);
+    FAIL("expected a CompileError");
+  } catch (const rt::CompileError& e) {
+    CHECK(e.code_name() == "broken_kernel");
+    CHECK_MESSAGE(e.diagnostics().find(".cpp:5:") != std::string::npos, e.diagnostics());
+  }
+  CHECK(cache.stats().failures == 1);
+  CHECK(binaries(dir.path()).empty());
+  if (!precompiles(compiler())) return;
+  CHECK(cache.stats().preludes == 1);
+  // Overwrite the precompiled prelude with junk: the next compile still succeeds (it reads the
+  // prelude as text), drops the junk, and the one after builds it again.
+  std::string pch;
+  for (const auto& f : rt::files::list_directory(dir.path()))
+    if (f.size() > 4 && (f.ends_with(".gch") || f.ends_with(".pch"))) pch = dir.path() + "/" + f;
+  REQUIRE(!pch.empty());
+  rt::files::write_atomic(pch, "not a precompiled header");
+  rt::CompileCache next(dir.path(), compiler());
+  next.share_prelude(kAffinePrelude);
+  auto lib = rt::KernelLibrary::compile(
+      next, {{"affine6", affine_source("6"), rt::CodeOrigin::Generated, {}}}, {reg(0, "affine6")});
+  CHECK(run_affine(lib.at(0), 0.0f) == std::vector<float>{6.0f, 12.0f, 18.0f, 24.0f});
+  CHECK(next.stats().preludes == 0);
+  CHECK_FALSE(rt::files::exists(pch));
+  next.binary({"affine7", affine_source("7"), rt::CodeOrigin::Generated, {}});
+  CHECK(next.stats().preludes == 1);
+  CHECK(rt::files::read(pch).size() > 1000);
+}
+
 TEST_CASE("kernel library: two registrations with different signatures on one code") {
   rt::TempDir dir;
   rt::CompileCache cache(dir.path(), compiler());

@@ -19,7 +19,6 @@
 #include "pypto/codegen/codegen.hpp"
 #include "pypto/codegen/cpu_target.hpp"
 #include "pypto/runtime/cpu_program.hpp"
-#include "pypto/runtime/files.hpp"
 #include "pypto/runtime/interpreter.hpp"
 #include "pypto/runtime/seeded_inputs.hpp"
 #include "pypto/text/parser.hpp"
@@ -66,10 +65,10 @@ std::vector<rt::Value> copies(const std::vector<rt::Value>& v) {
   return out;
 }
 
-/// One compile cache for the whole file: equal code across programs compiles once.
+/// One compile cache for every case of the suite (tests/CMakeLists.txt): equal code across
+/// programs compiles once, the target's prologue is precompiled once.
 rt::CompileCache& cache() {
-  static rt::TempDir dir("pypto-cpu-pipeline-test");
-  static rt::CompileCache c(dir.path());
+  static rt::CompileCache c(PYPTO_TEST_KERNEL_CACHE);
   return c;
 }
 

@@ -23,7 +23,6 @@
 #include "pypto/ir/visit.hpp"
 #include "pypto/runtime/compile_cache.hpp"
 #include "pypto/runtime/cpu_program.hpp"
-#include "pypto/runtime/files.hpp"
 #include "pypto/runtime/interpreter.hpp"
 #include "pypto/runtime/seeded_inputs.hpp"
 #include "pypto/text/parser.hpp"
@@ -209,8 +208,7 @@ TEST_CASE("ops table: the interpreter runs each example the table says it runs, 
 }
 
 TEST_CASE("ops table: the CPU target runs what the table says, bit for bit, and refuses the rest") {
-  runtime::TempDir dir("pypto-ops-table-test");
-  runtime::CompileCache cache(dir.path());
+  runtime::CompileCache cache(PYPTO_TEST_KERNEL_CACHE);  // shared with the other cases
   std::size_t compiled = 0;
   for (const Entry& e : examples()) {
     CAPTURE(e.op);

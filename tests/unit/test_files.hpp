@@ -23,7 +23,12 @@ inline std::string read_file(const std::string& path) {
 #ifdef PYPTO_TEST_PROGRAMS_DIR
 /// tests/programs/<name> (only the TUs tests/CMakeLists.txt gives the directory see this).
 inline std::string read_program(std::string_view name) {
-  return read_file(std::string(PYPTO_TEST_PROGRAMS_DIR) + "/" + std::string(name));
+  // Appended in place: GCC 12 misreads `std::string(a) + "/" + b` at -O2 as an out-of-bounds
+  // copy (-Warray-bounds) in some of the TUs that inline it.
+  std::string path = PYPTO_TEST_PROGRAMS_DIR;
+  path += '/';
+  path += name;
+  return read_file(path);
 }
 #endif
 

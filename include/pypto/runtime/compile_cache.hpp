@@ -7,7 +7,10 @@
 // corrupted file) or a load failure rebuilds it once. Compilation is atomic (a unique scratch
 // directory in <dir>, renamed into place on success, removed on any failure), so the directory
 // never holds a half-written binary. Reading a valid entry is O(size of the binary). A cache
-// object is for one thread at a time; several processes may share a directory.
+// object is for one thread at a time; several processes may share a directory. A prelude that
+// many units begin with (share_prelude) is compiled once per compiler and flags into a
+// precompiled header beside them, <dir>/prelude-<key>.hpp and its .gch (g++) or .pch (clang++);
+// it changes how long a compile takes, never what a binary computes. See docs/runtime.md.
 #pragma once
 
 #include <cstddef>
@@ -55,6 +58,7 @@ struct CompileStats {
   std::size_t failures = 0;      ///< compiler runs that failed
   std::size_t hits = 0;          ///< requests served by a valid binary already in the cache
   std::size_t rebuilds = 0;  ///< compilations that replaced a stale, corrupted or unloadable one
+  std::size_t preludes = 0;  ///< precompiled preludes built (see share_prelude)
 };
 
 class CompileCache {
@@ -81,6 +85,13 @@ class CompileCache {
   /// to load is rebuilt once; a second failure is a LoadError.
   PYPTO_DECL std::shared_ptr<SharedLibrary> load(const CodeUnit& unit);
 
+  /// Units whose source begins with `text` (a code generator's fixed prologue: its includes and
+  /// helpers; it ends a line) read it precompiled: built on the first such compile, kept in the
+  /// directory for every later one. A unit that fails so is compiled again as its whole source,
+  /// whose diagnostics the error carries; a compiler that is neither g++ nor clang++ always
+  /// compiles the whole source.
+  PYPTO_DECL void share_prelude(std::string text);
+
   const CompileStats& stats() const { return stats_; }
   const std::string& directory() const { return dir_; }
   const Compiler& compiler() const { return compiler_; }
@@ -96,11 +107,23 @@ class CompileCache {
   PYPTO_DECL static void remove_entry(const std::string& so);
   /// Compiles in a private scratch directory inside the cache (see compile_cache.ipp).
   PYPTO_DECL void compile(const CodeUnit& unit, const std::string& so);
+  /// The longest shared prelude `unit` begins with, or null.
+  PYPTO_DECL const std::string* prelude_of(const CodeUnit& unit) const;
+  /// The path of `prelude`'s header, its precompiled header beside it (built when missing), for
+  /// `unit`'s flags; empty when the compiler has no precompiled headers or building one failed.
+  PYPTO_DECL std::string precompiled(const std::string& prelude, const CodeUnit& unit);
+  /// The compiler's command line for `src` -> `out` (scratch in `scratch`); with `header`, the
+  /// precompiled prelude is read first.
+  PYPTO_DECL std::vector<std::string> command(const CodeUnit& unit, const std::string& scratch,
+                                              const std::string& src, const std::string& out,
+                                              const std::string& header) const;
 
   std::string dir_;
   Compiler compiler_;
   CompileStats stats_;
   std::map<std::string, std::weak_ptr<SharedLibrary>> loaded_;
+  std::vector<std::string> preludes_;
+  std::vector<std::string> failed_preludes_;  ///< headers whose precompiled form would not build
 };
 
 }  // namespace pypto::runtime

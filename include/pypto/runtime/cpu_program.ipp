@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "pypto/codegen/codegen_error.hpp"
+#include "pypto/codegen/cpu_target.hpp"
 #include "pypto/codegen/kernel_config.hpp"
 #include "pypto/codegen/orchestration_result.hpp"
 #include "pypto/codegen/registration_code_map.hpp"
@@ -26,6 +27,9 @@ namespace pypto::runtime {
 PYPTO_DECL CpuProgram CpuProgram::compile(CompileCache& cache, const ir::Program& program,
                                           const codegen::OrchestrationResult& code,
                                           const codegen::KernelCodeMap& codes) {
+  // Every kernel begins with the target's prologue: parsed once, precompiled, for all of them.
+  for (const codegen::CoreType core : {codegen::CoreType::AIV, codegen::CoreType::AIC})
+    cache.share_prelude(codegen::CpuTarget::prologue(core));
   std::map<std::string, const std::string*> text_by_path;
   for (const auto& f : code.kernel_sources) text_by_path[f.path] = &f.text;
   std::vector<CodeUnit> units;
