@@ -162,7 +162,9 @@ TEST_CASE(
         // store into the carried Out tensor (the if's result is that tensor)
         "if_branches.pl", "outline_if_store_phi.pl",
         // NaNs whose sign the host compiler chooses: equal as NaNs, zeros still by sign
-        "nan_signs.pl"})
+        "nan_signs.pl",
+        // a loop carry and an if result whose buffer switches between two
+        "ping_pong.pl"})
     check_program(file);
 }
 
@@ -1917,4 +1919,51 @@ class Views:
       CHECK(out[1].buffer->f32[i * 4 + j] == args[0].buffer->f32[j * 8 + i]);
   // x's transpose stored into `back`'s transpose: `back` is x again.
   CHECK(out[2].buffer->f32 == args[0].buffer->f32);
+}
+
+TEST_CASE(
+    "cpu pipeline: FP16 and BF16 scalars in a kernel hold their dtype's values, as interpreted") {
+  // k is read from an FP16 tensor (the gather compares against its value); e is x[0][0] = 0.1
+  // cast to the half dtype (rounded once) and back; s is 2.5 cast to the half dtype (a value of
+  // it) and back. Row 0 of f is x + k + e + s, in that order, in binary32.
+  struct Case {
+    const char* dtype;
+    float tenth;  // 0.1 rounded to the dtype
+  };
+  for (const Case& h : {Case{"pl.FP16", 0.0999755859375f}, Case{"pl.BF16", 0.10009765625f}}) {
+    CAPTURE(h.dtype);
+    const std::string text = R"(import pypto.language as pl
+
+@pl.program
+class HalfScalars:
+    @pl.function(type=pl.FunctionType.Opaque)
+    def main(self, src: pl.Tensor[[4, 16], pl.FP16], kv: pl.Tensor[[1], pl.FP16], x: pl.Tensor[[1, 16], pl.FP32], o: pl.Out[pl.Tensor[[4, 8], pl.INT32]], c: pl.Out[pl.Tensor[[1, 4], pl.INT32]], f: pl.Out[pl.Tensor[[1, 16], pl.FP32]]) -> pl.Tensor[[1, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            k: pl.Scalar[pl.FP16] = pl.tensor.read(kv, [0])
+            dst, cnt = pl.tensor.gather(src, kvalue=k, cmp_mode='gt', out_cols=8, count_dtype=pl.INT32)
+            o = pl.assemble(o, dst, [0, 0])
+            c = pl.assemble(c, cnt, [0, 0])
+            e: pl.Scalar[pl.FP32] = pl.tensor.read(x, [0, 0])
+            t = pl.load(x, [0, 0], [1, 16])
+            s: pl.Scalar[DTYPE] = pl.cast(2.5, DTYPE)
+            u = pl.add(pl.add(pl.add(t, pl.cast(k, pl.FP32)), pl.cast(pl.cast(e, DTYPE), pl.FP32)), pl.cast(s, pl.FP32))
+            f = pl.store(u, [0, 0], f)
+        return f
+)";
+    pypto::text::ParseOptions options;
+    options.host_values = {{"DTYPE", h.dtype}};
+    const ir::ProgramRef input = pypto::text::parse_program(text, options);
+    std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+    // Row r of src: 0, 1.5 and 3 in turn; k = 1.5 (a value of both dtypes): 'gt' keeps the 3s.
+    for (std::size_t j = 0; j < 64; ++j) args[0].buffer->f32[j] = static_cast<float>(j % 3) * 1.5f;
+    args[1].buffer->f32[0] = 1.5f;
+    for (std::size_t j = 0; j < 16; ++j) args[2].buffer->f32[j] = j == 0 ? 0.1f : 1.0f;
+    const std::vector<rt::Value> out = run_identical(*input, args);
+    CHECK(out[5].buffer->f32[0] == ((0.1f + 1.5f) + h.tenth) + 2.5f);
+    CHECK(out[5].buffer->f32[1] == ((1.0f + 1.5f) + h.tenth) + 2.5f);
+    // Row 0 of src: columns 2, 5, 8, 11, 14 hold 3 (five matches).
+    CHECK(out[4].buffer->ints[0] == 5);
+    CHECK(out[3].buffer->ints[0] == 2);
+    CHECK(out[3].buffer->ints[4] == 14);
+  }
 }

@@ -229,6 +229,7 @@ const std::vector<Case>& cases() {
       {"nan_signs.pl", "main"},
       {"two_entries.pl", "doubled"},
       {"world_handshake.pl", "main", {3}, {{"NR", 1}}},
+      {"ping_pong.pl", "main", {0, 1, 4}},
   };
   return all;
 }

@@ -55,7 +55,8 @@ struct CpuTarget {
     }
   }
   /// Tensor and tile elements: the scalar types, and the 16-bit storage of FP16 / BF16 (no
-  /// scalar type: scalar arithmetic in those dtypes is not lowered). A std::vector<bool> has no
+  /// scalar type: a scalar value of those dtypes is held as the float of its value, read and cast
+  /// so; scalar arithmetic and parameters in them are not lowered). A std::vector<bool> has no
   /// data(), so BOOL tiles are not supported.
   static constexpr std::string_view element_type(core::DataType t) {
     if (t == core::DataType::FP16) return "pk::fp16";

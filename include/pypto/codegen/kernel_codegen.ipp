@@ -178,6 +178,8 @@ class Lowering : protected RegionLowering<T> {
   using Layer::tuples_;
   using Layer::unary_text;
   using Layer::uses_;
+  using Layer::value_type;
+  using Layer::widened_half;
   using typename Layer::Pending;
 
   // ---- statements ----------------------------------------------------------------------------
@@ -1818,7 +1820,7 @@ class Lowering : protected RegionLowering<T> {
     const ir::Span* span = stmt_ ? &stmt_->span : nullptr;
     if (const auto* st = ir::as<ir::ScalarType>(&type)) {
       const std::string name = new_scalar_name();
-      const std::string t(scalar_type(st->dtype, span));
+      const std::string t(value_type(st->dtype, span));
       line(t + " " + name + " = " + (init ? scalar(*init) : t + "{}") + ";\n");
       return scalar_value(name, st->dtype);
     }

@@ -157,6 +157,21 @@ class LoweringBase {
       fail(span, "", "a scalar of dtype " + std::string(core::dtype_name(t)) + " has no type");
     return s;
   }
+  /// True when a scalar value of half dtype `t` is held widened: as the binary32 float of its
+  /// value (exact), as the target computes that dtype (round_to_dtype rounds back to it).
+  static bool widened_half(core::DataType t) {
+    return (t == core::DataType::FP16 || t == core::DataType::BF16) &&
+           !T::round_to_dtype(t, "x").empty();
+  }
+  /// The C++ type of a scalar value of dtype `t`: the target's scalar type, or `float` for a
+  /// widened half.
+  std::string_view value_type(core::DataType t, const ir::Span* span) const {
+    return widened_half(t) ? std::string_view("float") : scalar_type(t, span);
+  }
+  /// Element `element` of dtype `t` read as a scalar value (a half widened).
+  static std::string element_value(core::DataType t, std::string element) {
+    return widened_half(t) ? "pk::widen(" + element + ")" : element;
+  }
 
   // ---- uses: which region values are read after their region ------------------------------
 
@@ -309,8 +324,18 @@ class LoweringBase {
       case K::ConstBool: return static_cast<const ir::ConstBool&>(e).value ? "true" : "false";
       case K::Call: return scalar_call(static_cast<const ir::Call&>(e));
       case K::Cast: {
+        // A widened half is cast as the element it is, and a cast to a half is rounded to it,
+        // then widened (pk::cast reads and rounds halves as the interpreter does).
         const auto& c = static_cast<const ir::Cast&>(e);
-        const std::string a = scalar(*c.operand);
+        std::string a = scalar(*c.operand);
+        if (const auto* from = ir::as<ir::ScalarType>(c.operand->type.get());
+            from && widened_half(from->dtype))
+          a = "pk::narrow<" + std::string(T::element_type(from->dtype)) + ">(" + a + ")";
+        if (widened_half(c.target()))
+          return define(
+              c.target(),
+              "pk::widen(pk::cast<" + std::string(T::element_type(c.target())) + ">(" + a + "))",
+              span);
         const std::string to(scalar_type(c.target(), span));
         return define(c.target(), "pk::cast<" + to + ">(" + a + ")", span);
       }
@@ -401,7 +426,7 @@ class LoweringBase {
   /// `const T s<k> = text;` and its name.
   std::string define(core::DataType t, const std::string& text, const ir::Span* span) {
     const std::string name = new_scalar_name();
-    line("const " + std::string(scalar_type(t, span)) + " " + name + " = " + text + ";\n");
+    line("const " + std::string(value_type(t, span)) + " " + name + " = " + text + ";\n");
     return name;
   }
 
@@ -441,7 +466,8 @@ class LoweringBase {
       const Value& t = tensor_of(c, c.args.at(0));
       const std::string at = flat_index(c, t, c.args.at(1));
       on_pipe(Pipe::Scalar);
-      return define(t.tensor.dtype, t.tensor.data + "[" + at + "]", &c.span);
+      return define(t.tensor.dtype, element_value(t.tensor.dtype, t.tensor.data + "[" + at + "]"),
+                    &c.span);
     }
     if (op == ir::OpId::array_get_element) {
       const Value& a = array_of(c, c.args.at(0));
@@ -452,7 +478,7 @@ class LoweringBase {
       const std::string element = T::tile_at(t, tile_flat_index(c, t, c.args.at(1)));
       if (element.empty()) fail_at(c, "is not supported by the kernel code generator");
       on_pipe(Pipe::Scalar);
-      return define(t.dtype, element, &c.span);
+      return define(t.dtype, element_value(t.dtype, element), &c.span);
     }
     fail_at(c, "is not supported by the kernel code generator");
   }

@@ -76,6 +76,8 @@ class RegionLowering : protected LoweringBase<T> {
   using Base::tensor_of;
   using Base::tile_of;
   using Base::uses_;
+  using Base::value_type;
+  using Base::widened_half;
 
   explicit RegionLowering(const ir::Function& fn) : Base(fn) {}
 

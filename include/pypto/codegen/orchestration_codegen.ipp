@@ -47,8 +47,10 @@
 // carries), ifs, scalar arithmetic, runtime scopes, intermediate tensors (tensor.create) and one
 // element of a tensor (tensor.read / tensor.write, through the runtime's get_tensor_data /
 // set_tensor_data, which order it after the element's producer) are lowered; a kernel result names
-// the argument buffer the kernel returns (return lineage), so no tensor is copied. Names are
-// derived from variable name hints and made unique in emission order.
+// the argument buffer the kernel returns (return lineage), so no tensor is copied; a loop carry
+// or an if result whose buffer differs between paths is a variable of its own, assigned a copy of
+// the runtime's tensor descriptor (never of the data) at each yield. Names are derived from
+// variable name hints and made unique in emission order.
 
 namespace pypto::codegen {
 
@@ -57,14 +59,19 @@ namespace detail {
 /// Emits one Orchestration function. Single use: construct, then call `source()` once.
 class OrchestrationEmitter {
  public:
+  /// Which tensor carries of a loop or an if switch buffers (by the statement, then by carry):
+  /// learned by emitting, kept across the attempts generate_orchestration_source makes.
+  using Switching = std::map<const ir::Stmt*, std::vector<bool>>;
+
   OrchestrationEmitter(const ir::Program& program, const ir::Function& fn,
                        const KernelCodeMap& codes, const std::vector<KernelRegistration>& regs,
-                       const RuntimeAbi& abi)
+                       const RuntimeAbi& abi, Switching& switching)
       : program_(program),
         fn_(fn),
         codes_(codes),
         regs_(regs),
         abi_(abi),
+        switching_(switching),
         tasks_(program, fn.name),
         lineage_(&program) {
     for (std::string_view w : kCppReservedNames) used_.emplace(w);
@@ -73,6 +80,9 @@ class OrchestrationEmitter {
                                abi.mixed_kernels_class, abi.config_class, abi.alloc_tensors})
       used_.emplace(w);
   }
+
+  /// True when this attempt found a tensor carry that switches buffers (see learn_switch).
+  bool learned() const { return learned_; }
 
   std::string source() {
     if (!is_orchestration(program_, fn_))
@@ -377,13 +387,37 @@ class OrchestrationEmitter {
   /// A loop carry or an if result: a tensor keeps one buffer's name, a scalar is a variable.
   struct Carry {
     bool tensor = false;
-    std::string name;  ///< for an if's tensor result: set by the then-arm's yield
+    bool rebound = false;  ///< a tensor carry held in its own variable: its buffer may switch
+    std::string name;      ///< for an if's tensor result: set by the then-arm's yield
   };
   struct Region {
+    const ir::Stmt* stmt = nullptr;
     bool loop = false;
     bool else_arm = false;
     std::vector<Carry> carries;
   };
+
+  /// True when carry `k` of `s` was found to switch buffers (by an earlier attempt).
+  bool switches(const ir::Stmt& s, std::size_t k) const {
+    auto it = switching_.find(&s);
+    return it != switching_.end() && k < it->second.size() && it->second[k];
+  }
+
+  /// A tensor carry whose value is the buffer `n` on this path and another on an earlier one:
+  /// recorded, and this attempt's source is discarded (see generate_orchestration_source).
+  void learn_switch(const Region& r, std::size_t k) {
+    std::vector<bool>& bits = switching_[r.stmt];
+    if (bits.size() < r.carries.size()) bits.resize(r.carries.size(), false);
+    bits[k] = true;
+    learned_ = true;
+  }
+
+  /// A rebound tensor carry's variable, initialised from the buffer `init` (empty: none yet).
+  std::string rebound_carry(const std::string& hint, const std::string& init) {
+    const std::string name = fresh(hint);
+    line(std::string(abi_.tensor_class) + " " + name + (init.empty() ? "{}" : " = " + init) + ";");
+    return name;
+  }
 
   void stmt(const ir::Stmt& s) {
     if (const auto* seq = ir::as<ir::SeqStmts>(&s)) {
@@ -801,14 +835,20 @@ class OrchestrationEmitter {
 
   /// The carries of a loop: a tensor keeps its init's buffer name, a scalar becomes a variable
   /// declared (and initialized) before the loop.
-  Region carries(const std::vector<ir::IterArgRef>& iter_args, const core::Span& span) {
+  Region carries(const ir::Stmt& loop, const std::vector<ir::IterArgRef>& iter_args,
+                 const core::Span& span) {
     Region r;
+    r.stmt = &loop;
     r.loop = true;
     for (const auto& ia : iter_args) {
       Carry c;
       if (ir::isa<ir::TensorType>(ia->type)) {
         c.tensor = true;
         c.name = name_of(ia->init_value, &span);
+        if (switches(loop, r.carries.size())) {
+          c.rebound = true;
+          c.name = rebound_carry(ia->name_hint, c.name);
+        }
       } else if (const std::string t = value_type(*ia->type, span); !t.empty()) {
         const std::string init = strip_outer_parens(expr(ia->init_value));
         c.name = fresh(ia->name_hint);
@@ -840,14 +880,14 @@ class OrchestrationEmitter {
 
   /// `while`: the condition reads the carries, so it is tested at the top of each iteration.
   void while_loop(const ir::WhileStmt& w) {
-    Region r = carries(w.iter_args, w.span);
+    Region r = carries(w, w.iter_args, w.span);
     loop_body("while (true) {", std::move(r),
               "if (!(" + strip_outer_parens(expr(w.condition)) + ")) break;", *w.body,
               w.return_vars);
   }
 
   void loop(const ir::ForStmt& f) {
-    Region r = carries(f.iter_args, f.span);
+    Region r = carries(f, f.iter_args, f.span);
     const std::string t =
         ctype(static_cast<const ir::ScalarType&>(*f.loop_var->type).dtype, f.span);
     const std::string start = expr(f.start), stop = expr(f.stop), step = expr(f.step);
@@ -867,10 +907,15 @@ class OrchestrationEmitter {
 
   void branch(const ir::IfStmt& s) {
     Region r;
+    r.stmt = &s;
     for (const auto& rv : s.return_vars) {
       Carry c;
       if (ir::isa<ir::TensorType>(rv->type)) {
         c.tensor = true;
+        if (switches(s, r.carries.size())) {
+          c.rebound = true;
+          c.name = rebound_carry(rv->name_hint, "");
+        }
       } else if (const std::string t = value_type(*rv->type, s.span); !t.empty()) {
         c.name = fresh(rv->name_hint);
         line(t + " " + c.name + "{};");
@@ -913,12 +958,12 @@ class OrchestrationEmitter {
         continue;
       }
       const std::string& n = name_of(y.values[k], &y.span);
-      if (!r.loop && !r.else_arm) {
+      if (c.rebound) {
+        if (n != c.name) assigns.emplace_back(c.name, n);  // the descriptor is copied
+      } else if (!r.loop && !r.else_arm) {
         c.name = n;  // the then-arm picks the buffer; the else-arm must agree
       } else if (n != c.name) {
-        fail(y.span, std::string(r.loop ? "loop carry " : "if result ") + std::to_string(k) +
-                         " is the buffer '" + c.name + "' on one path and '" + n +
-                         "' on another; orchestration code passes buffers, it cannot switch them");
+        learn_switch(r, k);  // so it is held in a variable of its own
       }
     }
     if (assigns.size() == 1) {
@@ -947,6 +992,8 @@ class OrchestrationEmitter {
   const KernelCodeMap& codes_;
   const std::vector<KernelRegistration>& regs_;
   const RuntimeAbi& abi_;
+  Switching& switching_;
+  bool learned_ = false;  ///< a switch was recorded: this attempt's source is discarded
   TaskResolver tasks_;
   transforms::ReturnLineage lineage_;
   std::string out_;
@@ -971,7 +1018,21 @@ class OrchestrationEmitter {
 PYPTO_DECL std::string generate_orchestration_source(
     const ir::Program& program, const ir::Function& fn, const KernelCodeMap& codes,
     const std::vector<KernelRegistration>& registrations, const RuntimeAbi& abi) {
-  return detail::OrchestrationEmitter(program, fn, codes, registrations, abi).source();
+  // A tensor carry aliases its buffer (no copy) unless a yield gives it another one: then the
+  // attempt records it and the next declares that carry a variable of its own, assigned a copy
+  // of the runtime's tensor descriptor at each yield. Each attempt but the last learns a carry.
+  detail::OrchestrationEmitter::Switching switching;
+  for (;;) {
+    detail::OrchestrationEmitter attempt(program, fn, codes, registrations, abi, switching);
+    std::string source;
+    try {
+      source = attempt.source();
+    } catch (const CodegenError&) {
+      if (!attempt.learned()) throw;  // not a consequence of a carry learned in this attempt
+      continue;
+    }
+    if (!attempt.learned()) return source;
+  }
 }
 
 PYPTO_DECL OrchestrationResult
