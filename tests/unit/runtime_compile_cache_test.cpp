@@ -341,6 +341,18 @@ TEST_CASE(
   next.binary({"affine7", affine_source("7"), rt::CodeOrigin::Generated, {}});
   CHECK(next.stats().preludes == 1);
   CHECK(rt::files::read(pch).size() > 1000);
+  // The prelude's header edited by hand is written again and precompiled again before use.
+  const std::string header = pch.substr(0, pch.size() - 4);
+  REQUIRE(rt::files::read(header) == kAffinePrelude);
+  rt::files::write_atomic(header, kAffinePrelude + "#error edited by hand\n");
+  rt::CompileCache edited(dir.path(), compiler());
+  edited.share_prelude(kAffinePrelude);
+  auto lib8 = rt::KernelLibrary::compile(
+      edited, {{"affine8", affine_source("8"), rt::CodeOrigin::Generated, {}}},
+      {reg(0, "affine8")});
+  CHECK(run_affine(lib8.at(0), 0.0f) == std::vector<float>{8.0f, 16.0f, 24.0f, 32.0f});
+  CHECK(edited.stats().preludes == 1);
+  CHECK(rt::files::read(header) == kAffinePrelude);
 }
 
 TEST_CASE("kernel library: two registrations with different signatures on one code") {

@@ -160,8 +160,9 @@ class LoweringBase {
   /// True when a scalar value of half dtype `t` is held widened: as the binary32 float of its
   /// value (exact), as the target computes that dtype (round_to_dtype rounds back to it).
   static bool widened_half(core::DataType t) {
-    return (t == core::DataType::FP16 || t == core::DataType::BF16) &&
-           !T::round_to_dtype(t, "x").empty();
+    static const bool fp16 = !T::round_to_dtype(core::DataType::FP16, "x").empty();
+    static const bool bf16 = !T::round_to_dtype(core::DataType::BF16, "x").empty();
+    return t == core::DataType::FP16 ? fp16 : t == core::DataType::BF16 && bf16;
   }
   /// The C++ type of a scalar value of dtype `t`: the target's scalar type, or `float` for a
   /// widened half.

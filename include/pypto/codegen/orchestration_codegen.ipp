@@ -384,7 +384,8 @@ class OrchestrationEmitter {
 
   // ---- statements -----------------------------------------------------------------------------
 
-  /// A loop carry or an if result: a tensor keeps one buffer's name, a scalar is a variable.
+  /// A loop carry or an if result: a scalar is a variable; a tensor is the name of the one buffer
+  /// it is on every path, or (rebound) a variable of its own when its buffer switches.
   struct Carry {
     bool tensor = false;
     bool rebound = false;  ///< a tensor carry held in its own variable: its buffer may switch
@@ -403,8 +404,8 @@ class OrchestrationEmitter {
     return it != switching_.end() && k < it->second.size() && it->second[k];
   }
 
-  /// A tensor carry whose value is the buffer `n` on this path and another on an earlier one:
-  /// recorded, and this attempt's source is discarded (see generate_orchestration_source).
+  /// Carry `k` of region `r` is one buffer on this path and another on an earlier one: recorded,
+  /// and this attempt's source is discarded (see generate_orchestration_source).
   void learn_switch(const Region& r, std::size_t k) {
     std::vector<bool>& bits = switching_[r.stmt];
     if (bits.size() < r.carries.size()) bits.resize(r.carries.size(), false);

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -161,7 +162,7 @@ PYPTO_DECL const std::string* CompileCache::prelude_of(const CodeUnit& unit) con
 }
 
 /// Keyed like a binary, on everything the precompiled header depends on: its text, the pypto
-/// headers it includes, the compiler and every flag. The header is written once (a rewrite would
+/// headers it includes, the compiler and every flag. A whole header is never rewritten (that would
 /// change its time stamp under a clang++ precompiled header that another process is reading);
 /// the precompiled file is built in scratch and renamed into place, so a reader finds it whole
 /// or not at all, and then reads the header as text.
@@ -180,8 +181,15 @@ PYPTO_DECL std::string CompileCache::precompiled(const std::string& prelude, con
   const std::string pch = header + std::string(ext);
   if (std::find(failed_preludes_.begin(), failed_preludes_.end(), header) != failed_preludes_.end())
     return {};
-  if (files::exists(header) && files::exists(pch)) return header;
-  if (!files::exists(header)) files::write_atomic(header, prelude);
+  // The header is trusted by content, not by name: one edited by hand is written again, and a
+  // precompiled form built from it goes with it.
+  const std::optional<std::string> written = files::try_read(header);
+  const bool header_whole = written && *written == prelude;
+  if (header_whole && files::exists(pch)) return header;
+  if (!header_whole) {
+    ::unlink(pch.c_str());
+    files::write_atomic(header, prelude);
+  }
   const TempDir scratch(".tmp-prelude-" + key.substr(0, 16) + "-", dir_);
   const std::string out = scratch.path() + "/prelude" + std::string(ext);
   std::vector<std::string> argv{compiler_.program};
