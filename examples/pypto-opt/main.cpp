@@ -4,7 +4,7 @@
 //             [--verify-each] [--pass-timing] [--assert-equal EXPECTED_FILE] [--concise]
 //             [--assume=PROP,...] [--debug-dedup]
 //             [--target=cpu|npu] [--run] [--cache-dir=DIR] [--seed=N]
-//             [--nonnegative-ints] [--dim=NAME=N]... [--define=NAME=VALUE]...
+//             [--nonnegative-ints | --int-range=LO,HI] [--dim=NAME=N]... [--define=NAME=VALUE]...
 //
 // Input is FILE, stdin for `-`, or the embedded default program (default_program.hpp) when no
 // FILE is given. The result goes to stdout or OUT; --print-after-all and --pass-timing write to
@@ -83,6 +83,8 @@ constexpr const char* kUsage =
     "                            ~/.cache/pypto)\n"
     "  --seed=N                  (--run) the seed of the inputs (default 1)\n"
     "  --nonnegative-ints        (--run) signed integer inputs in [0, 16) instead of [-8, 8)\n"
+    "  --int-range=LO,HI         (--run) signed integer inputs in [LO, HI) (an index tensor's\n"
+    "                            extent: --int-range=0,8)\n"
     "  --dim=NAME=N              (--run, repeatable) the shape symbol NAME has extent N in the\n"
     "                            inputs (default: 16, 32, 48 or 64, seeded)\n"
     "                            (valid indices for the gathers)\n"
@@ -151,7 +153,7 @@ Options parse_args(int argc, char** argv) {
     } else if (arg == "--debug-dedup") {
       o.debug_dedup = true;
     } else if (arg == "--nonnegative-ints") {
-      o.target.signed_low = 0;
+      o.target.ints = {0, 16};
     } else if (arg == "--run") {
       o.target.run = true;
     } else if (auto t = option_value(argc, argv, i, "--target")) {
@@ -160,6 +162,17 @@ Options parse_args(int argc, char** argv) {
       o.target.target = *t;
     } else if (auto dir = option_value(argc, argv, i, "--cache-dir")) {
       o.target.cache_dir = *dir;
+    } else if (auto range = option_value(argc, argv, i, "--int-range")) {
+      const std::size_t comma = range->find(',');
+      char* end_low = nullptr;
+      char* end_high = nullptr;
+      const long long low = std::strtoll(range->c_str(), &end_low, 10);
+      const long long high =
+          comma == std::string::npos ? 0 : std::strtoll(range->c_str() + comma + 1, &end_high, 10);
+      if (comma == std::string::npos || comma == 0 || end_low != range->c_str() + comma ||
+          comma + 1 == range->size() || *end_high != '\0' || high <= low)
+        throw UsageError{"--int-range: '" + *range + "' is not LO,HI with LO < HI"};
+      o.target.ints = {low, high};
     } else if (auto dim = option_value(argc, argv, i, "--dim")) {
       const std::size_t eq = dim->find('=');
       char* end = nullptr;

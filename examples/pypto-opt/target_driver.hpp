@@ -47,7 +47,7 @@ struct TargetOptions {
   std::optional<std::string> out_dir;    // npu (or cpu): write the generated files here
   std::optional<std::string> cache_dir;  // cpu: the compile cache (default: see cache_directory)
   std::uint64_t seed = 1;
-  std::int64_t signed_low = -8;  // cpu: signed integer inputs in [signed_low, signed_low + 16)
+  pypto::runtime::IntRange ints;          // cpu: signed integer inputs in [low, high)
   pypto::runtime::SymbolExtents symbols;  // cpu: shape symbols' extents in the inputs (--dim)
 };
 
@@ -197,8 +197,7 @@ inline void check_entry(const pypto::ir::Program& input, const pypto::runtime::C
   using namespace pypto;
   const ir::FunctionRef fn = input.find(entry);
   if (!fn) throw TargetFailure{"--run: the input program has no function '" + entry + "'"};
-  const std::vector<runtime::Value> inputs =
-      runtime::seeded_inputs(*fn, o.seed, o.signed_low, o.symbols);
+  const std::vector<runtime::Value> inputs = runtime::seeded_inputs(*fn, o.seed, o.ints, o.symbols);
   progress << "pypto-opt: run: " << entry << " on inputs of seed " << o.seed << "\n";
   std::vector<runtime::Value> compiled_args = deep_copies(inputs);
   const std::vector<runtime::Value> compiled = program.run(entry, compiled_args);

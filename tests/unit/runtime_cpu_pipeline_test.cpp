@@ -7,10 +7,12 @@
 // deduplicate-outlined-kernels launches more kernel functions than the pipeline with it compiles.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -117,7 +119,7 @@ std::pair<std::string, std::string> run_errors(const std::string& text,
                                                const rt::SymbolExtents& dims = {}) {
   const ir::ProgramRef input = pypto::text::parse_program(text);
   const ir::ProgramRef lowered = lower(*input, kPipeline);
-  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1, -8, dims),
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1, {}, dims),
                          again = copies(args);
   std::pair<std::string, std::string> out;
   try {
@@ -1170,7 +1172,7 @@ class Scatters:
             pl.store(pl.tile.random(1, 2, 3, 4, 5, 6, [2, 8], dtype=pl.INT32, rounds=7), [0, 0], r)
         return s0
 )");
-  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1, 0);
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1, {0, 16});
   args[3].buffer->ints = {3, 1};  // rows 3 and 1; plus 4, wrapped back to them
   const std::vector<rt::Value> compiled = run_identical(*input, args);
   // the gathered rows are x's rows 3 and 1
@@ -1453,7 +1455,7 @@ TEST_CASE("cpu pipeline: a distributed program runs in a world of one rank") {
   // for 3 and reads its window back: outs[0] = 2 x. outs[r] is a view, so the chip's store
   // reaches outs.
   const ir::ProgramRef input = pypto::text::parse_program(handshake());
-  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1, -8, kOneRank);
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1, {}, kOneRank);
   const std::vector<float> x = {1.5f, -2.0f, 0.25f, 3.0f, -0.0f, 7.0f, -1.0f, 0.5f};
   args[0].buffer->f32 = x;
   const std::vector<rt::Value> compiled = run_identical(*input, args);
@@ -1526,13 +1528,37 @@ class Dims:
     def main(self, a: pl.Tensor[[NR, NR * 4 + 2], pl.FP32], b: pl.Tensor[[NR // 2, 3], pl.INT32]) -> pl.Tensor[[NR, NR * 4 + 2], pl.FP32]:
         return a
 )");
-  const auto fixed = rt::seeded_inputs(*input->find("main"), 1, -8, {{"NR", 6}});
+  const auto fixed = rt::seeded_inputs(*input->find("main"), 1, {}, {{"NR", 6}});
   CHECK(fixed[0].buffer->shape == std::vector<std::int64_t>{6, 26});
   CHECK(fixed[1].buffer->shape == std::vector<std::int64_t>{3, 3});
   const auto seeded = rt::seeded_inputs(*input->find("main"), 1);  // 16, 32, 48 or 64
   const std::int64_t nr = seeded[0].buffer->shape[0];
   CHECK(nr % 16 == 0);
   CHECK(seeded[0].buffer->shape[1] == nr * 4 + 2);
+}
+
+TEST_CASE(
+    "seeded inputs: signed integer elements take the range asked for, an empty one is refused") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Ints:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, i: pl.Tensor[[64], pl.INT32], u: pl.Tensor[[64], pl.UINT8]) -> pl.Tensor[[64], pl.INT32]:
+        return i
+)");
+  const ir::Function& main = *input->find("main");
+  const auto small = rt::seeded_inputs(main, 1, {0, 3});
+  std::set<std::int64_t> seen(small[0].buffer->ints.begin(), small[0].buffer->ints.end());
+  CHECK(seen == std::set<std::int64_t>{0, 1, 2});
+  const auto shifted = rt::seeded_inputs(main, 1, {-100, -97});
+  for (std::size_t k = 0; k < 64; ++k)  // the same draws, moved; unsigned elements unaffected
+    CHECK(shifted[0].buffer->ints[k] == small[0].buffer->ints[k] - 100);
+  CHECK(shifted[1].buffer->ints == small[1].buffer->ints);
+  const auto usual = rt::seeded_inputs(main, 1);  // [-8, 8)
+  CHECK(*std::min_element(usual[0].buffer->ints.begin(), usual[0].buffer->ints.end()) < 0);
+  CHECK_THROWS_WITH_AS(rt::seeded_inputs(main, 1, {5, 5}),
+                       "seeded inputs: the integer range [5, 5) is empty", rt::RuntimeError);
 }
 
 TEST_CASE("cpu pipeline: a chip scope inside a host orchestrator runs in place") {

@@ -136,13 +136,13 @@ ir::ProgramRef parse(const std::string& text) {
   return text::parse_program(text, options);
 }
 
-/// Seeded inputs for `fn` (signed integers from `signed_low`), or nothing when the seeding cannot
-/// make one (an FP8 tensor, a communication context): such an example cannot be run here,
+/// Seeded inputs for `fn` (signed integers from `low`, 16 of them), or nothing when the seeding
+/// cannot make one (an FP8 tensor, a communication context): such an example cannot be run here,
 /// whatever runs the op.
 std::optional<std::vector<runtime::Value>> inputs_for(const ir::Function& fn,
-                                                      std::int64_t signed_low = -8) {
+                                                      std::int64_t low = -8) {
   try {
-    return runtime::seeded_inputs(fn, 1, signed_low);
+    return runtime::seeded_inputs(fn, 1, {low, low + 16});
   } catch (const runtime::RuntimeError& e) {
     if (std::string(e.what()).rfind("seeded inputs:", 0) == 0) return std::nullopt;
     throw;

@@ -23,6 +23,12 @@ namespace pypto::runtime {
 /// Extents of shape symbols, by name.
 using SymbolExtents = std::map<std::string, std::int64_t, std::less<>>;
 
+/// The values of signed integer tensor and tile elements: [low, high).
+struct IntRange {
+  std::int64_t low = -8;
+  std::int64_t high = 8;
+};
+
 /// splitmix64: a fixed generator, so inputs are the same on every platform and library.
 PYPTO_DECL std::uint64_t next_random(std::uint64_t& state);
 
@@ -31,14 +37,13 @@ PYPTO_DECL std::uint64_t next_random(std::uint64_t& state);
 /// values rounded to the dtype, signed integers in [-8, 8), unsigned ones in [0, 16), BOOL 0 or
 /// 1; float scalars in [-2, 2) rounded to their dtype, integer scalars in [1, 4] (loop
 /// bounds and dims stay small). A dim must be a constant, a scalar parameter or a shape symbol
-/// (given a multiple of 16 up to 64, one extent per symbol). `signed_low` moves the signed
-/// integer elements to [signed_low, signed_low + 16): 0 makes every one a valid index of an
-/// extent of 16 or more (the gathers' index tensors).
+/// (given a multiple of 16 up to 64, one extent per symbol). `ints` sets the signed integer
+/// elements' range: {0, 16} makes every one a valid index of an extent of 16 or more, {0, 8} of
+/// 8 (the gathers' index tensors); an empty range is a RuntimeError.
 /// `symbols` fixes the extents of the shape symbols it names (`pypto-opt --dim NR=1`); a dim may
 /// also be + - * // of constants, scalar parameters and symbols (`NR * 64`).
 PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t seed,
-                                            std::int64_t signed_low = -8,
-                                            const SymbolExtents& symbols = {});
+                                            IntRange ints = {}, const SymbolExtents& symbols = {});
 
 }  // namespace pypto::runtime
 

@@ -60,7 +60,11 @@ std::optional<std::int64_t> dim_extent(const ir::Expr& d,
 }  // namespace
 
 PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t seed,
-                                            std::int64_t signed_low, const SymbolExtents& symbols) {
+                                            IntRange ints, const SymbolExtents& symbols) {
+  if (ints.high <= ints.low)
+    throw RuntimeError("seeded inputs: the integer range [" + std::to_string(ints.low) + ", " +
+                       std::to_string(ints.high) + ") is empty");
+  const auto int_width = static_cast<std::uint64_t>(ints.high - ints.low);
   std::uint64_t state = seed;
   std::map<const ir::Var*, std::int64_t> scalars;
   std::vector<Value> args(fn.params.size());
@@ -123,9 +127,9 @@ PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_
       for (float& x : v.buffer->f32)
         x = round_to_dtype(t->dtype,
                            static_cast<float>(next_random(state) % (1u << 22)) / (1u << 20) - 2.0f);
-    } else if (core::is_int(t->dtype)) {
+    } else if (core::is_signed_int(t->dtype)) {
       for (std::int64_t& x : v.buffer->ints)
-        x = static_cast<std::int64_t>(next_random(state) % 16) + signed_low;
+        x = static_cast<std::int64_t>(next_random(state) % int_width) + ints.low;
     } else if (core::is_unsigned_int(t->dtype) || t->dtype == core::DataType::BOOL) {
       const std::uint64_t range = t->dtype == core::DataType::BOOL ? 2 : 16;
       for (std::int64_t& x : v.buffer->ints)
