@@ -18,6 +18,7 @@
 // the result is printed, then target_driver.hpp generates code: `-o DIR` writes it into DIR, and
 // `--run` (cpu) compiles each code unit once, runs the program and checks it against the input
 // program interpreted with its scopes inline (a mismatch exits 1).
+#include <cerrno>
 #include <cstdlib>
 #include <exception>
 #include <fstream>
@@ -166,11 +167,12 @@ Options parse_args(int argc, char** argv) {
       const std::size_t comma = range->find(',');
       char* end_low = nullptr;
       char* end_high = nullptr;
+      errno = 0;  // strtoll saturates out-of-range numbers; ERANGE says so
       const long long low = std::strtoll(range->c_str(), &end_low, 10);
       const long long high =
           comma == std::string::npos ? 0 : std::strtoll(range->c_str() + comma + 1, &end_high, 10);
       if (comma == std::string::npos || comma == 0 || end_low != range->c_str() + comma ||
-          comma + 1 == range->size() || *end_high != '\0' || high <= low)
+          comma + 1 == range->size() || *end_high != '\0' || errno == ERANGE || high <= low)
         throw UsageError{"--int-range: '" + *range + "' is not LO,HI with LO < HI"};
       o.target.ints = {low, high};
     } else if (auto dim = option_value(argc, argv, i, "--dim")) {

@@ -1559,6 +1559,24 @@ class Ints:
   CHECK(*std::min_element(usual[0].buffer->ints.begin(), usual[0].buffer->ints.end()) < 0);
   CHECK_THROWS_WITH_AS(rt::seeded_inputs(main, 1, {5, 5}),
                        "seeded inputs: the integer range [5, 5) is empty", rt::RuntimeError);
+  CHECK(rt::seeded_inputs(main, 1, {-(std::int64_t{1} << 31), std::int64_t{1} << 31}).size() == 2);
+  CHECK_THROWS_WITH_AS(rt::seeded_inputs(main, 1, {0, (std::int64_t{1} << 31) + 1}),
+                       "seeded inputs: the integer range [0, 2147483649) does not fit parameter "
+                       "'i' of main (INT32)",
+                       rt::RuntimeError);
+  // The widest range of an INT64 tensor: no overflow on the way.
+  const ir::ProgramRef wide = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Wide:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, w: pl.Tensor[[64], pl.INT64]) -> pl.Tensor[[64], pl.INT64]:
+        return w
+)");
+  const auto all = rt::seeded_inputs(
+      *wide->find("main"), 1,
+      {std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()});
+  CHECK(std::set<std::int64_t>(all[0].buffer->ints.begin(), all[0].buffer->ints.end()).size() > 60);
 }
 
 TEST_CASE("cpu pipeline: a chip scope inside a host orchestrator runs in place") {

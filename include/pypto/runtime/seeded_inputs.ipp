@@ -64,7 +64,9 @@ PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_
   if (ints.high <= ints.low)
     throw RuntimeError("seeded inputs: the integer range [" + std::to_string(ints.low) + ", " +
                        std::to_string(ints.high) + ") is empty");
-  const auto int_width = static_cast<std::uint64_t>(ints.high - ints.low);
+  // Unsigned arithmetic: any nonempty range of int64, however wide, without overflow.
+  const std::uint64_t int_width =
+      static_cast<std::uint64_t>(ints.high) - static_cast<std::uint64_t>(ints.low);
   std::uint64_t state = seed;
   std::map<const ir::Var*, std::int64_t> scalars;
   std::vector<Value> args(fn.params.size());
@@ -128,8 +130,16 @@ PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_
         x = round_to_dtype(t->dtype,
                            static_cast<float>(next_random(state) % (1u << 22)) / (1u << 20) - 2.0f);
     } else if (core::is_signed_int(t->dtype)) {
+      const unsigned bits = core::bit_width(t->dtype);
+      if (bits < 64 && (ints.low < -(std::int64_t{1} << (bits - 1)) ||
+                        ints.high - 1 >= (std::int64_t{1} << (bits - 1))))
+        throw RuntimeError("seeded inputs: the integer range [" + std::to_string(ints.low) + ", " +
+                           std::to_string(ints.high) + ") does not fit parameter '" + p.name_hint +
+                           "' of " + fn.name + " (" + std::string(core::dtype_name(t->dtype)) +
+                           ")");
       for (std::int64_t& x : v.buffer->ints)
-        x = static_cast<std::int64_t>(next_random(state) % int_width) + ints.low;
+        x = static_cast<std::int64_t>(static_cast<std::uint64_t>(ints.low) +
+                                      next_random(state) % int_width);
     } else if (core::is_unsigned_int(t->dtype) || t->dtype == core::DataType::BOOL) {
       const std::uint64_t range = t->dtype == core::DataType::BOOL ? 2 : 16;
       for (std::int64_t& x : v.buffer->ints)
