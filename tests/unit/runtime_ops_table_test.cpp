@@ -140,9 +140,9 @@ ir::ProgramRef parse(const std::string& text) {
 /// cannot make one (an FP8 tensor, a communication context): such an example cannot be run here,
 /// whatever runs the op.
 std::optional<std::vector<runtime::Value>> inputs_for(const ir::Function& fn,
-                                                      std::int64_t low = -8) {
+                                                      runtime::IntRange ints = {}) {
   try {
-    return runtime::seeded_inputs(fn, 1, {low, low + 16});
+    return runtime::seeded_inputs(fn, 1, ints);
   } catch (const runtime::RuntimeError& e) {
     if (std::string(e.what()).rfind("seeded inputs:", 0) == 0) return std::nullopt;
     throw;
@@ -179,10 +179,11 @@ TEST_CASE("ops table: the interpreter runs each example the table says it runs, 
     const ir::ProgramRef p = parse(pypto_test::program_of(e));
     if (!inputs_for(*p->find("example"))) continue;
     std::string error;
-    for (const std::int64_t signed_low : {-8, 0}) {  // as the CPU case below
+    for (const runtime::IntRange ints :
+         {runtime::IntRange{}, runtime::IntRange{0, 16}}) {  // as the CPU case below
       error.clear();
       try {
-        (void)runtime::run(*p, "example", *inputs_for(*p->find("example"), signed_low));
+        (void)runtime::run(*p, "example", *inputs_for(*p->find("example"), ints));
       } catch (const runtime::RuntimeError& err) {
         error = err.what();
       }
@@ -245,7 +246,7 @@ TEST_CASE("ops table: the CPU target runs what the table says, bit for bit, and 
     }
     REQUIRE_MESSAGE(program, refusal);
     if (pipe_end(e.op)) {  // compiled, it refuses to run alone, as the interpreter does
-      const auto inputs = inputs_for(*input->find("main"), 0);
+      const auto inputs = inputs_for(*input->find("main"), {0, 16});
       REQUIRE(inputs);
       std::vector<runtime::Value> args = copies(*inputs);
       std::string fault;
@@ -262,8 +263,8 @@ TEST_CASE("ops table: the CPU target runs what the table says, bit for bit, and 
     std::vector<runtime::Value> got, want;
     // Inputs that make both fault (a shift by a negative amount, a gather's negative index) are
     // followed by non-negative integers, which every index operand of 16 or more accepts.
-    for (const std::int64_t signed_low : {-8, 0}) {
-      const auto inputs = inputs_for(*input->find("main"), signed_low);
+    for (const runtime::IntRange ints : {runtime::IntRange{}, runtime::IntRange{0, 16}}) {
+      const auto inputs = inputs_for(*input->find("main"), ints);
       REQUIRE(inputs);
       got_args = copies(*inputs);
       want_args = copies(*inputs);

@@ -61,9 +61,9 @@ std::optional<std::int64_t> dim_extent(const ir::Expr& d,
 
 PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t seed,
                                             IntRange ints, const SymbolExtents& symbols) {
-  if (ints.high <= ints.low)
-    throw RuntimeError("seeded inputs: the integer range [" + std::to_string(ints.low) + ", " +
-                       std::to_string(ints.high) + ") is empty");
+  const std::string range_text =
+      "the integer range [" + std::to_string(ints.low) + ", " + std::to_string(ints.high) + ")";
+  if (ints.high <= ints.low) throw RuntimeError("seeded inputs: " + range_text + " is empty");
   // Unsigned arithmetic: any nonempty range of int64, however wide, without overflow.
   const std::uint64_t int_width =
       static_cast<std::uint64_t>(ints.high) - static_cast<std::uint64_t>(ints.low);
@@ -133,10 +133,9 @@ PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_
       const unsigned bits = core::bit_width(t->dtype);
       if (bits < 64 && (ints.low < -(std::int64_t{1} << (bits - 1)) ||
                         ints.high - 1 >= (std::int64_t{1} << (bits - 1))))
-        throw RuntimeError("seeded inputs: the integer range [" + std::to_string(ints.low) + ", " +
-                           std::to_string(ints.high) + ") does not fit parameter '" + p.name_hint +
-                           "' of " + fn.name + " (" + std::string(core::dtype_name(t->dtype)) +
-                           ")");
+        throw RuntimeError("seeded inputs: " + range_text + " does not fit parameter '" +
+                           p.name_hint + "' of " + fn.name + " (" +
+                           std::string(core::dtype_name(t->dtype)) + ")");
       for (std::int64_t& x : v.buffer->ints)
         x = static_cast<std::int64_t>(static_cast<std::uint64_t>(ints.low) +
                                       next_random(state) % int_width);
