@@ -5,6 +5,7 @@
 //             [--assume=PROP,...] [--debug-dedup]
 //             [--target=cpu|npu] [--run] [--cache-dir=DIR] [--seed=N]
 //             [--nonnegative-ints | --int-range=LO,HI] [--dim=NAME=N]... [--define=NAME=VALUE]...
+//             [--input=NAME=FILE.npy]... [--save=DIR]
 //
 // Input is FILE, stdin for `-`, or the embedded default program (default_program.hpp) when no
 // FILE is given. The result goes to stdout or OUT; --print-after-all and --pass-timing write to
@@ -88,7 +89,11 @@ constexpr const char* kUsage =
     "                            extent: --int-range=0,8)\n"
     "  --dim=NAME=N              (--run, repeatable) the shape symbol NAME has extent N in the\n"
     "                            inputs (default: 16, 32, 48 or 64, seeded)\n"
-    "                            (valid indices for the gathers)\n"
+    "  --input=NAME=FILE         (--run, repeatable) parameter NAME's value is the NumPy .npy\n"
+    "                            array in FILE (a 0-d array for a scalar) instead of seeded;\n"
+    "                            its extents bind the shape symbols of NAME's type\n"
+    "  --save=DIR                (--run) write each argument after the run (DIR/NAME.npy) and\n"
+    "                            each result (DIR/result_K.npy); several entries: DIR/ENTRY/\n"
     "  --define=NAME=VALUE       (repeatable) the text's unbound name NAME reads as the Python\n"
     "                            expression VALUE (`--define=rows=64 --define=dtype=pl.FP16`),\n"
     "                            as a host's closure gives it\n"
@@ -183,6 +188,14 @@ Options parse_args(int argc, char** argv) {
       if (eq == std::string::npos || eq == 0 || eq + 1 == dim->size() || *end != '\0' || n < 0)
         throw UsageError{"--dim: '" + *dim + "' is not NAME=N with N a nonnegative number"};
       o.target.symbols[dim->substr(0, eq)] = n;
+    } else if (auto in = option_value(argc, argv, i, "--input")) {
+      const std::size_t eq = in->find('=');
+      if (eq == 0 || eq == std::string::npos || eq + 1 == in->size())
+        throw UsageError{"--input: '" + *in + "' is not NAME=FILE"};
+      if (!o.target.inputs.emplace(in->substr(0, eq), in->substr(eq + 1)).second)
+        throw UsageError{"--input: parameter '" + in->substr(0, eq) + "' given twice"};
+    } else if (auto dir = option_value(argc, argv, i, "--save")) {
+      o.target.save_dir = *dir;
     } else if (auto def = option_value(argc, argv, i, "--define")) {
       const std::size_t eq = def->find('=');
       if (eq == std::string::npos || eq == 0)
@@ -217,6 +230,8 @@ Options parse_args(int argc, char** argv) {
       throw UsageError{"unknown option '" + std::string(arg) + "' (see --help)"};
     }
   }
+  if ((!o.target.inputs.empty() || o.target.save_dir) && !o.target.run)
+    throw UsageError{"--input and --save need --run"};
   if (o.target.run && o.target.target != "cpu")
     throw UsageError{"--run needs --target=cpu (the NPU target only writes code)"};
   if (!o.target.target.empty()) {

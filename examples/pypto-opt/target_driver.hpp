@@ -1,14 +1,16 @@
 // examples/pypto-opt/target_driver.hpp — pypto-opt's `--target=cpu --run` and
-// `--target=npu -o DIR` (issue 8, "Main job"): the lowered program to code, and for the CPU
-// target a run of it checked against the un-outlined program.
+// `--target=npu -o DIR`: the lowered program to code, and for the CPU target a run of it
+// checked against the un-outlined program.
 //
 // The stages, each announced by a progress line on stderr:
 //   codegen   codegen<Target>(lowered): kernels, registrations, orchestration, kernel_config.py
 //   compile   (cpu) every code unit compiled once through the compile cache
-//   run       (cpu) each entry function on seeded inputs, kernels running compiled
+//   run       (cpu) each entry function on seeded inputs (or the --input array files),
+//             kernels running compiled
 //   check     (cpu) the same inputs through the reference interpreter on the input program
 //             (scopes inline, nothing outlined): every result and every argument buffer must be
 //             bit-identical
+//   save      (cpu, --save=DIR) each argument after the run and each result as a .npy file
 //   write     (npu) the sources and kernel_config.py into DIR
 // Nothing is written into DIR before all code exists; DIR is filled in a staging directory next
 // to it and renamed into place, so a failure leaves no half-written DIR (and an existing DIR is
@@ -33,6 +35,7 @@
 #include <pypto/runtime/cpu_program.hpp>
 #include <pypto/runtime/files.hpp>
 #include <pypto/runtime/interpreter.hpp>
+#include <pypto/runtime/npy.hpp>
 #include <pypto/runtime/seeded_inputs.hpp>
 #include <set>
 #include <string>
@@ -47,8 +50,10 @@ struct TargetOptions {
   std::optional<std::string> out_dir;    // npu (or cpu): write the generated files here
   std::optional<std::string> cache_dir;  // cpu: the compile cache (default: see cache_directory)
   std::uint64_t seed = 1;
-  pypto::runtime::IntRange ints;          // cpu: signed integer inputs in [low, high)
-  pypto::runtime::SymbolExtents symbols;  // cpu: shape symbols' extents in the inputs (--dim)
+  pypto::runtime::IntRange ints;              // cpu: signed integer inputs in [low, high)
+  pypto::runtime::SymbolExtents symbols;      // cpu: shape symbols' extents in the inputs (--dim)
+  std::map<std::string, std::string> inputs;  // cpu: parameter name -> .npy file (--input)
+  std::optional<std::string> save_dir;        // cpu: where the run's values go (--save)
 };
 
 /// A target failure the driver reports on one line (exit code 2), or a failed check (exit 1).
@@ -189,16 +194,62 @@ inline void write_outputs(const pypto::codegen::OrchestrationResult& r, const st
   }
 }
 
-/// Runs `entry` compiled and interpreted on the same seeded inputs; a TargetFailure unless
-/// every result and argument is bit-identical.
+/// The --input files of `fn`'s parameters, read as their dtypes.
+inline pypto::runtime::GivenInputs given_inputs(const pypto::ir::Function& fn,
+                                                const TargetOptions& o) {
+  using namespace pypto;
+  runtime::GivenInputs given;
+  for (const auto& p : fn.params) {
+    auto file = o.inputs.find(p->name_hint);
+    if (file == o.inputs.end()) continue;
+    const auto* shaped = ir::as<ir::ShapedType>(p->type.get());
+    const auto* scalar = ir::as<ir::ScalarType>(p->type.get());
+    if (!shaped && !scalar)
+      throw TargetFailure{"--input=" + file->first + ": parameter '" + p->name_hint + "' of " +
+                          fn.name + " is neither a tensor, a tile nor a scalar"};
+    given[p->name_hint] = runtime::read_npy(
+        runtime::files::read(file->second), shaped ? shaped->dtype : scalar->dtype,
+        shaped && ir::isa<ir::TileType>(*p->type), file->second);
+  }
+  return given;
+}
+
+/// Writes `args` (by parameter name) and `results` (result_K) of `fn` into `dir` as .npy files;
+/// values with no array form (tuples, arrays) are skipped. Returns the number of files.
+inline std::size_t save_values(const pypto::ir::Function& fn,
+                               const std::vector<pypto::runtime::Value>& args,
+                               const std::vector<pypto::runtime::Value>& results,
+                               const std::string& dir) {
+  using namespace pypto::runtime;
+  files::make_directories(dir);
+  std::size_t written = 0;
+  auto save = [&](const Value& v, const std::string& name) {
+    if (v.kind != ValueKind::Scalar && !v.is_shaped()) return;
+    files::write_atomic(dir + "/" + name + ".npy", write_npy(v));
+    ++written;
+  };
+  for (std::size_t k = 0; k < args.size() && k < fn.params.size(); ++k)
+    save(args[k], fn.params[k]->name_hint);
+  for (std::size_t k = 0; k < results.size(); ++k) save(results[k], "result_" + std::to_string(k));
+  return written;
+}
+
+/// Runs `entry` compiled and interpreted on the same inputs (seeded, or given by --input); a
+/// TargetFailure unless every result and argument is bit-identical. With --save, writes the
+/// compiled run's values into DIR (DIR/ENTRY when the program has several entries).
 inline void check_entry(const pypto::ir::Program& input, const pypto::runtime::CpuProgram& program,
-                        const std::string& entry, const TargetOptions& o, std::ostream& out,
-                        std::ostream& progress) {
+                        const std::string& entry, const TargetOptions& o, bool several,
+                        std::ostream& out, std::ostream& progress) {
   using namespace pypto;
   const ir::FunctionRef fn = input.find(entry);
   if (!fn) throw TargetFailure{"--run: the input program has no function '" + entry + "'"};
-  const std::vector<runtime::Value> inputs = runtime::seeded_inputs(*fn, o.seed, o.ints, o.symbols);
-  progress << "pypto-opt: run: " << entry << " on inputs of seed " << o.seed << "\n";
+  const runtime::GivenInputs given = given_inputs(*fn, o);
+  const std::vector<runtime::Value> inputs =
+      runtime::seeded_inputs(*fn, o.seed, o.ints, o.symbols, given);
+  std::string from_files;
+  for (const auto& g : given) from_files += (from_files.empty() ? "" : ", ") + g.first;
+  progress << "pypto-opt: run: " << entry << " on inputs of seed " << o.seed
+           << (from_files.empty() ? "" : " (" + from_files + " from --input)") << "\n";
   std::vector<runtime::Value> compiled_args = deep_copies(inputs);
   const std::vector<runtime::Value> compiled = program.run(entry, compiled_args);
   progress << "pypto-opt: check: the input program, scopes interpreted inline\n";
@@ -225,6 +276,11 @@ inline void check_entry(const pypto::ir::Program& input, const pypto::runtime::C
   out << "# check: " << entry << " compiled matches the un-outlined reference bit for bit ("
       << compiled.size() << " results, " << compiled_args.size() << " arguments, " << values
       << " values)\n";
+  if (o.save_dir) {
+    const std::string dir = several ? *o.save_dir + "/" + entry : *o.save_dir;
+    const std::size_t n = save_values(*fn, compiled_args, compiled, dir);
+    progress << "pypto-opt: save: " << dir << " (" << n << " files)\n";
+  }
 }
 
 /// Runs the target stages on `lowered` (the pipeline's result) with `input` as the reference.
@@ -234,6 +290,15 @@ inline int run_target(const pypto::ir::Program& input, const pypto::ir::Program&
   using namespace pypto;
   const bool cpu = o.target == "cpu";
   const std::vector<std::string> entries = entry_functions(lowered);
+  for (const auto& [name, file] : o.inputs) {  // every --input names some entry's parameter
+    bool found = false;
+    for (const std::string& e : entries)
+      if (const ir::FunctionRef fn = input.find(e))
+        for (const auto& p : fn->params) found = found || p->name_hint == name;
+    if (!found)
+      throw TargetFailure{"--input=" + name + "=" + file + ": no entry function has a parameter '" +
+                          name + "'"};
+  }
   const std::string& entry = entries.front();
   progress << "pypto-opt: codegen: target " << o.target << "\n";
   codegen::KernelCodeMap codes;
@@ -267,7 +332,7 @@ inline int run_target(const pypto::ir::Program& input, const pypto::ir::Program&
       << cache.stats().hits << ") for " << result.kernel_registrations.size() << " registrations\n";
 
   for (const std::string& run_entry : entries)
-    check_entry(input, program, run_entry, o, out, progress);
+    check_entry(input, program, run_entry, o, entries.size() > 1, out, progress);
   return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "pypto/kernel/serialize.hpp"
 #include "pypto/runtime/cpu_program.hpp"
 #include "pypto/runtime/interpreter.hpp"
+#include "pypto/runtime/npy.hpp"
 #include "pypto/runtime/prebuilt_manifest.hpp"
 #include "pypto/runtime/seeded_inputs.hpp"
 #include "pypto/structural.hpp"

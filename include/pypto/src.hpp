@@ -45,6 +45,7 @@
 #include "pypto/runtime/json.ipp"
 #include "pypto/runtime/kernel_library.ipp"
 #include "pypto/runtime/mixed_task.ipp"
+#include "pypto/runtime/npy.ipp"
 #include "pypto/runtime/prebuilt_manifest.ipp"
 #include "pypto/runtime/process.ipp"
 #include "pypto/runtime/program_runner.ipp"

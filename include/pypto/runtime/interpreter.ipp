@@ -284,8 +284,11 @@ class Interpreter {
   }
 
   /// Binds each symbolic dimension of a tensor parameter (a Var such as `M` in
-  /// pl.Tensor[[M, 64], ...]) to the argument's extent, so the body can read it; a symbol that
-  /// two parameters give different extents is an error.
+  /// pl.Tensor[[M, 64], ...]) to the argument's extent, so the body can read it. The first
+  /// parameter that has the symbol as a dimension gives its value; another argument may have
+  /// another extent there (upstream PyPTO binds a dynamic dimension per tensor, and the CPU
+  /// target's kernels read the symbol from that first tensor): each tensor's accesses are checked
+  /// against its own extents.
   void bind_shape_symbols(const ir::Function& fn) {
     for (const auto& p : fn.params) {
       const auto* st = ir::as<ir::ShapedType>(p->type.get());
@@ -294,15 +297,8 @@ class Interpreter {
       for (std::size_t k = 0; k < st->rank(); ++k) {
         const auto* sym = ir::as<ir::Var>(st->shape[k].get());
         const auto* sym_type = sym ? ir::as<ir::ScalarType>(sym->type.get()) : nullptr;
-        if (!sym_type || !core::is_int(sym_type->dtype)) continue;
-        const std::int64_t extent = arg.buffer->shape[k];
-        auto it = frame_->env.find(sym);
-        if (it == frame_->env.end())
-          frame_->env[sym] = Value::scalar_int(extent, sym_type->dtype);
-        else if (it->second.i != extent)
-          fail("the shape symbol '" + sym->name_hint + "' of " + fn.name + " is " +
-               std::to_string(it->second.i) + " by an earlier parameter and " +
-               std::to_string(extent) + " by parameter '" + p->name_hint + "'");
+        if (sym_type && core::is_int(sym_type->dtype) && !frame_->env.count(sym))
+          frame_->env[sym] = Value::scalar_int(arg.buffer->shape[k], sym_type->dtype);
       }
     }
   }

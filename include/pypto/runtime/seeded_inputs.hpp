@@ -29,6 +29,9 @@ struct IntRange {
   std::int64_t high = 8;
 };
 
+/// Values for parameters by name, taken as they are instead of drawn (`pypto-opt --input`).
+using GivenInputs = std::map<std::string, Value, std::less<>>;
+
 /// splitmix64: a fixed generator, so inputs are the same on every platform and library.
 PYPTO_DECL std::uint64_t next_random(std::uint64_t& state);
 
@@ -42,8 +45,12 @@ PYPTO_DECL std::uint64_t next_random(std::uint64_t& state);
 /// 8 (the gathers' index tensors); an empty range is a RuntimeError.
 /// `symbols` fixes the extents of the shape symbols it names (`pypto-opt --dim NR=1`); a dim may
 /// also be + - * // of constants, scalar parameters and symbols (`NR * 64`).
+/// `given` supplies parameters' values: a given scalar counts for the dims that name it, a given
+/// tensor's extents bind the shape symbols its type names (before `symbols`), and a given value
+/// of the wrong kind, dtype, rank or constant extent is a RuntimeError naming the parameter.
 PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t seed,
-                                            IntRange ints = {}, const SymbolExtents& symbols = {});
+                                            IntRange ints = {}, const SymbolExtents& symbols = {},
+                                            const GivenInputs& given = {});
 
 }  // namespace pypto::runtime
 

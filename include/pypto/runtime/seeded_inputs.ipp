@@ -57,10 +57,33 @@ std::optional<std::int64_t> dim_extent(const ir::Expr& d,
   }
 }
 
+/// Checks that `v`, given for parameter `p` of `fn`, is a value of its type: kind, dtype, rank
+/// and constant extents (what the runs would otherwise meet later, or not at all).
+void check_given(const ir::Function& fn, const ir::Var& p, const Value& v) {
+  const std::string what = "the value given for parameter '" + p.name_hint + "' of " + fn.name;
+  if (const auto* s = ir::as<ir::ScalarType>(p.type.get())) {
+    if (v.kind != ValueKind::Scalar || v.dtype != s->dtype)
+      throw RuntimeError(what + " is not a Scalar[" + std::string(core::dtype_name(s->dtype)) +
+                         "]");
+    return;
+  }
+  const auto* t = ir::as<ir::ShapedType>(p.type.get());
+  if (!t) throw RuntimeError(what + ": only tensor, tile and scalar parameters take one");
+  if (!v.is_shaped() || v.dtype != t->dtype || v.buffer->shape.size() != t->rank())
+    throw RuntimeError(what + " is not a " + std::string(core::dtype_name(t->dtype)) +
+                       " array of " + std::to_string(t->rank()) + " dimensions");
+  for (std::size_t k = 0; k < t->rank(); ++k)
+    if (const auto* c = ir::as<ir::ConstInt>(t->shape[k].get());
+        c && c->value != v.buffer->shape[k])
+      throw RuntimeError(what + " has shape " + shape_text(v.buffer->shape) + ", its type says " +
+                         std::to_string(c->value) + " at dimension " + std::to_string(k));
+}
+
 }  // namespace
 
 PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_t seed,
-                                            IntRange ints, const SymbolExtents& symbols) {
+                                            IntRange ints, const SymbolExtents& symbols,
+                                            const GivenInputs& given) {
   const std::string range_text =
       "the integer range [" + std::to_string(ints.low) + ", " + std::to_string(ints.high) + ")";
   if (ints.high <= ints.low) throw RuntimeError("seeded inputs: " + range_text + " is empty");
@@ -73,6 +96,12 @@ PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_
   for (std::size_t k = 0; k < fn.params.size(); ++k) {  // scalars first: dims may name them
     const ir::Var& p = *fn.params[k];
     const auto* s = ir::as<ir::ScalarType>(p.type.get());
+    if (auto g = given.find(p.name_hint); g != given.end()) {
+      check_given(fn, p, g->second);
+      args[k] = g->second;
+      if (s && core::is_int(s->dtype)) scalars[&p] = g->second.i;
+      continue;
+    }
     if (!s) continue;
     if (is_float_dtype(s->dtype)) {
       const float x = static_cast<float>(next_random(state) % 4096) / 1024.0f - 2.0f;
@@ -92,9 +121,18 @@ PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_
                          ", which --run cannot make");
     }
   }
+  for (const auto& p : fn.params) {  // a given tensor's extents bind the symbols it names
+    const auto* t = ir::as<ir::ShapedType>(p->type.get());
+    auto g = given.find(p->name_hint);
+    if (!t || g == given.end()) continue;
+    for (std::size_t k = 0; k < t->rank(); ++k)
+      if (const auto* v = ir::as<ir::Var>(t->shape[k].get()))
+        scalars.emplace(v, g->second.buffer->shape[k]);
+  }
   for (std::size_t k = 0; k < fn.params.size(); ++k) {
     const ir::Var& p = *fn.params[k];
     const auto* t = ir::as<ir::ShapedType>(p.type.get());
+    if (given.count(p.name_hint)) continue;
     if (const auto* a = ir::as<ir::ArrayType>(p.type.get())) {  // elements as scalars'
       Value v;
       v.kind = ValueKind::Array;
