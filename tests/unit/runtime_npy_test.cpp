@@ -14,6 +14,7 @@
 #include "pypto/runtime/npy.hpp"
 #include "pypto/runtime/seeded_inputs.hpp"
 #include "pypto/text/parser.hpp"
+#include "test_rng.hpp"
 
 namespace rt = pypto::runtime;
 using pypto::core::DataType;
@@ -150,7 +151,13 @@ TEST_CASE("npy: a file that is not an array of the parameter's dtype is a typed 
   CHECK(read_error(
             numpy_header("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }") + elements,
             DataType::INT32) ==
-        "array file 'x.npy': dtype '<c8' is not a bool, integer or float type");
+        "array file 'x.npy': dtype '<c8' is not a bool, integer or float type of 1, 2, 4 or 8 "
+        "bytes");
+  CHECK(read_error(numpy_header("{'descr': '<f99999999999999999999', 'fortran_order': False, "
+                                "'shape': (1,), }"),
+                   DataType::FP32) ==
+        "array file 'x.npy': dtype '<f99999999999999999999' is not a bool, integer or float type "
+        "of 1, 2, 4 or 8 bytes");
   CHECK(read_error(
             numpy_header("{'descr': '<i4', 'fortran_order': True, 'shape': (1, 2), }") + elements,
             DataType::INT32) ==
@@ -176,6 +183,29 @@ TEST_CASE("npy: a file that is not an array of the parameter's dtype is a typed 
         "array file 'x.npy': header column 52: expected a nonnegative dimension");
   CHECK_THROWS_WITH_AS(rt::write_npy(rt::Value::zeros(DataType::INT4, {2})),
                        "write_npy: no NumPy dtype holds INT4 elements exactly", rt::RuntimeError);
+}
+
+TEST_CASE("npy: a corrupted file is a value or a RuntimeError, never anything else") {
+  const std::string valid = rt::write_npy(floats(DataType::FP32, {2, 3}, {1, 2, 3, 4, 5, 6}));
+  pypto::test::SplitMix64 rng(5);
+  for (int round = 0; round < 4000; ++round) {
+    std::string bytes = valid;
+    const int edits = static_cast<int>(rng.range(1, 4));
+    for (int e = 0; e < edits && !bytes.empty(); ++e) {
+      const auto at = rng.below<std::size_t>(bytes.size());
+      switch (rng.below<int>(3)) {
+        case 0: bytes[at] = static_cast<char>(rng.below<int>(256)); break;
+        case 1: bytes.erase(at, 1); break;
+        default: bytes.resize(at); break;
+      }
+    }
+    for (DataType t : {DataType::FP32, DataType::BF16, DataType::INT32, DataType::BOOL}) {
+      try {
+        rt::read_npy(bytes, t, false, "x.npy");
+      } catch (const rt::RuntimeError&) {
+      }
+    }
+  }
 }
 
 TEST_CASE("seeded inputs: given values are taken as they are and bind the shape symbols") {

@@ -253,11 +253,12 @@ PYPTO_DECL Value read_npy(std::string_view bytes, core::DataType dtype, bool til
 
   const std::string_view d = h.descr;
   const bool le_host = std::endian::native == std::endian::little;
-  if (d.size() < 3 || (d[0] != '<' && d[0] != '>' && d[0] != '|' && d[0] != '=') ||
+  if (d.size() != 3 || (d[0] != '<' && d[0] != '>' && d[0] != '|' && d[0] != '=') ||
       (d[1] != 'b' && d[1] != 'i' && d[1] != 'u' && d[1] != 'f') ||
-      d.substr(2).find_first_not_of("0123456789") != std::string_view::npos)
-    throw fail("dtype '" + h.descr + "' is not a bool, integer or float type");
-  const ElementType got{d[1], static_cast<unsigned>(std::stoul(std::string(d.substr(2))))};
+      (d[2] != '1' && d[2] != '2' && d[2] != '4' && d[2] != '8'))
+    throw fail("dtype '" + h.descr +
+               "' is not a bool, integer or float type of 1, 2, 4 or 8 bytes");
+  const ElementType got{d[1], static_cast<unsigned>(d[2] - '0')};
   if (got.size > 1 && (d[0] == '>' || (d[0] == '=' && !le_host)))
     throw fail("dtype '" + h.descr + "' is big-endian; write it little-endian ('<')");
   if (h.fortran_order && h.shape.size() > 1)
