@@ -86,23 +86,13 @@ namespace detail {
 struct ErasedEnum {
   std::string_view module;
   std::string_view type_name;
-  bool (*names_type)(std::string_view);
-  std::string_view (*value_name)(std::int64_t);
-  std::optional<std::int64_t> (*parse)(std::string_view);
+  std::string_view type_alias;
+  EnumSpellings spellings;
 };
-template <class E>
-std::string_view erased_value_name(std::int64_t v) {
-  return enum_name(static_cast<E>(v));
-}
-template <class E>
-std::optional<std::int64_t> erased_parse(std::string_view name) {
-  const std::optional<E> v = parse_enum<E>(name);
-  return v ? std::optional<std::int64_t>(static_cast<std::int64_t>(*v)) : std::nullopt;
-}
 template <class... Es>
 constexpr std::array<ErasedEnum, sizeof...(Es)> erase_enums(EnumList<Es...>) {
-  return {ErasedEnum{EnumTraits<Es>::module, EnumTraits<Es>::type_name, &is_enum_type_name<Es>,
-                     &erased_value_name<Es>, &erased_parse<Es>}...};
+  return {ErasedEnum{EnumTraits<Es>::module, EnumTraits<Es>::type_name, EnumTraits<Es>::type_alias,
+                     ir::spellings<Es>()}...};
 }
 inline constexpr auto kErasedEnums = erase_enums(AttrEnums{});
 }  // namespace detail
@@ -120,7 +110,7 @@ inline std::string_view enum_module(const EnumValue& e) {
 /// Printed name of an EnumValue's value ("UP_DOWN"); "?" when out of range.
 inline std::string_view enum_value_name(const EnumValue& e) {
   return e.enum_id < detail::kErasedEnums.size()
-             ? detail::kErasedEnums[e.enum_id].value_name(e.value)
+             ? detail::spelling_of(detail::kErasedEnums[e.enum_id].spellings, e.value)
              : "?";
 }
 
@@ -129,8 +119,9 @@ inline std::optional<EnumValue> parse_enum_value(std::string_view type_name,
                                                  std::string_view value_name) {
   for (std::size_t id = 0; id < detail::kErasedEnums.size(); ++id) {
     const detail::ErasedEnum& e = detail::kErasedEnums[id];
-    if (!e.names_type(type_name)) continue;
-    if (auto v = e.parse(value_name)) return EnumValue{static_cast<std::uint8_t>(id), *v};
+    if (type_name != e.type_name && (e.type_alias.empty() || type_name != e.type_alias)) continue;
+    if (auto v = detail::value_spelled(e.spellings, value_name))
+      return EnumValue{static_cast<std::uint8_t>(id), *v};
     return std::nullopt;
   }
   return std::nullopt;

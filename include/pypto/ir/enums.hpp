@@ -5,13 +5,15 @@
 // (value, spelling) entries. The first entry of a value is its printed name; later entries with the
 // same value are aliases the parser also accepts (Level::L2CACHE). `enum_name`, `parse_enum` and
 // the attribute payload EnumValue are all derived from the tables, so a new value is one table row.
-// Lookups are O(entries) and constexpr.
+// Lookups are O(entries) and constexpr. The rows are untyped (EnumSpelling: the underlying value
+// and a spelling), so the lookups are plain functions compiled once rather than once per enum.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
-#include <utility>
+#include <type_traits>
 
 namespace pypto::ir {
 
@@ -112,19 +114,55 @@ concept IrEnum = requires {
   EnumTraits<E>::entries;
 };
 
+/// One row of an enum's spelling table: an enumerator's underlying value and a DSL spelling.
+struct EnumSpelling {
+  std::int64_t value;
+  std::string_view name;
+
+  template <class E>
+  requires std::is_enum_v<E>
+  constexpr EnumSpelling(E v, std::string_view n) : value(static_cast<std::int64_t>(v)), name(n) {}
+};
+
+/// An enum's spelling table as a range: `for (const EnumSpelling& s : spellings<E>())`.
+struct EnumSpellings {
+  const EnumSpelling* first;
+  std::size_t count;
+  constexpr const EnumSpelling* begin() const { return first; }
+  constexpr const EnumSpelling* end() const { return first + count; }
+};
+template <IrEnum E>
+constexpr EnumSpellings spellings() {
+  constexpr auto& table = EnumTraits<E>::entries;
+  return {table, sizeof table / sizeof table[0]};
+}
+
+namespace detail {
+/// The first spelling of `value` in `t`; "?" when it has none.
+constexpr std::string_view spelling_of(EnumSpellings t, std::int64_t value) {
+  for (const EnumSpelling& s : t)
+    if (s.value == value) return s.name;
+  return "?";
+}
+/// The value spelled `name` in `t`.
+constexpr std::optional<std::int64_t> value_spelled(EnumSpellings t, std::string_view name) {
+  for (const EnumSpelling& s : t)
+    if (s.name == name) return s.value;
+  return std::nullopt;
+}
+}  // namespace detail
+
 /// Printed spelling of a value (its first table entry); "?" for a value outside the table.
 template <IrEnum E>
 constexpr std::string_view enum_name(E value) {
-  for (const auto& [v, name] : EnumTraits<E>::entries)
-    if (v == value) return name;
-  return "?";
+  return detail::spelling_of(spellings<E>(), static_cast<std::int64_t>(value));
 }
 
 /// The value spelled `name` (aliases included); nullopt when unknown.
 template <IrEnum E>
 constexpr std::optional<E> parse_enum(std::string_view name) {
-  for (const auto& [v, spelling] : EnumTraits<E>::entries)
-    if (spelling == name) return v;
+  if (const std::optional<std::int64_t> v = detail::value_spelled(spellings<E>(), name))
+    return static_cast<E>(*v);
   return std::nullopt;
 }
 
@@ -151,18 +189,16 @@ constexpr bool is_enum_type_name(std::string_view written) {
 /// True when `raw` is the underlying value of some enumerator (for decoding untrusted input).
 template <IrEnum E>
 constexpr bool is_valid_enum(std::int64_t raw) {
-  for (const auto& entry : EnumTraits<E>::entries)
-    if (static_cast<std::int64_t>(entry.first) == raw) return true;
-  return false;
+  return detail::spelling_of(spellings<E>(), raw) != "?";
 }
 
-#define PYPTO_ENUM_TRAITS_IN(MODULE, E, TYPE_NAME, TYPE_ALIAS, ...)            \
-  template <>                                                                  \
-  struct EnumTraits<E> {                                                       \
-    static constexpr std::string_view module = MODULE;                         \
-    static constexpr std::string_view type_name = TYPE_NAME;                   \
-    static constexpr std::string_view type_alias = TYPE_ALIAS;                 \
-    static constexpr std::pair<E, std::string_view> entries[] = {__VA_ARGS__}; \
+#define PYPTO_ENUM_TRAITS_IN(MODULE, E, TYPE_NAME, TYPE_ALIAS, ...) \
+  template <>                                                       \
+  struct EnumTraits<E> {                                            \
+    static constexpr std::string_view module = MODULE;              \
+    static constexpr std::string_view type_name = TYPE_NAME;        \
+    static constexpr std::string_view type_alias = TYPE_ALIAS;      \
+    static constexpr EnumSpelling entries[] = {__VA_ARGS__};        \
   }
 #define PYPTO_ENUM_TRAITS_AKA(E, TYPE_NAME, TYPE_ALIAS, ...) \
   PYPTO_ENUM_TRAITS_IN("pl", E, TYPE_NAME, TYPE_ALIAS, __VA_ARGS__)

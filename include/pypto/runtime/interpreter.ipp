@@ -555,6 +555,27 @@ class Interpreter {
     return found;
   }
 
+  /// The first `pld.` op a call of `fn` reaches, in it or in a function it calls or submits
+  /// (empty when none): what makes a call on another device depend on the world around it.
+  std::string distributed_op(const ir::Function& fn) {
+    const auto [it, fresh] = distributed_ops_.try_emplace(fn.name);  // empty while it runs
+    if (!fresh || !fn.body) return it->second;
+    std::string found;
+    ir::for_each_node(fn.body, [&](const ir::Node& n) {
+      const ir::Op* op = nullptr;
+      if (const auto* c = ir::as<ir::Call>(&n)) op = c->op.get();
+      if (const auto* s = ir::as<ir::Submit>(&n)) op = s->op.get();
+      if (!found.empty() || !op) return;
+      if (!ir::isa<ir::GlobalVar>(*op)) {
+        if (op->name.starts_with("pld.")) found = "'" + op->name + "'";
+      } else if (const ir::FunctionRef callee = program_.find(op->name)) {
+        found = distributed_op(*callee);
+      }
+    });
+    distributed_ops_[fn.name] = found;
+    return found;
+  }
+
   /// Runs `body` once per index in [0, n) with *index set (block or sub-block index).
   template <class F>
   Flow per_block(std::int64_t n, std::int64_t* index, F&& body) {
@@ -1015,11 +1036,14 @@ class Interpreter {
              std::to_string(fn.params.size()) + " parameters");
       const ir::AttrValue* d = c.kwargs.find("device");
       if (!d) d = c.attrs.find("device");
-      if (d) {  // the rank that runs the call
+      if (d) {  // the device that runs the call: another one's work must not need the others
         const std::int64_t r = int_attr(*d, "device");
         if (r != 0)
-          fail("call of '" + fn.name + "' on device " + std::to_string(r) +
-               ", outside the world of one rank a single process runs (device 0)");
+          if (const std::string op = distributed_op(fn); !op.empty())
+            fail("call of '" + fn.name + "' on device " + std::to_string(r) + ", which reaches " +
+                 op +
+                 ": that needs the other ranks running beside it, and a single process runs "
+                 "a world of one rank (device 0)");
       }
       return pack(dispatch(fn, std::move(args), core_num_attr(c.attrs)));
     }
@@ -3141,6 +3165,7 @@ class Interpreter {
   const ir::AssignStmt* assigned_ = nullptr;  // the assignment executing (a pop's annotation)
   std::int64_t next_task_id_ = 0;
   std::map<std::string, bool, std::less<>> syncs_;  // by function name: it may reach a syncall
+  std::map<std::string, std::string, std::less<>> distributed_ops_;  // distributed_op, by name
 };
 
 }  // namespace detail

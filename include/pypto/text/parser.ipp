@@ -623,8 +623,8 @@ class Builder {
         dot != std::string_view::npos && ir::is_enum_type_name<E>(rest.substr(0, dot)))
       if (auto v = ir::parse_enum<E>(rest.substr(dot + 1))) return *v;
     std::string names;
-    for (const auto& [v, n] : ir::EnumTraits<E>::entries)
-      names += (names.empty() ? "" : ", ") + std::string(n);
+    for (const ir::EnumSpelling& s : ir::spellings<E>())
+      names += (names.empty() ? "" : ", ") + std::string(s.name);
     fail_at(e, "a " + prefix + "<value> (" + names + ")");
   }
 
