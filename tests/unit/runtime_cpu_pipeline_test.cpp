@@ -1499,6 +1499,45 @@ TEST_CASE("cpu pipeline: an unmet signal wait and a second rank are errors in a 
   }
 }
 
+TEST_CASE("cpu pipeline: a reduction of a tile with a valid box combines its valid elements") {
+  // Loaded with valid_shape [4, 3] of [4, 8] (the rest zero): every row and column reduction
+  // reads only the valid box. All-negative elements: a max that took in the zero padding would
+  // be 0, and a product would be 0.
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Partial:
+    @pl.function
+    def main(self, x: pl.Tensor[[4, 8], pl.FP32], rs: pl.Out[pl.Tensor[[4, 1], pl.FP32]], rm: pl.Out[pl.Tensor[[4, 1], pl.FP32]], rp: pl.Out[pl.Tensor[[4, 1], pl.FP32]], rn: pl.Out[pl.Tensor[[4, 1], pl.FP32]], cm: pl.Out[pl.Tensor[[1, 8], pl.FP32]], cp: pl.Out[pl.Tensor[[1, 8], pl.FP32]]) -> pl.Tensor[[4, 1], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            t = pl.load(x, [0, 0], [4, 8], valid_shape=[4, 3])
+            rs1 = pl.store(pl.tile.row_sum(t, t), [0, 0], rs)
+            pl.store(pl.tile.row_max(t, t), [0, 0], rm)
+            pl.store(pl.tile.row_prod(t, t), [0, 0], rp)
+            pl.store(pl.tile.row_min(t, t), [0, 0], rn)
+            u = pl.load(x, [0, 0], [4, 8], valid_shape=[2, 8])
+            pl.store(pl.tile.col_max(u), [0, 0], cm)
+            pl.store(pl.tile.col_prod(u), [0, 0], cp)
+        return rs1
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  for (std::size_t k = 0; k < 32; ++k)  // -0.5, -1, ..., -2 (exact products)
+    args[0].buffer->f32[k] = -0.5f * static_cast<float>(1 + k % 4);
+  const std::vector<float>& x = args[0].buffer->f32;
+  const std::vector<rt::Value> out = run_identical(*input, args);
+  for (std::size_t r = 0; r < 4; ++r) {
+    const float a = x[r * 8], b = x[r * 8 + 1], c = x[r * 8 + 2];
+    CHECK(out[1].buffer->f32[r] == (a + b) + c);
+    CHECK(out[2].buffer->f32[r] == std::max({a, b, c}));
+    CHECK(out[3].buffer->f32[r] == (a * b) * c);
+    CHECK(out[4].buffer->f32[r] == std::min({a, b, c}));
+  }
+  for (std::size_t j = 0; j < 8; ++j) {
+    CHECK(out[5].buffer->f32[j] == std::max(x[j], x[8 + j]));
+    CHECK(out[6].buffer->f32[j] == x[j] * x[8 + j]);
+  }
+}
+
 TEST_CASE("cpu pipeline: chip orchestrations on two devices that share only host tensors run") {
   // Nothing of the world is used below the host: device 1's call runs after device 0's, on the
   // same host tensors, as two devices that exchange nothing give.

@@ -403,19 +403,20 @@ inline void select(E* dst, const M* mask, std::int64_t width, bool packed, const
     }
 }
 
-/// dst (rows x cols) = src's valid box (src rows x cols), every other element the pad: 0, or
-/// the dtype's least (1) / greatest (2) value (-inf / +inf for floats).
+/// dst (rows x cols) = src's valid box (src rows x cols), every other element the pad: 0, the
+/// dtype's least (1) / greatest (2) value (-inf / +inf for floats), or 1 (3: a product's identity).
 template <class E>
 inline void fillpad(E* dst, std::int64_t rows, std::int64_t cols, const E* src,
                     std::int64_t src_rows, std::int64_t src_cols, std::int64_t valid_rows,
                     std::int64_t valid_cols, int mode) {
   E pad{};
   if constexpr (std::is_integral_v<E>) {
-    if (mode != 0) pad = mode == 1 ? std::numeric_limits<E>::min() : std::numeric_limits<E>::max();
+    if (mode == 3) pad = 1;
+    else if (mode != 0) pad = mode == 1 ? std::numeric_limits<E>::min() : std::numeric_limits<E>::max();
   } else if constexpr (is_half<E>) {
-    if (mode != 0) pad = narrow<E>(mode == 1 ? -INFINITY : INFINITY);
+    if (mode != 0) pad = narrow<E>(mode == 3 ? 1.0f : mode == 1 ? -INFINITY : INFINITY);
   } else {
-    if (mode != 0) pad = mode == 1 ? -INFINITY : INFINITY;
+    if (mode != 0) pad = mode == 3 ? 1.0f : mode == 1 ? -INFINITY : INFINITY;
   }
   valid_rows = std::clamp<std::int64_t>(valid_rows, 0, src_rows);
   valid_cols = std::clamp<std::int64_t>(valid_cols, 0, src_cols);

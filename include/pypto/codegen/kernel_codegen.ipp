@@ -681,6 +681,8 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_reinterpret_view:
         if (T::one_in_order_unit) return reinterpret(var, c);
         break;
+      case ir::OpId::tile_row_sum:  // not fused (see fusible): a half tile, or a valid box
+      case ir::OpId::tile_row_max:
       case ir::OpId::tile_row_min:
       case ir::OpId::tile_row_prod:
       case ir::OpId::tile_col_sum:
@@ -998,6 +1000,47 @@ class Lowering : protected RegionLowering<T> {
     if (!kernel::is_reduction(op)) out.valid = kept_valid(c);
     env_[&var] = std::move(out);
   }
+  /// The operand of a reduction of `kind`, its elements outside the valid box read as the
+  /// reduction's identity (the interpreter's reduce): a copy padded with 0, -inf, +inf or 1
+  /// (fillpad) when the operand has a valid box and the target pads; else the operand, for a
+  /// target whose instruction reads the valid box itself.
+  TileRef reduction_operand(const ir::Call& c, ir::Reduction kind) {
+    const Value in = tile_of(c, c.args.at(0));
+    const std::vector<std::string> valid = valid_of(in, *c.args.at(0));
+    if (valid.size() != 2) return in.tile;
+    const int mode = kind == ir::Reduction::Sum   ? 0
+                     : kind == ir::Reduction::Max ? 1
+                     : kind == ir::Reduction::Min ? 2
+                                                  : 3;
+    const auto* st = ir::as<ir::TileType>(c.args.at(0)->type.get());
+    const TileRef padded =
+        declare_tile(c, in.tile.dtype, st ? st->memory_space : std::nullopt, in.tile.dims);
+    const std::string code = T::tile_fillpad(padded, in.tile, valid, mode);
+    if (code.empty()) return in.tile;
+    on_pipe(Pipe::Vector);
+    line(code);
+    return padded;
+  }
+  /// True when the tile `e` has a valid box: its value's (a load or slice with a valid_shape
+  /// gave it), else its type's (the value is still in the pending region).
+  bool partial_valid(const ir::Expr& e) const {
+    if (const auto* v = ir::as<ir::Var>(&e))
+      if (auto it = this->env_.find(v); it != this->env_.end() && !it->second.valid.empty())
+        return true;
+    return partial_valid_type(*e.type);
+  }
+  /// True when `t` is a tile type whose valid box is not its whole shape.
+  static bool partial_valid_type(const ir::Type& t) {
+    const auto* tt = ir::as<ir::TileType>(&t);
+    if (!tt || !tt->tile_view || tt->tile_view->valid_shape.size() != tt->shape.size())
+      return false;
+    for (std::size_t k = 0; k < tt->shape.size(); ++k) {
+      const auto* v = ir::as<ir::ConstInt>(tt->tile_view->valid_shape[k].get());
+      const auto* d = ir::as<ir::ConstInt>(tt->shape[k].get());
+      if (!v || !d || v->value != d->value) return true;
+    }
+    return false;
+  }
   static bool same_dims(const std::vector<Dim>& x, const std::vector<Dim>& y) {
     if (x.size() != y.size()) return false;
     for (std::size_t k = 0; k < x.size(); ++k)
@@ -1021,6 +1064,9 @@ class Lowering : protected RegionLowering<T> {
   bool fusible(const ir::Call& c) const {
     const auto op = spec_op(c);
     if (!op || kernel::op_info(*op).cls == kernel::OpClass::ColReduction) return false;
+    // A reduction of a tile whose type has a valid box reads the rest as its identity
+    // (reduction_operand), which a region's expression does not.
+    if (kernel::is_reduction(*op) && partial_valid(*c.args.at(0))) return false;
     const auto* t = ir::as<ir::TileType>(c.type.get());
     if (!t || t->dtype != core::DataType::FP32) return false;
     for (const auto& arg : c.args) {
@@ -1163,8 +1209,10 @@ class Lowering : protected RegionLowering<T> {
     const OpId id = c.op->id;
     const bool tree = id == OpId::tile_col_sum && c.args.size() > 1;
     const ReductionOf r = *reduction_of(id);
-    const TileRef src = tile_of(c, c.args.at(0)).tile;
-    if (!core::is_float(src.dtype) || src.dims.size() != 2) fail_at(c, "needs a 2-D float tile");
+    if (!core::is_float(tile_of(c, c.args.at(0)).tile.dtype) ||
+        tile_of(c, c.args.at(0)).tile.dims.size() != 2)
+      fail_at(c, "needs a 2-D float tile");
+    const TileRef src = reduction_operand(c, r.kind);
     const auto& tt = static_cast<const ir::TileType&>(*c.type);
     Value out;
     out.kind = Value::Kind::Tile;

@@ -189,7 +189,7 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
     T::tile_element(ElementOp::Relu, 0, tile, tile, text, flag, text)
     } -> std::convertible_to<std::string>;
   // a 2-D tile's valid box (extents `exprs`) copied, the rest the pad (`index` 0 zero, 1 least,
-  // 2 greatest); a compare's packed UINT8 mask; a select through a mask (packed: flag); a
+  // 2 greatest, 3 one); a compare's packed UINT8 mask; a select through a mask (packed: flag); a
   // [rows, 1] / [1, cols] vector repeated; a [1, N] bias added to the first `text` rows; ""
   // where the target cannot
   { T::tile_fillpad(tile, tile, exprs, index) } -> std::convertible_to<std::string>;

@@ -1946,7 +1946,9 @@ class Interpreter {
   /// max is `acc < x ? x : acc`, min `x < acc ? x : acc` (kernel/op_semantics.hpp); FP16 / BF16
   /// partial sums and products are each rounded to the dtype. A scratch tile is not read; a
   /// col_sum given one sums each column in the device's binary tree order
-  /// (codegen/element_functions.hpp's col_sum_tree).
+  /// (codegen/element_functions.hpp's col_sum_tree). Outside the operand's valid box an element
+  /// reads as the reduction's identity (0 for a sum, 1 for a product, -inf for a max, +inf for a
+  /// min), so a reduction combines the valid elements alone.
   Value reduce(const ir::Call& c, const std::vector<Value>& args) const {
     const ir::ReductionOf r = *ir::reduction_of(c.op->id);
     const bool tree = c.op->id == ir::OpId::tile_col_sum && args.size() > 1;
@@ -1963,22 +1965,38 @@ class Interpreter {
     Value out = Value::zeros(r.index ? DataType::INT32 : x.dtype, std::move(shape),
                              args[0].kind == ValueKind::Tile);
     Buffer& y = *out.buffer;
+    const bool partial = x.valid.size() == rank;
+    const auto valid_extent = [&](std::size_t d, std::size_t full) {
+      return partial ? static_cast<std::size_t>(
+                           std::clamp<std::int64_t>(x.valid[d], 0, static_cast<std::int64_t>(full)))
+                     : full;
+    };
+    const std::size_t valid_rows = valid_extent(rank - 2, rows),
+                      valid_cols = valid_extent(rank - 1, cols);
+    const float inf = std::numeric_limits<float>::infinity();
+    const float identity = r.kind == ir::Reduction::Sum    ? 0.0f
+                           : r.kind == ir::Reduction::Prod ? 1.0f
+                           : r.kind == ir::Reduction::Max  ? -inf
+                                                           : inf;
     std::vector<float> tree_sums;
     for (std::size_t b = 0; b < batches; ++b)
       for (std::size_t l = 0; l < lines; ++l) {
         const std::size_t base = b * rows * cols;
-        auto at = [&](std::size_t k) { return base + (r.by_row ? l * cols + k : k * cols + l); };
+        auto value = [&](std::size_t k) {
+          const std::size_t row = r.by_row ? l : k, col = r.by_row ? k : l;
+          return row < valid_rows && col < valid_cols ? x.f32[base + row * cols + col] : identity;
+        };
         if (tree) {
           y.f32[b * lines + l] = codegen::element::col_sum_tree(
               static_cast<std::int64_t>(rows),
-              [&](std::int64_t k) { return x.f32[at(static_cast<std::size_t>(k))]; },
+              [&](std::int64_t k) { return value(static_cast<std::size_t>(k)); },
               [&](float p, float q) { return rounded(x.dtype, strict(p + q)); }, tree_sums);
           continue;
         }
-        float acc = x.f32[at(0)];
+        float acc = value(0);
         std::size_t best = 0;
         for (std::size_t k = 1; k < length; ++k) {
-          const float v = x.f32[at(k)];
+          const float v = value(k);
           if (r.index) {  // the first extreme; a NaN is the extreme (as torch's argmax)
             const bool better = r.kind == ir::Reduction::Max ? v > acc : v < acc;
             if (acc == acc && (v != v || better)) acc = v, best = k;
