@@ -1064,7 +1064,7 @@ class Lowering : protected RegionLowering<T> {
   bool fusible(const ir::Call& c) const {
     const auto op = spec_op(c);
     if (!op || kernel::op_info(*op).cls == kernel::OpClass::ColReduction) return false;
-    // A reduction of a tile whose type has a valid box reads the rest as its identity
+    // A reduction of a tile with a valid box reads the rest as its identity
     // (reduction_operand), which a region's expression does not.
     if (kernel::is_reduction(*op) && partial_valid(*c.args.at(0))) return false;
     const auto* t = ir::as<ir::TileType>(c.type.get());
@@ -1209,8 +1209,8 @@ class Lowering : protected RegionLowering<T> {
     const OpId id = c.op->id;
     const bool tree = id == OpId::tile_col_sum && c.args.size() > 1;
     const ReductionOf r = *reduction_of(id);
-    if (!core::is_float(tile_of(c, c.args.at(0)).tile.dtype) ||
-        tile_of(c, c.args.at(0)).tile.dims.size() != 2)
+    const TileRef& operand = tile_of(c, c.args.at(0)).tile;
+    if (!core::is_float(operand.dtype) || operand.dims.size() != 2)
       fail_at(c, "needs a 2-D float tile");
     const TileRef src = reduction_operand(c, r.kind);
     const auto& tt = static_cast<const ir::TileType&>(*c.type);

@@ -572,7 +572,7 @@ class Interpreter {
         found = distributed_op(*callee);
       }
     });
-    distributed_ops_[fn.name] = found;
+    it->second = found;  // std::map: the recursion's insertions keep `it` valid
     return found;
   }
 
