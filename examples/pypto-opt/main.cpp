@@ -5,7 +5,7 @@
 //             [--assume=PROP,...] [--debug-dedup]
 //             [--target=cpu|npu] [--run] [--cache-dir=DIR] [--seed=N]
 //             [--nonnegative-ints | --int-range=LO,HI] [--dim=NAME=N]... [--define=NAME=VALUE]...
-//             [--input=NAME=FILE.npy]... [--save=DIR]
+//             [--input=NAME=FILE.npy]... [--save=DIR] [--world=N]
 //
 // Input is FILE, stdin for `-`, or the embedded default program (default_program.hpp) when no
 // FILE is given. The result goes to stdout or OUT; --print-after-all and --pass-timing write to
@@ -92,6 +92,8 @@ constexpr const char* kUsage =
     "  --input=NAME=FILE         (--run, repeatable) parameter NAME's value is the NumPy .npy\n"
     "                            array in FILE (a 0-d array for a scalar) instead of seeded;\n"
     "                            its extents bind the shape symbols of NAME's type\n"
+    "  --world=N                 (--run) run a distributed program's devices as N ranks side by\n"
+    "                            side (default 1)\n"
     "  --save=DIR                (--run) write each argument after the run (DIR/NAME.npy) and\n"
     "                            each result (DIR/result_K.npy); several entries: DIR/ENTRY/\n"
     "  --define=NAME=VALUE       (repeatable) the text's unbound name NAME reads as the Python\n"
@@ -213,6 +215,11 @@ Options parse_args(int argc, char** argv) {
       o.target.seed = std::strtoull(seed->c_str(), &end, 10);
       if (seed->empty() || *end != '\0')
         throw UsageError{"--seed: '" + *seed + "' is not a number"};
+    } else if (auto world = option_value(argc, argv, i, "--world")) {
+      char* end = nullptr;
+      o.target.world = std::strtoll(world->c_str(), &end, 10);
+      if (world->empty() || *end != '\0' || o.target.world < 1 || o.target.world > 64)
+        throw UsageError{"--world: '" + *world + "' is not a number of ranks from 1 to 64"};
     } else if (auto props = option_value(argc, argv, i, "--assume")) {
       o.assume = *props;
     } else if (auto v = option_value(argc, argv, i, "--passes")) {
@@ -230,8 +237,8 @@ Options parse_args(int argc, char** argv) {
       throw UsageError{"unknown option '" + std::string(arg) + "' (see --help)"};
     }
   }
-  if ((!o.target.inputs.empty() || o.target.save_dir) && !o.target.run)
-    throw UsageError{"--input and --save need --run"};
+  if ((!o.target.inputs.empty() || o.target.save_dir || o.target.world != 1) && !o.target.run)
+    throw UsageError{"--input, --save and --world need --run"};
   if (o.target.run && o.target.target != "cpu")
     throw UsageError{"--run needs --target=cpu (the NPU target only writes code)"};
   if (!o.target.target.empty()) {

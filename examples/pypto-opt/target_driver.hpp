@@ -54,6 +54,7 @@ struct TargetOptions {
   pypto::runtime::SymbolExtents symbols;      // cpu: shape symbols' extents in the inputs (--dim)
   std::map<std::string, std::string> inputs;  // cpu: parameter name -> .npy file (--input)
   std::optional<std::string> save_dir;        // cpu: where the run's values go (--save)
+  std::int64_t world = 1;                     // cpu: the ranks of a distributed run (--world)
 };
 
 /// A target failure the driver reports on one line (exit code 2), or a failed check (exit 1).
@@ -251,10 +252,13 @@ inline void check_entry(const pypto::ir::Program& input, const pypto::runtime::C
   progress << "pypto-opt: run: " << entry << " on inputs of seed " << o.seed
            << (from_files.empty() ? "" : " (" + from_files + " from --input)") << "\n";
   std::vector<runtime::Value> compiled_args = deep_copies(inputs);
-  const std::vector<runtime::Value> compiled = program.run(entry, compiled_args);
+  const std::vector<runtime::Value> compiled = program.run(entry, compiled_args, o.world);
   progress << "pypto-opt: check: the input program, scopes interpreted inline\n";
   std::vector<runtime::Value> reference_args = deep_copies(inputs);
-  const std::vector<runtime::Value> reference = runtime::run(input, entry, reference_args);
+  runtime::RunOptions reference_options;
+  reference_options.world_size = o.world;
+  const std::vector<runtime::Value> reference =
+      runtime::run(input, entry, reference_args, reference_options);
 
   std::size_t values = 0;
   auto count = [&](const runtime::Value& v) { values += v.buffer ? v.buffer->size() : 1; };

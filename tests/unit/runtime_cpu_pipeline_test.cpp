@@ -2094,3 +2094,276 @@ class HalfScalars:
     CHECK(out[3].buffer->ints[4] == 14);
   }
 }
+
+TEST_CASE("cpu pipeline: a predicated dispatch whose predicate is false leaves its output as is") {
+  // The predicate of a `pl.spmd` scope and of a `pl.spmd_submit` decides whether the task runs;
+  // a skipped task's result is the Out tensor it would have written (the kernel returns the
+  // store's result, which is that tensor), so the consumer reads the producer's values.
+  for (const char* dispatch :
+       {"        with pl.spmd(1) as p:\n"
+        "            x = self.produce(x)\n"
+        "        with pl.spmd(1, deps=[p], predicate=gate[0, 0] > 0) as c:\n"
+        "            x = self.clobber(x)\n"
+        "        with pl.spmd(1, deps=[c]) as _:\n"
+        "            out = self.consume(x, out)\n",
+        "        with pl.manual_scope():\n"
+        "            x, p = pl.spmd_submit(self.produce, x, core_num=1)\n"
+        "            x, c = pl.spmd_submit(self.clobber, x, core_num=1, deps=[p], "
+        "predicate=gate[0, 0] > 0)\n"
+        "            out, _ = pl.spmd_submit(self.consume, x, out, core_num=1, deps=[c])\n"}) {
+    CAPTURE(dispatch);
+    const ir::ProgramRef input =
+        pypto::text::parse_program(std::string(R"(import pypto.language as pl
+
+@pl.program
+class Gated:
+    @pl.function(type=pl.FunctionType.InCore)
+    def produce(self, x: pl.Out[pl.Tensor[[8, 8], pl.FP32]]) -> pl.Tensor[[8, 8], pl.FP32]:
+        t: pl.Tile[[8, 8], pl.FP32] = pl.tile.full([8, 8], dtype=pl.FP32, value=42.0)
+        return pl.store(t, [0, 0], x)
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def clobber(self, x: pl.Out[pl.Tensor[[8, 8], pl.FP32]]) -> pl.Tensor[[8, 8], pl.FP32]:
+        t: pl.Tile[[8, 8], pl.FP32] = pl.tile.full([8, 8], dtype=pl.FP32, value=-7.0)
+        return pl.store(t, [0, 0], x)
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def consume(self, x: pl.Tensor[[8, 8], pl.FP32], out: pl.Out[pl.Tensor[[8, 8], pl.FP32]]) -> pl.Tensor[[8, 8], pl.FP32]:
+        t = pl.load(x, [0, 0], [8, 8])
+        return pl.store(pl.add(t, t), [0, 0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Out[pl.Tensor[[8, 8], pl.FP32]], gate: pl.Tensor[[8, 8], pl.INT32], out: pl.Out[pl.Tensor[[8, 8], pl.FP32]]) -> pl.Tensor[[8, 8], pl.FP32]:
+)") + dispatch + R"(        return out
+)");
+    for (const std::int64_t g : {0, -3, 1}) {
+      CAPTURE(g);
+      std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+      args[1].buffer->ints.assign(64, 5);
+      args[1].buffer->ints[0] = g;
+      const std::vector<rt::Value> compiled = run_identical(*input, args);
+      const float x = g > 0 ? -7.0f : 42.0f;
+      CHECK(compiled[0].buffer->f32 == std::vector<float>(64, x));
+      CHECK(compiled[2].buffer->f32 == std::vector<float>(64, x + x));
+    }
+  }
+}
+
+TEST_CASE("cpu pipeline: a matmul_acc into a window of an Acc tile accumulates in that tile") {
+  // Each column window of `acc` runs its own K reduction (init_cond on the first step); the
+  // store of `acc` then holds every window's product: a window of an accumulator is its memory.
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Windows:
+    @pl.function(type=pl.FunctionType.InCore)
+    def windows(self, a: pl.Tensor[[4, 8], pl.FP32], b: pl.Tensor[[8, 8], pl.FP32], c: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        acc = pl.tile.create([4, 8], pl.FP32, target_memory=pl.MemorySpace.Acc)
+        for t in pl.range(2):
+            for k0 in pl.range(0, 8, 4):
+                a_l1 = pl.load(a, offsets=[0, k0], shapes=[4, 4], target_memory=pl.MemorySpace.Mat)
+                b_l1 = pl.load(b, offsets=[k0, t * 4], shapes=[4, 4], target_memory=pl.MemorySpace.Mat)
+                a_l0 = pl.move(a_l1, target_memory=pl.MemorySpace.Left)
+                b_l0 = pl.move(b_l1, target_memory=pl.MemorySpace.Right)
+                win = pl.tile.slice(acc, [4, 4], [0, t * 4])
+                win = pl.matmul_acc(win, a_l0, b_l0, init_cond=k0 == 0)
+        return pl.store(acc, offsets=[0, 0], output_tensor=c)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[4, 8], pl.FP32], b: pl.Tensor[[8, 8], pl.FP32], c: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        c = self.windows(a, b, c)
+        return c
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  for (std::size_t k = 0; k < 32; ++k) args[0].buffer->f32[k] = static_cast<float>(k % 5) - 2.0f;
+  for (std::size_t k = 0; k < 64; ++k) args[1].buffer->f32[k] = static_cast<float>(k % 7) - 3.0f;
+  args[2].buffer->f32.assign(32, 100.0f);  // what the store replaces
+  const std::vector<rt::Value> compiled = run_identical(*input, args);
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t j = 0; j < 8; ++j) {
+      float want = 0.0f;  // small integers: every sum is exact
+      for (std::size_t k = 0; k < 8; ++k)
+        want += args[0].buffer->f32[i * 8 + k] * args[1].buffer->f32[k * 8 + j];
+      CAPTURE(i);
+      CAPTURE(j);
+      CHECK(compiled[2].buffer->f32[i * 8 + j] == want);
+    }
+}
+
+namespace {
+/// The interpreter's run of `text`'s main in a world of `ranks` ranks (NR = ranks) on seeded
+/// inputs whose first tensor is `x`: the arguments after the run.
+std::vector<rt::Value> run_world(const std::string& text, std::int64_t ranks,
+                                 const std::vector<float>& x) {
+  const ir::ProgramRef input = pypto::text::parse_program(text);
+  std::vector<rt::Value> args =
+      rt::seeded_inputs(*input->find("main"), 1, {}, rt::SymbolExtents{{"NR", ranks}});
+  args[0].buffer->f32 = x;
+  rt::RunOptions options;
+  options.world_size = ranks;
+  (void)rt::run(*input, "main", args, options);
+  return args;
+}
+
+std::vector<float> counting(std::size_t n) {
+  std::vector<float> x(n);
+  for (std::size_t k = 0; k < n; ++k) x[k] = static_cast<float>(k) * 0.5f - 3.0f;
+  return x;
+}
+}  // namespace
+
+TEST_CASE("interpret: the ranks of a world run side by side, each with its own windows") {
+  // Rank r stores its x into rank r + 1's window, notifies it and waits for its own signal:
+  // outs[r] = 2 xs[r - 1], which only ranks running beside each other can give.
+  for (const std::int64_t n : {2, 3}) {
+    CAPTURE(n);
+    const std::vector<float> x = counting(static_cast<std::size_t>(n) * 8);
+    const std::vector<rt::Value> args = run_world(handshake(), n, x);
+    for (std::int64_t r = 0; r < n; ++r)
+      for (std::size_t k = 0; k < 8; ++k) {
+        const float from = x[static_cast<std::size_t>((r + n - 1) % n) * 8 + k];
+        CHECK(args[1].buffer->f32[static_cast<std::size_t>(r) * 8 + k] == from + from);
+      }
+  }
+  // A signal no rank sets is a deadlock naming each waiting rank; a device past the world's
+  // last rank is refused.
+  const auto error_of = [](const std::string& text) {
+    try {
+      (void)run_world(text, 2, counting(16));
+    } catch (const rt::RuntimeError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string deadlock = error_of(replaced(handshake(), "expected=3", "expected=4"));
+  CHECK(deadlock.find("world: every member that has not ended waits") != std::string::npos);
+  CHECK(deadlock.find("rank 0 waits in pld.system.wait (waits for the signal [0, 0] to be >= 4") !=
+        std::string::npos);
+  CHECK(error_of(replaced(handshake(), "device=r", "device=r + 1"))
+            .find("call of 'chip' on device 2, outside the world of 2 ranks") != std::string::npos);
+}
+
+TEST_CASE("interpret: an allreduce sums every rank's window, in a kernel or on the host") {
+  const std::string text = R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+NR = pl.dynamic("NR")
+
+@pl.program
+class Reduce:
+    @pl.function(type=pl.FunctionType.InCore)
+    def step(self, x: pl.Tensor[[1, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]], data: pl.InOut[pld.DistributedTensor[[1, 8], pl.FP32]], sig: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]]) -> pl.Tensor[[1, 8], pl.FP32]:
+        staged = pl.store(pl.load(x, [0, 0], [1, 8]), [0, 0], data)
+        summed = pld.tensor.allreduce(staged, sig, op=pld.ReduceOp.Sum)
+        return pl.store(pl.load(summed, [0, 0], [1, 8]), [0, 0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[1, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]], data: pl.InOut[pld.DistributedTensor[[1, 8], pl.FP32]], sig: pl.InOut[pld.DistributedTensor[[NR, 1], pl.INT32]]) -> pl.Tensor[[1, 8], pl.FP32]:
+        return self.step(x, out, data, sig)
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def main(self, xs: pl.Tensor[[NR, 1, 8], pl.FP32], outs: pl.Out[pl.Tensor[[NR, 1, 8], pl.FP32]]) -> pl.Tensor[[NR, 1, 8], pl.FP32]:
+        buf = pld.alloc_window_buffer(32)
+        sbuf = pld.alloc_window_buffer(pld.world_size() * 4)
+        for r in pl.range(pld.world_size()):
+            data = pld.window(buf, [1, 8], dtype=pl.FP32)
+            sig = pld.window(sbuf, [pld.world_size(), 1], dtype=pl.INT32)
+            self.chip(xs[r], outs[r], data, sig, device=r)
+        return outs
+)";
+  const std::int64_t n = 3;
+  const std::vector<float> x = counting(24);
+  std::vector<float> sum(8, 0.0f);
+  for (std::size_t r = 0; r < 3; ++r)
+    for (std::size_t k = 0; k < 8; ++k) sum[k] += x[r * 8 + k];
+  const std::vector<rt::Value> in_kernel = run_world(text, n, x);
+  for (std::size_t k = 0; k < 24; ++k) CHECK(in_kernel[1].buffer->f32[k] == sum[k % 8]);
+
+  // On the host, between two rounds of device calls: the first stages each x in its rank's
+  // window, the host reduces the ranks' windows, the second reads each rank's back.
+  const std::string host = replaced(
+      replaced(text, R"(        summed = pld.tensor.allreduce(staged, sig, op=pld.ReduceOp.Sum)
+        return pl.store(pl.load(summed, [0, 0], [1, 8]), [0, 0], out))",
+               R"(        return pl.store(pl.load(data, [0, 0], [1, 8]), [0, 0], out))"),
+      R"(            self.chip(xs[r], outs[r], data, sig, device=r)
+)",
+      R"(            self.chip(xs[r], outs[r], data, sig, device=r)
+        data = pld.window(buf, [1, 8], dtype=pl.FP32)
+        sig = pld.window(sbuf, [pld.world_size(), 1], dtype=pl.INT32)
+        data = pld.tensor.allreduce(data, sig, op=pld.ReduceOp.Max)
+        for r in pl.range(pld.world_size()):
+            data = pld.window(buf, [1, 8], dtype=pl.FP32)
+            sig = pld.window(sbuf, [pld.world_size(), 1], dtype=pl.INT32)
+            self.reread(data, outs[r], device=r)
+)");
+  const std::string with_reread =
+      replaced(host, R"(    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip()",
+               R"(    @pl.function(type=pl.FunctionType.InCore)
+    def reread_step(self, data: pld.DistributedTensor[[1, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]]) -> pl.Tensor[[1, 8], pl.FP32]:
+        return pl.store(pl.load(data, [0, 0], [1, 8]), [0, 0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def reread(self, data: pld.DistributedTensor[[1, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]]) -> pl.Tensor[[1, 8], pl.FP32]:
+        return self.reread_step(data, out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip()");
+  const std::vector<rt::Value> on_host = run_world(with_reread, n, x);
+  for (std::size_t k = 0; k < 24; ++k)  // the third rank's row is the largest
+    CHECK(on_host[1].buffer->f32[k] == x[16 + k % 8]);
+}
+
+TEST_CASE("interpret: a window's ranks are the devices given it, so groups may share a device") {
+  // Devices 0 and 1 swap through the `a` windows, devices 1 and 2 through the `b` windows:
+  // device 1 is rank 1 of the first group and rank 0 of the second. A window of [8] passed
+  // for a [1, 8] parameter is its bytes read in the parameter's shape.
+  const std::string text = R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+@pl.program
+class Groups:
+    @pl.function(type=pl.FunctionType.InCore)
+    def swap(self, x: pl.Tensor[[1, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]], scratch: pl.InOut[pld.DistributedTensor[[1, 8], pl.FP32]], sig: pl.InOut[pld.DistributedTensor[[1, 1], pl.INT32]]) -> pl.Tensor[[1, 8], pl.FP32]:
+        ctx = pld.get_comm_ctx(scratch)
+        peer = pld.nranks(ctx) - 1 - pld.rank(ctx)
+        pld.tile.remote_store(pl.load(x, [0, 0], [1, 8]), scratch, peer, [0, 0])
+        pld.system.notify(sig, peer=peer, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+        pld.system.wait(sig, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        return pl.store(pl.load(scratch, [0, 0], [1, 8]), [0, 0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[1, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]], scratch: pl.InOut[pld.DistributedTensor[[1, 8], pl.FP32]], sig: pl.InOut[pld.DistributedTensor[[1, 1], pl.INT32]]) -> pl.Tensor[[1, 8], pl.FP32]:
+        return self.swap(x, out, scratch, sig)
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def main(self, xs: pl.Tensor[[3, 1, 8], pl.FP32], outs_a: pl.Out[pl.Tensor[[3, 1, 8], pl.FP32]], outs_b: pl.Out[pl.Tensor[[3, 1, 8], pl.FP32]]) -> pl.Tensor[[3, 1, 8], pl.FP32]:
+        a_buf = pld.alloc_window_buffer(32)
+        a_sig = pld.alloc_window_buffer(4)
+        b_buf = pld.alloc_window_buffer(32)
+        b_sig = pld.alloc_window_buffer(4)
+        for r in pl.range(2):
+            self.chip(xs[r], outs_a[r], pld.window(a_buf, [8], dtype=pl.FP32), pld.window(a_sig, [1, 1], dtype=pl.INT32), device=r)
+        for r in pl.range(1, 3):
+            self.chip(xs[r], outs_b[r], pld.window(b_buf, [8], dtype=pl.FP32), pld.window(b_sig, [1, 1], dtype=pl.INT32), device=r)
+        return outs_a
+)";
+  const std::vector<float> x = counting(24);
+  const ir::ProgramRef input = pypto::text::parse_program(text);
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  args[0].buffer->f32 = x;
+  const std::vector<float> a_before = args[1].buffer->f32, b_before = args[2].buffer->f32;
+  rt::RunOptions options;
+  options.world_size = 3;
+  (void)rt::run(*input, "main", args, options);
+  const auto row = [](const std::vector<float>& v, std::size_t r) {
+    return std::vector<float>(v.begin() + static_cast<std::ptrdiff_t>(r * 8),
+                              v.begin() + static_cast<std::ptrdiff_t>(r * 8 + 8));
+  };
+  CHECK(row(args[1].buffer->f32, 0) == row(x, 1));
+  CHECK(row(args[1].buffer->f32, 1) == row(x, 0));
+  CHECK(row(args[1].buffer->f32, 2) == row(a_before, 2));  // no device 2 in the first group
+  CHECK(row(args[2].buffer->f32, 0) == row(b_before, 0));
+  CHECK(row(args[2].buffer->f32, 1) == row(x, 2));
+  CHECK(row(args[2].buffer->f32, 2) == row(x, 1));
+}

@@ -1501,6 +1501,7 @@ class Lowering : protected RegionLowering<T> {
 
   /// tile.slice(tile, shape, offset[, valid_shape]): the window copied into a tile of its own
   /// (with a valid_shape, only that leading box, the rest zero), as the interpreter copies it.
+  /// A window of an Acc tile remembers where it is: a matmul_acc into it writes back (matmul).
   void slice(const ir::Var& var, const ir::Call& c) {
     if (c.args.size() > 4) fail_at(c, "with drop_dims is not supported");
     const TileRef src = tile_of(c, c.args.at(0)).tile;
@@ -1520,6 +1521,10 @@ class Lowering : protected RegionLowering<T> {
     const std::string code = T::tile_slice(out.tile, src, offsets, valid, this->site(c));
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
+    if (src.space == ir::MemorySpace::Acc && valid.empty()) {  // the interpreter's window
+      out.window_of = src;
+      out.window_offsets = offsets;
+    }
     out.valid = std::move(valid);
     env_[&var] = std::move(out);
   }
@@ -1822,9 +1827,13 @@ class Lowering : protected RegionLowering<T> {
     const auto& tt = static_cast<const ir::TileType&>(*c.type);
     if (tt.dtype != core::DataType::FP32) fail_at(c, "needs an FP32 result");
     std::optional<TileRef> acc;
+    Value window;  // the accumulator window the product is written back to, if any
     std::string init = "false";
     if (accumulate) {
-      acc = tile_of(c, c.args.at(0)).tile;
+      const Value& acc_value = tile_of(c, c.args.at(0));
+      acc = acc_value.tile;
+      window.window_of = acc_value.window_of;
+      window.window_offsets = acc_value.window_offsets;
       if (acc->dtype != core::DataType::FP32) fail_at(c, "needs an FP32 accumulator");
       if (c.args.size() > 3) init = scalar(*c.args[3]);
     }
@@ -1858,6 +1867,14 @@ class Lowering : protected RegionLowering<T> {
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
     last_pipe_ = Pipe::Cube;
+    if (window.window_of) {
+      const std::string back =
+          T::tile_assemble(*window.window_of, out.tile, window.window_offsets, this->site(c));
+      if (back.empty()) fail_at(c, "into an accumulator window is not supported by this target");
+      line(back);
+      out.window_of = std::move(window.window_of);
+      out.window_offsets = std::move(window.window_offsets);
+    }
     env_[&var] = std::move(out);
   }
 

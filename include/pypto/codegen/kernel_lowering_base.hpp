@@ -54,6 +54,10 @@ struct Value {
   std::vector<std::string> valid;  ///< a tile's valid extents (C++), set by a partial load, a
                                    ///< valid slice or set_validshape; empty: every element
   std::string created_at;  ///< a kernel-local tensor's tensor.create position ("" otherwise)
+  /// A window of an accumulator tile (a tile.slice of an Acc tile): what a matmul_acc writes
+  /// into it, the accumulator holds too. `window_of` is empty for any other tile.
+  std::optional<TileRef> window_of;
+  std::vector<std::string> window_offsets;
 };
 
 template <TargetTraits T>

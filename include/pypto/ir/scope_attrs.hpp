@@ -50,6 +50,13 @@ inline std::vector<ExprRef> exprs(const Attrs& attrs, std::string_view key) {
   return out;
 }
 
+/// The expression of a single-valued key (null when absent or not an expression).
+inline ExprRef expr(const Attrs& attrs, std::string_view key) {
+  const AttrValue* v = attrs.find(key);
+  const auto* e = v ? v->get_if<ExprRef>() : nullptr;
+  return e ? *e : ExprRef();
+}
+
 /// True for the keys the surface syntax writes outside `attrs={...}`.
 constexpr bool is_surface_key(std::string_view key) {
   return key == kDeps || key == kNoDepVars || key == kDumpVars || key == kCachePolicyVars ||

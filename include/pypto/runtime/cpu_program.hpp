@@ -41,8 +41,10 @@ class CpuProgram {
                                        const codegen::OrchestrationResult& code,
                                        const codegen::KernelCodeMap& codes);
 
-  /// Runs `function` on `args` (shared buffers: Out / InOut writes show in `args`).
-  PYPTO_DECL std::vector<Value> run(std::string_view function, std::vector<Value> args) const;
+  /// Runs `function` on `args` (shared buffers: Out / InOut writes show in `args`), a
+  /// distributed program's devices as `world_size` ranks (RunOptions::world_size).
+  PYPTO_DECL std::vector<Value> run(std::string_view function, std::vector<Value> args,
+                                    std::int64_t world_size = 1) const;
 
   const KernelLibrary& library() const { return library_; }
   const std::map<std::string, std::int32_t>& func_ids() const { return func_ids_; }

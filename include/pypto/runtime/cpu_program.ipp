@@ -53,10 +53,10 @@ PYPTO_DECL CpuProgram CpuProgram::compile(CompileCache& cache, const ir::Program
                     std::move(func_ids));
 }
 
-PYPTO_DECL std::vector<Value> CpuProgram::run(std::string_view function,
-                                              std::vector<Value> args) const {
+PYPTO_DECL std::vector<Value> CpuProgram::run(std::string_view function, std::vector<Value> args,
+                                              std::int64_t world_size) const {
   ProgramRunner runner(*program_, library_, func_ids_);
-  return runner.run(function, std::move(args));
+  return runner.run(function, std::move(args), world_size);
 }
 
 }  // namespace pypto::runtime

@@ -224,6 +224,10 @@ struct RunOptions {
   /// A run that executes more statements than this is a RuntimeError (0: no limit), so a host
   /// running programs it did not write bounds the time a run can take.
   std::uint64_t max_statements = 0;
+  /// The ranks of the world a distributed program runs in (`pld.world_size()`): with more than
+  /// one, a host's `device=r` calls run on rank r, the ranks side by side, each with its own
+  /// copy of every window buffer (docs/runtime.md, "Distributed programs").
+  std::int64_t world_size = 1;
 };
 
 /// Runs `function` of `program` on `args` (one per parameter, in order) and returns its results

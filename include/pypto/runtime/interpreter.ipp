@@ -34,12 +34,14 @@
 #include "pypto/ir/program.hpp"
 #include "pypto/ir/reductions.hpp"
 #include "pypto/ir/round_mode.hpp"
+#include "pypto/ir/scope_attrs.hpp"
 #include "pypto/ir/stmt.hpp"
 #include "pypto/ir/type.hpp"
 #include "pypto/ir/visit.hpp"
 #include "pypto/kernel/op_semantics.hpp"
 #include "pypto/kernel/spec.hpp"
 #include "pypto/runtime/mixed_task.hpp"
+#include "pypto/transforms/return_lineage.hpp"
 
 namespace pypto::runtime {
 
@@ -135,6 +137,10 @@ class Interpreter {
     for (std::size_t k = 0; k < args.size(); ++k) {
       const std::shared_ptr<Buffer>& b = args[k].buffer;
       if (!b || !b->origin) continue;
+      if (b->origin->bytes && k < fn.params.size())
+        if (const auto* t = ir::as<ir::ShapedType>(fn.params[k]->type.get());
+            t && t->dtype == b->dtype)
+          window_as_param(*t, args[k]);
       refresh_view(*b);
       if (b->origin->bytes ||
           (k < fn.param_directions.size() && fn.param_directions[k] != ir::ParamDirection::In))
@@ -196,6 +202,7 @@ class Interpreter {
     bind_shape_symbols(fn);
     const Flow flow =
         fn.func_type == ir::FunctionType::Group ? exec_group(*fn.body) : exec(*fn.body);
+    if (devices_frame_ == &frame) run_devices();  // a host returns when its devices are done
     if (flow != Flow::Return) {
       if (!fn.return_types.empty())
         fail("function '" + fn.name + "' ended without a return statement");
@@ -248,6 +255,26 @@ class Interpreter {
   /// Checks an argument against its parameter's type. INT64 and INDEX are one machine integer:
   /// a scalar of either binds to a parameter of the other and takes its dtype (upstream's
   /// orchestration reads INT64 values from a tensor and passes them as INDEX).
+  /// A window view passed for a parameter of another static shape with as many elements is
+  /// its bytes read in the parameter's shape (a [64] window for a [1, 64] one, as upstream
+  /// passes it): a view of the same bytes, which is the rank's own when it runs in one.
+  void window_as_param(const ir::ShapedType& t, Value& v) const {
+    std::vector<std::int64_t> shape;
+    std::size_t n = 1;
+    for (const auto& d : t.shape) {
+      const auto* c = ir::as<ir::ConstInt>(d.get());
+      if (!c || c->value < 0) return;
+      shape.push_back(c->value);
+      n *= static_cast<std::size_t>(c->value);
+    }
+    if (shape == v.buffer->shape || n != v.buffer->size()) return;
+    auto view = std::make_shared<Buffer>(*v.buffer);
+    view->shape = std::move(shape);
+    view->valid.clear();
+    if (world_ && rank_ >= 0) world_->views[static_cast<std::size_t>(rank_)].push_back(view);
+    v.buffer = std::move(view);
+  }
+
   void check_arg(const ir::Function& fn, const ir::Var& p, Value& v) const {
     const std::string what = "argument '" + p.name_hint + "' of " + fn.name;
     if (const auto* st = ir::as<ir::ScalarType>(p.type.get())) {
@@ -379,6 +406,9 @@ class Interpreter {
         const auto& sc = static_cast<const ir::SpmdScopeStmt&>(s);
         const std::int64_t n = as_int(eval(*sc.core_num), "the Spmd core_num");
         bind_task_id(sc);
+        // A false predicate skips the dispatch: what the body would write keeps its value.
+        if (const ir::ExprRef p = ir::scope_attr::expr(sc.attrs, ir::scope_attr::kPredicate))
+          if (!as_bool(eval(*p), "the Spmd predicate")) return Flow::Normal;
         if (n <= 1 || !syncs(*sc.body))
           return per_block(n, &block_idx_, [&] { return exec(*sc.body); });
         // Each block in its own copy of the frame (tensors shared, scalars its own); the names
@@ -510,6 +540,9 @@ class Interpreter {
                            member.where_ = where_;
                            member.executed_ = executed_;
                            member.next_task_id_ = next_task_id_;
+                           member.world_ = world_;
+                           member.rank_ = rank_;
+                           member.world_task_ = world_task_;
                            std::vector<Value> out = body(member, k);
                            executed[k] = member.executed_ - executed_;
                            return out;
@@ -983,23 +1016,19 @@ class Interpreter {
   /// parameter the callee returns, untouched (its argument, or a zero buffer the runtime
   /// allocates for an omitted output). A callee that returns anything but its parameters has no
   /// such result: an error.
-  std::vector<Value> skipped_task_results(const ir::Function& fn, std::vector<Value> args) {
-    const ir::Stmt* last = fn.body.get();
-    while (const auto* q = ir::as<ir::SeqStmts>(last)) {
-      if (q->stmts.empty()) break;
-      last = q->stmts.back().get();
-    }
+  std::vector<Value> skipped_task_results(const ir::Function& fn, std::vector<Value> args,
+                                          std::string_view what =
+                                              "a Submit whose predicate is "
+                                              "false: ") {
     std::vector<Value> results;
     if (fn.return_types.empty()) return results;
-    const auto* ret = ir::as<ir::ReturnStmt>(last);
-    if (!ret) fail("a Submit whose predicate is false: " + fn.name + " does not end in a return");
-    for (const auto& v : ret->values) {
-      std::size_t k = 0;
-      while (k < fn.params.size() && v.get() != fn.params[k].get()) ++k;
-      if (k == fn.params.size())
-        fail("a Submit whose predicate is false: " + fn.name +
-             " returns a value that is not one of its parameters, so the skipped task has no "
-             "result");
+    if (!lineage_) lineage_ = std::make_unique<transforms::ReturnLineage>(&program_);
+    for (const transforms::ReturnLineage::ParamIndex& returned : lineage_->returned_params(fn)) {
+      if (!returned)
+        fail(std::string(what) + fn.name +
+             " returns a value that is not one of its parameters, so the task has no result "
+             "before it runs");
+      const std::size_t k = *returned;
       if (k < args.size()) {
         check_arg(fn, *fn.params[k], args[k]);
         results.push_back(args[k]);
@@ -1036,6 +1065,9 @@ class Interpreter {
              std::to_string(fn.params.size()) + " parameters");
       const ir::AttrValue* d = c.kwargs.find("device");
       if (!d) d = c.attrs.find("device");
+      if (d && world_size() > 1 && rank_ < 0)
+        return pack(on_device(fn, int_attr(*d, "device"), std::move(args), c.attrs));
+      if (!d && !devices_.empty()) run_devices();  // the host's own work sees the devices'
       if (d) {  // the device that runs the call: another one's work must not need the others
         const std::int64_t r = int_attr(*d, "device");
         if (r != 0)
@@ -1062,7 +1094,14 @@ class Interpreter {
     return result;
   }
 
-  /// The operand a builtin op writes in place (a store's or element write's destination).
+  /// A tile.slice of an accumulator (Acc) tile: a window of its memory, not a copy.
+  static bool accumulator_window(const ir::Call& c) {
+    const auto* t = ir::as<ir::TileType>(c.args.at(0)->type.get());
+    return t && t->memory_space == ir::MemorySpace::Acc;
+  }
+
+  /// The operand a builtin op writes in place (a store's or element write's destination). The
+  /// one-sided pld ops write their own local destination back (their peer's is another rank's).
   static std::optional<std::size_t> written_operand(ir::OpId id) {
     using ir::OpId;
     switch (id) {
@@ -1071,20 +1110,318 @@ class Interpreter {
       case OpId::tensor_assemble:
       case OpId::tile_gather_row:
       case OpId::tensor_gather_row: return 0;
-      case OpId::tile_store:
-      case OpId::pld_tile_remote_store:
-      case OpId::pld_tensor_remote_store: return id == OpId::tile_store ? 2 : 1;
+      case OpId::tile_store: return 2;
       case OpId::tensor_expand_clone: return 1;
-      case OpId::pld_tensor_put:
-      case OpId::pld_tensor_get:
-      case OpId::pld_tile_put:
-      case OpId::pld_tile_get:
-      case OpId::pld_system_notify: return 0;
       case OpId::pld_tensor_allgather:
       case OpId::pld_tensor_all_to_all:
       case OpId::pld_tensor_all_to_all_v: return 1;
       default: return std::nullopt;
     }
+  }
+
+  // -- a world of several ranks
+
+  /// Shared by a host and the ranks it runs: each rank's copy of every window buffer the host
+  /// allocates, and the window views each rank holds (written back into its copy when it stops
+  /// for a peer, refreshed when it goes on). Keyed by buffer identity: lookup only, never
+  /// iterated.
+  struct World {
+    std::int64_t size = 1;
+    std::unordered_map<const Buffer*, std::vector<std::shared_ptr<Buffer>>> copies;
+    std::unordered_map<const Buffer*, std::pair<const Buffer*, std::int64_t>> copy_of;
+    std::vector<std::vector<std::shared_ptr<Buffer>>> views;  // by rank
+    /// Each window buffer's communication domain: the devices the host passed views of it to,
+    /// ascending (a peer or rank of a window is its index there), and its number (by first use).
+    std::unordered_map<const Buffer*, std::size_t> domain_of;
+    std::vector<std::vector<std::int64_t>> domains;
+  };
+  /// A host's call on a device, run when the host waits for its devices.
+  struct DeviceCall {
+    const ir::Function* fn;
+    std::vector<Value> args;
+    std::optional<std::int64_t> core_num;
+  };
+
+  std::int64_t world_size() const {
+    return options_ ? std::max<std::int64_t>(1, options_->world_size) : 1;
+  }
+
+  /// A host's call on device `r`: queued for rank r, whose calls run in order when the host
+  /// waits for its devices; its results are the parameters the callee returns (what it writes).
+  std::vector<Value> on_device(const ir::Function& fn, std::int64_t r, std::vector<Value> args,
+                               const ir::Attrs& attrs) {
+    if (r < 0 || r >= world_size())
+      fail("call of '" + fn.name + "' on device " + std::to_string(r) + ", outside the world of " +
+           std::to_string(world_size()) + " ranks");
+    World& w = world();
+    for (const Value& a : args)  // the windows it is given: r joins their domains
+      if (const Buffer* host = host_window(a.buffer)) {
+        const auto [it, fresh] = w.domain_of.try_emplace(host, w.domains.size());
+        if (fresh) w.domains.emplace_back();
+        std::vector<std::int64_t>& d = w.domains[it->second];
+        if (const auto at = std::lower_bound(d.begin(), d.end(), r); at == d.end() || *at != r)
+          d.insert(at, r);
+      }
+    std::vector<Value> results =
+        skipped_task_results(fn, args, "call on device " + std::to_string(r) + ": ");
+    devices_.resize(static_cast<std::size_t>(world_->size));
+    devices_[static_cast<std::size_t>(r)].push_back({&fn, std::move(args), core_num_attr(attrs)});
+    devices_frame_ = frame_;
+    return results;
+  }
+
+  /// The world this host runs (made at its first use).
+  World& world() {
+    if (!world_) {
+      world_ = std::make_shared<World>();
+      world_->size = world_size();
+      world_->views.resize(static_cast<std::size_t>(world_->size));
+    }
+    return *world_;
+  }
+
+  /// Runs the host's queued device calls: the ranks side by side (mixed_task.hpp), each its
+  /// calls in order, seeing window buffers through its own copies.
+  void run_devices() {
+    std::vector<std::vector<DeviceCall>> calls = std::move(devices_);
+    devices_.clear();
+    devices_frame_ = nullptr;
+    std::vector<std::string> names;
+    for (std::int64_t r = 0; r < world_->size; ++r) names.push_back("rank " + std::to_string(r));
+    side_by_side(MixedTask::Kind::Ranks, names, [&](Interpreter& rank, std::size_t r) {
+      rank.rank_ = static_cast<std::int64_t>(r);
+      rank.world_task_ = MixedTask::world();
+      for (DeviceCall& q : calls[r]) {
+        for (Value& a : q.args)
+          if (a.buffer) a.buffer = rank.on_rank(a.buffer, rank.rank_, true);
+        rank.dispatch(*q.fn, std::move(q.args), q.core_num);
+      }
+      rank.world_->views[r].clear();  // each call wrote its windows back
+      return std::vector<Value>{};
+    });
+  }
+
+  /// `b` as rank `r` sees it: a window buffer (or a view of one, or of a rank's copy of one) is
+  /// rank r's copy (a view of it); anything else is itself. `keep`: the view is rank r's own,
+  /// written back and refreshed around its waits.
+  std::shared_ptr<Buffer> on_rank(const std::shared_ptr<Buffer>& b, std::int64_t r, bool keep) {
+    if (!world_) return b;
+    if (!b->origin) {
+      const Buffer* host = b.get();
+      if (const auto it = world_->copy_of.find(b.get()); it != world_->copy_of.end())
+        host = it->second.first;
+      const auto it = world_->copies.find(host);
+      if (it == world_->copies.end()) return b;
+      std::shared_ptr<Buffer>& copy = it->second.at(static_cast<std::size_t>(r));
+      if (!copy) {  // each rank's copy starts as the host allocated it: zeros
+        copy = std::make_shared<Buffer>(*b);
+        std::fill(copy->ints.begin(), copy->ints.end(), 0);
+        world_->copy_of[copy.get()] = {host, r};
+      }
+      return copy;
+    }
+    std::shared_ptr<Buffer> parent = on_rank(b->origin->parent, r, false);
+    if (parent == b->origin->parent) return b;
+    auto view = std::make_shared<Buffer>(*b);
+    ViewOrigin o = *b->origin;
+    o.parent = std::move(parent);
+    view->origin = std::make_shared<const ViewOrigin>(std::move(o));
+    refresh_view(*view);
+    if (keep) world_->views[static_cast<std::size_t>(r)].push_back(view);
+    return view;
+  }
+
+  /// The host's window buffer `b` views (through views, or a rank's copy), or null.
+  const Buffer* host_window(const std::shared_ptr<Buffer>& b) const {
+    if (!world_ || !b) return nullptr;
+    const Buffer* root = b.get();
+    while (root->origin) root = root->origin->parent.get();
+    if (const auto it = world_->copy_of.find(root); it != world_->copy_of.end())
+      return it->second.first;
+    return world_->copies.count(root) ? root : nullptr;
+  }
+
+  /// The devices of the communication domain of window tensor `v` (empty: not a window).
+  const std::vector<std::int64_t>* domain(const std::shared_ptr<Buffer>& v) const {
+    const Buffer* host = host_window(v);
+    const auto it = host ? world_->domain_of.find(host) : world_->domain_of.end();
+    return host && it != world_->domain_of.end() ? &world_->domains[it->second] : nullptr;
+  }
+
+  /// Peer `peer`'s (a rank of `v`'s domain) instance of this rank's window tensor `v` (a fresh
+  /// view of its copy), or `v`'s own buffer when the peer is this rank.
+  std::shared_ptr<Buffer> peer_buffer(const ir::Call& c, const Value& v, std::int64_t peer) {
+    if (!v.buffer) unsupported(c, "needs a window tensor");
+    if (!world_ || rank_ < 0) return v.buffer;
+    const std::vector<std::int64_t>* d = domain(v.buffer);
+    if (!d)
+      unsupported(c, "reaches rank " + std::to_string(peer) +
+                         " through a tensor that is not a window (pld.window of a window buffer)");
+    if (peer >= static_cast<std::int64_t>(d->size()))
+      unsupported(c, "names rank " + std::to_string(peer) + " of a window shared by " +
+                         std::to_string(d->size()) + " devices");
+    const std::int64_t device = (*d)[static_cast<std::size_t>(peer)];
+    return device == rank_ ? v.buffer : on_rank(v.buffer, device, false);
+  }
+
+  /// True when `peer` of window tensor `v` is another rank than this one (in a world's rank).
+  bool is_remote(const Value& v, std::int64_t peer) const {
+    if (!world_ || rank_ < 0) return false;
+    const std::vector<std::int64_t>* d = domain(v.buffer);
+    return !d || peer >= static_cast<std::int64_t>(d->size()) ||
+           (*d)[static_cast<std::size_t>(peer)] != rank_;
+  }
+
+  /// The box `off` + `ext` of the peer's instance of window tensor `v` (peer_buffer), as a
+  /// tensor of `v`'s dtype; only the box is decoded from a window's bytes.
+  Value peer_read(const ir::Call& c, const Value& v, std::int64_t peer,
+                  const std::vector<std::int64_t>& off, const std::vector<std::int64_t>& ext) {
+    const std::shared_ptr<Buffer> from = peer_box(c, v, peer, off, ext);
+    const Buffer& w = *v.buffer;
+    Value out = Value::zeros(w.dtype, ext);
+    if (from) {
+      const std::size_t width = element_bytes(w.dtype);
+      for_box(w.shape, off, ext, [&](std::size_t at, std::size_t j) {
+        std::uint64_t e = 0;
+        for (std::size_t b = 0; b < width; ++b)
+          e |= (static_cast<std::uint64_t>(from->ints[at * width + b]) & 0xffu) << (8 * b);
+        decode(e, *out.buffer, j);
+      });
+      return out;
+    }
+    const std::shared_ptr<Buffer> whole = peer_buffer(c, v, peer);
+    return region_copy_out(c, *whole, off, ext, false);
+  }
+
+  /// Writes `box` (of `v`'s dtype) at `off` into the peer's instance of window tensor `v`.
+  void peer_write(const ir::Call& c, const Value& v, std::int64_t peer, const Buffer& box,
+                  const std::vector<std::int64_t>& off) {
+    const std::shared_ptr<Buffer> to = peer_box(c, v, peer, off, box.shape);
+    if (to) {
+      const std::size_t width = element_bytes(box.dtype);
+      for_box(v.buffer->shape, off, box.shape, [&](std::size_t at, std::size_t j) {
+        const std::uint64_t e = encoded(box, j);
+        for (std::size_t b = 0; b < width; ++b)
+          to->ints[at * width + b] = static_cast<std::int64_t>((e >> (8 * b)) & 0xffu);
+      });
+      return;
+    }
+    const std::shared_ptr<Buffer> whole = peer_buffer(c, v, peer);
+    region_copy_in(c, box, *whole, off, false);
+    if (whole->origin) write_back_view(*whole);
+  }
+
+  /// The peer's copy of the window bytes `v` views directly (checking the box lies in `v`), or
+  /// null when `v` is this rank's own or another kind of view (then peer_buffer's whole view).
+  std::shared_ptr<Buffer> peer_box(const ir::Call& c, const Value& v, std::int64_t peer,
+                                   const std::vector<std::int64_t>& off,
+                                   const std::vector<std::int64_t>& ext) {
+    const Buffer& w = shaped(v, "the window");
+    if (off.size() != w.shape.size() || ext.size() != w.shape.size())
+      unsupported(c, "needs offsets and a shape of the window's rank");
+    for (std::size_t k = 0; k < off.size(); ++k)
+      if (off[k] < 0 || ext[k] < 0 || off[k] + ext[k] > w.shape[k])
+        unsupported(c, "box at " + shape_text(off) + " of " + shape_text(ext) +
+                           " is outside the window of " + shape_text(w.shape));
+    if (!world_ || rank_ < 0 || !w.origin || !w.origin->bytes) return nullptr;
+    const std::vector<std::int64_t>* d = domain(v.buffer);
+    if (!d || peer >= static_cast<std::int64_t>(d->size())) return nullptr;  // peer_buffer says
+    const std::int64_t device = (*d)[static_cast<std::size_t>(peer)];
+    if (device == rank_) return nullptr;
+    std::shared_ptr<Buffer> bytes = on_rank(w.origin->parent, device, false);
+    if (bytes->size() < w.size() * element_bytes(w.dtype)) return nullptr;
+    return bytes;
+  }
+
+  /// Writes this rank's window views into its copies (before peers run) or reads them back.
+  void publish_windows() {
+    if (world_ && rank_ >= 0 && static_cast<std::size_t>(rank_) < world_->views.size())
+      for (const auto& v : world_->views[static_cast<std::size_t>(rank_)]) write_back_view(*v);
+  }
+  void refresh_windows() {
+    if (world_ && rank_ >= 0 && static_cast<std::size_t>(rank_) < world_->views.size())
+      for (const auto& v : world_->views[static_cast<std::size_t>(rank_)]) refresh_view(*v);
+  }
+
+  /// Waits, in a rank, until `ready()` holds of `watched` (re-read from its rank's copy while
+  /// the other ranks run); else (a host, or a world of one rank) it must hold already.
+  void wait_for_peers(const ir::Call& c, Buffer& watched, const std::function<bool()>& ready,
+                      const std::string& what) {
+    if (ready()) return;
+    if (!world_task_)
+      unsupported(c, what +
+                         ": no other rank runs in a world of one rank, so it never would "
+                         "(a deadlock)");
+    publish_windows();
+    world_task_->wait_until(
+        [&] {
+          if (watched.origin) refresh_view(watched);
+          return ready();
+        },
+        c.op->name + " (" + what + ")");
+    refresh_windows();
+  }
+
+  /// Every rank reaches this point before any goes on (a collective's rendezvous).
+  void all_ranks_arrive(const ir::Call& c) {
+    publish_windows();
+    world_task_->arrive(c.op->name);
+    refresh_windows();
+  }
+
+  /// pld.tensor.allreduce across the world: every rank's target becomes the reduction (`op`,
+  /// Sum by default) of all ranks' targets, element by element in rank order. In a rank, a
+  /// rendezvous of all ranks; on the host, over the ranks' copies after the devices ran.
+  Value allreduce(const ir::Call& c, std::vector<Value>& args) {
+    const ir::ReduceOp op = c.kwargs.get<ir::ReduceOp>("op").value_or(ir::ReduceOp::Sum);
+    if (rank_ < 0 && !devices_.empty()) run_devices();
+    if (rank_ >= 0 && !world_task_) unsupported(c, "runs in a rank outside a world's run");
+    if (rank_ >= 0) all_ranks_arrive(c);  // every contribution is in its rank's copy
+    const std::vector<std::int64_t>* d = domain(args.at(0).buffer);
+    if (!d) unsupported(c, "across several ranks needs a window its devices were given");
+    std::vector<std::shared_ptr<Buffer>> parts;  // in the order of the window's domain
+    for (std::size_t p = 0; p < d->size(); ++p)
+      parts.push_back(rank_ < 0 ? on_rank(args[0].buffer, (*d)[p], false)
+                                : peer_buffer(c, args[0], static_cast<std::int64_t>(p)));
+    Buffer total = *parts[0];
+    for (std::size_t j = 0; j < total.size(); ++j)
+      for (std::size_t p = 1; p < parts.size(); ++p) {
+        if (is_float_dtype(total.dtype)) {
+          const float a = total.f32[j], b = parts[p]->f32[j];
+          const float v = op == ir::ReduceOp::Sum    ? a + b
+                          : op == ir::ReduceOp::Prod ? a * b
+                          : op == ir::ReduceOp::Max  ? std::max(a, b)
+                                                     : std::min(a, b);
+          total.f32[j] = rounded(total.dtype, v);
+        } else {
+          const std::int64_t a = total.ints[j], b = parts[p]->ints[j];
+          const auto wrapped = [&](std::uint64_t v) { return wrap(v, total.dtype); };
+          total.ints[j] =
+              op == ir::ReduceOp::Sum
+                  ? wrapped(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b))
+              : op == ir::ReduceOp::Prod
+                  ? wrapped(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b))
+              : op == ir::ReduceOp::Max ? std::max(a, b)
+                                        : std::min(a, b);
+        }
+      }
+    if (rank_ >= 0) {
+      all_ranks_arrive(c);  // every rank has read every contribution
+      Buffer& mine = *args[0].buffer;
+      mine.f32 = total.f32;
+      mine.ints = total.ints;
+      if (mine.origin) write_back_view(mine);
+      return args[0];
+    }
+    for (const auto& part : parts) {  // the host: every rank's copy holds the reduction
+      part->f32 = total.f32;
+      part->ints = total.ints;
+      if (part->origin) write_back_view(*part);
+    }
+    Buffer& host = *args[0].buffer;
+    host.f32 = total.f32;
+    host.ints = total.ints;
+    return args[0];
   }
 
   // -- builtin ops
@@ -1143,8 +1480,9 @@ class Interpreter {
         }
         if (out.buffer->valid.size() != out.buffer->shape.size()) out.buffer->valid.clear();
         // A tensor's slice views its box (a call's writes reach the tensor); one with a narrower
-        // valid_shape is a zero-padded copy.
-        if (!tile && (valid.empty() || valid == ext))
+        // valid_shape is a zero-padded copy. So does a window of an accumulator (Acc) tile: a
+        // matmul_acc into it accumulates in the accumulator's memory (the device has no other).
+        if ((!tile || accumulator_window(c)) && (valid.empty() || valid == ext))
           out.buffer->origin = std::make_shared<const ViewOrigin>(
               ViewOrigin{args[0].buffer, off, ext, false, {-1, -1}});
         return out;
@@ -1409,7 +1747,18 @@ class Interpreter {
       case OpId::tensor_matmul: return matmul(c, args, false);
       case OpId::tile_matmul_acc:
       case OpId::tile_batch_matmul_acc:
-      case OpId::tile_gemv_acc: return matmul(c, args, true);
+      case OpId::tile_gemv_acc: {
+        Value r = matmul(c, args, true);
+        if (!args[0].buffer || !args[0].buffer->origin || args[0].kind != ValueKind::Tile) return r;
+        // Into a window of an accumulator tile: the product is the window's new content, which
+        // the accumulator holds; the result is that window still.
+        if (r.buffer->shape != args[0].buffer->shape)
+          unsupported(c, "into an accumulator window of another shape than its product");
+        args[0].buffer->f32 = r.buffer->f32;
+        write_back_view(*args[0].buffer);
+        r.buffer->origin = args[0].buffer->origin;
+        return r;
+      }
       case OpId::tensor_matmul_acc: {  // writes its tensor accumulator (its declared effect)
         Value r = matmul(c, args, true);
         if (args[0].kind != ValueKind::Tensor || r.buffer->dtype != args[0].buffer->dtype) return r;
@@ -1454,9 +1803,12 @@ class Interpreter {
   /// A peer or root rank: 0, the one rank there is.
   std::int64_t peer_rank(const ir::Call& c, const Value& v, std::string_view what) const {
     const std::int64_t r = as_int(v, what);
-    if (r != 0)
+    const std::int64_t n = world_size();
+    if (r < 0 || r >= n)
       unsupported(c, "names rank " + std::to_string(r) + " as its " + std::string(what) +
-                         ", outside the world of one rank a single process runs (rank 0)");
+                         ", outside the world of " +
+                         (n == 1 ? std::string("one rank a single process runs (rank 0)")
+                                 : std::to_string(n) + " ranks"));
     return r;
   }
 
@@ -1482,14 +1834,33 @@ class Interpreter {
     const bool add = atomic && *atomic == ir::AtomicType::Add;
     auto zeros_like = [](const Buffer& b) { return std::vector<std::int64_t>(b.shape.size(), 0); };
     switch (c.op->id) {
-      case OpId::pld_system_world_size: return Value::scalar_int(1, DataType::INT64);
-      case OpId::pld_system_get_comm_ctx: return Value::scalar_int(0, DataType::INT64);
-      case OpId::pld_system_rank: return Value::scalar_int(0, DataType::INT32);
-      case OpId::pld_system_nranks: return Value::scalar_int(1, DataType::INT32);
+      case OpId::pld_system_world_size: return Value::scalar_int(world_size(), DataType::INT64);
+      case OpId::pld_system_get_comm_ctx: {  // 0: the world; k + 1: the k-th window domain
+        const auto* d = rank_ >= 0 ? domain(args.at(0).buffer) : nullptr;
+        return Value::scalar_int(d ? static_cast<std::int64_t>(d - world_->domains.data()) + 1 : 0,
+                                 DataType::INT64);
+      }
+      case OpId::pld_system_rank:
+      case OpId::pld_system_nranks: {  // of the context's domain
+        const std::int64_t ctx = args.empty() ? 0 : as_int(args[0], "the context");
+        const std::vector<std::int64_t>* d =
+            world_ && ctx > 0 && static_cast<std::size_t>(ctx) <= world_->domains.size()
+                ? &world_->domains[static_cast<std::size_t>(ctx - 1)]
+                : nullptr;
+        if (c.op->id == OpId::pld_system_nranks)
+          return Value::scalar_int(d ? static_cast<std::int64_t>(d->size()) : world_size(),
+                                   DataType::INT32);
+        const std::int64_t me = std::max<std::int64_t>(rank_, 0);
+        if (!d) return Value::scalar_int(me, DataType::INT32);
+        return Value::scalar_int(std::find(d->begin(), d->end(), me) - d->begin(), DataType::INT32);
+      }
       case OpId::pld_tensor_alloc_window_buffer: {  // zero-initialised bytes
         const std::int64_t size = as_int(args.at(0), "the window size");
         if (size < 0) unsupported(c, "size " + std::to_string(size) + " is negative");
-        return Value::zeros(DataType::UINT8, {size});
+        Value buffer = Value::zeros(DataType::UINT8, {size});
+        if (world_size() > 1 && rank_ < 0)  // a copy on each rank, made at its first use
+          world().copies[buffer.buffer.get()].resize(static_cast<std::size_t>(world_->size));
+        return buffer;
       }
       case OpId::pld_tensor_window: {
         const Buffer& bytes = shaped(args.at(0), "the window buffer");
@@ -1509,69 +1880,128 @@ class Interpreter {
       case OpId::pld_tensor_get:
       case OpId::pld_tile_put:
       case OpId::pld_tile_get: {  // dst, peer, src[, stage[, stage2]][, dst_off, src_off, shape]
-        peer_rank(c, args.at(1), "peer");
+        // A put writes the peer's dst, a get reads the peer's src.
+        const std::int64_t peer = peer_rank(c, args.at(1), "peer");
+        const bool get = c.op->id == OpId::pld_tensor_get || c.op->id == OpId::pld_tile_get;
         const Buffer& src = shaped(args.at(2), "the source");
         std::size_t k = 3;
         while (k < args.size() && args[k].kind == ValueKind::Tile) ++k;  // staging tiles
-        if (k == args.size()) {
-          copy_box(c, src, zeros_like(src), src.shape, *args[0].buffer, zeros_like(src), add);
+        const bool whole = k == args.size();
+        const auto src_off = whole ? zeros_like(src) : as_ints(args.at(k + 1), "src_offsets");
+        const auto shape = whole ? src.shape : as_ints(args.at(k + 2), "shape");
+        const auto dst_off = whole ? zeros_like(src) : as_ints(args[k], "dst_offsets");
+        if (!is_remote(args[get ? 2 : 0], peer)) {
+          copy_box(c, src, src_off, shape, *args[0].buffer, dst_off, add);
+          if (args[0].buffer->origin) write_back_view(*args[0].buffer);
+        } else if (get) {
+          const Value part = peer_read(c, args[2], peer, src_off, shape);
+          region_copy_in(c, *part.buffer, *args[0].buffer, dst_off, add);
+          if (args[0].buffer->origin) write_back_view(*args[0].buffer);
         } else {
-          copy_box(c, src, as_ints(args.at(k + 1), "src_offsets"), as_ints(args.at(k + 2), "shape"),
-                   *args[0].buffer, as_ints(args[k], "dst_offsets"), add);
+          const Value part = region_copy_out(c, src, src_off, shape, false);
+          Value there = peer_read(c, args[0], peer, dst_off, shape);
+          region_copy_in(c, *part.buffer, *there.buffer, zeros_like(*there.buffer), add);
+          peer_write(c, args[0], peer, *there.buffer, dst_off);
         }
         // A get's result is the tensor it wrote, as the compiled kernel's is.
-        return c.op->id == OpId::pld_tensor_get || c.op->id == OpId::pld_tile_get ? args[0]
-                                                                                  : Value{};
+        return get ? args[0] : Value{};
       }
       case OpId::pld_tile_remote_load: {  // target, peer, offsets, shape[, valid_shape]
-        peer_rank(c, args.at(1), "peer");
-        const Buffer& src = shaped(args[0], "the window");
-        const auto off = as_ints(args.at(2), "offsets"), ext = as_ints(args.at(3), "shape");
+        const std::int64_t peer = peer_rank(c, args.at(1), "peer");
+        const Buffer& window = shaped(args[0], "the window");
+        auto off = as_ints(args.at(2), "offsets");
+        const auto ext = as_ints(args.at(3), "shape");
+        const Value box =
+            is_remote(args[0], peer) ? peer_read(c, args[0], peer, off, ext) : Value{};
+        const Buffer& src = box.buffer ? *box.buffer : window;
+        if (box.buffer) off.assign(off.size(), 0);
         if (args.size() > 4)
           return region_copy_out_valid(c, src, off, ext, as_ints(args[4], "valid_shape"), true);
         return region_copy_out(c, src, off, ext, true);
       }
       case OpId::pld_tile_remote_store:
       case OpId::pld_tensor_remote_store: {  // src, target, peer, offsets
-        peer_rank(c, args.at(2), "peer");
-        region_copy_in(c, shaped(args[0], "the source"), *args.at(1).buffer,
-                       as_ints(args.at(3), "offsets"), add, c.args[0].get());
+        const std::int64_t peer = peer_rank(c, args.at(2), "peer");
+        const Buffer& src = shaped(args[0], "the source");
+        const auto off = as_ints(args.at(3), "offsets");
+        if (!is_remote(args[1], peer)) {
+          region_copy_in(c, src, *args[1].buffer, off, add, c.args[0].get());
+          if (args[1].buffer->origin) write_back_view(*args[1].buffer);
+          return Value{};
+        }
+        // The peer's box the source's valid elements land in, read, written and put back.
+        std::vector<std::int64_t> ext = src.valid.empty() ? src.shape : src.valid;
+        ext.insert(ext.begin(), off.size() > ext.size() ? off.size() - ext.size() : 0, 1);
+        Value there = peer_read(c, args[1], peer, off, ext);
+        region_copy_in(c, src, *there.buffer, zeros_like(*there.buffer), add, c.args[0].get());
+        peer_write(c, args[1], peer, *there.buffer, off);
         return Value{};
       }
       case OpId::pld_system_notify: {  // signal, peer, offsets, value
-        peer_rank(c, args.at(1), "peer");
-        Buffer& sig = *args[0].buffer;
+        const std::int64_t peer = peer_rank(c, args.at(1), "peer");
+        const bool remote = is_remote(args[0], peer);
+        const auto idx = as_ints(args.at(2), "offsets");
+        Value cell =
+            remote ? peer_read(c, args[0], peer, idx, std::vector<std::int64_t>(idx.size(), 1))
+                   : args[0];
+        shaped(cell, "the signal");
+        Buffer& sig = *cell.buffer;
         if (is_float_dtype(sig.dtype)) unsupported(c, "needs an integer signal (INT32)");
-        const std::size_t at = flat_index(c, sig, as_ints(args.at(2), "offsets"));
+        const std::size_t at = remote ? 0 : flat_index(c, sig, idx);
         const std::int64_t v = as_int(args.at(3), "the value");
         const auto op = c.kwargs.get<ir::NotifyOp>("op");
         const std::int64_t next = op && *op == ir::NotifyOp::Set ? v : sig.ints[at] + v;
         sig.ints[at] = static_cast<std::int32_t>(static_cast<std::uint32_t>(next));
+        if (remote)
+          peer_write(c, args[0], peer, sig, idx);
+        else if (sig.origin)
+          write_back_view(sig);
         return Value{};
       }
       case OpId::pld_system_wait:
       case OpId::pld_system_defer_wait: {  // signal, offsets, expected
-        const Buffer& sig = shaped(args.at(0), "the signal");
+        shaped(args.at(0), "the signal");
+        Buffer& sig = *args[0].buffer;
         if (is_float_dtype(sig.dtype)) unsupported(c, "needs an integer signal (INT32)");
-        const std::size_t at = flat_index(c, sig, as_ints(args.at(1), "offsets"));
+        const auto idx = as_ints(args.at(1), "offsets");
+        const std::size_t at = flat_index(c, sig, idx);
         const std::int64_t expected = as_int(args.at(2), "the expected value");
         const auto cmp = c.kwargs.get<ir::WaitCmp>("cmp");
         const bool eq = cmp && *cmp == ir::WaitCmp::Eq;
-        if (eq ? sig.ints[at] == expected : sig.ints[at] >= expected) return Value{};
-        unsupported(c, std::string("waits for the signal to be ") + (eq ? "== " : ">= ") +
-                           std::to_string(expected) + ", and it holds " +
-                           std::to_string(sig.ints[at]) +
-                           ": no other rank runs in a world of one rank, so it never would "
-                           "(a deadlock)");
+        wait_for_peers(
+            c, sig, [&] { return eq ? sig.ints[at] == expected : sig.ints[at] >= expected; },
+            "waits for the signal " + shape_text(idx) + " to be " + (eq ? "== " : ">= ") +
+                std::to_string(expected) + ", and it holds " + std::to_string(sig.ints[at]));
+        return Value{};
       }
+      case OpId::pld_tensor_allreduce:
+        if (world_size() > 1) return allreduce(c, args);
+        return args.at(0);  // one rank's contribution is the whole reduction
+      case OpId::pld_tensor_barrier:
+        if (world_size() > 1 && rank_ < 0 && !devices_.empty()) run_devices();
+        if (world_size() > 1 && world_task_) all_ranks_arrive(c);
+        return args.at(0);
+      case OpId::pld_tensor_reduce_scatter:  // one rank's contribution is the whole reduction
+        if (world_size() > 1) unsupported(c, "across several ranks is not run by the interpreter");
+        return args.at(0);
+      case OpId::pld_tensor_broadcast:
+      case OpId::pld_tensor_allgather:
+      case OpId::pld_tensor_all_to_all:
+      case OpId::pld_tensor_all_to_all_v:
+        if (world_size() > 1) unsupported(c, "across several ranks is not run by the interpreter");
+        return one_rank_collective(c, args);
+      default: unsupported(c, "is not executable by the reference interpreter");
+    }
+  }
+
+  /// The collectives whose world is one rank: each moves this rank's own data.
+  Value one_rank_collective(const ir::Call& c, std::vector<Value>& args) {
+    using ir::OpId;
+    switch (c.op->id) {
       case OpId::pld_tensor_broadcast:
         if (args.size() > 2) peer_rank(c, args[2], "root");
         if (const auto root = c.kwargs.get<std::int64_t>("root"))
           peer_rank(c, Value::scalar_int(*root), "root");
-        return args.at(0);
-      case OpId::pld_tensor_barrier:
-      case OpId::pld_tensor_allreduce:
-      case OpId::pld_tensor_reduce_scatter:  // one rank's contribution is the whole reduction
         return args.at(0);
       case OpId::pld_tensor_allgather:
       case OpId::pld_tensor_all_to_all: {  // input, target, signal: rank 0's chunk, in place
@@ -2787,16 +3217,33 @@ class Interpreter {
     const std::size_t from = element_bytes(x.dtype);
     std::vector<unsigned char> bytes(x.size() * from);
     for (std::size_t k = 0; k < x.size(); ++k) {
-      std::uint64_t v = 0;
-      if (x.dtype == DataType::FP32)
-        v = std::bit_cast<std::uint32_t>(x.f32[k]);
-      else if (is_float_dtype(x.dtype))
-        v = codegen::float_to_half(x.f32[k], half_format(x.dtype), true);
-      else
-        v = static_cast<std::uint64_t>(x.ints[k]);
+      const std::uint64_t v = encoded(x, k);
       for (std::size_t b = 0; b < from; ++b) bytes[k * from + b] = (v >> (8 * b)) & 0xffu;
     }
     return bytes;
+  }
+
+  /// Element k of `x` in its tensor encoding (the low element_bytes bytes).
+  static std::uint64_t encoded(const Buffer& x, std::size_t k) {
+    if (x.dtype == DataType::FP32) return std::bit_cast<std::uint32_t>(x.f32[k]);
+    if (is_float_dtype(x.dtype))
+      return codegen::float_to_half(x.f32[k], half_format(x.dtype), true);
+    return static_cast<std::uint64_t>(x.ints[k]);
+  }
+
+  /// Sets element k of `z` to the value of its tensor encoding `v`.
+  static void decode(std::uint64_t v, Buffer& z, std::size_t k) {
+    const std::size_t to = element_bytes(z.dtype);
+    if (z.dtype == DataType::FP32)
+      z.f32[k] = std::bit_cast<float>(static_cast<std::uint32_t>(v));
+    else if (is_float_dtype(z.dtype))
+      z.f32[k] = codegen::half_to_float(static_cast<std::uint16_t>(v), half_format(z.dtype));
+    else if (z.dtype == DataType::BOOL)
+      z.ints[k] = v != 0 ? 1 : 0;
+    else if (core::is_signed_int(z.dtype) && to < 8 && (v >> (8 * to - 1)) != 0)
+      z.ints[k] = static_cast<std::int64_t>(v | (~std::uint64_t{0} << (8 * to)));
+    else
+      z.ints[k] = static_cast<std::int64_t>(v);
   }
 
   /// Reads `z`'s elements from `bytes` (encode_bytes' layout), as many as `z` holds.
@@ -2805,16 +3252,7 @@ class Interpreter {
     for (std::size_t k = 0; k < z.size(); ++k) {
       std::uint64_t v = 0;
       for (std::size_t b = 0; b < to; ++b) v |= std::uint64_t{bytes[k * to + b]} << (8 * b);
-      if (z.dtype == DataType::FP32)
-        z.f32[k] = std::bit_cast<float>(static_cast<std::uint32_t>(v));
-      else if (is_float_dtype(z.dtype))
-        z.f32[k] = codegen::half_to_float(static_cast<std::uint16_t>(v), half_format(z.dtype));
-      else if (z.dtype == DataType::BOOL)
-        z.ints[k] = v != 0 ? 1 : 0;
-      else if (core::is_signed_int(z.dtype) && to < 8 && (v >> (8 * to - 1)) != 0)
-        z.ints[k] = static_cast<std::int64_t>(v | (~std::uint64_t{0} << (8 * to)));
-      else
-        z.ints[k] = static_cast<std::int64_t>(v);
+      decode(v, z, k);
     }
   }
 
@@ -3184,6 +3622,15 @@ class Interpreter {
   std::int64_t next_task_id_ = 0;
   std::map<std::string, bool, std::less<>> syncs_;  // by function name: it may reach a syncall
   std::map<std::string, std::string, std::less<>> distributed_ops_;  // distributed_op, by name
+  std::unique_ptr<transforms::ReturnLineage> lineage_;  // a skipped task's results, made once
+
+  // -- a world of several ranks (RunOptions::world_size > 1)
+
+  std::shared_ptr<World> world_;                  // null in a world of one rank
+  std::int64_t rank_ = -1;                        // the rank this runs, -1 on the host
+  MixedTask* world_task_ = nullptr;               // the ranks' task, while they run
+  std::vector<std::vector<DeviceCall>> devices_;  // the host's calls not yet run, by device
+  const Frame* devices_frame_ = nullptr;          // the frame that made them
 };
 
 }  // namespace detail

@@ -42,16 +42,20 @@ class MixedTask {
     std::function<std::vector<Value>()> run;  ///< runs the member to its end: its results
   };
 
-  /// What the members are: a Group's AIC and AIV functions, or the blocks of one launch.
-  enum class Kind : std::uint8_t { Group, Blocks };
+  /// What the members are: a Group's AIC and AIV functions, the blocks of one launch, or the
+  /// ranks of a world (each running its device's calls in order).
+  enum class Kind : std::uint8_t { Group, Blocks, Ranks };
 
   /// Runs `members` as one task: each one's results, in member order. The first error a member
   /// raises (or a deadlock) is rethrown here after every member has stopped.
   PYPTO_DECL static std::vector<std::vector<Value>> run(std::vector<Member> members,
                                                         Kind kind = Kind::Group);
 
-  /// The task the calling thread runs a member of, or null outside a mixed task.
+  /// The task (a Group's or a launch's blocks) the calling thread runs a member of, or null
+  /// outside one. A world's ranks are not such a task: see world().
   PYPTO_DECL static MixedTask* current();
+  /// The world (Kind::Ranks) the calling thread runs a rank of, or null.
+  PYPTO_DECL static MixedTask* world();
 
   /// Appends `tile` to the pipe (`d`, `id`).
   PYPTO_DECL void push(PipeDirection d, std::int64_t id, Value tile);
@@ -63,9 +67,15 @@ class MixedTask {
   /// What this task's members are.
   Kind kind() const { return kind_; }
 
-  /// The barrier of a task of blocks (`op`, a syncall): waits until every member has arrived.
-  /// RuntimeError naming `op` in a Group's task, or when a member ends without arriving.
+  /// The barrier of a task of blocks (`op`, a syncall) or of ranks (a collective): waits until
+  /// every member has arrived. RuntimeError naming `op` in a Group's task, or when a member ends
+  /// without arriving.
   PYPTO_DECL void arrive(const std::string& op);
+
+  /// Waits until `ready()` holds (a rank's signal wait, `op` describing it): the other members
+  /// run meanwhile, and `ready` is asked again whenever one of them stops. The caller holds the
+  /// baton; `ready` reads only what members change while they hold it.
+  PYPTO_DECL void wait_until(const std::function<bool()>& ready, const std::string& op);
 
   /// Thrown in a member that waits while another member failed: the task is being stopped.
   struct Stopped {};
@@ -77,6 +87,7 @@ class MixedTask {
     std::pair<PipeDirection, std::int64_t> waits_on{};
     std::string waits_op;
     std::optional<std::uint64_t> barrier;  ///< waiting at the barrier of this generation
+    std::function<bool()> until;           ///< waiting for this to hold (wait_until)
   };
 
   struct Pipes;  // the FIFOs by direction and id

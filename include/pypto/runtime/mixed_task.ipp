@@ -27,9 +27,16 @@ PYPTO_DECL MixedTask*& current_mixed_task() {
   thread_local MixedTask* task = nullptr;
   return task;
 }
+/// The world the calling thread runs a rank of (set for the rank's whole run).
+PYPTO_DECL MixedTask*& current_world() {
+  thread_local MixedTask* task = nullptr;
+  return task;
+}
 }  // namespace detail
 
 PYPTO_DECL MixedTask* MixedTask::current() { return detail::current_mixed_task(); }
+
+PYPTO_DECL MixedTask* MixedTask::world() { return detail::current_world(); }
 
 PYPTO_DECL std::vector<std::vector<Value>> MixedTask::run(std::vector<Member> members, Kind kind) {
   std::vector<std::vector<Value>> results(members.size());
@@ -56,7 +63,9 @@ PYPTO_DECL std::vector<std::vector<Value>> MixedTask::run(std::vector<Member> me
 }
 
 PYPTO_DECL void MixedTask::member_main(std::size_t k, Member& m, std::vector<Value>& results) {
-  detail::current_mixed_task() = this;
+  MixedTask*& current =
+      kind_ == Kind::Ranks ? detail::current_world() : detail::current_mixed_task();
+  current = this;
   std::unique_lock<std::mutex> lock(mutex_);
   cv_.wait(lock, [&] { return turn_ == k || stopped_; });
   if (!stopped_) {
@@ -77,7 +86,7 @@ PYPTO_DECL void MixedTask::member_main(std::size_t k, Member& m, std::vector<Val
   if (!stopped_) pass_baton(k);
   lock.unlock();
   cv_.notify_all();
-  detail::current_mixed_task() = nullptr;
+  current = nullptr;
 }
 
 PYPTO_DECL bool MixedTask::can_go(std::size_t k) const {
@@ -85,6 +94,7 @@ PYPTO_DECL bool MixedTask::can_go(std::size_t k) const {
   if (s.state == State::Ready) return true;
   if (s.state == State::Done) return false;
   if (s.barrier) return *s.barrier < generation_;
+  if (s.until) return s.until();
   const auto it = pipes_->fifo.find(s.waits_on);
   return it != pipes_->fifo.end() && !it->second.empty();
 }
@@ -107,7 +117,7 @@ PYPTO_DECL void MixedTask::pass_baton(std::size_t from) {
     if (s.state == State::Done) ended += names_[k];
     if (s.state != State::Waiting) continue;
     waits += (waits.empty() ? "" : "; ") + names_[k] + " waits in " + s.waits_op;
-    if (s.barrier) continue;
+    if (s.barrier || s.until) continue;
     waits += " (pipe " + std::to_string(s.waits_on.second) + " toward " +
              (s.waits_on.first == PipeDirection::ToAiv ? "AIV" : "AIC") + ")";
   }
@@ -116,8 +126,8 @@ PYPTO_DECL void MixedTask::pass_baton(std::size_t from) {
              (ended.empty() ? std::string() : ", and " + ended + " ended without reaching it");
   if (!error_)
     error_ = std::make_exception_ptr(RuntimeError(
-        "mixed task: every member that has not ended waits, and nothing it waits for will come: " +
-        waits));
+        std::string(kind_ == Kind::Ranks ? "world" : "mixed task") +
+        ": every member that has not ended waits, and nothing it waits for will come: " + waits));
   stopped_ = true;
 }
 
@@ -141,7 +151,7 @@ PYPTO_DECL Value MixedTask::pop(PipeDirection d, std::int64_t id, const std::str
 }
 
 PYPTO_DECL void MixedTask::arrive(const std::string& op) {
-  if (kind_ != Kind::Blocks)
+  if (kind_ == Kind::Group)
     throw RuntimeError(op +
                        " in a member of a Group's mixed task: a barrier across the blocks of a "
                        "launch whose AIC and AIV members run side by side is not run here");
@@ -156,6 +166,17 @@ PYPTO_DECL void MixedTask::arrive(const std::string& op) {
   slots_[k].waits_op = op;
   while (*slots_[k].barrier >= generation_) wait_turn(k, lock);
   slots_[k].barrier.reset();
+}
+
+PYPTO_DECL void MixedTask::wait_until(const std::function<bool()>& ready, const std::string& op) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  const std::size_t k = turn_;  // the caller holds the baton
+  while (!ready()) {
+    slots_[k].until = ready;
+    slots_[k].waits_op = op;
+    wait_turn(k, lock);
+  }
+  slots_[k].until = nullptr;
 }
 
 PYPTO_DECL void MixedTask::wait_turn(std::size_t k, std::unique_lock<std::mutex>& lock) {

@@ -51,7 +51,8 @@ class ProgramRunner {
   /// bits. A kernel's results are the parameters it returns (its return lineage,
   /// transforms/return_lineage.hpp): a kernel that returns anything else cannot run compiled
   /// and is a RuntimeError naming it, as is a kernel without a registration.
-  PYPTO_DECL std::vector<Value> run(std::string_view function, std::vector<Value> args);
+  PYPTO_DECL std::vector<Value> run(std::string_view function, std::vector<Value> args,
+                                    std::int64_t world_size = 1);
 
   /// Kernel launches so far (one per block of a multi-block call).
   std::size_t kernel_calls() const { return kernel_calls_; }

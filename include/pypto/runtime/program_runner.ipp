@@ -26,9 +26,10 @@
 
 namespace pypto::runtime {
 
-PYPTO_DECL std::vector<Value> ProgramRunner::run(std::string_view function,
-                                                 std::vector<Value> args) {
+PYPTO_DECL std::vector<Value> ProgramRunner::run(std::string_view function, std::vector<Value> args,
+                                                 std::int64_t world_size) {
   RunOptions options;
+  options.world_size = world_size;
   options.call_hook = [this](const ir::Function& fn, std::vector<Value>& a, std::int64_t block) {
     return std::optional<std::vector<Value>>(call_kernel(fn, a, block));
   };

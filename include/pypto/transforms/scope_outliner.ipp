@@ -1008,7 +1008,8 @@ class FunctionOutliner {
     ir::Attrs call_attrs = dispatch_attrs(s, info);
     const std::vector<ir::ExprRef> deps = renames_attrs_exprs(s.attrs, ir::scope_attr::kDeps);
     ir::OpRef callee = ir::GlobalVar::make(name);
-    const bool submit = s.task_id || !deps.empty();
+    // A predicated dispatch is a Submit: a Call has no predicate.
+    const bool submit = s.task_id || !deps.empty() || predicate(s);
     ir::ExprRef call;
     std::vector<ir::TypeRef> result_types = return_types;
     if (submit) {
@@ -1168,7 +1169,13 @@ class FunctionOutliner {
     if (const auto* spmd = launched_spmd(s)) {
       launch.core_num = renames_.expr(spmd->core_num);
       launch.sync_start = spmd->sync_start;
+      if (const ir::ExprRef p = predicate(s)) launch.predicate = renames_.expr(p);
     }
+  }
+  /// The `predicate=` of an spmd scope (null when it has none).
+  ir::ExprRef predicate(const ir::ScopeStmt& s) const {
+    const auto* spmd = launched_spmd(s);
+    return spmd ? ir::scope_attr::expr(spmd->attrs, ir::scope_attr::kPredicate) : ir::ExprRef();
   }
   void dispatch_launch_attrs(const ir::ScopeStmt& s, ir::Attrs& attrs) {
     if (const auto* spmd = launched_spmd(s)) {
