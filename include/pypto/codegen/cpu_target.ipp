@@ -248,15 +248,20 @@ inline void copy_box_valid(T* tile, G* gm, const std::int64_t* shape,
 template <class E>
 inline void matmul(float* c, const float* acc, bool init, const E* a, const E* b, std::int64_t m,
                    std::int64_t k, std::int64_t n) {
+  // Row by row, k outermost (each element still sums from its first product in increasing k):
+  // b is read along its rows. The sums live apart from c, which may be acc.
+  std::vector<float> sums(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < m; ++i) {
-    for (std::int64_t j = 0; j < n; ++j) {
-      float sum = 0.0f;
-      for (std::int64_t p = 0; p < k; ++p) {
-        const float product = widen(a[i * k + p]) * widen(b[p * n + j]);
-        sum = p == 0 ? product : sum + product;
+    for (std::int64_t p = 0; p < k; ++p) {
+      const float x = widen(a[i * k + p]);
+      const E* b_row = b + p * n;
+      for (std::int64_t j = 0; j < n; ++j) {
+        const float product = x * widen(b_row[j]);
+        sums[j] = p == 0 ? product : sums[j] + product;
       }
-      c[i * n + j] = acc && !init ? acc[i * n + j] + sum : sum;
     }
+    for (std::int64_t j = 0; j < n; ++j)
+      c[i * n + j] = acc && !init ? acc[i * n + j] + sums[j] : sums[j];
   }
 }
 

@@ -3584,21 +3584,28 @@ class Interpreter {
         if (i + b.shape.size() - 2 >= batch_rank)
           bo = bo * static_cast<std::size_t>(db) + static_cast<std::size_t>(db == 1 ? 0 : pos[i]);
       }
-      for (std::int64_t i = 0; i < m; ++i)
-        for (std::int64_t j = 0; j < n; ++j) {
-          float sum = 0.0f;
-          for (std::int64_t p = 0; p < k; ++p) {
-            const float x = a.f32[ao * mk + static_cast<std::size_t>(at ? p * m + i : i * k + p)];
+      // Row by row, k outermost: each element still sums its products in increasing k from
+      // the first, and the operands are read along their rows.
+      std::vector<float> sums(static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < m; ++i) {
+        for (std::int64_t p = 0; p < k; ++p) {
+          const float x = a.f32[ao * mk + static_cast<std::size_t>(at ? p * m + i : i * k + p)];
+          for (std::int64_t j = 0; j < n; ++j) {
             const float y = b.f32[bo * kn + static_cast<std::size_t>(bt ? j * k + p : p * n + j)];
             const float product = strict(x * y);
+            float& sum = sums[static_cast<std::size_t>(j)];
             sum = p == 0 ? product : strict(sum + product);
           }
+        }
+        for (std::int64_t j = 0; j < n; ++j) {
+          float sum = sums[static_cast<std::size_t>(j)];
           const std::size_t o =
               q * static_cast<std::size_t>(m * n) + static_cast<std::size_t>(i * n + j);
           if (acc && !init) sum = strict(acc->f32[o] + sum);
           if (bias_buffer) sum = strict(sum + bias_buffer->f32[static_cast<std::size_t>(j)]);
           out.buffer->f32[o] = rounded(dtype, sum);
         }
+      }
       for (std::size_t i = batch_rank; i-- > 0;) {
         if (++pos[i] < batch[i]) break;
         pos[i] = 0;
