@@ -114,9 +114,11 @@ Outcome check_program(std::string_view file, std::string_view pipeline = kPipeli
 
 /// The error running `text` (a whole program) compiled on the CPU target gives (a RuntimeError, or
 /// the CodegenError of a program the target refuses), with the interpreter's error on the same
-/// inputs after it (empty strings: none). `dims` fixes shape symbols' extents.
+/// inputs after it (empty strings: none). `dims` fixes shape symbols' extents; `world` is the
+/// ranks of the world both run in.
 std::pair<std::string, std::string> run_errors(const std::string& text,
-                                               const rt::SymbolExtents& dims = {}) {
+                                               const rt::SymbolExtents& dims = {},
+                                               std::int64_t world = 1) {
   const ir::ProgramRef input = pypto::text::parse_program(text);
   const ir::ProgramRef lowered = lower(*input, kPipeline);
   std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1, {}, dims),
@@ -126,18 +128,30 @@ std::pair<std::string, std::string> run_errors(const std::string& text,
     cg::KernelCodeMap codes;
     const cg::OrchestrationResult code = cg::codegen<cg::CpuTarget>(*lowered, {}, &codes);
     const rt::CpuProgram compiled = rt::CpuProgram::compile(cache(), *lowered, code, codes);
-    (void)compiled.run("main", args);
+    (void)compiled.run("main", args, world);
   } catch (const rt::RuntimeError& e) {
     out.first = e.what();
   } catch (const cg::CodegenError& e) {  // what the target refuses to compile
     out.first = e.what();
   }
   try {
-    (void)rt::run(*input, "main", again);
+    rt::RunOptions options;
+    options.world_size = world;
+    (void)rt::run(*input, "main", again, options);
   } catch (const rt::RuntimeError& e) {
     out.second = e.what();
   }
   return out;
+}
+
+/// Checks that the compiled run's error and the interpreter's (run_errors) both say every one
+/// of `parts`.
+void check_both_say(const std::pair<std::string, std::string>& errors,
+                    std::initializer_list<std::string_view> parts) {
+  for (const std::string& e : {errors.first, errors.second}) {
+    CAPTURE(e);
+    for (const std::string_view part : parts) CHECK(e.find(part) != std::string::npos);
+  }
 }
 
 /// The error codegen gives `file` after the pipeline (empty: none).
@@ -651,23 +665,27 @@ namespace {
 /// The arguments after running `input`'s main on `args`: compiled on the CPU target, then
 /// interpreted.
 /// `entry` names the Orchestration function kernel_config.py points at when there are several.
+/// `world`: the ranks of the world the two runs are (RunOptions::world_size).
 std::pair<std::vector<rt::Value>, std::vector<rt::Value>> run_both_on(
-    const ir::Program& input, const std::vector<rt::Value>& args, std::string_view entry = {}) {
+    const ir::Program& input, const std::vector<rt::Value>& args, std::string_view entry = {},
+    std::int64_t world = 1) {
   const ir::ProgramRef lowered = lower(input, kPipeline);
   cg::KernelCodeMap codes;
   const cg::OrchestrationResult code = cg::codegen<cg::CpuTarget>(*lowered, entry, &codes);
   const rt::CpuProgram compiled = rt::CpuProgram::compile(cache(), *lowered, code, codes);
   std::vector<rt::Value> got = copies(args), want = copies(args);
-  (void)compiled.run("main", got);
-  (void)rt::run(input, "main", want);
+  (void)compiled.run("main", got, world);
+  rt::RunOptions options;
+  options.world_size = world;
+  (void)rt::run(input, "main", want, options);
   return {std::move(got), std::move(want)};
 }
 
 /// The arguments after running `input`'s main on `args` compiled on the CPU target, checked
 /// bit-identical to the interpreter's.
 std::vector<rt::Value> run_identical(const ir::Program& input, const std::vector<rt::Value>& args,
-                                     std::string_view entry = {}) {
-  auto [compiled, interpreted] = run_both_on(input, args, entry);
+                                     std::string_view entry = {}, std::int64_t world = 1) {
+  auto [compiled, interpreted] = run_both_on(input, args, entry, world);
   for (std::size_t k = 0; k < args.size(); ++k) {
     CAPTURE(k);
     CHECK(rt::bit_identical(compiled[k], interpreted[k]));
@@ -1468,11 +1486,8 @@ TEST_CASE("cpu pipeline: a distributed program runs in a world of one rank") {
 
 TEST_CASE("cpu pipeline: an unmet signal wait and a second rank are errors in a world of one") {
   const auto wait = run_errors(replaced(handshake(), "expected=3", "expected=4"), kOneRank);
-  for (const std::string& e : {wait.first, wait.second}) {
-    CAPTURE(e);
-    CHECK(e.find("no other rank runs in a world of one rank, so it never would (a deadlock)") !=
-          std::string::npos);
-  }
+  check_both_say(wait,
+                 {"no other rank runs in a world of one rank, so it never would (a deadlock)"});
   // A float signal parses, as upstream's parser takes it; running refuses it in both.
   const std::string int_sig = "sig: pl.InOut[pld.DistributedTensor[[1, 1], pl.INT32]]",
                     float_sig = "sig: pl.InOut[pld.DistributedTensor[[1, 1], pl.FP32]]";
@@ -1481,10 +1496,7 @@ TEST_CASE("cpu pipeline: an unmet signal wait and a second rank are errors in a 
                           "sig = pld.window(sbuf, [1, 1], dtype=pl.INT32)",
                           "sig = pld.window(sbuf, [1, 1], dtype=pl.FP32)"),
                  kOneRank);
-  for (const std::string& e : {float_signal.first, float_signal.second}) {
-    CAPTURE(e);
-    CHECK(e.find("needs an integer signal (INT32)") != std::string::npos);
-  }
+  check_both_say(float_signal, {"needs an integer signal (INT32)"});
   // A chip orchestration that talks to the other ranks cannot run as device 1 of a world of one.
   const auto device = run_errors(replaced(handshake(), "device=r", "device=r + 1"), kOneRank);
   CHECK(device.second.find("call of 'chip' on device 1, which reaches 'pld.") != std::string::npos);
@@ -1492,11 +1504,7 @@ TEST_CASE("cpu pipeline: an unmet signal wait and a second rank are errors in a 
   const auto peer = run_errors(replaced(handshake(), "pld.tile.remote_store(t, data, peer,",
                                         "pld.tile.remote_store(t, data, peer + 1,"),
                                kOneRank);
-  for (const std::string& e : {peer.first, peer.second}) {
-    CAPTURE(e);
-    CHECK(e.find("names rank 1") != std::string::npos);
-    CHECK(e.find("outside the world of one rank") != std::string::npos);
-  }
+  check_both_say(peer, {"names rank 1", "outside the world of one rank"});
 }
 
 TEST_CASE("cpu pipeline: a reduction of a tile with a valid box combines its valid elements") {
@@ -1570,12 +1578,15 @@ class TwoDevices:
         return (out_f, out_g)
 )");
   const std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
-  const std::vector<rt::Value> compiled = run_identical(*input, args, "chip_add");
-  REQUIRE(compiled.size() == 4);
-  for (std::size_t k = 0; k < 256; ++k) {
-    const float a = args[0].buffer->f32[k], b = args[1].buffer->f32[k];
-    CHECK(compiled[2].buffer->f32[k] == a + b);
-    CHECK(compiled[3].buffer->f32[k] == a - b);
+  for (const std::int64_t world : {1, 2}) {  // in a world of two, each device is its own rank
+    CAPTURE(world);
+    const std::vector<rt::Value> compiled = run_identical(*input, args, "chip_add", world);
+    REQUIRE(compiled.size() == 4);
+    for (std::size_t k = 0; k < 256; ++k) {
+      const float a = args[0].buffer->f32[k], b = args[1].buffer->f32[k];
+      CHECK(compiled[2].buffer->f32[k] == a + b);
+      CHECK(compiled[3].buffer->f32[k] == a - b);
+    }
   }
 }
 
@@ -1685,6 +1696,175 @@ class HostChips:
     CHECK(compiled[2].buffer->f32[k] == args[0].buffer->f32[k] + args[1].buffer->f32[k]);
     CHECK(compiled[3].buffer->f32[k] == args[0].buffer->f32[k] - args[1].buffer->f32[k]);
   }
+}
+
+TEST_CASE("cpu pipeline: tiles of two dtypes are both promoted before an element op") {
+  // Upstream's rule: a float over an integer, the wider over the narrower. FP32 + BF16 adds
+  // in FP32 (1 + 2^-8 is exact there, a tie BF16 would round to 1); INT32 * FP32 multiplies
+  // the integer's float (16777217 is 2^24 there); INT8 - INT32 subtracts in INT32 (no wrap).
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Promote:
+    @pl.function
+    def main(self, a: pl.Tensor[[1, 4], pl.FP32], b: pl.Tensor[[1, 4], pl.BF16], i: pl.Tensor[[1, 4], pl.INT32], j: pl.Tensor[[1, 4], pl.INT8], f: pl.Out[pl.Tensor[[2, 4], pl.FP32]], n: pl.Out[pl.Tensor[[1, 4], pl.INT32]]) -> pl.Tensor[[2, 4], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            x = pl.load(a, [0, 0], [1, 4])
+            y = pl.load(b, [0, 0], [1, 4])
+            p = pl.load(i, [0, 0], [1, 4])
+            q = pl.load(j, [0, 0], [1, 4])
+            f0 = pl.store(pl.add(x, y), [0, 0], f)
+            f1 = pl.store(pl.mul(p, x), [1, 0], f0)
+            pl.store(pl.sub(q, p), [0, 0], n)
+        return f1
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  args[0].buffer->f32 = {1.0f, 0.1f, 1e30f, -0.0f};
+  args[1].buffer->f32 = {0.00390625f, 1.0f, -1.0f, 0.0f};
+  args[2].buffer->ints = {3, -2, 16777217, 0};
+  args[3].buffer->ints = {-128, 127, 1, 0};
+  const std::vector<rt::Value> out = run_identical(*input, args);
+  const std::vector<float> f = out[4].buffer->f32;
+  CHECK(f[0] == 1.00390625f);
+  CHECK(f[1] == 0.1f + 1.0f);
+  CHECK(f[2] == 1e30f);
+  CHECK(comparable(f[3]) == comparable(0.0f));  // -0 + +0 is +0
+  CHECK(f[4] == 3.0f);
+  CHECK(f[5] == -2.0f * 0.1f);
+  CHECK(f[6] == 16777216.0f * 1e30f);
+  CHECK(comparable(f[7]) == comparable(-0.0f));  // 0 * -0
+  CHECK(out[5].buffer->ints == std::vector<std::int64_t>{-131, 129, -16777216, 0});
+}
+
+TEST_CASE("cpu pipeline: compiled kernels in a world of several ranks reach their peers") {
+  // The handshake: rank r stores its x into rank r + 1's window, notifies it and waits for its
+  // own signal, so outs[r] = 2 xs[r - 1]: the compiled kernels ask the runtime's world for the
+  // peer's window and signal, and wait while the other ranks run.
+  const ir::ProgramRef input = pypto::text::parse_program(handshake());
+  for (const std::int64_t n : {2, 3}) {
+    CAPTURE(n);
+    std::vector<rt::Value> args =
+        rt::seeded_inputs(*input->find("main"), 1, {}, rt::SymbolExtents{{"NR", n}});
+    for (std::size_t k = 0; k < args[0].buffer->f32.size(); ++k)
+      args[0].buffer->f32[k] = static_cast<float>(k) * 0.5f - 3.0f;
+    const std::vector<rt::Value> compiled = run_identical(*input, args, {}, n);
+    for (std::int64_t r = 0; r < n; ++r)
+      for (std::size_t k = 0; k < 8; ++k) {
+        const float from = args[0].buffer->f32[static_cast<std::size_t>((r + n - 1) % n) * 8 + k];
+        CHECK(compiled[1].buffer->f32[static_cast<std::size_t>(r) * 8 + k] == from + from);
+      }
+  }
+  // A signal no rank sets is the same deadlock compiled as interpreted.
+  check_both_say(run_errors(replaced(handshake(), "expected=3", "expected=4"), {{"NR", 2}}, 2),
+                 {"world: every member that has not ended waits",
+                  "waits for the signal [0, 0] to be >= 4, and it holds 3"});
+}
+
+TEST_CASE("cpu pipeline: a kernel's collectives in a world of three, compiled as interpreted") {
+  // Each rank r gives its x (3 x 4) and one row: all_to_all hands row d of rank s's stage to
+  // rank d's row s; allgather puts rank s's row at row s; reduce_scatter leaves row r the sum
+  // of every rank's row r (in rank order); broadcast gives everyone root 1's data.
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+@pl.program
+class Collectives:
+    @pl.function(type=pl.FunctionType.InCore)
+    def step(self, x: pl.Tensor[[3, 4], pl.FP32], row: pl.Tensor[[1, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 3, 4], pl.FP32]], stage: pl.InOut[pld.DistributedTensor[[3, 4], pl.FP32]], data: pl.InOut[pld.DistributedTensor[[3, 4], pl.FP32]], sig: pl.InOut[pld.DistributedTensor[[3, 1], pl.INT32]]) -> pl.Tensor[[4, 3, 4], pl.FP32]:
+        staged = pl.store(pl.load(x, [0, 0], [3, 4]), [0, 0], stage)
+        exchanged = pld.tensor.all_to_all(staged, data, sig)
+        o1 = pl.store(pl.load(exchanged, [0, 0], [3, 4]), [0, 0, 0], out)
+        gathered = pld.tensor.allgather(row, data, sig)
+        o2 = pl.store(pl.load(gathered, [0, 0], [3, 4]), [1, 0, 0], o1)
+        restaged = pl.store(pl.load(x, [0, 0], [3, 4]), [0, 0], data)
+        scattered = pld.tensor.reduce_scatter(restaged, sig, op=pld.ReduceOp.Sum)
+        o3 = pl.store(pl.load(scattered, [0, 0], [3, 4]), [2, 0, 0], o2)
+        cast = pld.tensor.broadcast(scattered, sig, root=1)
+        return pl.store(pl.load(cast, [0, 0], [3, 4]), [3, 0, 0], o3)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[3, 4], pl.FP32], row: pl.Tensor[[1, 4], pl.FP32], out: pl.Out[pl.Tensor[[4, 3, 4], pl.FP32]], stage: pl.InOut[pld.DistributedTensor[[3, 4], pl.FP32]], data: pl.InOut[pld.DistributedTensor[[3, 4], pl.FP32]], sig: pl.InOut[pld.DistributedTensor[[3, 1], pl.INT32]]) -> pl.Tensor[[4, 3, 4], pl.FP32]:
+        return self.step(x, row, out, stage, data, sig)
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def main(self, xs: pl.Tensor[[3, 3, 4], pl.FP32], rows: pl.Tensor[[3, 1, 4], pl.FP32], outs: pl.Out[pl.Tensor[[3, 4, 3, 4], pl.FP32]]) -> pl.Tensor[[3, 4, 3, 4], pl.FP32]:
+        sbuf = pld.alloc_window_buffer(48)
+        dbuf = pld.alloc_window_buffer(48)
+        gbuf = pld.alloc_window_buffer(12)
+        for r in pl.range(3):
+            stage = pld.window(sbuf, [3, 4], dtype=pl.FP32)
+            data = pld.window(dbuf, [3, 4], dtype=pl.FP32)
+            sig = pld.window(gbuf, [3, 1], dtype=pl.INT32)
+            self.chip(xs[r], rows[r], outs[r], stage, data, sig, device=r)
+        return outs
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  const std::vector<float>& xs = args[0].buffer->f32;  // xs[s][i][j] at s * 12 + i * 4 + j
+  const std::vector<float>& rows = args[1].buffer->f32;
+  const std::vector<rt::Value> compiled = run_identical(*input, args, {}, 3);
+  const std::vector<float>& outs = compiled[2].buffer->f32;  // outs[r][b][i][j]
+  auto x = [&](std::size_t s, std::size_t i, std::size_t j) { return xs[s * 12 + i * 4 + j]; };
+  for (std::size_t r = 0; r < 3; ++r)
+    for (std::size_t i = 0; i < 3; ++i)
+      for (std::size_t j = 0; j < 4; ++j) {
+        CAPTURE(r);
+        CAPTURE(i);
+        auto out = [&](std::size_t rank, std::size_t b) {
+          return outs[rank * 48 + b * 12 + i * 4 + j];
+        };
+        CHECK(out(r, 0) == x(i, r, j));       // all_to_all: rank i's row r
+        CHECK(out(r, 1) == rows[i * 4 + j]);  // allgather: rank i's row
+        const float sum = (x(0, i, j) + x(1, i, j)) + x(2, i, j);
+        CHECK(out(r, 2) == (i == r ? sum : x(r, i, j)));  // reduce_scatter: row r reduced
+        CHECK(out(r, 3) == (i == 1 ? sum : x(1, i, j)));  // broadcast: rank 1's
+      }
+}
+
+TEST_CASE("cpu pipeline: all_to_all_v in a world of two moves blocks and clamped counts") {
+  // MAX_RECV = 4 rows / 2 ranks: rank r receives rows [2r, 2r + 2) of rank p's input as its
+  // block p, and min(p's send count for r, 2) as recv_counts[p]. A whole-tensor get reads the
+  // peer's window (rank r reads rank 1 - r's block).
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+@pl.program
+class Vary:
+    @pl.function(type=pl.FunctionType.InCore)
+    def step(self, x: pl.Tensor[[4, 2], pl.FP32], n: pl.Tensor[[2, 1], pl.INT32], out: pl.Out[pl.Tensor[[4, 2], pl.FP32]], got: pl.Out[pl.Tensor[[2, 1], pl.INT32]], peer_out: pl.Out[pl.Tensor[[4, 2], pl.FP32]], d: pl.InOut[pld.DistributedTensor[[4, 2], pl.FP32]], s: pl.InOut[pld.DistributedTensor[[2, 1], pl.INT32]], rn: pl.InOut[pld.DistributedTensor[[2, 1], pl.INT32]]) -> pl.Tensor[[4, 2], pl.FP32]:
+        moved = pld.tensor.all_to_all_v(x, d, s, n, rn)
+        o = pl.store(pl.load(moved, [0, 0], [4, 2]), [0, 0], out)
+        pl.store(pl.load(rn, [0, 0], [2, 1]), [0, 0], got)
+        ctx = pld.get_comm_ctx(d)
+        pld.tensor.get(peer_out, peer=1 - pld.rank(ctx), src=moved)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[4, 2], pl.FP32], n: pl.Tensor[[2, 1], pl.INT32], out: pl.Out[pl.Tensor[[4, 2], pl.FP32]], got: pl.Out[pl.Tensor[[2, 1], pl.INT32]], peer_out: pl.Out[pl.Tensor[[4, 2], pl.FP32]], d: pl.InOut[pld.DistributedTensor[[4, 2], pl.FP32]], s: pl.InOut[pld.DistributedTensor[[2, 1], pl.INT32]], rn: pl.InOut[pld.DistributedTensor[[2, 1], pl.INT32]]) -> pl.Tensor[[4, 2], pl.FP32]:
+        return self.step(x, n, out, got, peer_out, d, s, rn)
+
+    @pl.function(level=pl.Level.HOST, role=pl.Role.Orchestrator)
+    def main(self, xs: pl.Tensor[[2, 4, 2], pl.FP32], ns: pl.Tensor[[2, 2, 1], pl.INT32], outs: pl.Out[pl.Tensor[[2, 4, 2], pl.FP32]], gots: pl.Out[pl.Tensor[[2, 2, 1], pl.INT32]], peers: pl.Out[pl.Tensor[[2, 4, 2], pl.FP32]]) -> pl.Tensor[[2, 4, 2], pl.FP32]:
+        dbuf = pld.alloc_window_buffer(32)
+        sbuf = pld.alloc_window_buffer(8)
+        rbuf = pld.alloc_window_buffer(8)
+        for r in pl.range(2):
+            d = pld.window(dbuf, [4, 2], dtype=pl.FP32)
+            s = pld.window(sbuf, [2, 1], dtype=pl.INT32)
+            rn = pld.window(rbuf, [2, 1], dtype=pl.INT32)
+            self.chip(xs[r], ns[r], outs[r], gots[r], peers[r], d, s, rn, device=r)
+        return outs
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  args[1].buffer->ints = {1, 9, 2, 0};  // rank 0 sends 1 row to 0, 9 to 1; rank 1 sends 2, 0
+  const std::vector<float>& xs = args[0].buffer->f32;
+  const std::vector<rt::Value> compiled = run_identical(*input, args, {}, 2);
+  for (std::size_t r = 0; r < 2; ++r)
+    for (std::size_t p = 0; p < 2; ++p)
+      for (std::size_t k = 0; k < 4; ++k) {  // block p: 2 rows of 2
+        CHECK(compiled[2].buffer->f32[r * 8 + p * 4 + k] == xs[p * 8 + r * 4 + k]);
+        CHECK(compiled[4].buffer->f32[(1 - r) * 8 + p * 4 + k] == xs[p * 8 + r * 4 + k]);
+      }
+  CHECK(compiled[3].buffer->ints == std::vector<std::int64_t>{1, 2, 2, 0});
 }
 
 TEST_CASE("cpu pipeline: all_to_all_v in a world of one rank receives its own clamped count") {

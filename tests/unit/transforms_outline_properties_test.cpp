@@ -467,6 +467,15 @@ class P:
         sub = pl.submit(self.k, a, b, 1)
         sub1 = sub[1]
         return r1
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def pass_on(self, a: pl.Tensor[[64], pl.FP32], b: pl.Out[pl.Tensor[[64], pl.FP32]]) -> tuple[pl.Tensor[[64], pl.FP32], pl.Tensor[[64], pl.FP32]]:
+        return self.k(a, b, 1)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def pass_named(self, a: pl.Tensor[[64], pl.FP32], b: pl.Out[pl.Tensor[[64], pl.FP32]]) -> tuple[pl.Tensor[[64], pl.FP32], pl.Tensor[[64], pl.FP32]]:
+        both = self.k(a, b, 1)
+        return both
 )");
   const ir::Function& k = *p->find("k");
   tf::ReturnLineage lineage(p.get());
@@ -500,6 +509,12 @@ class P:
   CHECK(of(main, "r1") == 1);
   CHECK(of(main, "sub1") == 1);
   CHECK(of(main, "r") == std::nullopt);  // the whole tuple is no single buffer
+  // A function returning a call's whole tuple returns the callee's results, slot by slot.
+  for (const char* name : {"pass_on", "pass_named"}) {
+    CAPTURE(name);
+    CHECK(lineage.returned_params(*p->find(name)) ==
+          std::vector<std::optional<std::size_t>>{std::nullopt, std::size_t{1}});
+  }
   // Without the program, callees are unknown; the free function is the one-shot form.
   CHECK(tf::return_lineage(main, defined_var(main, "r1")) == std::nullopt);
   CHECK(tf::return_lineage(main, defined_var(main, "r1"), p.get()) == 1);

@@ -453,19 +453,127 @@ static std::int64_t block_idx = 0;
 static pypto::codegen::KernelPipe pipe = nullptr;
 static void* pipe_context = nullptr;
 
-/// Calls the runtime's pipe. While it waits (a pop from an empty pipe, the blocks' barrier),
-/// other instances of this kernel may run, so this one's state is put back afterwards.
+/// Where the distributed ops a rank cannot do alone go: the runtime's world (null: one rank).
+static pypto::codegen::KernelWorld world = nullptr;
+static void* world_context = nullptr;
+
+/// This instance's state, put back when a call into the runtime returns: while it waits (a pop
+/// from an empty pipe, a barrier, a signal), other instances of this kernel may run.
+struct Saved {
+  std::int64_t block = block_idx;
+  pypto::codegen::KernelPipe to = pipe;
+  void* context = pipe_context;
+  pypto::codegen::KernelWorld in = world;
+  void* in_context = world_context;
+  pypto::codegen::KernelFault faulted = fault_state;
+  ~Saved() {
+    block_idx = block;
+    pipe = to;
+    pipe_context = context;
+    world = in;
+    world_context = in_context;
+    fault_state = faulted;
+  }
+};
+
 inline bool call_pipe(pypto::codegen::PipeOp op, std::int64_t id, pypto::codegen::PipeTile* t) {
-  const std::int64_t block = block_idx;
-  const pypto::codegen::KernelPipe to = pipe;
-  void* const context = pipe_context;
-  const pypto::codegen::KernelFault faulted = fault_state;
-  const bool ok = to && to(context, static_cast<std::int64_t>(op), id, t);
-  block_idx = block;
-  pipe = to;
-  pipe_context = context;
-  fault_state = faulted;
-  return ok;
+  const Saved saved;
+  return saved.to && saved.to(saved.context, static_cast<std::int64_t>(op), id, t);
+}
+
+/// A request to the world about `t`, the op at `site`; a refusal faults (the runtime says why).
+inline pypto::codegen::WorldCall world_call(const pypto::codegen::TensorArg* t,
+                                            std::int64_t peer, std::int64_t site,
+                                            std::initializer_list<std::int64_t> offsets = {},
+                                            std::initializer_list<std::int64_t> extents = {}) {
+  pypto::codegen::WorldCall w{};
+  w.site = site;
+  w.tensor = t;
+  w.peer = peer;
+  w.rank = static_cast<std::int64_t>(offsets.size());
+  for (std::size_t k = 0; k < offsets.size() && k < 8; ++k) w.offsets[k] = offsets.begin()[k];
+  for (std::size_t k = 0; k < extents.size() && k < 8; ++k) w.extents[k] = extents.begin()[k];
+  return w;
+}
+inline void ask_world(pypto::codegen::WorldOp op, pypto::codegen::WorldCall& w) {
+  bool ok = false;
+  {
+    const Saved saved;
+    ok = saved.in(saved.in_context, static_cast<std::int64_t>(op), &w);
+  }
+  if (!ok) fault(7, w.site, 0, 0, 0, 0);
+}
+
+/// True when `peer` of the window `t` is this rank, whose memory the kernel reaches itself. In a
+/// world of one rank every peer must be rank 0: another one faults (and the op goes on locally).
+inline bool world_local(const pypto::codegen::TensorArg* t, std::int64_t peer, std::int64_t site) {
+  if (!world) {
+    if (peer != 0) fault(8, site, 0, peer, 0, 0);
+    return true;
+  }
+  pypto::codegen::WorldCall w = world_call(t, peer, site);
+  w.value = 1;  // a refusal: done locally, the fault raised after the call
+  ask_world(pypto::codegen::WorldOp::IsLocal, w);
+  return w.value != 0;
+}
+
+/// get_comm_ctx of `t`, or rank / nranks of the context `value`: the world's answer, else
+/// (one rank) `alone`.
+inline std::int64_t world_query(const pypto::codegen::TensorArg* t, std::int64_t value,
+                                std::int64_t alone, std::int64_t site) {
+  if (!world) return alone;
+  pypto::codegen::WorldCall w = world_call(t, 0, site);
+  w.value = value;
+  ask_world(pypto::codegen::WorldOp::Query, w);
+  return w.value;
+}
+
+/// The box (offsets, extents) of `peer`'s window `t` into `tile` (rows of `cols`, the box's
+/// leading dimensions folded into rows), or `tile` into the peer's box.
+template <class E>
+inline void world_box(pypto::codegen::WorldOp op, const pypto::codegen::TensorArg* t,
+                      std::int64_t peer, std::initializer_list<std::int64_t> offsets,
+                      std::initializer_list<std::int64_t> extents, std::vector<E>& tile,
+                      std::int64_t dtype, std::int64_t cols, std::int64_t site) {
+  pypto::codegen::WorldCall w = world_call(t, peer, site, offsets, extents);
+  const std::int64_t rows = cols > 0 ? static_cast<std::int64_t>(tile.size()) / cols : 0;
+  w.tile = {tile.data(), dtype, rows, cols, rows, cols};
+  ask_world(op, w);
+}
+
+/// The signal element at `offsets` of `peer`'s `t` set to `value` or increased by it.
+inline void world_notify(const pypto::codegen::TensorArg* t, std::int64_t peer,
+                         std::initializer_list<std::int64_t> offsets, std::int64_t value,
+                         std::int64_t site) {
+  pypto::codegen::WorldCall w = world_call(t, peer, site, offsets);
+  w.value = value;
+  ask_world(pypto::codegen::WorldOp::Notify, w);
+}
+
+/// Returns once this rank's signal element at `offsets` meets `expected`, the kernel's tensors
+/// brought up to date; in a world of one rank no one else could write it: a fault.
+inline void world_wait(const pypto::codegen::TensorArg* t,
+                       std::initializer_list<std::int64_t> offsets, std::int64_t held,
+                       std::int64_t expected, std::int64_t site) {
+  if (!world) return fault(9, site, 0, held, expected, 0);
+  pypto::codegen::WorldCall w = world_call(t, 0, site, offsets);
+  w.value = expected;
+  ask_world(pypto::codegen::WorldOp::Wait, w);
+}
+
+/// A collective with every rank of its target's domain, its arguments tensors or scalars (the
+/// kernel's tensors up to date after); false in a world of one rank, where the kernel's own data
+/// is the whole collective.
+inline bool world_collective(std::initializer_list<const pypto::codegen::TensorArg*> operands,
+                             std::initializer_list<std::int64_t> values, std::int64_t site) {
+  if (!world) return false;
+  pypto::codegen::WorldCall w = world_call(operands.size() ? *operands.begin() : nullptr, 0, site);
+  for (std::size_t k = 0; k < operands.size() && k < values.size() && k < 6; ++k, ++w.count) {
+    w.operands[k] = operands.begin()[k];
+    w.values[k] = values.begin()[k];
+  }
+  ask_world(pypto::codegen::WorldOp::Collective, w);
+  return true;
 }
 
 /// system.syncall: waits until every block of the launch has reached it.
@@ -505,6 +613,12 @@ extern "C" __attribute__((visibility("default"))) void pypto_kernel_set_pipe(
     pypto::codegen::KernelPipe pipe, void* context) {
   pk::pipe = pipe;
   pk::pipe_context = context;
+}
+
+extern "C" __attribute__((visibility("default"))) void pypto_kernel_set_world(
+    pypto::codegen::KernelWorld world, void* context) {
+  pk::world = world;
+  pk::world_context = context;
 }
 
 )";

@@ -194,4 +194,43 @@ using KernelPipe = bool (*)(void* context, std::int64_t op, std::int64_t id, Pip
 using KernelSetPipe = void (*)(KernelPipe pipe, void* context);
 inline constexpr const char* kKernelSetPipeSymbol = "pypto_kernel_set_pipe";
 
+/// What a kernel running on a rank of a world of several asks of the runtime: the part of a
+/// distributed op (pld.*) its own memory cannot do. `site` is the op (the runtime finds the call
+/// by it: KernelSource::fault_sites); `tensor` the kernel's descriptor of the window or signal it
+/// names; `peer` a rank of that window's domain. A box is `offsets` and `extents` (`rank` each);
+/// its elements travel as `tile` (row-major over the extents, leading ones folded into rows).
+enum class WorldOp : std::int64_t {
+  IsLocal = 0,     ///< value: 1 when `peer` is this rank (the kernel does the op itself), else 0
+  Query = 1,       ///< value: get_comm_ctx of `tensor`, or rank / nranks of the context `value`
+  Load = 2,        ///< the peer's box into the tile's valid box
+  Store = 3,       ///< the tile's box into the peer's (added to it: the op's atomic=Add)
+  Notify = 4,      ///< the peer's signal element at `offsets` set or increased by `value`
+  Wait = 5,        ///< returns once this rank's signal at `offsets` meets `value` (the op's cmp)
+  Collective = 6,  ///< the op (barrier, allreduce) over `tensor` with every rank of its domain
+};
+inline constexpr int kWorldMaxOperands = 6;
+struct WorldCall {
+  std::int64_t site;
+  const TensorArg* tensor;
+  std::int64_t peer;
+  std::int64_t rank;
+  std::int64_t offsets[kKernelAbiMaxRank], extents[kKernelAbiMaxRank];
+  PipeTile tile;
+  std::int64_t value;
+  /// A Collective's arguments in the op's order: a tensor's descriptor, or null and a scalar.
+  std::int64_t count;
+  const TensorArg* operands[kWorldMaxOperands];
+  std::int64_t values[kWorldMaxOperands];
+};
+/// False when the runtime refused (it keeps its error): the kernel records a PipeFailed fault.
+/// While a Wait or a Collective lets the other ranks run, the runtime brings the kernel's tensors
+/// up to date (what peers wrote into its windows).
+using KernelWorld = bool (*)(void* context, std::int64_t op, WorldCall* call);
+
+/// Optional export `extern "C" void pypto_kernel_set_world(KernelWorld, void*)`: the world the
+/// next entry call runs in (a runtime sets it before every call: null in a world of one rank,
+/// where a kernel's peers and roots must be rank 0, itself).
+using KernelSetWorld = void (*)(KernelWorld world, void* context);
+inline constexpr const char* kKernelSetWorldSymbol = "pypto_kernel_set_world";
+
 }  // namespace pypto::codegen

@@ -217,7 +217,7 @@ class Lowering : protected RegionLowering<T> {
           return;
         }
         if (c && ordering_hint(*c)) return;
-        if (c && T::one_in_order_unit && world_of_one_statement(*c, s)) return;
+        if (c && T::one_in_order_unit && distributed_statement(*c, s)) return;
         if (c && T::one_in_order_unit &&
             (c->op->id == ir::OpId::tile_tpush_to_aiv ||
              c->op->id == ir::OpId::tile_tpush_to_aic)) {
@@ -459,56 +459,196 @@ class Lowering : protected RegionLowering<T> {
     env_[&var] = std::move(out);
   }
 
-  // -- the distributed ops in a world of one rank (docs/runtime.md "Distributed programs")
+  // -- the distributed ops (docs/runtime.md "Distributed programs"): what a rank's own memory
+  // holds the kernel does itself; a peer's box, signal or rendezvous it asks the runtime's world
+  // for (kernel_abi.hpp's WorldOp). In a world of one rank a peer or root must be 0.
 
-  /// A standard op standing for a distributed one on this rank's own window; kept alive with
+  /// A standard op standing for a distributed one on this rank's own memory; kept alive with
   /// the lowering, as the hoisted calls are.
-  const ir::Call& world_of_one_call(const ir::Call& c, std::string name,
-                                    std::vector<ir::ExprRef> args, ir::TypeRef type = nullptr) {
+  const ir::Call& local_call(const ir::Call& c, std::string name, std::vector<ir::ExprRef> args,
+                             ir::TypeRef type = nullptr) {
     synthetic_calls_.push_back(ir::Call::make(ir::Op::make(std::move(name)), std::move(args),
                                               type ? std::move(type) : c.type, c.kwargs, {},
                                               c.span));
     return static_cast<const ir::Call&>(*synthetic_calls_.back());
   }
 
-  /// A box copy between this rank's tensors through a tile: the source box loaded, then stored
-  /// at the destination (adding with the call's atomic=Add). Null offsets are the origin.
-  void copy_through_tile(const ir::Call& c, const ir::ExprRef& dst, const ir::ExprRef& src,
-                         ir::ExprRef dst_off, ir::ExprRef src_off, ir::ExprRef shape) {
+  /// The tile a box of this rank's tensor `src` is loaded into (the source of a put, the
+  /// staging of a get). Null offsets are the origin, a null shape the whole tensor.
+  const Value& staged_box(const ir::Call& c, const ir::ExprRef& src, ir::ExprRef& off,
+                          ir::ExprRef& shape) {
     const auto* st = ir::as<ir::TensorType>(src->type.get());
-    const auto* dt = ir::as<ir::TensorType>(dst->type.get());
-    if (!st || !dt) fail_at(c, "needs tensors on both sides");
+    if (!st) fail_at(c, "needs tensors on both sides");
     if (!shape) shape = ir::MakeTuple::make(st->shape, c.span);
     const auto* box = ir::as<ir::MakeTuple>(shape.get());
     if (!box) fail_at(c, "needs a shape list");
-    auto origin = [&](std::size_t rank) {
-      return ir::MakeTuple::make(std::vector<ir::ExprRef>(rank, ir::ConstInt::make(0)), c.span);
-    };
-    if (!src_off) src_off = origin(st->rank());
-    if (!dst_off) dst_off = origin(dt->rank());
+    if (!off) off = origin(c, st->rank());
     ir::TypeRef tile = ir::TileType::make(st->dtype, box->elements, ir::MemorySpace::Vec);
     ir::VarRef staged = ir::Var::make("staged", tile);
     uses_[staged.get()] = 2;
-    load(*staged, world_of_one_call(c, "tile.load", {src, src_off, shape}, tile));
-    store(world_of_one_call(c, "tile.store", {staged, dst_off, dst}, dst->type));
+    load(*staged, local_call(c, "tile.load", {src, off, shape}, tile));
     synthetic_vars_.push_back(std::move(staged));
+    return env_.at(synthetic_vars_.back().get());
   }
 
-  /// A peer or root rank must be 0, the one rank there is: else the kernel faults.
-  void check_rank(const ir::Call& c, const ir::ExprRef& rank) {
-    const std::string r = scalar(*rank);
+  ir::ExprRef origin(const ir::Call& c, std::size_t rank) {
+    return ir::MakeTuple::make(std::vector<ir::ExprRef>(rank, ir::ConstInt::make(0)), c.span);
+  }
+
+  /// Stores `staged` at `off` of this rank's tensor `dst` (adding with the call's atomic=Add).
+  void store_staged(const ir::Call& c, const ir::ExprRef& dst, ir::ExprRef off) {
+    const auto* dt = ir::as<ir::TensorType>(dst->type.get());
+    if (!dt) fail_at(c, "needs tensors on both sides");
+    if (!off) off = origin(c, dt->rank());
+    store(local_call(c, "tile.store", {synthetic_vars_.back(), off, dst}, dst->type));
+  }
+
+  /// `if (peer is this rank) {`: the branch the kernel does on its own memory.
+  void if_local(const ir::Call& c, const Value& window, const ir::ExprRef& peer,
+                bool negate = false) {
+    const std::string p = scalar(*peer);
     on_pipe(Pipe::Scalar);
-    line("if ((" + r + ") != 0) pk::fault(8, " + std::to_string(this->site(c)) + ", 0, (" + r +
-         "), 0, 0);\n");
+    line(std::string("if (") + (negate ? "!" : "") + "pk::world_local(" + window.tensor.name +
+         ", " + p + ", " + std::to_string(this->site(c)) + ")) {\n");
+    ++this->depth_;
+  }
+  void or_else() {
+    --this->depth_;
+    line("} else {\n");
+    ++this->depth_;
+  }
+  void end_if() {
+    --this->depth_;
+    line("}\n");
+  }
+
+  /// A box of the peer's window into `tile` (Load) or `tile` into it (Store): offsets and
+  /// extents of the window's rank, the tile's rows `cols` wide.
+  void world_box(const ir::Call& c, const char* op, const Value& window, const ir::ExprRef& peer,
+                 const std::vector<std::string>& off, const std::vector<std::string>& ext,
+                 const TileRef& tile) {
+    if (off.size() != window.tensor.rank || ext.size() != window.tensor.rank)
+      fail_at(c, "needs offsets and a shape of the window's rank");
+    on_pipe(Pipe::Scalar);
+    line("pk::world_box(pypto::codegen::WorldOp::" + std::string(op) + ", " + window.tensor.name +
+         ", " + scalar(*peer) + ", " + brace_list(off) + ", " + brace_list(ext) + ", " + tile.name +
+         ", " + std::to_string(static_cast<std::int64_t>(tile.dtype)) + ", " +
+         tile.dims.back().text + ", " + std::to_string(this->site(c)) + ");\n");
+  }
+
+  /// The extents of a tile's valid box as a box of rank `rank` (leading ones).
+  std::vector<std::string> valid_box(const Value& t, const ir::Expr& e, std::size_t rank) {
+    std::vector<std::string> ext = valid_of(t, e);
+    if (ext.empty())
+      for (const Dim& d : t.tile.dims) ext.push_back(d.text);
+    while (ext.size() < rank) ext.insert(ext.begin(), "1");
+    return ext;
+  }
+
+  /// pld.tile.remote_load(window, peer, offsets, shape[, valid_shape]): this rank's box loaded,
+  /// then replaced by the peer's (its valid box) when the peer is another rank.
+  void remote_load(const ir::Var& var, const ir::Call& c) {
+    std::vector<ir::ExprRef> args = {c.args.at(0), c.args.at(2), c.args.at(3)};
+    if (c.args.size() > 4) args.push_back(c.args[4]);
+    load(var, local_call(c, "tile.load", std::move(args)));
+    const Value& window = tensor_of(c, c.args[0]);
+    if_local(c, window, c.args[1], true);
+    const Value& tile = env_.at(&var);
+    const std::vector<std::string> off = int_list(c, c.args[2]);
+    std::vector<std::string> ext = int_list(c, c.args[c.args.size() > 4 ? 4 : 3]);
+    world_box(c, "Load", window, c.args[1], off, ext, tile.tile);
+    end_if();
+  }
+
+  /// put / get (dst, peer, src[, staging tiles][, dst_offsets, src_offsets, shape]): the box
+  /// staged through a tile; a put's store, a get's load goes to the peer's window.
+  void put_get(const ir::Call& c) {
+    const bool get = c.op->id == ir::OpId::pld_tensor_get || c.op->id == ir::OpId::pld_tile_get;
+    std::size_t k = 3;
+    while (k < c.args.size() && ir::isa<ir::TileType>(c.args[k]->type)) ++k;  // staging tiles
+    const bool boxed = k + 3 <= c.args.size();
+    ir::ExprRef dst_off = boxed ? c.args[k] : nullptr, src_off = boxed ? c.args[k + 1] : nullptr;
+    ir::ExprRef shape = boxed ? c.args[k + 2] : nullptr;
+    const Value staged = staged_box(c, c.args.at(2), src_off, shape);
+    const std::vector<std::string> ext = int_list(c, shape);
+    if (get) {  // the peer's source box replaces this rank's, then lands in dst
+      const Value& window = tensor_of(c, c.args[2]);
+      if_local(c, window, c.args[1], true);
+      world_box(c, "Load", window, c.args[1], int_list(c, src_off), ext, staged.tile);
+      end_if();
+      return store_staged(c, c.args[0], dst_off);
+    }
+    const Value& window = tensor_of(c, c.args[0]);
+    if_local(c, window, c.args[1]);
+    store_staged(c, c.args[0], dst_off);
+    or_else();
+    if (!dst_off) dst_off = origin(c, window.tensor.rank);
+    world_box(c, "Store", window, c.args[1], int_list(c, dst_off), ext, staged.tile);
+    end_if();
+  }
+
+  /// The collectives: with several ranks the runtime's rendezvous (barrier, allreduce; the
+  /// others are refused there), else this rank's own data is the whole collective.
+  void collective(const ir::Call& c) {
+    const ir::OpId id = c.op->id;
+    if (c.args.size() > codegen::kWorldMaxOperands) fail_at(c, "has too many arguments");
+    std::vector<std::string> operands, values;
+    for (const ir::ExprRef& a : c.args) {
+      const bool tensor = ir::isa<ir::TensorType>(a->type);
+      operands.push_back(tensor ? tensor_of(c, a).tensor.name : "nullptr");
+      values.push_back(tensor ? "0" : "static_cast<std::int64_t>(" + scalar(*a) + ")");
+    }
+    on_pipe(Pipe::Scalar);
+    line("if (!pk::world_collective(" + brace_list(operands) + ", " + brace_list(values) + ", " +
+         std::to_string(this->site(c)) + ")) {\n");
+    ++this->depth_;
+    if (id == ir::OpId::pld_tensor_broadcast && c.args.size() > 2) {  // the root must be rank 0
+      const std::string r = scalar(*c.args[2]);
+      line("if ((" + r + ") != 0) pk::fault(8, " + std::to_string(this->site(c)) + ", 0, (" + r +
+           "), 0, 0);\n");
+    } else if (id == ir::OpId::pld_tensor_all_to_all_v) {
+      // input, target, signal, send_counts, recv_counts: the target's rows of the input (rank
+      // 0's capacity block), and the count sent, clamped to the block, received
+      const auto* t = ir::as<ir::TensorType>(c.args.at(1)->type.get());
+      if (!t || t->rank() == 0) fail_at(c, "needs a target tensor");
+      ir::ExprRef box = ir::MakeTuple::make(t->shape, c.span), off;
+      staged_box(c, c.args.at(0), off, box);
+      store_staged(c, c.args[1], nullptr);
+      const Value& out = tensor_of(c, c.args[1]);
+      const Value& send = tensor_of(c, c.args.at(3));
+      const Value& recv = tensor_of(c, c.args.at(4));
+      on_pipe(Pipe::Scalar);
+      line(recv.tensor.data + "[0] = static_cast<std::int32_t>(std::min<std::int64_t>(" +
+           send.tensor.data + "[0], " + out.tensor.name + "->shape[0]));\n");
+    } else if (id == ir::OpId::pld_tensor_allgather || id == ir::OpId::pld_tensor_all_to_all) {
+      // input, target, signal: rank 0's chunk (the whole input; all_to_all's first row) at the
+      // target's origin, the interpreter's flat placement when the chunk spans whole rows
+      const auto* in = ir::as<ir::TensorType>(c.args.at(0)->type.get());
+      const auto* t = ir::as<ir::TensorType>(c.args.at(1)->type.get());
+      if (!in || !t || in->rank() != t->rank() || in->rank() == 0)
+        fail_at(c, "needs an input of the target's rank");
+      for (std::size_t k = 1; k < in->rank(); ++k) {
+        const auto* a = ir::as<ir::ConstInt>(in->shape[k].get());
+        const auto* b = ir::as<ir::ConstInt>(t->shape[k].get());
+        if (!a || !b || a->value != b->value)
+          fail_at(c, "needs an input whose rows are the target's (the same trailing dims)");
+      }
+      std::vector<ir::ExprRef> dims = in->shape;
+      if (id == ir::OpId::pld_tensor_all_to_all) dims[0] = ir::ConstInt::make(1);
+      ir::ExprRef box = ir::MakeTuple::make(std::move(dims), c.span), off;
+      staged_box(c, c.args[0], off, box);
+      store_staged(c, c.args[1], nullptr);
+    }
+    end_if();
   }
 
   /// The signal ops, a remote store and the collectives used as statements; false for others.
-  bool world_of_one_statement(const ir::Call& c, const ir::Stmt& s) {
+  bool distributed_statement(const ir::Call& c, const ir::Stmt& s) {
     const ir::OpId id = c.op->id;
     switch (id) {
       case ir::OpId::pld_tensor_barrier:
       case ir::OpId::pld_tensor_allreduce:
-      case ir::OpId::pld_tensor_reduce_scatter: return true;
+      case ir::OpId::pld_tensor_reduce_scatter:
       case ir::OpId::pld_tensor_broadcast:
       case ir::OpId::pld_tile_remote_store:
       case ir::OpId::pld_tensor_remote_store:
@@ -527,88 +667,69 @@ class Lowering : protected RegionLowering<T> {
     hoist_args(c, s);
     flush();
     stmt_ = &s;
-    if (id == ir::OpId::pld_tensor_broadcast) {
-      if (c.args.size() > 2) check_rank(c, c.args[2]);
-      return true;
-    }
-    if (id == ir::OpId::pld_tile_remote_store) {  // src, target, peer, offsets
-      check_rank(c, c.args.at(2));
-      store(world_of_one_call(c, "tile.store", {c.args.at(0), c.args.at(3), c.args.at(1)}));
-      return true;
-    }
-    if (id == ir::OpId::pld_tensor_remote_store) {  // the source tensor, whole
-      check_rank(c, c.args.at(2));
-      copy_through_tile(c, c.args.at(1), c.args.at(0), c.args.at(3), nullptr, nullptr);
-      return true;
-    }
-    if (id == ir::OpId::pld_tensor_all_to_all_v) {
-      // input, target, signal, send_counts, recv_counts: the target's rows of the input (rank
-      // 0's capacity block), and the count sent, clamped to the block, received
-      const auto* target = ir::as<ir::TensorType>(c.args.at(1)->type.get());
-      if (!target || target->rank() == 0) fail_at(c, "needs a target tensor");
-      copy_through_tile(c, c.args[1], c.args.at(0), nullptr, nullptr,
-                        ir::MakeTuple::make(target->shape, c.span));
-      const Value& out = tensor_of(c, c.args[1]);
-      const Value& send = tensor_of(c, c.args.at(3));
-      const Value& recv = tensor_of(c, c.args.at(4));
-      on_pipe(Pipe::Scalar);
-      line(recv.tensor.data + "[0] = static_cast<std::int32_t>(std::min<std::int64_t>(" +
-           send.tensor.data + "[0], " + out.tensor.name + "->shape[0]));\n");
-      return true;
-    }
-    if (id == ir::OpId::pld_tensor_allgather || id == ir::OpId::pld_tensor_all_to_all) {
-      // input, target, signal: rank 0's chunk (the whole input; all_to_all's first row) at the
-      // target's origin, the interpreter's flat placement when the chunk spans whole rows
-      const auto* in = ir::as<ir::TensorType>(c.args.at(0)->type.get());
-      const auto* target = ir::as<ir::TensorType>(c.args.at(1)->type.get());
-      if (!in || !target || in->rank() != target->rank() || in->rank() == 0)
-        fail_at(c, "needs an input of the target's rank");
-      for (std::size_t k = 1; k < in->rank(); ++k) {
-        const auto* a = ir::as<ir::ConstInt>(in->shape[k].get());
-        const auto* b = ir::as<ir::ConstInt>(target->shape[k].get());
-        if (!a || !b || a->value != b->value)
-          fail_at(c, "needs an input whose rows are the target's (the same trailing dims)");
+    switch (id) {
+      case ir::OpId::pld_tile_remote_store: {  // src, target, peer, offsets
+        const Value& window = tensor_of(c, c.args.at(1));
+        if_local(c, window, c.args.at(2));
+        store(local_call(c, "tile.store", {c.args.at(0), c.args.at(3), c.args.at(1)}));
+        or_else();
+        const Value& src = tile_of(c, c.args[0]);
+        world_box(c, "Store", window, c.args[2], int_list(c, c.args[3]),
+                  valid_box(src, *c.args[0], window.tensor.rank), src.tile);
+        end_if();
+        return true;
       }
-      std::vector<ir::ExprRef> box = in->shape;
-      if (id == ir::OpId::pld_tensor_all_to_all) box[0] = ir::ConstInt::make(1);
-      copy_through_tile(c, c.args[1], c.args[0], nullptr, nullptr,
-                        ir::MakeTuple::make(std::move(box), c.span));
-      return true;
+      case ir::OpId::pld_tensor_remote_store: {  // the source tensor, whole
+        ir::ExprRef shape, off;
+        const Value staged = staged_box(c, c.args.at(0), off, shape);
+        const Value& window = tensor_of(c, c.args.at(1));
+        if_local(c, window, c.args.at(2));
+        store_staged(c, c.args[1], c.args.at(3));
+        or_else();
+        world_box(c, "Store", window, c.args[2], int_list(c, c.args[3]), int_list(c, shape),
+                  staged.tile);
+        end_if();
+        return true;
+      }
+      case ir::OpId::pld_tensor_put:
+      case ir::OpId::pld_tensor_get:
+      case ir::OpId::pld_tile_put:
+      case ir::OpId::pld_tile_get: put_get(c); return true;
+      case ir::OpId::pld_system_notify:
+      case ir::OpId::pld_system_wait:
+      case ir::OpId::pld_system_defer_wait: signal(c); return true;
+      default: collective(c); return true;
     }
-    if (id != ir::OpId::pld_system_notify && id != ir::OpId::pld_system_wait &&
-        id != ir::OpId::pld_system_defer_wait) {
-      // dst, peer, src[, stage[, stage2]][, dst_offsets, src_offsets, shape]
-      check_rank(c, c.args.at(1));
-      std::size_t k = 3;
-      while (k < c.args.size() && ir::isa<ir::TileType>(c.args[k]->type)) ++k;  // staging tiles
-      if (k + 3 <= c.args.size())
-        copy_through_tile(c, c.args[0], c.args[2], c.args[k], c.args[k + 1], c.args[k + 2]);
-      else
-        copy_through_tile(c, c.args[0], c.args[2], nullptr, nullptr, nullptr);
-      return true;
-    }
-    const bool notify = id == ir::OpId::pld_system_notify;
+  }
+
+  /// notify(signal, peer, offsets, value): set or atomically add (INT32, wrapping), here or at
+  /// the peer; wait(signal, offsets, expected): until the runtime's world has it met.
+  void signal(const ir::Call& c) {
+    const bool notify = c.op->id == ir::OpId::pld_system_notify;
     const Value& sig = tensor_of(c, c.args.at(0));
     if (core::is_float(sig.tensor.dtype)) fail_at(c, "needs an integer signal (INT32)");
-    const std::string at = flat_index(c, sig, c.args.at(notify ? 2 : 1));
+    const ir::ExprRef& offsets = c.args.at(notify ? 2 : 1);
+    const std::string at = flat_index(c, sig, offsets);
     const std::string cell = sig.tensor.data + "[" + at + "]";
     const std::string v = "static_cast<std::int64_t>(" + scalar(*c.args.at(notify ? 3 : 2)) + ")";
-    if (notify) {  // signal, peer, offsets, value: set or atomically add (INT32, wrapping)
-      check_rank(c, c.args.at(1));
+    const std::string site = std::to_string(this->site(c));
+    if (notify) {
       const auto op = c.kwargs.get<ir::NotifyOp>("op");
       const std::string next =
           op && *op == ir::NotifyOp::Set ? v : "static_cast<std::int64_t>(" + cell + ") + " + v;
-      on_pipe(Pipe::Scalar);
+      if_local(c, sig, c.args.at(1));
       line(cell + " = static_cast<std::int32_t>(static_cast<std::uint32_t>(" + next + "));\n");
-      return true;
+      or_else();
+      line("pk::world_notify(" + sig.tensor.name + ", " + scalar(*c.args[1]) + ", " +
+           brace_list(int_list(c, offsets)) + ", " + v + ", " + site + ");\n");
+      end_if();
+      return;
     }
-    // signal, offsets, expected: no other rank writes the signal, so an unmet wait never ends.
     const auto cmp = c.kwargs.get<ir::WaitCmp>("cmp");
     const std::string met = cmp && *cmp == ir::WaitCmp::Eq ? cell + " == " + v : cell + " >= " + v;
     on_pipe(Pipe::Scalar);
-    line("if (!(" + met + ")) pk::fault(9, " + std::to_string(this->site(c)) + ", 0, " + cell +
-         ", " + v + ", 0);\n");
-    return true;
+    line("if (!(" + met + ")) pk::world_wait(" + sig.tensor.name + ", " +
+         brace_list(int_list(c, offsets)) + ", " + cell + ", " + v + ", " + site + ");\n");
   }
 
   /// A jump out of the region skips the barrier at its end: drain the pipes here.
@@ -744,13 +865,8 @@ class Lowering : protected RegionLowering<T> {
           return;
         }
         break;
-      case ir::OpId::pld_tile_remote_load:  // the window of rank 0, this rank's own
-        if (T::one_in_order_unit) {
-          check_rank(c, c.args.at(1));
-          std::vector<ir::ExprRef> args = {c.args.at(0), c.args.at(2), c.args.at(3)};
-          if (c.args.size() > 4) args.push_back(c.args[4]);
-          return load(var, world_of_one_call(c, "tile.load", std::move(args)));
-        }
+      case ir::OpId::pld_tile_remote_load:
+        if (T::one_in_order_unit) return remote_load(var, c);
         break;
       case ir::OpId::pld_tensor_put:
       case ir::OpId::pld_tensor_get:
@@ -759,23 +875,16 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::pld_tensor_allgather:
       case ir::OpId::pld_tensor_all_to_all:
       case ir::OpId::pld_tensor_all_to_all_v:  // the tensor written is the result
-        if (T::one_in_order_unit) {
-          world_of_one_statement(c, s);
-          const bool collective = c.op->id == ir::OpId::pld_tensor_allgather ||
-                                  c.op->id == ir::OpId::pld_tensor_all_to_all ||
-                                  c.op->id == ir::OpId::pld_tensor_all_to_all_v;
-          env_[&var] = tensor_of(c, c.args.at(collective ? 1 : 0));
-          return;
-        }
-        break;
       case ir::OpId::pld_tensor_barrier:
       case ir::OpId::pld_tensor_allreduce:
       case ir::OpId::pld_tensor_reduce_scatter:
-      case ir::OpId::pld_tensor_broadcast:  // one rank's contribution is the whole collective
+      case ir::OpId::pld_tensor_broadcast:
         if (T::one_in_order_unit) {
-          if (c.op->id == ir::OpId::pld_tensor_broadcast && c.args.size() > 2)
-            check_rank(c, c.args[2]);
-          env_[&var] = tensor_of(c, c.args.at(0));
+          distributed_statement(c, s);
+          const bool into_second = c.op->id == ir::OpId::pld_tensor_allgather ||
+                                   c.op->id == ir::OpId::pld_tensor_all_to_all ||
+                                   c.op->id == ir::OpId::pld_tensor_all_to_all_v;
+          env_[&var] = tensor_of(c, c.args.at(into_second ? 1 : 0));
           return;
         }
         break;
@@ -815,9 +924,40 @@ class Lowering : protected RegionLowering<T> {
       env_[&var] = scalar_value(scalar_call(c), scalar_dtype(var));
       return;
     }
-    if (const auto op = element_op_of(c.op->id)) return element_map(var, c, *op);
-    if (const auto op = spec_op(c)) return elementwise(var, c, *op);
+    const ir::Call& call = promoted_operands(c);
+    if (const auto op = element_op_of(call.op->id)) return element_map(var, call, *op);
+    if (const auto op = spec_op(call)) return elementwise(var, call, *op);
     fail_at(c, "is not supported by the kernel code generator");
+  }
+
+  /// A binary element op's two tile operands of different dtypes each cast to the promoted one
+  /// first (the interpreter's promote_operands, upstream's rule), their valid boxes kept: the op
+  /// on the casts; else `c` itself. A shift's amount keeps its dtype.
+  const ir::Call& promoted_operands(const ir::Call& c) {
+    if (c.args.size() < 2) return c;
+    const auto* ta = ir::as<ir::TileType>(c.args[0]->type.get());
+    const auto* tb = ir::as<ir::TileType>(c.args[1]->type.get());
+    if (!ta || !tb || ta->dtype == tb->dtype) return c;
+    if (const auto e = element_op_of(c.op->id)) {
+      if (*e == ElementOp::Shl || *e == ElementOp::Shr || element_op_info(*e).arity != 2) return c;
+    } else if (const auto op = spec_op(c); !op || kernel::arity(*op) != 2) {
+      return c;
+    }
+    const core::DataType to = ir::ops::promote(ta->dtype, tb->dtype);
+    std::vector<ir::ExprRef> args = c.args;
+    for (std::size_t k = 0; k < 2; ++k) {
+      const auto& t = static_cast<const ir::TileType&>(*args[k]->type);
+      if (t.dtype == to) continue;
+      ir::TypeRef type = ir::TileType::make(to, t.shape, t.memory_space);
+      ir::VarRef v = ir::Var::make("promoted", type);
+      uses_[v.get()] = 2;
+      const std::vector<std::string> valid = tile_of(c, args[k]).valid;
+      cast(*v, local_call(c, "tile.cast", {args[k]}, type));
+      env_.at(v.get()).valid = valid;
+      args[k] = v;
+      synthetic_vars_.push_back(std::move(v));
+    }
+    return local_call(c, c.op->name, std::move(args));
   }
 
   /// True for a barrier, fence, flag, pipe set-up / slot release or prefetch op on a target that
@@ -1827,13 +1967,14 @@ class Lowering : protected RegionLowering<T> {
     const auto& tt = static_cast<const ir::TileType&>(*c.type);
     if (tt.dtype != core::DataType::FP32) fail_at(c, "needs an FP32 result");
     std::optional<TileRef> acc;
-    Value window;  // the accumulator window the product is written back to, if any
+    std::optional<TileRef> window_of;  // the accumulator window the product is written back to
+    std::vector<std::string> window_offsets;
     std::string init = "false";
     if (accumulate) {
       const Value& acc_value = tile_of(c, c.args.at(0));
       acc = acc_value.tile;
-      window.window_of = acc_value.window_of;
-      window.window_offsets = acc_value.window_offsets;
+      window_of = acc_value.window_of;
+      window_offsets = acc_value.window_offsets;
       if (acc->dtype != core::DataType::FP32) fail_at(c, "needs an FP32 accumulator");
       if (c.args.size() > 3) init = scalar(*c.args[3]);
     }
@@ -1867,13 +2008,13 @@ class Lowering : protected RegionLowering<T> {
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
     last_pipe_ = Pipe::Cube;
-    if (window.window_of) {
+    if (window_of) {
       const std::string back =
-          T::tile_assemble(*window.window_of, out.tile, window.window_offsets, this->site(c));
+          T::tile_assemble(*window_of, out.tile, window_offsets, this->site(c));
       if (back.empty()) fail_at(c, "into an accumulator window is not supported by this target");
       line(back);
-      out.window_of = std::move(window.window_of);
-      out.window_offsets = std::move(window.window_offsets);
+      out.window_of = std::move(window_of);
+      out.window_offsets = std::move(window_offsets);
     }
     env_[&var] = std::move(out);
   }

@@ -71,7 +71,7 @@ class LoweringBase {
     if (fresh) {
       const auto* call = ir::as<ir::Call>(&e);
       fault_sites_.push_back(
-          {call && call->op ? call->op->name : std::string(ir::kind_name(e.kind())), e.span});
+          {call && call->op ? call->op->name : std::string(ir::kind_name(e.kind())), e.span, &e});
     }
     return it->second;
   }
@@ -451,10 +451,18 @@ class LoweringBase {
     }
     if (T::one_in_order_unit &&
         (op == ir::OpId::pld_system_get_comm_ctx || op == ir::OpId::pld_system_rank ||
-         op == ir::OpId::pld_system_nranks))  // a world of one rank: rank 0 of 1
-      return op == ir::OpId::pld_system_nranks ? "std::int32_t{1}"
-             : op == ir::OpId::pld_system_rank ? "std::int32_t{0}"
-                                               : "std::int64_t{0}";
+         op == ir::OpId::pld_system_nranks)) {  // the world's answer; alone, rank 0 of 1
+      const bool ctx = op == ir::OpId::pld_system_get_comm_ctx;
+      const std::string t = ctx ? tensor_of(c, c.args.at(0)).tensor.name : "nullptr";
+      const std::string v = ctx || c.args.empty() ? "0" : scalar(*c.args[0]);
+      on_pipe(Pipe::Scalar);
+      return define(ctx ? core::DataType::INT64 : core::DataType::INT32,
+                    "static_cast<" + std::string(ctx ? "std::int64_t" : "std::int32_t") +
+                        ">(pk::world_query(" + t + ", " + v + ", " +
+                        (op == ir::OpId::pld_system_nranks ? "1" : "0") + ", " +
+                        std::to_string(site(c)) + "))",
+                    &c.span);
+    }
     if (op == ir::OpId::tile_get_block_idx)
       return define(core::DataType::INDEX, T::block_idx(), &c.span);
     // One in-order unit runs a mixed task's AIV member as one lane, a split-AIV region's lanes

@@ -17,6 +17,10 @@
 #include "pypto/core/span.hpp"
 #include "pypto/ir/enums.hpp"
 
+namespace pypto::ir {
+struct Expr;
+}  // namespace pypto::ir
+
 namespace pypto::codegen {
 
 /// One parameter of a kernel entry: its position among the function's parameters, its callee
@@ -34,6 +38,7 @@ struct KernelParam {
 struct KernelFaultSite {
   std::string what;  ///< the op ("tile.load") or the operator kind ("FloorDiv")
   core::Span span;
+  const ir::Expr* expr = nullptr;  ///< the expression itself (owned by the lowered function)
 };
 
 struct KernelSource {

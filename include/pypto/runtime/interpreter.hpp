@@ -27,6 +27,7 @@
 #include "pypto/core/error.hpp"
 
 namespace pypto::ir {
+struct Call;
 struct Function;
 struct Program;
 }  // namespace pypto::ir
@@ -212,6 +213,34 @@ inline std::uint32_t comparable_bits(float f) {
   return f != f ? 0x7fc00000u : std::bit_cast<std::uint32_t>(f);
 }
 
+/// A rank of a world, as the compiled kernels it runs reach it (program_runner.ipp): the
+/// interpreter's own definitions of the distributed ops' remote halves, so a compiled rank meets
+/// its peers exactly as an interpreted one does. `c` is the kernel's op (for its keywords and
+/// errors); windows and signals are the kernel's arguments. wait() and collective() let the
+/// other ranks run: the caller brings its memory into the arguments first and back after.
+class RankPort {
+ public:
+  /// The rank whose kernel the calling thread runs (during a call_hook), or null.
+  PYPTO_DECL static RankPort* current();
+
+  virtual bool is_remote(const Value& window, std::int64_t peer) const = 0;
+  /// Query ops (get_comm_ctx, rank, nranks) and collectives (barrier, allreduce): the op run.
+  virtual Value run_op(const ir::Call& c, std::vector<Value>& args) = 0;
+  virtual Value peer_read(const ir::Call& c, const Value& window, std::int64_t peer,
+                          const std::vector<std::int64_t>& offsets,
+                          const std::vector<std::int64_t>& extents) = 0;
+  /// The peer's box at `offsets` (`box`'s shape) becomes `box`, or gains it (`c`'s atomic=Add).
+  virtual void peer_store(const ir::Call& c, const Value& window, std::int64_t peer,
+                          const Buffer& box, const std::vector<std::int64_t>& offsets) = 0;
+  virtual void notify(const ir::Call& c, const Value& signal, std::int64_t peer,
+                      const std::vector<std::int64_t>& index, std::int64_t value) = 0;
+  virtual void wait(const ir::Call& c, const Value& signal, const std::vector<std::int64_t>& index,
+                    std::int64_t expected) = 0;
+
+ protected:
+  ~RankPort() = default;
+};
+
 /// Options of run(). `call_hook`, when set, is consulted before the interpreter runs an InCore,
 /// AIC or AIV function (a kernel): results it returns replace interpreting the body (the CPU
 /// runtime dispatches kernels to compiled code this way, program_runner.hpp); nullopt interprets
@@ -256,12 +285,13 @@ struct RunOptions {
 /// the correctly rounded result for + - * / and sqrt; matmul accumulates them in FP32.
 /// Elementwise ops take a scalar of the tile's dtype as second operand, or a second tile/tensor
 /// broadcast into the first's shape (same rank, each dimension equal or 1: a [rows, 1] row
-/// reduction against its [rows, cols] source). A load or slice with a valid_shape reads that
-/// leading box and zero-fills the rest of its shape. Integer scalars and elements wrap to their
-/// dtype's width; `//` and `%` floor (Python semantics, as upstream prints them); division by
-/// zero, shifts out of range, unsupported dtypes (FP8, INT4, ...) and ops the interpreter does
-/// not know raise RuntimeError naming the op and the statement's line:column. Recursion follows
-/// the IR's nesting and call depth.
+/// reduction against its [rows, cols] source); two of different dtypes are both converted to
+/// the promoted one first (upstream's rule: a float over an integer, the wider, signed). A load or
+/// slice with a valid_shape reads that leading box and zero-fills the rest of its shape. Integer
+/// scalars and elements wrap to their dtype's width; `//` and `%` floor (Python semantics, as
+/// upstream prints them); division by zero, shifts out of range, unsupported dtypes (FP8, INT4,
+/// ...) and ops the interpreter does not know raise RuntimeError naming the op and the statement's
+/// line:column. Recursion follows the IR's nesting and call depth.
 PYPTO_DECL std::vector<Value> run(const ir::Program& program, std::string_view function,
                                   std::vector<Value> args, const RunOptions& options);
 

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -124,7 +125,13 @@ struct Where {
   }
 };
 
-class Interpreter {
+/// The rank a thread's call_hook runs in (RankPort::current()).
+inline RankPort*& current_rank_port() {
+  static thread_local RankPort* port = nullptr;
+  return port;
+}
+
+class Interpreter final : public RankPort {
  public:
   explicit Interpreter(const ir::Program& p, const RunOptions* options = nullptr)
       : program_(p), options_(options) {}
@@ -172,7 +179,7 @@ class Interpreter {
           args.push_back(
               allocate(*p.type, "omitted parameter '" + p.name_hint + "' of " + fn.name));
       }
-      if (auto results = options_->call_hook(fn, args, block_idx_)) return std::move(*results);
+      if (auto results = hooked_call(fn, args)) return std::move(*results);
     }
     Frame frame;
     for (std::size_t k = 0; k < fn.params.size(); ++k) {
@@ -1134,6 +1141,8 @@ class Interpreter {
     /// ascending (a peer or rank of a window is its index there), and its number (by first use).
     std::unordered_map<const Buffer*, std::size_t> domain_of;
     std::vector<std::vector<std::int64_t>> domains;
+    /// What each rank gave the collective it is in (its arguments' copies), by device.
+    std::vector<std::vector<Value>> deposits;
   };
   /// A host's call on a device, run when the host waits for its devices.
   struct DeviceCall {
@@ -1153,21 +1162,52 @@ class Interpreter {
     if (r < 0 || r >= world_size())
       fail("call of '" + fn.name + "' on device " + std::to_string(r) + ", outside the world of " +
            std::to_string(world_size()) + " ranks");
-    World& w = world();
+    world();                     // made at the first device call, windows or not
     for (const Value& a : args)  // the windows it is given: r joins their domains
-      if (const Buffer* host = host_window(a.buffer)) {
-        const auto [it, fresh] = w.domain_of.try_emplace(host, w.domains.size());
-        if (fresh) w.domains.emplace_back();
-        std::vector<std::int64_t>& d = w.domains[it->second];
-        if (const auto at = std::lower_bound(d.begin(), d.end(), r); at == d.end() || *at != r)
-          d.insert(at, r);
-      }
+      if (const Buffer* host = host_window(a.buffer)) join_domain(host, r);
     std::vector<Value> results =
         skipped_task_results(fn, args, "call on device " + std::to_string(r) + ": ");
     devices_.resize(static_cast<std::size_t>(world_->size));
     devices_[static_cast<std::size_t>(r)].push_back({&fn, std::move(args), core_num_attr(attrs)});
     devices_frame_ = frame_;
     return results;
+  }
+
+  /// The call_hook's run of kernel `fn`. In a world's rank, the rank serves the kernel's
+  /// distributed ops (RankPort::current()) and the kernel's views of windows are the rank's own
+  /// for the call: written back before the other ranks run, refreshed after.
+  std::optional<std::vector<Value>> hooked_call(const ir::Function& fn, std::vector<Value>& args) {
+    if (!world_task_) return options_->call_hook(fn, args, block_idx_);
+    struct Restore {  // the blocks of a launch share the list: each takes out its own
+      std::vector<std::shared_ptr<Buffer>>& views;
+      std::vector<const Buffer*> added;
+      RankPort* port;
+      ~Restore() {
+        for (const Buffer* b : added) {
+          const auto at = std::find_if(views.rbegin(), views.rend(),
+                                       [&](const auto& v) { return v.get() == b; });
+          if (at != views.rend()) views.erase(std::next(at).base());
+        }
+        current_rank_port() = port;
+      }
+    } restore{world_->views[static_cast<std::size_t>(rank_)], {}, current_rank_port()};
+    for (const Value& a : args)
+      if (a.buffer && a.buffer->origin) {
+        restore.views.push_back(a.buffer);
+        restore.added.push_back(a.buffer.get());
+      }
+    current_rank_port() = this;
+    return options_->call_hook(fn, args, block_idx_);
+  }
+
+  /// Device `r` joins the communication domain of window buffer `host`.
+  void join_domain(const Buffer* host, std::int64_t r) {
+    World& w = world();
+    const auto [it, fresh] = w.domain_of.try_emplace(host, w.domains.size());
+    if (fresh) w.domains.emplace_back();
+    std::vector<std::int64_t>& d = w.domains[it->second];
+    if (const auto at = std::lower_bound(d.begin(), d.end(), r); at == d.end() || *at != r)
+      d.insert(at, r);
   }
 
   /// The world this host runs (made at its first use).
@@ -1214,8 +1254,7 @@ class Interpreter {
       if (it == world_->copies.end()) return b;
       std::shared_ptr<Buffer>& copy = it->second.at(static_cast<std::size_t>(r));
       if (!copy) {  // each rank's copy starts as the host allocated it: zeros
-        copy = std::make_shared<Buffer>(*b);
-        std::fill(copy->ints.begin(), copy->ints.end(), 0);
+        copy = Value::zeros(b->dtype, b->shape).buffer;
         world_->copy_of[copy.get()] = {host, r};
       }
       return copy;
@@ -1248,34 +1287,44 @@ class Interpreter {
     return host && it != world_->domain_of.end() ? &world_->domains[it->second] : nullptr;
   }
 
+  /// The device that is rank `peer` of the domain of window tensor `v`, or nothing (`v` is no
+  /// window, or its domain has no such rank).
+  std::optional<std::int64_t> peer_device(const Value& v, std::int64_t peer) const {
+    const std::vector<std::int64_t>* d = domain(v.buffer);
+    if (!d || peer < 0 || peer >= static_cast<std::int64_t>(d->size())) return std::nullopt;
+    return (*d)[static_cast<std::size_t>(peer)];
+  }
+
   /// Peer `peer`'s (a rank of `v`'s domain) instance of this rank's window tensor `v` (a fresh
   /// view of its copy), or `v`'s own buffer when the peer is this rank.
   std::shared_ptr<Buffer> peer_buffer(const ir::Call& c, const Value& v, std::int64_t peer) {
     if (!v.buffer) unsupported(c, "needs a window tensor");
     if (!world_ || rank_ < 0) return v.buffer;
-    const std::vector<std::int64_t>* d = domain(v.buffer);
-    if (!d)
-      unsupported(c, "reaches rank " + std::to_string(peer) +
-                         " through a tensor that is not a window (pld.window of a window buffer)");
-    if (peer >= static_cast<std::int64_t>(d->size()))
+    const std::optional<std::int64_t> device = peer_device(v, peer);
+    if (!device) {
+      const std::vector<std::int64_t>* d = domain(v.buffer);
+      if (!d)
+        unsupported(c,
+                    "reaches rank " + std::to_string(peer) +
+                        " through a tensor that is not a window (pld.window of a window buffer)");
       unsupported(c, "names rank " + std::to_string(peer) + " of a window shared by " +
                          std::to_string(d->size()) + " devices");
-    const std::int64_t device = (*d)[static_cast<std::size_t>(peer)];
-    return device == rank_ ? v.buffer : on_rank(v.buffer, device, false);
+    }
+    return *device == rank_ ? v.buffer : on_rank(v.buffer, *device, false);
   }
 
   /// True when `peer` of window tensor `v` is another rank than this one (in a world's rank).
-  bool is_remote(const Value& v, std::int64_t peer) const {
+  bool is_remote(const Value& v, std::int64_t peer) const override {
     if (!world_ || rank_ < 0) return false;
-    const std::vector<std::int64_t>* d = domain(v.buffer);
-    return !d || peer >= static_cast<std::int64_t>(d->size()) ||
-           (*d)[static_cast<std::size_t>(peer)] != rank_;
+    const std::optional<std::int64_t> device = peer_device(v, peer);
+    return !device || *device != rank_;
   }
 
   /// The box `off` + `ext` of the peer's instance of window tensor `v` (peer_buffer), as a
   /// tensor of `v`'s dtype; only the box is decoded from a window's bytes.
   Value peer_read(const ir::Call& c, const Value& v, std::int64_t peer,
-                  const std::vector<std::int64_t>& off, const std::vector<std::int64_t>& ext) {
+                  const std::vector<std::int64_t>& off,
+                  const std::vector<std::int64_t>& ext) override {
     const std::shared_ptr<Buffer> from = peer_box(c, v, peer, off, ext);
     const Buffer& w = *v.buffer;
     Value out = Value::zeros(w.dtype, ext);
@@ -1324,13 +1373,69 @@ class Interpreter {
         unsupported(c, "box at " + shape_text(off) + " of " + shape_text(ext) +
                            " is outside the window of " + shape_text(w.shape));
     if (!world_ || rank_ < 0 || !w.origin || !w.origin->bytes) return nullptr;
-    const std::vector<std::int64_t>* d = domain(v.buffer);
-    if (!d || peer >= static_cast<std::int64_t>(d->size())) return nullptr;  // peer_buffer says
-    const std::int64_t device = (*d)[static_cast<std::size_t>(peer)];
-    if (device == rank_) return nullptr;
-    std::shared_ptr<Buffer> bytes = on_rank(w.origin->parent, device, false);
+    const std::optional<std::int64_t> device = peer_device(v, peer);
+    if (!device || *device == rank_) return nullptr;  // peer_buffer says why, or it is ours
+    std::shared_ptr<Buffer> bytes = on_rank(w.origin->parent, *device, false);
     if (bytes->size() < w.size() * element_bytes(w.dtype)) return nullptr;
     return bytes;
+  }
+
+  Value run_op(const ir::Call& c, std::vector<Value>& args) override {
+    return distributed(c, args);
+  }
+
+  void peer_store(const ir::Call& c, const Value& window, std::int64_t peer, const Buffer& box,
+                  const std::vector<std::int64_t>& off) override {
+    store_to_peer(c, window, peer, box, off, nullptr);
+  }
+
+  /// The valid elements of `src` (those of `valued`'s value, region_copy_in) into the peer's
+  /// box at `off`, added to it with the call's atomic=Add: the box read, written, put back.
+  void store_to_peer(const ir::Call& c, const Value& window, std::int64_t peer, const Buffer& src,
+                     const std::vector<std::int64_t>& off, const ir::Expr* valued) {
+    const auto atomic = c.kwargs.get<ir::AtomicType>("atomic");
+    std::vector<std::int64_t> ext = src.valid.empty() ? src.shape : src.valid;
+    ext.insert(ext.begin(), off.size() > ext.size() ? off.size() - ext.size() : 0, 1);
+    Value there = peer_read(c, window, peer, off, ext);
+    region_copy_in(c, src, *there.buffer, std::vector<std::int64_t>(ext.size(), 0),
+                   atomic && *atomic == ir::AtomicType::Add, valued);
+    peer_write(c, window, peer, *there.buffer, off);
+  }
+
+  /// pld.system.notify: the signal element `idx` of `peer` set to `v` or increased by it (INT32,
+  /// wrapping).
+  void notify(const ir::Call& c, const Value& signal, std::int64_t peer,
+              const std::vector<std::int64_t>& idx, std::int64_t v) override {
+    const bool remote = is_remote(signal, peer);
+    Value cell =
+        remote ? peer_read(c, signal, peer, idx, std::vector<std::int64_t>(idx.size(), 1)) : signal;
+    shaped(cell, "the signal");
+    Buffer& sig = *cell.buffer;
+    if (is_float_dtype(sig.dtype)) unsupported(c, "needs an integer signal (INT32)");
+    const std::size_t at = remote ? 0 : flat_index(c, sig, idx);
+    const auto op = c.kwargs.get<ir::NotifyOp>("op");
+    const std::int64_t next = op && *op == ir::NotifyOp::Set ? v : sig.ints[at] + v;
+    sig.ints[at] = static_cast<std::int32_t>(static_cast<std::uint32_t>(next));
+    if (remote)
+      peer_write(c, signal, peer, sig, idx);
+    else if (sig.origin)
+      write_back_view(sig);
+  }
+
+  /// pld.system.wait: until the signal element `idx` meets `expected` (the call's cmp: >=, or
+  /// ==), the other ranks running meanwhile.
+  void wait(const ir::Call& c, const Value& signal, const std::vector<std::int64_t>& idx,
+            std::int64_t expected) override {
+    shaped(signal, "the signal");
+    Buffer& sig = *signal.buffer;
+    if (is_float_dtype(sig.dtype)) unsupported(c, "needs an integer signal (INT32)");
+    const std::size_t at = flat_index(c, sig, idx);
+    const auto cmp = c.kwargs.get<ir::WaitCmp>("cmp");
+    const bool eq = cmp && *cmp == ir::WaitCmp::Eq;
+    wait_for_peers(
+        c, sig, [&] { return eq ? sig.ints[at] == expected : sig.ints[at] >= expected; },
+        "waits for the signal " + shape_text(idx) + " to be " + (eq ? "== " : ">= ") +
+            std::to_string(expected) + ", and it holds " + std::to_string(sig.ints[at]));
   }
 
   /// Writes this rank's window views into its copies (before peers run) or reads them back.
@@ -1369,59 +1474,197 @@ class Interpreter {
     refresh_windows();
   }
 
-  /// pld.tensor.allreduce across the world: every rank's target becomes the reduction (`op`,
-  /// Sum by default) of all ranks' targets, element by element in rank order. In a rank, a
-  /// rendezvous of all ranks; on the host, over the ranks' copies after the devices ran.
-  Value allreduce(const ir::Call& c, std::vector<Value>& args) {
+  // -- collectives (docs/runtime.md "A world of several ranks")
+
+  /// The operand a collective writes: its target (allgather / all_to_all / all_to_all_v's
+  /// second operand, the others' first).
+  static std::size_t target_operand(const ir::Call& c) {
+    const ir::OpId id = c.op->id;
+    return id == ir::OpId::pld_tensor_allgather || id == ir::OpId::pld_tensor_all_to_all ||
+                   id == ir::OpId::pld_tensor_all_to_all_v
+               ? 1
+               : 0;
+  }
+
+  /// `a` combined with `b` by a reduction: a float's result rounded to the dtype, an integer's
+  /// wrapped to it.
+  static void combine(ir::ReduceOp op, Buffer& a, std::size_t i, const Buffer& b, std::size_t j) {
+    if (is_float_dtype(a.dtype)) {
+      const float x = a.f32[i], y = b.f32[j];
+      const float v = op == ir::ReduceOp::Sum    ? x + y
+                      : op == ir::ReduceOp::Prod ? x * y
+                      : op == ir::ReduceOp::Max  ? std::max(x, y)
+                                                 : std::min(x, y);
+      a.f32[i] = rounded(a.dtype, v);
+      return;
+    }
+    const std::int64_t x = a.ints[i], y = b.ints[j];
+    const auto ux = static_cast<std::uint64_t>(x), uy = static_cast<std::uint64_t>(y);
+    a.ints[i] = op == ir::ReduceOp::Sum    ? wrap(ux + uy, a.dtype)
+                : op == ir::ReduceOp::Prod ? wrap(ux * uy, a.dtype)
+                : op == ir::ReduceOp::Max  ? std::max(x, y)
+                                           : std::min(x, y);
+  }
+
+  /// Elements [from, from + n) of `src` into `dst` at `at` (one dtype).
+  static void copy_span(const Buffer& src, std::size_t from, Buffer& dst, std::size_t at,
+                        std::size_t n) {
+    if (is_float_dtype(src.dtype))
+      std::copy_n(src.f32.begin() + static_cast<std::ptrdiff_t>(from), n,
+                  dst.f32.begin() + static_cast<std::ptrdiff_t>(at));
+    else
+      std::copy_n(src.ints.begin() + static_cast<std::ptrdiff_t>(from), n,
+                  dst.ints.begin() + static_cast<std::ptrdiff_t>(at));
+  }
+
+  /// The collective's result at position `q` of the `given.size()` ranks of its domain, written
+  /// into `target` (and all_to_all_v's counts into `recv`), from `given[p]`: the arguments rank
+  /// p gave (copies), in the call's order. Sums and the other reductions run in domain order.
+  void collective_result(const ir::Call& c, const std::vector<std::vector<Value>>& given,
+                         std::size_t q, Buffer& target, Buffer* recv) const {
+    const std::size_t n = given.size(), t = target_operand(c);
+    auto arg = [&](std::size_t p, std::size_t k, const char* what) -> const Buffer& {
+      if (k >= given[p].size() || !given[p][k].is_shaped())
+        unsupported(c, std::string("needs ") + what);
+      return *given[p][k].buffer;
+    };
     const ir::ReduceOp op = c.kwargs.get<ir::ReduceOp>("op").value_or(ir::ReduceOp::Sum);
-    if (rank_ < 0 && !devices_.empty()) run_devices();
-    if (rank_ >= 0 && !world_task_) unsupported(c, "runs in a rank outside a world's run");
-    if (rank_ >= 0) all_ranks_arrive(c);  // every contribution is in its rank's copy
-    const std::vector<std::int64_t>* d = domain(args.at(0).buffer);
-    if (!d) unsupported(c, "across several ranks needs a window its devices were given");
-    std::vector<std::shared_ptr<Buffer>> parts;  // in the order of the window's domain
-    for (std::size_t p = 0; p < d->size(); ++p)
-      parts.push_back(rank_ < 0 ? on_rank(args[0].buffer, (*d)[p], false)
-                                : peer_buffer(c, args[0], static_cast<std::int64_t>(p)));
-    Buffer total = *parts[0];
-    for (std::size_t j = 0; j < total.size(); ++j)
-      for (std::size_t p = 1; p < parts.size(); ++p) {
-        if (is_float_dtype(total.dtype)) {
-          const float a = total.f32[j], b = parts[p]->f32[j];
-          const float v = op == ir::ReduceOp::Sum    ? a + b
-                          : op == ir::ReduceOp::Prod ? a * b
-                          : op == ir::ReduceOp::Max  ? std::max(a, b)
-                                                     : std::min(a, b);
-          total.f32[j] = rounded(total.dtype, v);
-        } else {
-          const std::int64_t a = total.ints[j], b = parts[p]->ints[j];
-          const auto wrapped = [&](std::uint64_t v) { return wrap(v, total.dtype); };
-          total.ints[j] =
-              op == ir::ReduceOp::Sum
-                  ? wrapped(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b))
-              : op == ir::ReduceOp::Prod
-                  ? wrapped(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b))
-              : op == ir::ReduceOp::Max ? std::max(a, b)
-                                        : std::min(a, b);
-        }
+    const std::size_t size = target.size();
+    switch (c.op->id) {
+      case ir::OpId::pld_tensor_allreduce: {  // every position's target reduced, in order
+        Buffer total = arg(0, t, "a target");
+        for (std::size_t p = 1; p < n; ++p)
+          for (std::size_t j = 0; j < size; ++j) combine(op, total, j, arg(p, t, "a target"), j);
+        copy_span(total, 0, target, 0, size);
+        return;
       }
-    if (rank_ >= 0) {
-      all_ranks_arrive(c);  // every rank has read every contribution
-      Buffer& mine = *args[0].buffer;
-      mine.f32 = total.f32;
-      mine.ints = total.ints;
-      if (mine.origin) write_back_view(mine);
-      return args[0];
+      case ir::OpId::pld_tensor_broadcast: {  // the root's target
+        std::int64_t root = c.kwargs.get<std::int64_t>("root").value_or(0);
+        if (given[q].size() > 2 && given[q][2].kind == ValueKind::Scalar) root = given[q][2].i;
+        if (root < 0 || static_cast<std::size_t>(root) >= n)
+          unsupported(c,
+                      "names root " + std::to_string(root) + " of " + std::to_string(n) + " ranks");
+        copy_span(arg(static_cast<std::size_t>(root), t, "a target"), 0, target, 0, size);
+        return;
+      }
+      case ir::OpId::pld_tensor_reduce_scatter: {  // chunk q: every position's chunk q reduced
+        if (size % n != 0)
+          unsupported(c, "needs a target that splits into one chunk per rank (" +
+                             std::to_string(size) + " elements, " + std::to_string(n) + " ranks)");
+        const std::size_t chunk = size / n;
+        Buffer total = arg(0, t, "a target");
+        for (std::size_t p = 1; p < n; ++p)
+          for (std::size_t j = q * chunk; j < (q + 1) * chunk; ++j)
+            combine(op, total, j, arg(p, t, "a target"), j);
+        copy_span(total, q * chunk, target, q * chunk, chunk);
+        return;
+      }
+      default: break;
     }
-    for (const auto& part : parts) {  // the host: every rank's copy holds the reduction
-      part->f32 = total.f32;
-      part->ints = total.ints;
-      if (part->origin) write_back_view(*part);
+    // The exchanges: position p's chunk lands at chunk p of the target.
+    const Buffer& in0 = arg(q, 0, "an input");
+    if (in0.dtype != target.dtype) unsupported(c, "input and target dtypes differ");
+    if (c.op->id == ir::OpId::pld_tensor_all_to_all_v) {
+      // input, target, signal, send_counts, recv_counts: MAX_RECV rows per rank
+      if (target.shape.empty() || target.shape[0] % static_cast<std::int64_t>(n) != 0)
+        unsupported(c, "needs target rows that split into one block per rank");
+      const std::int64_t block = target.shape[0] / static_cast<std::int64_t>(n);
+      const std::size_t per =
+          static_cast<std::size_t>(block) * (size / static_cast<std::size_t>(target.shape[0]));
+      for (std::size_t p = 0; p < n; ++p) {
+        const Buffer& in = arg(p, 0, "an input");
+        const Buffer& send = arg(p, 3, "send_counts");
+        if (in.size() < (q + 1) * per || send.size() <= q || !recv || recv->size() < n)
+          unsupported(c, "needs an input of a block per rank and a count per rank");
+        copy_span(in, q * per, target, p * per, per);
+        recv->ints[p] = std::min(send.ints[q], block);
+      }
+      return;
     }
-    Buffer& host = *args[0].buffer;
-    host.f32 = total.f32;
-    host.ints = total.ints;
-    return args[0];
+    const bool all_to_all = c.op->id == ir::OpId::pld_tensor_all_to_all;
+    // allgather: the whole input; all_to_all: its row for this position
+    const std::size_t chunk = all_to_all
+                                  ? (in0.shape.empty() || in0.shape[0] <= 0
+                                         ? in0.size()
+                                         : in0.size() / static_cast<std::size_t>(in0.shape[0]))
+                                  : in0.size();
+    if (n * chunk > size)
+      unsupported(c, "target of " + std::to_string(size) + " elements cannot hold " +
+                         std::to_string(n) + " chunks of " + std::to_string(chunk));
+    for (std::size_t p = 0; p < n; ++p) {
+      const Buffer& in = arg(p, 0, "an input");
+      const std::size_t from = all_to_all ? q * chunk : 0;
+      if (in.size() < from + chunk || in.dtype != target.dtype)
+        unsupported(c, "needs inputs of one shape and dtype on every rank");
+      copy_span(in, from, target, p * chunk, chunk);
+    }
+  }
+
+  /// A collective: in a world's rank a rendezvous of the ranks (each deposits what it gives,
+  /// all meet, each takes its result from every deposit of its domain, all meet again so that
+  /// no deposit is replaced while read); on the host, over the ranks' copies once the devices
+  /// ran; in a world of one rank, its own data.
+  Value collective(const ir::Call& c, std::vector<Value>& args) {
+    const std::size_t t = target_operand(c);
+    if (args.size() <= t || !args[t].is_shaped()) unsupported(c, "needs a target tensor");
+    const bool counts = c.op->id == ir::OpId::pld_tensor_all_to_all_v;
+    if (counts && (args.size() < 5 || !args[4].is_shaped())) unsupported(c, "needs recv_counts");
+    auto gift = [&](const std::vector<Value>& from) {
+      std::vector<Value> g;
+      for (const Value& v : from) g.push_back(v.is_shaped() ? v.deep_copy() : v);
+      return g;
+    };
+    auto write = [](Buffer& b) {
+      if (b.origin) write_back_view(b);
+    };
+    if (world_size() == 1 || (rank_ >= 0 && !world_task_)) {
+      if (world_size() > 1) unsupported(c, "runs in a rank outside a world's run");
+      const std::vector<std::vector<Value>> given{gift(args)};
+      collective_result(c, given, 0, *args[t].buffer, counts ? args[4].buffer.get() : nullptr);
+      write(*args[t].buffer);
+      if (counts) write(*args[4].buffer);
+      return args[t];
+    }
+    if (rank_ < 0 && !devices_.empty()) run_devices();
+    const Buffer* host = host_window(args[t].buffer);
+    if (rank_ < 0 && host && !domain(args[t].buffer))  // a window no device has seen: the world's
+      for (std::int64_t r = 0; r < world_->size; ++r) join_domain(host, r);
+    const std::vector<std::int64_t>* d = domain(args[t].buffer);
+    if (!d) unsupported(c, "across several ranks needs a window buffer's window");
+    if (rank_ < 0) {  // the host: every device's copies, read before any is written
+      std::vector<std::vector<Value>> given;
+      for (const std::int64_t device : *d) {
+        std::vector<Value> on = args;
+        for (Value& v : on)
+          if (v.is_shaped()) v.buffer = on_rank(v.buffer, device, false);
+        given.push_back(gift(on));
+      }
+      for (std::size_t q = 0; q < d->size(); ++q) {
+        const std::shared_ptr<Buffer> target = on_rank(args[t].buffer, (*d)[q], false);
+        const std::shared_ptr<Buffer> recv =
+            counts ? on_rank(args[4].buffer, (*d)[q], false) : nullptr;
+        collective_result(c, given, q, *target, recv.get());
+        write(*target);
+        if (recv) write(*recv);
+        if (q == 0 && c.op->id == ir::OpId::pld_tensor_allreduce)  // the host sees the sum too
+          copy_span(*target, 0, *args[t].buffer, 0, target->size());
+      }
+      return args[t];
+    }
+    const auto me = std::find(d->begin(), d->end(), rank_);
+    if (me == d->end()) unsupported(c, "runs on a rank outside its window's domain");
+    world_->deposits.resize(static_cast<std::size_t>(world_->size));
+    world_->deposits[static_cast<std::size_t>(rank_)] = gift(args);
+    all_ranks_arrive(c);
+    std::vector<std::vector<Value>> given;
+    for (const std::int64_t device : *d)
+      given.push_back(world_->deposits[static_cast<std::size_t>(device)]);
+    collective_result(c, given, static_cast<std::size_t>(me - d->begin()), *args[t].buffer,
+                      counts ? args[4].buffer.get() : nullptr);
+    write(*args[t].buffer);
+    if (counts) write(*args[4].buffer);
+    all_ranks_arrive(c);
+    return args[t];
   }
 
   // -- builtin ops
@@ -1820,14 +2063,6 @@ class Interpreter {
     region_copy_in(c, *part.buffer, dst, at, add);
   }
 
-  /// The first `n` elements of `from` into `to`'s first (same dtype, both hold `n`).
-  static void copy_leading(const Buffer& from, Buffer& to, std::size_t n) {
-    if (is_float_dtype(from.dtype))
-      std::copy_n(from.f32.begin(), n, to.f32.begin());
-    else
-      std::copy_n(from.ints.begin(), n, to.ints.begin());
-  }
-
   Value distributed(const ir::Call& c, std::vector<Value>& args) {
     using ir::OpId;
     const auto atomic = c.kwargs.get<ir::AtomicType>("atomic");
@@ -1898,10 +2133,8 @@ class Interpreter {
           region_copy_in(c, *part.buffer, *args[0].buffer, dst_off, add);
           if (args[0].buffer->origin) write_back_view(*args[0].buffer);
         } else {
-          const Value part = region_copy_out(c, src, src_off, shape, false);
-          Value there = peer_read(c, args[0], peer, dst_off, shape);
-          region_copy_in(c, *part.buffer, *there.buffer, zeros_like(*there.buffer), add);
-          peer_write(c, args[0], peer, *there.buffer, dst_off);
+          store_to_peer(c, args[0], peer, *region_copy_out(c, src, src_off, shape, false).buffer,
+                        dst_off, nullptr);
         }
         // A get's result is the tensor it wrote, as the compiled kernel's is.
         return get ? args[0] : Value{};
@@ -1924,115 +2157,33 @@ class Interpreter {
         const std::int64_t peer = peer_rank(c, args.at(2), "peer");
         const Buffer& src = shaped(args[0], "the source");
         const auto off = as_ints(args.at(3), "offsets");
-        if (!is_remote(args[1], peer)) {
-          region_copy_in(c, src, *args[1].buffer, off, add, c.args[0].get());
-          if (args[1].buffer->origin) write_back_view(*args[1].buffer);
+        if (is_remote(args[1], peer)) {
+          store_to_peer(c, args[1], peer, src, off, c.args[0].get());
           return Value{};
         }
-        // The peer's box the source's valid elements land in, read, written and put back.
-        std::vector<std::int64_t> ext = src.valid.empty() ? src.shape : src.valid;
-        ext.insert(ext.begin(), off.size() > ext.size() ? off.size() - ext.size() : 0, 1);
-        Value there = peer_read(c, args[1], peer, off, ext);
-        region_copy_in(c, src, *there.buffer, zeros_like(*there.buffer), add, c.args[0].get());
-        peer_write(c, args[1], peer, *there.buffer, off);
+        region_copy_in(c, src, *args[1].buffer, off, add, c.args[0].get());
+        if (args[1].buffer->origin) write_back_view(*args[1].buffer);
         return Value{};
       }
-      case OpId::pld_system_notify: {  // signal, peer, offsets, value
-        const std::int64_t peer = peer_rank(c, args.at(1), "peer");
-        const bool remote = is_remote(args[0], peer);
-        const auto idx = as_ints(args.at(2), "offsets");
-        Value cell =
-            remote ? peer_read(c, args[0], peer, idx, std::vector<std::int64_t>(idx.size(), 1))
-                   : args[0];
-        shaped(cell, "the signal");
-        Buffer& sig = *cell.buffer;
-        if (is_float_dtype(sig.dtype)) unsupported(c, "needs an integer signal (INT32)");
-        const std::size_t at = remote ? 0 : flat_index(c, sig, idx);
-        const std::int64_t v = as_int(args.at(3), "the value");
-        const auto op = c.kwargs.get<ir::NotifyOp>("op");
-        const std::int64_t next = op && *op == ir::NotifyOp::Set ? v : sig.ints[at] + v;
-        sig.ints[at] = static_cast<std::int32_t>(static_cast<std::uint32_t>(next));
-        if (remote)
-          peer_write(c, args[0], peer, sig, idx);
-        else if (sig.origin)
-          write_back_view(sig);
+      case OpId::pld_system_notify:  // signal, peer, offsets, value
+        notify(c, args.at(0), peer_rank(c, args.at(1), "peer"), as_ints(args.at(2), "offsets"),
+               as_int(args.at(3), "the value"));
         return Value{};
-      }
       case OpId::pld_system_wait:
-      case OpId::pld_system_defer_wait: {  // signal, offsets, expected
-        shaped(args.at(0), "the signal");
-        Buffer& sig = *args[0].buffer;
-        if (is_float_dtype(sig.dtype)) unsupported(c, "needs an integer signal (INT32)");
-        const auto idx = as_ints(args.at(1), "offsets");
-        const std::size_t at = flat_index(c, sig, idx);
-        const std::int64_t expected = as_int(args.at(2), "the expected value");
-        const auto cmp = c.kwargs.get<ir::WaitCmp>("cmp");
-        const bool eq = cmp && *cmp == ir::WaitCmp::Eq;
-        wait_for_peers(
-            c, sig, [&] { return eq ? sig.ints[at] == expected : sig.ints[at] >= expected; },
-            "waits for the signal " + shape_text(idx) + " to be " + (eq ? "== " : ">= ") +
-                std::to_string(expected) + ", and it holds " + std::to_string(sig.ints[at]));
+      case OpId::pld_system_defer_wait:  // signal, offsets, expected
+        wait(c, args.at(0), as_ints(args.at(1), "offsets"),
+             as_int(args.at(2), "the expected value"));
         return Value{};
-      }
-      case OpId::pld_tensor_allreduce:
-        if (world_size() > 1) return allreduce(c, args);
-        return args.at(0);  // one rank's contribution is the whole reduction
       case OpId::pld_tensor_barrier:
         if (world_size() > 1 && rank_ < 0 && !devices_.empty()) run_devices();
         if (world_size() > 1 && world_task_) all_ranks_arrive(c);
         return args.at(0);
-      case OpId::pld_tensor_reduce_scatter:  // one rank's contribution is the whole reduction
-        if (world_size() > 1) unsupported(c, "across several ranks is not run by the interpreter");
-        return args.at(0);
+      case OpId::pld_tensor_allreduce:
+      case OpId::pld_tensor_reduce_scatter:
       case OpId::pld_tensor_broadcast:
       case OpId::pld_tensor_allgather:
       case OpId::pld_tensor_all_to_all:
-      case OpId::pld_tensor_all_to_all_v:
-        if (world_size() > 1) unsupported(c, "across several ranks is not run by the interpreter");
-        return one_rank_collective(c, args);
-      default: unsupported(c, "is not executable by the reference interpreter");
-    }
-  }
-
-  /// The collectives whose world is one rank: each moves this rank's own data.
-  Value one_rank_collective(const ir::Call& c, std::vector<Value>& args) {
-    using ir::OpId;
-    switch (c.op->id) {
-      case OpId::pld_tensor_broadcast:
-        if (args.size() > 2) peer_rank(c, args[2], "root");
-        if (const auto root = c.kwargs.get<std::int64_t>("root"))
-          peer_rank(c, Value::scalar_int(*root), "root");
-        return args.at(0);
-      case OpId::pld_tensor_allgather:
-      case OpId::pld_tensor_all_to_all: {  // input, target, signal: rank 0's chunk, in place
-        const Buffer& in = shaped(args.at(0), "the input");
-        Buffer& target = *args.at(1).buffer;
-        std::size_t chunk = in.size();  // allgather: the whole input; all_to_all: its first row
-        if (c.op->id == OpId::pld_tensor_all_to_all && !in.shape.empty() && in.shape[0] > 0)
-          chunk /= static_cast<std::size_t>(in.shape[0]);
-        if (chunk > target.size())
-          unsupported(c, "target of " + std::to_string(target.size()) +
-                             " elements cannot hold a chunk of " + std::to_string(chunk));
-        if (in.dtype != target.dtype) unsupported(c, "input and target dtypes differ");
-        copy_leading(in, target, chunk);
-        return args[1];
-      }
-      case OpId::pld_tensor_all_to_all_v: {  // input, target, signal, send_counts, recv_counts
-        // Rank 0's capacity block (the target's rows: MAX_RECV = rows / 1 rank) lands whole;
-        // the count it sends, clamped to the block, is what rank 0 receives.
-        const Buffer& in = shaped(args.at(0), "the input");
-        Buffer& target = *args.at(1).buffer;
-        const Buffer& send = shaped(args.at(3), "send_counts");
-        Buffer& recv = *args.at(4).buffer;
-        if (in.dtype != target.dtype) unsupported(c, "input and target dtypes differ");
-        if (target.shape.empty() || in.size() < target.size() || send.size() == 0 ||
-            recv.size() == 0)
-          unsupported(c, "needs an input of at least the target's rows and counts to send");
-        copy_leading(in, target, target.size());
-        recv.ints[0] = std::min(send.ints[0], target.shape[0]);
-        if (recv.origin) write_back_view(recv);
-        return args[1];
-      }
+      case OpId::pld_tensor_all_to_all_v: return collective(c, args);
       default: unsupported(c, "is not executable by the reference interpreter");
     }
   }
@@ -2250,7 +2401,11 @@ class Interpreter {
     return x.valid;
   }
 
-  Value elementwise(const ir::Call& c, kernel::Op op, const Value& a, const Value* b) const {
+  Value elementwise(const ir::Call& c, kernel::Op op, const Value& first, const Value* b) const {
+    const Value* pa = &first;
+    Value held[2];
+    promote_operands(pa, b, held);
+    const Value& a = *pa;
     const Buffer& x = shaped(a, "the first operand");
     check_dtype(x.dtype, c.op->name + "'s operand");
     // A scalar operand is converted to the elements' dtype first (upstream narrows it so).
@@ -2359,16 +2514,37 @@ class Interpreter {
         out.buffer->ints[k] = float_to_int(x.f32[k], mode, *to);
       return out;
     }
-    for (std::size_t k = 0; k < x.size(); ++k) {  // the mode does not round these
+    convert_elements(x, *out.buffer);  // the mode does not round these
+    return out;
+  }
+
+  /// Each element of `x` as `out`'s dtype (convert's rules), into `out` of `x`'s shape.
+  void convert_elements(const Buffer& x, Buffer& out) const {
+    for (std::size_t k = 0; k < x.size(); ++k) {
       const Value e = is_float_dtype(x.dtype) ? Value::scalar_float(x.f32[k], x.dtype)
                                               : Value::scalar_int(x.ints[k], x.dtype);
-      const Value r = convert(e, *to);
-      if (is_float_dtype(*to))
-        out.buffer->f32[k] = r.f;
+      const Value r = convert(e, out.dtype);
+      if (is_float_dtype(out.dtype))
+        out.f32[k] = r.f;
       else
-        out.buffer->ints[k] = r.i;
+        out.ints[k] = r.i;
     }
-    return out;
+  }
+
+  /// Two shaped operands of different dtypes, each as their promoted dtype (upstream's
+  /// PromoteDataTypes, the type rule's): `a` and `b` are repointed at the converted copies
+  /// kept in `held`. Operands of one dtype, or a scalar second operand, are left as they are.
+  void promote_operands(const Value*& a, const Value*& b, Value (&held)[2]) const {
+    if (!b || !b->is_shaped() || !a->is_shaped() || a->buffer->dtype == b->buffer->dtype) return;
+    const DataType to = ir::ops::promote(a->buffer->dtype, b->buffer->dtype);
+    for (const Value** v : {&a, &b}) {
+      if ((*v)->buffer->dtype == to) continue;
+      Value& copy = held[v == &a ? 0 : 1];
+      copy = Value::zeros(to, (*v)->buffer->shape, (*v)->kind == ValueKind::Tile);
+      convert_elements(*(*v)->buffer, *copy.buffer);
+      copy.buffer->valid = (*v)->buffer->valid;
+      *v = &copy;
+    }
   }
 
   /// tile.row_{sum,max,min,prod} ([rows, cols] -> [rows, 1]) and tile.col_{sum,max,min,prod}
@@ -2450,9 +2626,14 @@ class Interpreter {
   /// An element op outside the kernel IR (codegen/element_ops.hpp): on floats its function of
   /// binary32 values, rounded to the dtype; on integers the scalar node of its name, element by
   /// element. The second operand is a shaped value (broadcast as elementwise's) or a scalar.
-  Value element_map(const ir::Call& c, codegen::ElementOp op, const Value& a,
+  Value element_map(const ir::Call& c, codegen::ElementOp op, const Value& first,
                     const Value* b) const {
     const codegen::ElementOpInfo info = codegen::element_op_info(op);
+    const Value* pa = &first;
+    Value held[2];
+    if (op != codegen::ElementOp::Shl && op != codegen::ElementOp::Shr)  // not a shift's amount
+      promote_operands(pa, b, held);
+    const Value& a = *pa;
     const Buffer& x = shaped(a, "the first operand");
     check_dtype(x.dtype, c.op->name + "'s operand");
     const bool is_float = is_float_dtype(x.dtype);
@@ -3641,6 +3822,8 @@ class Interpreter {
 };
 
 }  // namespace detail
+
+PYPTO_DECL RankPort* RankPort::current() { return detail::current_rank_port(); }
 
 PYPTO_DECL std::vector<Value> run(const ir::Program& program, std::string_view function,
                                   std::vector<Value> args, const RunOptions& options) {

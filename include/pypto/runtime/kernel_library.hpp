@@ -73,6 +73,9 @@ class Kernel {
   /// Where the kernel's next calls send their cross-core pushes and pops (nothing for a kernel
   /// without pipe ops).
   PYPTO_DECL void set_pipe(codegen::KernelPipe pipe, void* context) const;
+  /// Where its next calls send the distributed ops a rank cannot do alone (null: a world of one
+  /// rank; nothing for a kernel without such ops).
+  PYPTO_DECL void set_world(codegen::KernelWorld world, void* context) const;
 
  private:
   [[noreturn]] PYPTO_DECL void fail(const std::string& what) const;
@@ -82,6 +85,7 @@ class Kernel {
   codegen::KernelSetBlockIdx set_block_idx_ = nullptr;  ///< optional export
   codegen::KernelFaultRecord fault_record_ = nullptr;   ///< optional export
   codegen::KernelSetPipe set_pipe_ = nullptr;           ///< optional export
+  codegen::KernelSetWorld set_world_ = nullptr;         ///< optional export
 };
 
 enum class LoadMode : std::uint8_t {

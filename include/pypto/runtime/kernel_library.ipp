@@ -47,10 +47,16 @@ PYPTO_DECL Kernel::Kernel(codegen::KernelRegistration registration,
       library_->find_symbol(codegen::kKernelFaultSymbol));
   set_pipe_ = reinterpret_cast<codegen::KernelSetPipe>(
       library_->find_symbol(codegen::kKernelSetPipeSymbol));
+  set_world_ = reinterpret_cast<codegen::KernelSetWorld>(
+      library_->find_symbol(codegen::kKernelSetWorldSymbol));
 }
 
 PYPTO_DECL void Kernel::set_pipe(codegen::KernelPipe pipe, void* context) const {
   if (set_pipe_) set_pipe_(pipe, context);
+}
+
+PYPTO_DECL void Kernel::set_world(codegen::KernelWorld world, void* context) const {
+  if (set_world_) set_world_(world, context);
 }
 
 PYPTO_DECL std::string kernel_fault_text(const codegen::KernelFault& f) {

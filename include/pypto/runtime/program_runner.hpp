@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "pypto/codegen/kernel_abi.hpp"
+#include "pypto/codegen/kernel_source.hpp"
 #include "pypto/core/config.hpp"
 #include "pypto/core/dtype.hpp"
 #include "pypto/runtime/interpreter.hpp"
@@ -28,6 +29,7 @@
 #include "pypto/transforms/return_lineage.hpp"
 
 namespace pypto::ir {
+struct Call;
 struct Function;
 struct Program;
 }  // namespace pypto::ir
@@ -73,19 +75,53 @@ class ProgramRunner {
   PYPTO_DECL std::vector<Value> call_kernel(const ir::Function& fn, std::vector<Value>& args,
                                             std::int64_t block_idx);
 
-  /// A kernel's cross-core pushes and pops, to the pipes of the mixed task the calling thread
-  /// runs a member of (mixed_task.hpp); `context` is the calling kernel's PipeCall. An error is
-  /// kept there, for the runner to raise when the kernel returns, and the kernel told false.
-  struct PipeCall {
+  /// A tensor argument packed for the kernel (integer and 16-bit float elements at their width).
+  struct Staged {
+    Buffer* buffer;
+    std::size_t width;
+    std::vector<unsigned char> bytes;
+    std::size_t tensor_index;
+  };
+
+  /// What a running kernel's requests reach: the kernel, its arguments as the interpreter holds
+  /// them (`args`) and as the kernel sees them (`tensors`, whose k-th is `args[tensor_args[k]]`;
+  /// `staged` the packed ones). An error is kept here, for the runner to raise when the kernel
+  /// returns, and the kernel told false.
+  struct KernelCall {
+    ProgramRunner* runner;
     const ir::Function* fn;
     std::exception_ptr error;
+    std::vector<Value>* args = nullptr;
+    const std::vector<codegen::TensorArg>* tensors = nullptr;
+    std::vector<std::size_t> tensor_args;
+    std::vector<Staged>* staged = nullptr;
   };
+
+  /// A kernel's cross-core pushes and pops, to the pipes of the mixed task the calling thread
+  /// runs a member of (mixed_task.hpp); `context` is the calling kernel's KernelCall.
   PYPTO_DECL static bool pipe_entry(void* context, std::int64_t op, std::int64_t id,
                                     codegen::PipeTile* tile);
   /// A kernel's syncall: the barrier of the mixed task of blocks the calling thread runs a
   /// member of; none, a launch of one block: nothing to wait for.
-  PYPTO_DECL static bool sync_all(PipeCall& call);
+  PYPTO_DECL static bool sync_all(KernelCall& call);
 
+  /// A kernel's distributed op on a peer (kernel_abi.hpp's WorldOp), done by the rank the
+  /// calling thread runs (interpreter.hpp's RankPort): the op is the kernel's call at the
+  /// request's site, its window the kernel's argument the request names.
+  PYPTO_DECL static bool world_entry(void* context, std::int64_t op, codegen::WorldCall* w);
+  PYPTO_DECL static void world_request(KernelCall& call, RankPort& port, codegen::WorldOp op,
+                                       codegen::WorldCall& w);
+  /// The argument a kernel's tensor descriptor stands for (the one whose data it holds), or
+  /// null.
+  PYPTO_DECL static const Value* argument(const KernelCall& call, const codegen::TensorArg* t);
+  /// The call at a kernel's fault site (kernel_source.hpp), lowered once per function.
+  PYPTO_DECL const ir::Call& site_call(const ir::Function& fn, std::int64_t site);
+  /// The kernel's packed tensors into the interpreter's buffers (before other ranks run), and
+  /// back (after: what peers wrote into its windows).
+  PYPTO_DECL static void unpack_all(KernelCall& call);
+  PYPTO_DECL static void repack_all(KernelCall& call);
+
+  std::map<std::string, std::vector<codegen::KernelFaultSite>, std::less<>> sites_;
   const ir::Program& program_;
   const KernelLibrary& library_;
   std::map<std::string, std::int32_t> func_ids_;

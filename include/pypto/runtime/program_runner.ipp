@@ -17,6 +17,7 @@
 #include "pypto/codegen/kernel_abi.hpp"
 #include "pypto/codegen/kernel_codegen.hpp"
 #include "pypto/core/dtype.hpp"
+#include "pypto/ir/expr.hpp"
 #include "pypto/ir/function.hpp"
 #include "pypto/ir/program.hpp"
 #include "pypto/runtime/interpreter.hpp"
@@ -142,15 +143,11 @@ PYPTO_DECL std::vector<Value> ProgramRunner::call_kernel(const ir::Function& fn,
   const auto& signature = kernel->registration().signature;
   std::vector<codegen::TensorArg> tensors;
   std::vector<std::uint64_t> scalars;
-  struct Staged {
-    Buffer* buffer;
-    std::size_t width;
-    std::vector<unsigned char> bytes;
-    std::size_t tensor_index;
-  };
   std::vector<Staged> staged;  // integer and 16-bit float tensors, packed at their width
   staged.reserve(args.size());
-  for (const Value& v : args) {
+  KernelCall call{this, &fn, nullptr, &args, &tensors, {}, &staged};
+  for (std::size_t a = 0; a < args.size(); ++a) {
+    const Value& v = args[a];
     if (v.kind == ValueKind::Scalar) {
       scalars.push_back(v.dtype == core::DataType::FP32
                             ? std::uint64_t{std::bit_cast<std::uint32_t>(v.f)}
@@ -173,13 +170,14 @@ PYPTO_DECL std::vector<Value> ProgramRunner::call_kernel(const ir::Function& fn,
       t.data = staged.back().bytes.data();
     }
     tensors.push_back(t);
+    call.tensor_args.push_back(a);
   }
-  PipeCall pipe{&fn, nullptr};
-  kernel->set_pipe(&ProgramRunner::pipe_entry, &pipe);
+  kernel->set_pipe(&ProgramRunner::pipe_entry, &call);
+  kernel->set_world(RankPort::current() ? &ProgramRunner::world_entry : nullptr, &call);
   try {
     (*kernel)(tensors, scalars, block_idx);
   } catch (const KernelFaultError& e) {
-    if (pipe.error) std::rethrow_exception(pipe.error);
+    if (call.error) std::rethrow_exception(call.error);
     // The kernel's text names its sites by number only; lowering `fn` again says which is which.
     const codegen::KernelFault& f = e.fault();
     const std::vector<codegen::KernelFaultSite> sites =
@@ -203,7 +201,7 @@ PYPTO_DECL std::vector<Value> ProgramRunner::call_kernel(const ir::Function& fn,
 
 PYPTO_DECL bool ProgramRunner::pipe_entry(void* context, std::int64_t op, std::int64_t id,
                                           codegen::PipeTile* tile) {
-  PipeCall& call = *static_cast<PipeCall*>(context);
+  KernelCall& call = *static_cast<KernelCall*>(context);
   if (call.error) return false;  // the kernel goes on after a refusal: the first error stands
   using codegen::PipeOp;
   const auto what = static_cast<PipeOp>(op);
@@ -258,7 +256,7 @@ PYPTO_DECL bool ProgramRunner::pipe_entry(void* context, std::int64_t op, std::i
   }
 }
 
-PYPTO_DECL bool ProgramRunner::sync_all(PipeCall& call) {
+PYPTO_DECL bool ProgramRunner::sync_all(KernelCall& call) {
   try {
     MixedTask* task = MixedTask::current();
     if (task) task->arrive("system.syncall");  // else a launch of one block: no one to wait for
@@ -270,6 +268,140 @@ PYPTO_DECL bool ProgramRunner::sync_all(PipeCall& call) {
     call.error = std::current_exception();
   }
   return false;
+}
+
+PYPTO_DECL bool ProgramRunner::world_entry(void* context, std::int64_t op, codegen::WorldCall* w) {
+  KernelCall& call = *static_cast<KernelCall*>(context);
+  if (call.error) return false;  // the kernel goes on after a refusal: the first error stands
+  try {
+    RankPort* port = RankPort::current();
+    if (!port || op < 0 || op > static_cast<std::int64_t>(codegen::WorldOp::Collective))
+      fail(*call.fn, "made a distributed request outside a world's rank");
+    world_request(call, *port, static_cast<codegen::WorldOp>(op), *w);
+    return true;
+  } catch (...) {
+    call.error = std::current_exception();
+    return false;
+  }
+}
+
+PYPTO_DECL void ProgramRunner::world_request(KernelCall& call, RankPort& port, codegen::WorldOp op,
+                                             codegen::WorldCall& w) {
+  using codegen::WorldOp;
+  const ir::Function& fn = *call.fn;
+  const ir::Call& c = call.runner->site_call(fn, w.site);
+  const Value* window = w.tensor ? argument(call, w.tensor) : nullptr;
+  if (w.tensor && !window)
+    fail(fn, c.op->name + " names a tensor that is not one of the kernel's arguments");
+  if (w.rank < 0 || w.rank > codegen::kKernelAbiMaxRank)
+    fail(fn, c.op->name + " sent a box of rank " + std::to_string(w.rank));
+  const std::vector<std::int64_t> offsets(w.offsets, w.offsets + w.rank);
+  const std::vector<std::int64_t> extents(w.extents, w.extents + w.rank);
+  if ((op != WorldOp::Query && !window) ||
+      ((op == WorldOp::Load || op == WorldOp::Store) && (w.rank == 0 || !w.tile.data)))
+    fail(fn, c.op->name + " sent an incomplete request");
+  // A box's rows (its leading extents folded) at the tile's row pitch.
+  const std::int64_t cols = w.rank > 0 ? extents.back() : 0;
+  std::int64_t rows = 1;
+  for (std::size_t k = 0; k + 1 < extents.size(); ++k) rows *= extents[k];
+  const auto dtype = static_cast<core::DataType>(w.tile.dtype);
+  const bool converts = core::is_float(dtype) && window && core::is_float(window->buffer->dtype);
+  if ((op == WorldOp::Load || op == WorldOp::Store) &&
+      (rows < 0 || cols < 0 || rows > w.tile.rows || cols > w.tile.cols ||
+       (dtype != window->buffer->dtype && !(op == WorldOp::Store && converts))))
+    fail(fn, c.op->name + "'s box does not fit its tile");
+  auto* tile = static_cast<unsigned char*>(w.tile.data);
+  switch (op) {
+    case WorldOp::IsLocal: w.value = port.is_remote(*window, w.peer) ? 0 : 1; return;
+    case WorldOp::Query: {
+      std::vector<Value> args;
+      if (window)
+        args.push_back(*window);
+      else if (!c.args.empty())
+        args.push_back(Value::scalar_int(w.value, core::DataType::INT64));
+      w.value = port.run_op(c, args).i;
+      return;
+    }
+    case WorldOp::Load: {
+      const Value box = port.peer_read(c, *window, w.peer, offsets, extents);
+      const std::size_t width = element_bytes(fn, dtype);
+      const std::vector<unsigned char> bytes = dtype == core::DataType::FP32
+                                                   ? std::vector<unsigned char>()
+                                                   : pack(fn, *box.buffer, width);
+      const auto* from = dtype == core::DataType::FP32
+                             ? reinterpret_cast<const unsigned char*>(box.buffer->f32.data())
+                             : bytes.data();
+      for (std::int64_t r = 0; r < rows; ++r)
+        std::memcpy(tile + static_cast<std::size_t>(r * w.tile.cols) * width,
+                    from + static_cast<std::size_t>(r * cols) * width,
+                    static_cast<std::size_t>(cols) * width);
+      return;
+    }
+    case WorldOp::Store: {
+      Value box = Value::zeros(dtype, extents);
+      const std::size_t width = element_bytes(fn, dtype);
+      std::vector<unsigned char> bytes(static_cast<std::size_t>(rows * cols) * width);
+      for (std::int64_t r = 0; r < rows; ++r)
+        std::memcpy(bytes.data() + static_cast<std::size_t>(r * cols) * width,
+                    tile + static_cast<std::size_t>(r * w.tile.cols) * width,
+                    static_cast<std::size_t>(cols) * width);
+      if (dtype == core::DataType::FP32)
+        std::memcpy(box.buffer->f32.data(), bytes.data(), bytes.size());
+      else
+        unpack(bytes, width, *box.buffer);
+      port.peer_store(c, *window, w.peer, *box.buffer, offsets);
+      return;
+    }
+    case WorldOp::Notify: port.notify(c, *window, w.peer, offsets, w.value); return;
+    case WorldOp::Wait:
+    case WorldOp::Collective: {  // the other ranks run meanwhile: they see this one's memory
+      unpack_all(call);
+      if (op == WorldOp::Wait) {
+        port.wait(c, *window, offsets, w.value);
+      } else {
+        std::vector<Value> args;
+        for (std::int64_t k = 0; k < w.count && k < codegen::kWorldMaxOperands; ++k) {
+          const codegen::TensorArg* t = w.operands[k];
+          const Value* v = t ? argument(call, t) : nullptr;
+          if (t && !v)
+            fail(fn, c.op->name + " names a tensor that is not one of the kernel's arguments");
+          args.push_back(v ? *v : Value::scalar_int(w.values[k], core::DataType::INT64));
+        }
+        port.run_op(c, args);
+      }
+      repack_all(call);
+      return;
+    }
+  }
+}
+
+PYPTO_DECL const Value* ProgramRunner::argument(const KernelCall& call,
+                                                const codegen::TensorArg* t) {
+  for (std::size_t k = 0; k < call.tensors->size(); ++k)
+    if ((*call.tensors)[k].data == t->data) return &(*call.args)[call.tensor_args[k]];
+  return nullptr;
+}
+
+PYPTO_DECL const ir::Call& ProgramRunner::site_call(const ir::Function& fn, std::int64_t site) {
+  auto it = sites_.find(fn.name);
+  if (it == sites_.end())
+    it = sites_.emplace(fn.name, codegen::codegen_kernel<codegen::CpuTarget>(fn).fault_sites).first;
+  const auto* c = site >= 0 && static_cast<std::size_t>(site) < it->second.size()
+                      ? ir::as<ir::Call>(it->second[static_cast<std::size_t>(site)].expr)
+                      : nullptr;
+  if (!c || !c->op) fail(fn, "made a distributed request at an unknown site");
+  return *c;
+}
+
+PYPTO_DECL void ProgramRunner::unpack_all(KernelCall& call) {
+  for (const Staged& s : *call.staged) unpack(s.bytes, s.width, *s.buffer);
+}
+
+PYPTO_DECL void ProgramRunner::repack_all(KernelCall& call) {
+  for (Staged& s : *call.staged) {
+    const std::vector<unsigned char> fresh = pack(*call.fn, *s.buffer, s.width);
+    std::memcpy(s.bytes.data(), fresh.data(), fresh.size());
+  }
 }
 
 }  // namespace pypto::runtime

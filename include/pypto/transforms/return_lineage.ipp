@@ -15,6 +15,8 @@
 //   - a loop carry (for/while iter_arg, and the loop's result): its init value aliases j and
 //     the loop body yields, for that slot, a value aliasing j (the carry itself included);
 //   - an if result: both arms yield values aliasing the same j.
+// A function returning several results may return them as one value, a call of a function
+// with those results: result k is then the callee's result k, as above.
 // Anything else — a fresh allocation, a computing op, a view, an op with two written
 // arguments, a callee without a body, a recursive call — gives nullopt: the answer is
 // conservative ("not provably the parameter's buffer"), never a guess.
@@ -208,6 +210,20 @@ struct ReturnLineage::FunctionState {
     return written;
   }
 
+  /// Result `k` of `e`, a function's one returned value standing for all its results: a call
+  /// of a program function with several results (or a name bound to one).
+  ParamIndex result_value_of(const ir::Expr* e, std::size_t k) {
+    if (const auto* v = ir::as<ir::Var>(e)) {
+      const ir::AssignStmt* const* def = assigns.find(v);
+      e = def ? (*def)->value.get() : nullptr;
+    }
+    const auto* call = ir::as<ir::Call>(e);
+    const ir::Expr* arg = call && ir::isa<ir::GlobalVar>(*call->op)
+                              ? callee_arg(call->op->name, call->args, k, false)
+                              : nullptr;
+    return arg ? value_of(arg) : std::nullopt;
+  }
+
   /// `t[k]` where t is (bound to) a call or submit of a program function.
   const ir::Expr* tuple_item_arg(const ir::TupleGetItem& get) {
     const ir::Expr* tuple = get.tuple.get();
@@ -273,8 +289,9 @@ PYPTO_DECL std::vector<ReturnLineage::ParamIndex> ReturnLineage::returned_params
   bool first = true;
   for (const ir::ReturnStmt* ret : s.return_stmts) {
     for (std::size_t k = 0; k < out.size(); ++k) {
-      const ParamIndex p =
-          ret->values.size() == out.size() ? s.value_of(ret->values[k].get()) : std::nullopt;
+      const ParamIndex p = ret->values.size() == out.size() ? s.value_of(ret->values[k].get())
+                           : ret->values.size() == 1 ? s.result_value_of(ret->values[0].get(), k)
+                                                     : std::nullopt;
       if (first) out[k] = p;
       if (out[k] != p) out[k] = std::nullopt;
     }
