@@ -1736,6 +1736,68 @@ class Promote:
   CHECK(out[5].buffer->ints == std::vector<std::int64_t>{-131, 129, -16777216, 0});
 }
 
+TEST_CASE(
+    "cpu pipeline: FP8 and FP4 elements round as the MX formats, matmul_mx scales by groups") {
+  // FP8E4M3FN has 3 mantissa bits: 1 + 1/16 ties to 1, 1.125 + 1/16 ties to 1.25, 448 + 32
+  // passes its greatest value and is its NaN. matmul_mx scales each element by its group of 32
+  // along K: out[m, n] = 32 b(n) sum_g sa(m, g) sb(g, n) with every a = 1; the scale tensors
+  // hold the device's block order (upstream's MX_A_ZZ / MX_B_NN), built here by walking the
+  // blocks in storage order. b is FP4, cast to FP8 first.
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Mx:
+    @pl.function
+    def main(self, a: pl.Tensor[[16, 128], pl.FP8E4M3FN], sa: pl.Tensor[[16, 4], pl.FP8E8M0, pl.MX_A_ZZ], b: pl.Tensor[[128, 32], pl.FP4], sb: pl.Tensor[[4, 32], pl.FP8E8M0, pl.MX_B_NN], e: pl.Tensor[[1, 4], pl.FP8E4M3FN], f: pl.Tensor[[1, 4], pl.FP8E4M3FN], out: pl.Out[pl.Tensor[[16, 32], pl.FP32]], sums: pl.Out[pl.Tensor[[1, 4], pl.FP8E4M3FN]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            lhs = pl.move(pl.load(a, [0, 0], [16, 128], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)
+            ls = pl.move(pl.load(sa, [0, 0], [16, 4], target_memory=pl.Mem.Mat), target_memory=pl.Mem.LeftScale)
+            rhs8 = pl.cast(pl.load(b, [0, 0], [128, 32]), pl.FP8E4M3FN)
+            rhs = pl.move(pl.move(rhs8, target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)
+            rs = pl.move(pl.load(sb, [0, 0], [4, 32], target_memory=pl.Mem.Mat), target_memory=pl.Mem.RightScale)
+            o = pl.store(pl.matmul_mx(lhs, ls, rhs, rs), [0, 0], out)
+            pl.store(pl.add(pl.load(e, [0, 0], [1, 4]), pl.load(f, [0, 0], [1, 4])), [0, 0], sums)
+        return o
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  auto sa = [](std::size_t m, std::size_t g) {
+    return std::ldexp(1.0f, static_cast<int>(g + m % 3) - 1);
+  };
+  auto sb = [](std::size_t g, std::size_t n) {
+    return std::ldexp(1.0f, static_cast<int>(n % 4) - static_cast<int>(g));
+  };
+  auto bv = [](std::size_t n) { return n == 1 ? -0.5f : n == 2 ? 6.0f : 1.0f; };
+  std::fill(args[0].buffer->f32.begin(), args[0].buffer->f32.end(), 1.0f);
+  std::vector<float>& sa_store = args[1].buffer->f32;
+  std::size_t at = 0;  // MX_A_ZZ: blocks of 16 rows x 2 groups, row-major over the blocks
+  for (std::size_t mb = 0; mb < 1; ++mb)
+    for (std::size_t gb = 0; gb < 2; ++gb)
+      for (std::size_t mi = 0; mi < 16; ++mi)
+        for (std::size_t gi = 0; gi < 2; ++gi) sa_store[at++] = sa(mb * 16 + mi, gb * 2 + gi);
+  for (std::size_t k = 0; k < 128; ++k)
+    for (std::size_t n = 0; n < 32; ++n) args[2].buffer->f32[k * 32 + n] = bv(n);
+  std::vector<float>& sb_store = args[3].buffer->f32;
+  at = 0;  // MX_B_NN: blocks of 16 columns x 2 groups, each column's two groups together
+  for (std::size_t nb = 0; nb < 2; ++nb)
+    for (std::size_t gb = 0; gb < 2; ++gb)
+      for (std::size_t ni = 0; ni < 16; ++ni)
+        for (std::size_t gi = 0; gi < 2; ++gi) sb_store[at++] = sb(gb * 2 + gi, nb * 16 + ni);
+  args[4].buffer->f32 = {1.0f, 448.0f, 1.125f, -0.0f};
+  args[5].buffer->f32 = {0.0625f, 32.0f, 0.0625f, 0.0f};
+  const std::vector<rt::Value> got = run_identical(*input, args);
+  for (std::size_t m = 0; m < 16; ++m)
+    for (std::size_t n = 0; n < 32; ++n) {
+      float want = 0.0f;
+      for (std::size_t g = 0; g < 4; ++g) want += 32.0f * sa(m, g) * sb(g, n);
+      CHECK(got[6].buffer->f32[m * 32 + n] == want * bv(n));
+    }
+  const std::vector<float>& sums = got[7].buffer->f32;
+  CHECK(sums[0] == 1.0f);
+  CHECK(std::isnan(sums[1]));
+  CHECK(sums[2] == 1.25f);
+  CHECK(comparable(sums[3]) == comparable(0.0f));
+}
+
 TEST_CASE("cpu pipeline: compiled kernels in a world of several ranks reach their peers") {
   // The handshake: rank r stores its x into rank r + 1's window, notifies it and waits for its
   // own signal, so outs[r] = 2 xs[r - 1]: the compiled kernels ask the runtime's world for the

@@ -884,22 +884,22 @@ class Half:
   }
 }
 
-TEST_CASE("interpret: other float dtypes (FP8, ...) stay a RuntimeError naming the op and where") {
+TEST_CASE("interpret: other float dtypes (HF8, ...) stay a RuntimeError naming the op and where") {
   const auto p = parse(R"(
 import pypto.language as pl
 @pl.program
-class Fp8:
+class Hf8:
     @pl.function
-    def main(self, x: pl.Tensor[[16], pl.FP8E4M3FN], o: pl.Out[pl.Tensor[[16], pl.FP8E4M3FN]]) -> pl.Tensor[[16], pl.FP8E4M3FN]:
+    def main(self, x: pl.Tensor[[16], pl.HF8], o: pl.Out[pl.Tensor[[16], pl.HF8]]) -> pl.Tensor[[16], pl.HF8]:
         t = pl.load(x, [0], [16])
         pl.store(pl.tile.add(t, t), [0], o)
         return o
 )");
-  std::vector<Value> args{Value::zeros(pypto::core::DataType::FP8E4M3FN, {16}),
-                          Value::zeros(pypto::core::DataType::FP8E4M3FN, {16})};
+  std::vector<Value> args{Value::zeros(pypto::core::DataType::HF8, {16}),
+                          Value::zeros(pypto::core::DataType::HF8, {16})};
   CHECK_THROWS_WITH_AS(rt::run(*p, "main", args),
-                       "interpreter: tile.add's operand has dtype FP8E4M3FN, which the interpreter "
-                       "does not execute (FP32, FP16, BF16, integers and BOOL only) at 8:9",
+                       "interpreter: tile.add's operand has dtype HF8, which the interpreter "
+                       "does not execute (floats, integers and BOOL only) at 8:9",
                        rt::RuntimeError);
 }
 

@@ -113,6 +113,25 @@ TEST_CASE("npy: the 16-bit floats read exact float32 values and uint16 bit patte
         "array file 'x.npy': element [1, 1] (1.001000) is not a BF16 value");
 }
 
+TEST_CASE("npy: the MX floats read exact float32 values and uint8 codes") {
+  // 0x3c is E4M3FN 1.5 (exponent 7, mantissa 4 of 8), E5M2 1.0, E8M0 2^-67; 0x7 is FP4's 6.
+  const std::string codes =
+      numpy_header("{'descr': '|u1', 'fortran_order': False, 'shape': (2,), }") +
+      std::string("<", 2);
+  const auto read = [&](const std::string& bytes, DataType t) {
+    return rt::read_npy(bytes, t, false, "x.npy").buffer->f32;
+  };
+  CHECK(read(codes, DataType::FP8E4M3FN) == std::vector<float>{1.5f, 0.013671875f});
+  CHECK(read(codes, DataType::FP8E5M2) == std::vector<float>{1.0f, 0.0001068115234375f});
+  CHECK(read(codes, DataType::FP8E8M0)[0] == std::ldexp(1.0f, -67));
+  CHECK(read(codes, DataType::FP4)[1] == 6.0f);
+  // Float32 values of the dtype are taken; others are refused at their index.
+  const std::string exact = rt::write_npy(floats(DataType::FP32, {3}, {448.0f, -0.5f, 0.25f}));
+  CHECK(read(exact, DataType::FP8E4M3FN) == std::vector<float>{448.0f, -0.5f, 0.25f});
+  CHECK(read_error(exact, DataType::FP4) ==
+        "array file 'x.npy': element [0] (448.000000) is not a FP4 value");
+}
+
 TEST_CASE("npy: headers as other writers spell them are read") {
   // Version 2.0 (a 4-byte length), double quotes, another key order, no trailing comma.
   const std::string dict = "{\"shape\": (3,), \"fortran_order\": False, \"descr\": \"<i2\"}\n";
@@ -143,7 +162,9 @@ TEST_CASE("npy: a file that is not an array of the parameter's dtype is a typed 
   CHECK(read_error(numpy_header(ok_dict) + elements, DataType::INT64) ==
         "array file 'x.npy': dtype '<i4' does not hold INT64 elements (expected '<i8')");
   CHECK(read_error(numpy_header(ok_dict) + elements, DataType::FP8E4M3FN) ==
-        "array file 'x.npy': dtype '<i4' does not hold FP8E4M3FN elements");
+        "array file 'x.npy': dtype '<i4' does not hold FP8E4M3FN elements (expected '<f4')");
+  CHECK(read_error(numpy_header(ok_dict) + elements, DataType::HF8) ==
+        "array file 'x.npy': dtype '<i4' does not hold HF8 elements");
   CHECK(read_error(
             numpy_header("{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }") + elements,
             DataType::INT32) ==

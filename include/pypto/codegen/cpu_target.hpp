@@ -54,13 +54,18 @@ struct CpuTarget {
       default: return "";  // FP16, BF16, sub-byte and FP8 types: no host type
     }
   }
-  /// Tensor and tile elements: the scalar types, and the 16-bit storage of FP16 / BF16 (no
-  /// scalar type: a scalar value of those dtypes is held as the float of its value, read and cast
-  /// so; scalar arithmetic and parameters in them are not lowered). A std::vector<bool> has no
+  /// Tensor and tile elements: the scalar types, the 16-bit storage of FP16 / BF16 and the
+  /// codes of the MX formats, a byte each (no scalar type: a scalar value of those dtypes is held
+  /// as the float of its value, read and cast so; scalar arithmetic and parameters in them are
+  /// not lowered). A std::vector<bool> has no
   /// data(), so BOOL tiles are not supported.
   static constexpr std::string_view element_type(core::DataType t) {
     if (t == core::DataType::FP16) return "pk::fp16";
     if (t == core::DataType::BF16) return "pk::bf16";
+    if (t == core::DataType::FP8E4M3FN) return "pk::fp8e4m3";
+    if (t == core::DataType::FP8E5M2) return "pk::fp8e5m2";
+    if (t == core::DataType::FP8E8M0) return "pk::fp8e8m0";
+    if (t == core::DataType::FP4) return "pk::fp4e2m1";  // a code a byte
     return t == core::DataType::BOOL ? "" : scalar_type(t);
   }
   /// The binary32 value `x` rounded to float dtype `t` as an element of `t`: FP16 / BF16 to

@@ -51,15 +51,37 @@ struct fp16 {
 struct bf16 {
   std::uint16_t bits;
 };
+/// The MX formats, a code a byte (kernel_abi.hpp's MiniFormat).
+template <pypto::codegen::MiniFormat F>
+struct mini {
+  std::uint8_t bits;
+};
+using fp8e4m3 = mini<pypto::codegen::MiniFormat::E4M3FN>;
+using fp8e5m2 = mini<pypto::codegen::MiniFormat::E5M2>;
+using fp8e8m0 = mini<pypto::codegen::MiniFormat::E8M0>;
+using fp4e2m1 = mini<pypto::codegen::MiniFormat::E2M1>;
 template <class T>
-constexpr bool is_half = std::is_same_v<T, fp16> || std::is_same_v<T, bf16>;
+constexpr bool is_mini = false;
+template <pypto::codegen::MiniFormat F>
+constexpr bool is_mini<mini<F>> = true;
+template <class T>
+struct mini_format_of;
+template <pypto::codegen::MiniFormat F>
+struct mini_format_of<mini<F>> {
+  static constexpr pypto::codegen::MiniFormat value = F;
+};
+/// A float stored as a pattern of its dtype, computed in binary32 and rounded back.
+template <class T>
+constexpr bool is_half = std::is_same_v<T, fp16> || std::is_same_v<T, bf16> || is_mini<T>;
 template <class H>
 constexpr pypto::codegen::HalfFormat format_of =
     std::is_same_v<H, fp16> ? pypto::codegen::HalfFormat::FP16 : pypto::codegen::HalfFormat::BF16;
 
 /// The binary32 value of an element (exact).
+template <pypto::codegen::MiniFormat F>
+inline float widen(mini<F> x) { return pypto::codegen::mini_to_float(x.bits, F); }
 template <class H>
-  requires is_half<H>
+  requires(is_half<H> && !is_mini<H>)
 inline float widen(H x) { return pypto::codegen::half_to_float(x.bits, format_of<H>); }
 inline float widen(float x) { return x; }
 template <class T>
@@ -67,10 +89,21 @@ template <class T>
 inline T widen(T x) { return x; }
 /// A binary32 result rounded to the dtype (the interpreter's round_to_dtype).
 template <class H>
-inline H round_to(float x) { return H{pypto::codegen::float_to_half(x, format_of<H>)}; }
-/// A binary32 value of the dtype, stored exactly (a NaN keeps its payload).
+inline H round_to(float x) {
+  if constexpr (is_mini<H>)
+    return H{pypto::codegen::float_to_mini(x, mini_format_of<H>::value)};
+  else
+    return H{pypto::codegen::float_to_half(x, format_of<H>)};
+}
+/// A binary32 value of the dtype, stored exactly (a NaN keeps its payload; an MX format has
+/// one NaN).
 template <class H>
-inline H narrow(float x) { return H{pypto::codegen::float_to_half(x, format_of<H>, true)}; }
+inline H narrow(float x) {
+  if constexpr (is_mini<H>)
+    return round_to<H>(x);
+  else
+    return H{pypto::codegen::float_to_half(x, format_of<H>, true)};
+}
 /// An atomic-add store's sum: in binary32, rounded.
 template <class H>
   requires is_half<H>
@@ -446,6 +479,28 @@ inline void add_bias(float* c, const E* bias, std::int64_t rows, std::int64_t co
     for (std::int64_t j = 0; j < cols; ++j) c[r * cols + j] = c[r * cols + j] + widen(bias[j]);
 }
 
+/// tile.matmul_mx (the interpreter's): a (m x k) and b (k x n) each element scaled by the E8M0
+/// scale of its group of 32 along k (sa in MX_A_ZZ order, sb in MX_B_NN order: blocks of 16
+/// rows or columns x 2 groups), then matmul's product, plus a [1, n] bias when given.
+template <class A, class S, class B>
+inline void matmul_mx(float* c, const float* acc, const A* a, const S* sa, const B* b,
+                      const S* sb, std::int64_t m, std::int64_t k, std::int64_t n,
+                      const float* bias) {
+  const std::int64_t groups = k / 32;
+  auto packed = [&](std::int64_t line, std::int64_t g) {
+    return ((line / 16) * (groups / 2) + g / 2) * 32 + (line % 16) * 2 + g % 2;
+  };
+  std::vector<float> as(static_cast<std::size_t>(m * k)), bs(static_cast<std::size_t>(k * n));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t p = 0; p < k; ++p)
+      as[i * k + p] = widen(a[i * k + p]) * widen(sa[packed(i, p / 32)]);
+  for (std::int64_t p = 0; p < k; ++p)
+    for (std::int64_t j = 0; j < n; ++j)
+      bs[p * n + j] = widen(b[p * n + j]) * widen(sb[packed(j, p / 32)]);
+  matmul(c, acc, false, as.data(), bs.data(), m, k, n);
+  if (bias) add_bias(c, bias, m, n);
+}
+
 /// The block index of the running instance; a runtime that launches blocks sets it first.
 static std::int64_t block_idx = 0;
 
@@ -627,7 +682,7 @@ extern "C" __attribute__((visibility("default"))) void pypto_kernel_set_world(
 
 PYPTO_DECL std::string CpuTarget::round_to_dtype(core::DataType t, std::string_view x) {
   if (t == core::DataType::FP32) return std::string(x);
-  if (t != core::DataType::FP16 && t != core::DataType::BF16) return "";
+  if (!core::is_float(t) || element_type(t).empty()) return "";
   return "pk::round_to<" + std::string(element_type(t)) + ">(" + std::string(x) + ")";
 }
 

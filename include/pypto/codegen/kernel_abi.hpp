@@ -19,6 +19,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace pypto::codegen {
 
@@ -88,6 +89,88 @@ constexpr std::uint16_t float_to_half(float x, HalfFormat format, bool keep_nan_
   }
   if (rest > half_ulp || (rest == half_ulp && (h & 1u) != 0)) ++h;
   return static_cast<std::uint16_t>(sign | h);
+}
+
+/// The 8- and 4-bit float formats of tensor elements (OCP MX), each element one byte in a
+/// tensor (an FP4 code in the low nibble): E4M3FN (FP8E4M3FN: bias 7, max 448, no infinity,
+/// S.1111.111 the NaN), E5M2 (FP8E5M2: IEEE-like, bias 15, max 57344), E2M1 (FP4: bias 1,
+/// max 6, no infinity or NaN) and E8M0 (FP8E8M0, a scale: code c is 2^(c - 127), 255 the NaN).
+enum class MiniFormat : std::uint8_t { E4M3FN, E5M2, E2M1, E8M0 };
+
+struct MiniLayout {
+  int exponent_bits, mantissa_bits, bias;
+  float max;  ///< the greatest finite value
+};
+constexpr MiniLayout mini_layout(MiniFormat f) {
+  switch (f) {
+    case MiniFormat::E4M3FN: return {4, 3, 7, 448.0f};
+    case MiniFormat::E5M2: return {5, 2, 15, 57344.0f};
+    case MiniFormat::E2M1: return {2, 1, 1, 6.0f};
+    default: return {8, 0, 127, 0x1p127f};
+  }
+}
+
+/// The binary32 value of a code (exact: every value of these formats is a float).
+inline float mini_to_float(std::uint8_t code, MiniFormat f) {
+  if (f == MiniFormat::E8M0)
+    return code == 0xff ? std::numeric_limits<float>::quiet_NaN() : std::ldexp(1.0f, code - 127);
+  const MiniLayout l = mini_layout(f);
+  const int width = 1 + l.exponent_bits + l.mantissa_bits;
+  const bool negative = ((code >> (width - 1)) & 1u) != 0;
+  const unsigned exp = (code >> l.mantissa_bits) & ((1u << l.exponent_bits) - 1u);
+  const unsigned mant = code & ((1u << l.mantissa_bits) - 1u);
+  const unsigned top = (1u << l.exponent_bits) - 1u;
+  float v = 0.0f;
+  if (f == MiniFormat::E4M3FN && exp == top && mant == (1u << l.mantissa_bits) - 1u)
+    v = std::numeric_limits<float>::quiet_NaN();
+  else if (f == MiniFormat::E5M2 && exp == top)
+    v = mant == 0 ? std::numeric_limits<float>::infinity()
+                  : std::numeric_limits<float>::quiet_NaN();
+  else if (exp == 0)  // subnormal: mant * 2^(1 - bias - mantissa_bits)
+    v = std::ldexp(static_cast<float>(mant), 1 - l.bias - l.mantissa_bits);
+  else
+    v = std::ldexp(static_cast<float>((1u << l.mantissa_bits) | mant),
+                   static_cast<int>(exp) - l.bias - l.mantissa_bits);
+  return negative ? -v : v;
+}
+
+/// The code nearest `x`, ties to even. Past the greatest value: E4M3FN's NaN, E5M2's infinity
+/// (as torch converts), E2M1 saturates; a NaN is the format's NaN (E2M1: 0). E8M0 takes the
+/// power of two nearest a positive `x` (a tie to the greater), else its NaN.
+inline std::uint8_t float_to_mini(float x, MiniFormat f) {
+  const MiniLayout l = mini_layout(f);
+  if (f == MiniFormat::E8M0) {
+    if (!(x > 0.0f) || std::isinf(x)) return 0xff;
+    int e = 0;
+    const float m = std::frexp(x, &e);  // x = m 2^e, m in [0.5, 1)
+    const int p = m >= 0.75f ? e : e - 1;
+    return p < -127 ? 0 : p > 127 ? 0xff : static_cast<std::uint8_t>(p + 127);
+  }
+  const int width = 1 + l.exponent_bits + l.mantissa_bits;
+  const auto sign = static_cast<std::uint8_t>(std::signbit(x) ? 1u << (width - 1) : 0u);
+  const std::uint8_t nan = f == MiniFormat::E4M3FN ? 0x7f : f == MiniFormat::E5M2 ? 0x7e : 0;
+  if (std::isnan(x)) return static_cast<std::uint8_t>(nan == 0 ? 0 : sign | nan);
+  const double a = std::fabs(static_cast<double>(x));
+  const int min_exp = 1 - l.bias;  // of the least normal
+  int e = min_exp;
+  if (a >= std::ldexp(1.0, min_exp)) {  // a in [2^e, 2^(e+1))
+    std::frexp(a, &e);
+    --e;
+  }
+  const double quantum = std::ldexp(1.0, e - l.mantissa_bits);
+  const double r = std::nearbyint(a / quantum) * quantum;  // exact scaling; ties to even
+  if (r > l.max) {
+    if (f == MiniFormat::E4M3FN) return static_cast<std::uint8_t>(sign | 0x7f);
+    if (f == MiniFormat::E5M2) return static_cast<std::uint8_t>(sign | 0x7c);
+    return static_cast<std::uint8_t>(sign | 0x7);  // E2M1: 6
+  }
+  if (r < std::ldexp(1.0, min_exp))  // subnormal (or zero)
+    return static_cast<std::uint8_t>(
+        sign | static_cast<unsigned>(r / std::ldexp(1.0, min_exp - l.mantissa_bits)));
+  int re = 0;
+  const double rm = std::frexp(r, &re);  // r = rm 2^re, rm in [0.5, 1)
+  const auto mant = static_cast<unsigned>((rm * 2.0 - 1.0) * (1u << l.mantissa_bits));
+  return static_cast<std::uint8_t>(sign | ((re - 1 + l.bias) << l.mantissa_bits) | mant);
 }
 
 /// tile.cast's float element becoming an integer of `bits` bits (unsigned or not), for kernels

@@ -846,6 +846,11 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_gemv_bias:
       case ir::OpId::tile_batch_matmul:
       case ir::OpId::tile_batch_matmul_acc: return matmul(var, c);
+      case ir::OpId::tile_matmul_mx:
+      case ir::OpId::tile_matmul_mx_acc:
+      case ir::OpId::tile_matmul_mx_bias:
+        if (T::one_in_order_unit) return matmul_mx(var, c);
+        break;
       case ir::OpId::tile_set_validshape: return set_validshape(var, c);
       case ir::OpId::tile_aiv_shard:
         if (T::one_in_order_unit) return aiv_shard(var, c);
@@ -1915,6 +1920,32 @@ class Lowering : protected RegionLowering<T> {
     if (code.empty())
       fail_at(c, "makes a kernel-local global-memory tensor, which the target cannot allocate");
     line(code);
+    env_[&var] = std::move(out);
+  }
+
+  /// tile.matmul_mx (`_acc`, `_bias`) on one in-order unit: the kernel prelude's matmul_mx
+  /// (the interpreter's: each operand scaled by its E8M0 groups, then matmul's FP32 product).
+  void matmul_mx(const ir::Var& var, const ir::Call& c) {
+    const bool acc = c.op->id == ir::OpId::tile_matmul_mx_acc;
+    const std::size_t first = acc ? 1 : 0;
+    const TileRef a = tile_of(c, c.args.at(first)).tile, sa = tile_of(c, c.args.at(first + 1)).tile;
+    const TileRef b = tile_of(c, c.args.at(first + 2)).tile,
+                  sb = tile_of(c, c.args.at(first + 3)).tile;
+    if (a.dims.size() != 2 || b.dims.size() != 2 || sa.dtype != sb.dtype)
+      fail_at(c, "needs 2-D operands and scales of one dtype");
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, {a.dims[0], b.dims[1]});
+    const std::string accumulator = acc ? tile_of(c, c.args[0]).tile.name + ".data()" : "nullptr";
+    const std::string bias = c.op->id == ir::OpId::tile_matmul_mx_bias
+                                 ? tile_of(c, c.args.at(4)).tile.name + ".data()"
+                                 : "nullptr";
+    on_pipe(Pipe::Cube);
+    line("pk::matmul_mx(" + out.tile.name + ".data(), " + accumulator + ", " + a.name +
+         ".data(), " + sa.name + ".data(), " + b.name + ".data(), " + sb.name + ".data(), " +
+         a.dims[0].text + ", " + a.dims[1].text + ", " + b.dims[1].text + ", " + bias + ");\n");
+    last_pipe_ = Pipe::Cube;
     env_[&var] = std::move(out);
   }
 

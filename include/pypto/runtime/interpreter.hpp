@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "pypto/codegen/kernel_abi.hpp"
 #include "pypto/core/config.hpp"
 #include "pypto/core/dtype.hpp"
 #include "pypto/core/error.hpp"
@@ -43,17 +44,32 @@ class RuntimeError : public core::Error {
 
 inline constexpr std::size_t kMaxCallDepth = 256;
 
-/// True for the float dtypes the interpreter executes: FP32, FP16 and BF16.
+/// True for the float dtypes the interpreter executes: FP32, FP16, BF16 and the MX formats
+/// FP8E4M3FN, FP8E5M2, FP8E8M0 and FP4 (kernel_abi.hpp's MiniFormat).
 constexpr bool is_float_dtype(core::DataType t) {
-  return t == core::DataType::FP32 || t == core::DataType::FP16 || t == core::DataType::BF16;
+  using D = core::DataType;
+  return t == D::FP32 || t == D::FP16 || t == D::BF16 || t == D::FP8E4M3FN || t == D::FP8E5M2 ||
+         t == D::FP8E8M0 || t == D::FP4;
+}
+
+/// The 8- or 4-bit float format of `t`, or nothing (kernel_abi.hpp's MiniFormat).
+constexpr std::optional<codegen::MiniFormat> mini_format(core::DataType t) {
+  using D = core::DataType;
+  switch (t) {
+    case D::FP8E4M3FN: return codegen::MiniFormat::E4M3FN;
+    case D::FP8E5M2: return codegen::MiniFormat::E5M2;
+    case D::FP8E8M0: return codegen::MiniFormat::E8M0;
+    case D::FP4: return codegen::MiniFormat::E2M1;
+    default: return std::nullopt;
+  }
 }
 
 /// `x` rounded to the float dtype `t`, to nearest with ties to even (overflow to infinity,
-/// gradual underflow, NaN kept as a quiet NaN of its sign), as a float, which holds every FP16
-/// and BF16 value exactly. A long double holds every float and 64-bit integer exactly, so
-/// converting those is one rounding; rounding a binary32 result of + - * / or sqrt gives the
-/// correctly rounded FP16 / BF16 result too (binary32 has more than twice their precision plus
-/// two bits).
+/// gradual underflow, NaN kept as a quiet NaN of its sign; the MX formats as float_to_mini
+/// says), as a float, which holds every value of those dtypes exactly. A long double holds every
+/// float and 64-bit integer exactly, so converting those is one rounding; rounding a binary32
+/// result of + - * / or sqrt gives the correctly rounded FP16 / BF16 result too (binary32 has more
+/// than twice their precision plus two bits).
 PYPTO_DECL float round_to_dtype(core::DataType t, long double x);
 
 /// A binary32 result `v` as a value of the float dtype `t`: FP32 keeps its bits exactly (NaN
@@ -280,7 +296,7 @@ struct RunOptions {
 /// in program order.
 ///
 /// The elementwise ops, max/min order, row reductions and matmul accumulation order are those
-/// of kernel/interpreter.hpp. FP16 and BF16 values are held as the floats they denote; each op
+/// of kernel/interpreter.hpp. FP16, BF16 and MX values are held as the floats they denote; each op
 /// computes in binary32 and rounds its result to the dtype (to nearest, ties to even), which is
 /// the correctly rounded result for + - * / and sqrt; matmul accumulates them in FP32.
 /// Elementwise ops take a scalar of the tile's dtype as second operand, or a second tile/tensor
@@ -289,8 +305,8 @@ struct RunOptions {
 /// the promoted one first (upstream's rule: a float over an integer, the wider, signed). A load or
 /// slice with a valid_shape reads that leading box and zero-fills the rest of its shape. Integer
 /// scalars and elements wrap to their dtype's width; `//` and `%` floor (Python semantics, as
-/// upstream prints them); division by zero, shifts out of range, unsupported dtypes (FP8, INT4,
-/// ...) and ops the interpreter does not know raise RuntimeError naming the op and the statement's
+/// upstream prints them); division by zero, shifts out of range, unsupported dtypes (HF4, HF8)
+/// and ops the interpreter does not know raise RuntimeError naming the op and the statement's
 /// line:column. Recursion follows the IR's nesting and call depth.
 PYPTO_DECL std::vector<Value> run(const ir::Program& program, std::string_view function,
                                   std::vector<Value> args, const RunOptions& options);

@@ -47,6 +47,8 @@
 namespace pypto::runtime {
 
 PYPTO_DECL float round_to_dtype(core::DataType t, long double x) {
+  if (const auto mini = mini_format(t))  // a long double's float is exact enough: 4 bits or less
+    return codegen::mini_to_float(codegen::float_to_mini(static_cast<float>(x), *mini), *mini);
   if (t != core::DataType::FP16 && t != core::DataType::BF16) return static_cast<float>(x);
   if (std::isnan(x))
     return std::copysign(std::numeric_limits<float>::quiet_NaN(), static_cast<float>(x));
@@ -239,7 +241,7 @@ class Interpreter final : public RankPort {
     if (is_float_dtype(t) || t == DataType::BOOL || t == DataType::TASK_ID || core::is_int(t))
       return;
     fail(std::string(what) + " has dtype " + dtype_text(t) +
-         ", which the interpreter does not execute (FP32, FP16, BF16, integers and BOOL only)");
+         ", which the interpreter does not execute (floats, integers and BOOL only)");
   }
 
   std::vector<std::int64_t> static_shape(const ir::ShapedType& t, std::string_view what) const {
@@ -2010,6 +2012,9 @@ class Interpreter final : public RankPort {
       }
       case OpId::tile_matmul_bias:
       case OpId::tile_gemv_bias: return matmul(c, args, false, &args.at(2));
+      case OpId::tile_matmul_mx:
+      case OpId::tile_matmul_mx_acc:
+      case OpId::tile_matmul_mx_bias: return matmul_mx(c, args);
       default: break;
     }
     const std::optional<kernel::Op> op = codegen::kernel_op_of(c);
@@ -3283,9 +3288,6 @@ class Interpreter final : public RankPort {
     const unsigned width = core::bit_width(b.dtype);
     if (width != core::bit_width(to) || (width != 16 && width != 32))
       unsupported(c, "reinterprets only between dtypes of 16 or 32 bits, alike");
-    auto half_format = [](DataType t) {
-      return t == DataType::BF16 ? codegen::HalfFormat::BF16 : codegen::HalfFormat::FP16;
-    };
     const std::size_t n = b.size();
     std::vector<std::uint32_t> bits(n);
     for (std::size_t k = 0; k < n; ++k) {
@@ -3407,6 +3409,7 @@ class Interpreter final : public RankPort {
   /// Element k of `x` in its tensor encoding (the low element_bytes bytes).
   static std::uint64_t encoded(const Buffer& x, std::size_t k) {
     if (x.dtype == DataType::FP32) return std::bit_cast<std::uint32_t>(x.f32[k]);
+    if (const auto mini = mini_format(x.dtype)) return codegen::float_to_mini(x.f32[k], *mini);
     if (is_float_dtype(x.dtype))
       return codegen::float_to_half(x.f32[k], half_format(x.dtype), true);
     return static_cast<std::uint64_t>(x.ints[k]);
@@ -3417,6 +3420,8 @@ class Interpreter final : public RankPort {
     const std::size_t to = element_bytes(z.dtype);
     if (z.dtype == DataType::FP32)
       z.f32[k] = std::bit_cast<float>(static_cast<std::uint32_t>(v));
+    else if (const auto mini = mini_format(z.dtype))
+      z.f32[k] = codegen::mini_to_float(static_cast<std::uint8_t>(v), *mini);
     else if (is_float_dtype(z.dtype))
       z.f32[k] = codegen::half_to_float(static_cast<std::uint16_t>(v), half_format(z.dtype));
     else if (z.dtype == DataType::BOOL)
@@ -3793,6 +3798,48 @@ class Interpreter final : public RankPort {
       }
     }
     return out;
+  }
+
+  /// tile.matmul_mx (`_acc`, `_bias`): each operand element scaled by the E8M0 scale of its
+  /// group of 32 along K, then matmul's FP32 product of the scaled operands (the scaled values
+  /// and their products are exact). The scale tiles hold the order the device's scale buffers
+  /// do, upstream's MX_A_ZZ and MX_B_NN: the lhs scales [M, K/32] in blocks of 16 rows x 2
+  /// groups, the rhs scales [K/32, N] in blocks of 16 columns x 2 groups (each column's two
+  /// groups side by side), the blocks row-major.
+  Value matmul_mx(const ir::Call& c, const std::vector<Value>& args) const {
+    const bool acc = c.op->id == ir::OpId::tile_matmul_mx_acc;
+    const std::size_t first = acc ? 1 : 0;
+    const Buffer& a = shaped(args.at(first), "lhs");
+    const Buffer& sa = shaped(args.at(first + 1), "lhs_scale");
+    const Buffer& b = shaped(args.at(first + 2), "rhs");
+    const Buffer& sb = shaped(args.at(first + 3), "rhs_scale");
+    if (a.shape.size() != 2 || b.shape.size() != 2 || a.shape[1] != b.shape[0] ||
+        a.shape[0] % 16 != 0 || b.shape[1] % 16 != 0 || a.shape[1] % 64 != 0)
+      unsupported(c, "needs [M, K] x [K, N] tiles with M and N multiples of 16, K of 64");
+    const std::int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1], groups = k / 32;
+    if (sa.shape != std::vector<std::int64_t>{m, groups} ||
+        sb.shape != std::vector<std::int64_t>{groups, n})
+      unsupported(c, "needs scales of [M, K/32] and [K/32, N]");
+    auto packed = [&](std::int64_t row_or_col, std::int64_t g) {  // ZZ / NN: one formula
+      return static_cast<std::size_t>(((row_or_col / 16) * (groups / 2) + g / 2) * 32 +
+                                      (row_or_col % 16) * 2 + g % 2);
+    };
+    Value sa_scaled = Value::zeros(DataType::FP32, a.shape, true);
+    Value sb_scaled = Value::zeros(DataType::FP32, b.shape, true);
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t p = 0; p < k; ++p)
+        sa_scaled.buffer->f32[static_cast<std::size_t>(i * k + p)] =
+            strict(a.f32[static_cast<std::size_t>(i * k + p)] * sa.f32[packed(i, p / 32)]);
+    for (std::int64_t p = 0; p < k; ++p)
+      for (std::int64_t j = 0; j < n; ++j)
+        sb_scaled.buffer->f32[static_cast<std::size_t>(p * n + j)] =
+            strict(b.f32[static_cast<std::size_t>(p * n + j)] * sb.f32[packed(j, p / 32)]);
+    std::vector<Value> operands;
+    if (acc) operands.push_back(args[0]);
+    operands.push_back(std::move(sa_scaled));
+    operands.push_back(std::move(sb_scaled));
+    return matmul(c, operands, acc,
+                  c.op->id == ir::OpId::tile_matmul_mx_bias ? &args.at(4) : nullptr);
   }
 
   const ir::Program& program_;

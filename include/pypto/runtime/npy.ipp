@@ -43,7 +43,11 @@ inline std::optional<ElementType> written_type(core::DataType t) {
     case D::UINT64: return ElementType{'u', 8};
     case D::FP16: return ElementType{'f', 2};
     case D::FP32:
-    case D::BF16: return ElementType{'f', 4};
+    case D::BF16:
+    case D::FP8E4M3FN:
+    case D::FP8E5M2:
+    case D::FP8E8M0:
+    case D::FP4: return ElementType{'f', 4};
     default: return std::nullopt;
   }
 }
@@ -264,12 +268,14 @@ PYPTO_DECL Value read_npy(std::string_view bytes, core::DataType dtype, bool til
   if (h.fortran_order && h.shape.size() > 1)
     throw fail("the array is in Fortran order; write it C-contiguous (numpy.ascontiguousarray)");
 
-  // What the parameter's dtype reads: its own NumPy type, and for the 16-bit floats also float32
-  // values that are exactly of the dtype and uint16 bit patterns.
+  // What the parameter's dtype reads: its own NumPy type, and for the 16-, 8- and 4-bit floats
+  // also float32 values that are exactly of the dtype and their bit patterns (uint16, uint8).
   const std::optional<ElementType> own = written_type(dtype);
+  const std::optional<codegen::MiniFormat> mini = mini_format(dtype);
   const bool half = dtype == core::DataType::FP16 || dtype == core::DataType::BF16;
-  const bool from_f32 = half && got == ElementType{'f', 4};
-  const bool from_bits = half && got == ElementType{'u', 2};
+  const bool from_f32 = (half || mini) && got == ElementType{'f', 4};
+  const bool from_bits =
+      (half && got == ElementType{'u', 2}) || (mini && got == ElementType{'u', 1});
   if (!own || !(got == *own || from_f32 || from_bits))
     throw fail("dtype '" + h.descr + "' does not hold " + std::string(core::dtype_name(dtype)) +
                " elements" + (own ? " (expected '" + descr_text(*own) + "')" : std::string()));
@@ -293,7 +299,9 @@ PYPTO_DECL Value read_npy(std::string_view bytes, core::DataType dtype, bool til
     const std::uint64_t u = load_le(p, got.size);
     if (is_float_dtype(dtype)) {
       float x = 0;
-      if (from_bits)
+      if (from_bits && mini)
+        x = codegen::mini_to_float(static_cast<std::uint8_t>(u), *mini);
+      else if (from_bits)
         x = codegen::half_to_float(static_cast<std::uint16_t>(u), dtype == core::DataType::BF16
                                                                       ? codegen::HalfFormat::BF16
                                                                       : codegen::HalfFormat::FP16);

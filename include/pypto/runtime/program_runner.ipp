@@ -4,6 +4,7 @@
 #include "pypto/runtime/program_runner.hpp"
 
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -52,6 +53,7 @@ PYPTO_DECL std::size_t ProgramRunner::element_bytes(const ir::Function& fn, core
   if (t == DataType::FP32) return 4;
   if (t == DataType::BOOL) return 1;
   if (half_format(t)) return 2;
+  if (mini_format(t)) return 1;  // one code a byte, an FP4 code in the low nibble
   if (core::is_int(t) && core::bit_width(t) >= 8) return core::bit_width(t) / 8;
   fail(fn, "tensors of dtype " + std::string(core::dtype_name(t)) +
                " cannot be passed to compiled code");
@@ -59,6 +61,17 @@ PYPTO_DECL std::size_t ProgramRunner::element_bytes(const ir::Function& fn, core
 
 PYPTO_DECL std::vector<unsigned char> ProgramRunner::pack(const ir::Function& fn, const Buffer& b,
                                                           std::size_t width) {
+  if (const auto mini = mini_format(b.dtype)) {
+    std::vector<unsigned char> out(b.f32.size());
+    for (std::size_t k = 0; k < b.f32.size(); ++k) {
+      out[k] = codegen::float_to_mini(b.f32[k], *mini);
+      if (!std::isnan(b.f32[k]) && std::bit_cast<std::uint32_t>(codegen::mini_to_float(
+                                       out[k], *mini)) != std::bit_cast<std::uint32_t>(b.f32[k]))
+        fail(fn, "a tensor of dtype " + std::string(core::dtype_name(b.dtype)) + " holds " +
+                     std::to_string(b.f32[k]) + ", which is not a value of its dtype");
+    }
+    return out;
+  }
   if (const auto format = half_format(b.dtype)) {
     std::vector<unsigned char> out(b.f32.size() * 2);
     for (std::size_t k = 0; k < b.f32.size(); ++k) {
@@ -94,6 +107,10 @@ PYPTO_DECL std::vector<unsigned char> ProgramRunner::pack(const ir::Function& fn
 
 PYPTO_DECL void ProgramRunner::unpack(const std::vector<unsigned char>& in, std::size_t width,
                                       Buffer& b) {
+  if (const auto mini = mini_format(b.dtype)) {
+    for (std::size_t k = 0; k < b.f32.size(); ++k) b.f32[k] = codegen::mini_to_float(in[k], *mini);
+    return;
+  }
   if (const auto format = half_format(b.dtype)) {
     for (std::size_t k = 0; k < b.f32.size(); ++k) {
       std::uint16_t x;

@@ -163,7 +163,10 @@ PYPTO_DECL std::vector<Value> seeded_inputs(const ir::Function& fn, std::uint64_
       shape.push_back(*extent);
     }
     Value v = Value::zeros(t->dtype, shape, ir::isa<ir::TileType>(*p.type));
-    if (is_float_dtype(t->dtype)) {
+    if (t->dtype == core::DataType::FP8E8M0) {  // a scale: a power of two, 2^-3 to 2^3
+      for (float& x : v.buffer->f32)
+        x = std::ldexp(1.0f, static_cast<int>(next_random(state) % 7) - 3);
+    } else if (is_float_dtype(t->dtype)) {
       for (float& x : v.buffer->f32)
         x = round_to_dtype(t->dtype,
                            static_cast<float>(next_random(state) % (1u << 22)) / (1u << 20) - 2.0f);
