@@ -1798,6 +1798,32 @@ class Mx:
   CHECK(comparable(sums[3]) == comparable(0.0f));
 }
 
+TEST_CASE("cpu pipeline: three-operand adds round each step, concat appends columns") {
+  // FP16 spacing is 2 from 2048: 2048 + 1 ties to 2048 twice; 2048 + 3 rounds to 2052, + 3 to
+  // 2056 (one rounding of 2054 would keep it). Below 2048 the spacing is 1.
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Steps:
+    @pl.function
+    def main(self, a: pl.Tensor[[1, 2], pl.FP16], b: pl.Tensor[[1, 2], pl.FP16], o: pl.Out[pl.Tensor[[3, 2], pl.FP16]], j: pl.Out[pl.Tensor[[1, 4], pl.FP16]]) -> pl.Tensor[[3, 2], pl.FP16]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            x = pl.load(a, [0, 0], [1, 2])
+            y = pl.load(b, [0, 0], [1, 2])
+            o0 = pl.store(pl.tile.addc(x, y, y), [0, 0], o)
+            o1 = pl.store(pl.tile.subc(x, y, y), [1, 0], o0)
+            o2 = pl.store(pl.tile.addsc(x, 1.0, y), [2, 0], o1)
+            pl.store(pl.tile.concat(x, y), [0, 0], j)
+        return o2
+)");
+  std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  args[0].buffer->f32 = {2048.0f, 2048.0f};
+  args[1].buffer->f32 = {1.0f, 3.0f};
+  const std::vector<rt::Value> got = run_identical(*input, args);
+  CHECK(got[2].buffer->f32 == std::vector<float>{2048, 2056, 2046, 2042, 2048, 2052});
+  CHECK(got[3].buffer->f32 == std::vector<float>{2048, 2048, 1, 3});
+}
+
 TEST_CASE("cpu pipeline: compiled kernels in a world of several ranks reach their peers") {
   // The handshake: rank r stores its x into rank r + 1's window, notifies it and waits for its
   // own signal, so outs[r] = 2 xs[r - 1]: the compiled kernels ask the runtime's world for the

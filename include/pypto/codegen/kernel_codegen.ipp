@@ -121,6 +121,11 @@ class Lowering : protected RegionLowering<T> {
     stmt(*fn_.body);
     flush();
     out.source = T::prologue(out.core_type) + T::entry_open() + body_ + T::entry_close();
+    // A call the lowering made (standing for another op) dies with it: its site keeps no
+    // expression, so a site's expression is always the function's own.
+    for (KernelFaultSite& site : this->fault_sites_)
+      for (const ir::ExprRef& made : this->synthetic_calls_)
+        if (site.expr == made.get()) site.expr = nullptr;
     out.fault_sites = std::move(this->fault_sites_);
     return out;
   }
@@ -831,6 +836,11 @@ class Lowering : protected RegionLowering<T> {
       case ir::OpId::tile_gather_row: return gather_row(var, c);
       case ir::OpId::tile_extract: return extract(var, c);
       case ir::OpId::tile_assemble: return assemble(var, c);
+      case ir::OpId::tile_concat: return concat(var, c);
+      case ir::OpId::tile_addc:
+      case ir::OpId::tile_subc:
+      case ir::OpId::tile_addsc:
+      case ir::OpId::tile_subsc: return in_two_steps(var, c, s);
       case ir::OpId::tile_row_expand_expdif:
       case ir::OpId::tile_col_expand_expdif: return expdif(var, c);
       case ir::OpId::tile_transpose:
@@ -1577,6 +1587,39 @@ class Lowering : protected RegionLowering<T> {
     if (code.empty()) fail_at(c, "is not supported by the kernel code generator");
     line(code);
     env_[&var] = target;
+  }
+
+  /// tile.concat(a, b): b's columns after a's (the whole tiles), a tile of the result's type.
+  void concat(const ir::Var& var, const ir::Call& c) {
+    const TileRef a = tile_of(c, c.args.at(0)).tile, b = tile_of(c, c.args.at(1)).tile;
+    const auto& tt = static_cast<const ir::TileType&>(*c.type);
+    if (a.dims.empty() || a.dims.size() != b.dims.size() || a.dtype != b.dtype)
+      fail_at(c, "needs tiles of one rank and dtype");
+    Value out;
+    out.kind = Value::Kind::Tile;
+    out.tile = declare_tile(c, tt.dtype, tt.memory_space, dims_of_type(tt));
+    std::vector<std::string> at(a.dims.size(), "0");
+    on_pipe(Pipe::Vector);
+    line(T::tile_assemble(out.tile, a, at, this->site(c)));
+    at.back() = a.dims.back().text;
+    line(T::tile_assemble(out.tile, b, at, this->site(c)));
+    env_[&var] = std::move(out);
+  }
+
+  /// addc / subc (a, b, c) and addsc / subsc (a, scalar, c): (a op b) op c as two element ops,
+  /// each rounded, as the interpreter computes them.
+  void in_two_steps(const ir::Var& var, const ir::Call& c, const ir::Stmt& s) {
+    if (c.args.size() != 3) fail_at(c, "needs three operands");
+    const bool add = c.op->id == ir::OpId::tile_addc || c.op->id == ir::OpId::tile_addsc;
+    const bool with_scalar = c.op->id == ir::OpId::tile_addsc || c.op->id == ir::OpId::tile_subsc;
+    ir::VarRef step = ir::Var::make("step", c.type);
+    uses_[step.get()] = 2;
+    const std::string first =
+        add ? (with_scalar ? "tile.adds" : "tile.add") : (with_scalar ? "tile.subs" : "tile.sub");
+    assign_call(*step, local_call(c, first, {c.args[0], c.args[1]}), s);
+    const ir::Call& second = local_call(c, add ? "tile.add" : "tile.sub", {step, c.args[2]});
+    synthetic_vars_.push_back(std::move(step));
+    assign_call(var, second, s);
   }
 
   /// tile.gather_row(dst, src, dst_offset, src_offset, shapes[, valid_shape]): the tensor's

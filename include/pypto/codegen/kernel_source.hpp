@@ -38,7 +38,8 @@ struct KernelParam {
 struct KernelFaultSite {
   std::string what;  ///< the op ("tile.load") or the operator kind ("FloorDiv")
   core::Span span;
-  const ir::Expr* expr = nullptr;  ///< the expression itself (owned by the lowered function)
+  /// The expression itself, owned by the lowered function (null for one the lowering made).
+  const ir::Expr* expr = nullptr;
 };
 
 struct KernelSource {

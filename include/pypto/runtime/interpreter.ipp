@@ -1666,6 +1666,7 @@ class Interpreter final : public RankPort {
     write(*args[t].buffer);
     if (counts) write(*args[4].buffer);
     all_ranks_arrive(c);
+    world_->deposits[static_cast<std::size_t>(rank_)].clear();  // every rank has read it
     return args[t];
   }
 
