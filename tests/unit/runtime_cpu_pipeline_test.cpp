@@ -1955,6 +1955,22 @@ class Vary:
   CHECK(compiled[3].buffer->ints == std::vector<std::int64_t>{1, 2, 2, 0});
 }
 
+TEST_CASE("cpu pipeline: a broadcast's root other than 0 is an error in a world of one") {
+  const auto [compiled, interpreted] = run_errors(R"(import pypto.language as pl
+import pypto.language.distributed as pld
+
+@pl.program
+class Cast:
+    @pl.function
+    def main(self, d: pld.DistributedTensor[[1, 4], pl.FP32], s: pld.DistributedTensor[[1, 1], pl.INT32]) -> pld.DistributedTensor[[1, 4], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            d2 = pld.tensor.broadcast(d, s, root=1)
+        return d2
+)");
+  CHECK(compiled.find("names rank 1, outside the world of one rank") != std::string::npos);
+  CHECK(interpreted.find("names root 1 of 1 ranks") != std::string::npos);
+}
+
 TEST_CASE("cpu pipeline: all_to_all_v in a world of one rank receives its own clamped count") {
   // MAX_RECV is the target's 4 rows over 1 rank: the whole block moves, and rank 0 receives
   // min(send_counts[0], 4).
@@ -2546,6 +2562,10 @@ class Reduce:
     for (std::size_t k = 0; k < 8; ++k) sum[k] += x[r * 8 + k];
   const std::vector<rt::Value> in_kernel = run_world(text, n, x);
   for (std::size_t k = 0; k < 24; ++k) CHECK(in_kernel[1].buffer->f32[k] == sum[k % 8]);
+  // Devices 0 and 1 alone of the three: the allreduce meets its window's domain, not rank 2.
+  const std::vector<rt::Value> two = run_world(
+      replaced(text, "for r in pl.range(pld.world_size()):", "for r in pl.range(2):"), n, x);
+  for (std::size_t k = 0; k < 16; ++k) CHECK(two[1].buffer->f32[k] == x[k % 8] + x[8 + k % 8]);
 
   // On the host, between two rounds of device calls: the first stages each x in its rank's
   // window, the host reduces the ranks' windows, the second reads each rank's back.

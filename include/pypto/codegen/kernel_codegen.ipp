@@ -607,8 +607,11 @@ class Lowering : protected RegionLowering<T> {
     line("if (!pk::world_collective(" + brace_list(operands) + ", " + brace_list(values) + ", " +
          std::to_string(this->site(c)) + ")) {\n");
     ++this->depth_;
-    if (id == ir::OpId::pld_tensor_broadcast && c.args.size() > 2) {  // the root must be rank 0
-      const std::string r = scalar(*c.args[2]);
+    if (id == ir::OpId::pld_tensor_broadcast) {  // the root (operand or keyword) must be rank 0
+      const auto keyword = c.kwargs.get<std::int64_t>("root");
+      const std::string r = c.args.size() > 2
+                                ? scalar(*c.args[2])
+                                : "std::int64_t{" + std::to_string(keyword.value_or(0)) + "}";
       line("if ((" + r + ") != 0) pk::fault(8, " + std::to_string(this->site(c)) + ", 0, (" + r +
            "), 0, 0);\n");
     } else if (id == ir::OpId::pld_tensor_all_to_all_v) {

@@ -1145,6 +1145,12 @@ class Interpreter final : public RankPort {
     std::vector<std::vector<std::int64_t>> domains;
     /// What each rank gave the collective it is in (its arguments' copies), by device.
     std::vector<std::vector<Value>> deposits;
+    /// A domain's rendezvous: how many of its ranks have come, and how many times all had.
+    struct Meeting {
+      std::size_t arrived = 0;
+      std::uint64_t generation = 0;
+    };
+    std::map<std::vector<std::int64_t>, Meeting> meetings;
   };
   /// A host's call on a device, run when the host waits for its devices.
   struct DeviceCall {
@@ -1469,11 +1475,28 @@ class Interpreter final : public RankPort {
     refresh_windows();
   }
 
-  /// Every rank reaches this point before any goes on (a collective's rendezvous).
-  void all_ranks_arrive(const ir::Call& c) {
+  /// The devices `ranks` (a domain, ascending) meet here: each goes on once all have come, the
+  /// other ranks running meanwhile; a rank outside the domain never waits for it. A rank that
+  /// ends without coming leaves the others waiting: the world's deadlock error names them.
+  void ranks_meet(const ir::Call& c, const std::vector<std::int64_t>& ranks) {
     publish_windows();
-    world_task_->arrive(c.op->name);
+    World::Meeting& m = world_->meetings[ranks];
+    const std::uint64_t generation = m.generation;
+    if (++m.arrived == ranks.size()) {
+      m.arrived = 0;
+      ++m.generation;
+    } else {
+      world_task_->wait_until([&] { return m.generation != generation; },
+                              c.op->name + " (meets the other ranks of its domain)");
+    }
     refresh_windows();
+  }
+
+  /// Every device of the world, ascending (the domain of a collective on no window).
+  std::vector<std::int64_t> all_ranks() const {
+    std::vector<std::int64_t> ranks(static_cast<std::size_t>(world_->size));
+    for (std::size_t r = 0; r < ranks.size(); ++r) ranks[r] = static_cast<std::int64_t>(r);
+    return ranks;
   }
 
   // -- collectives (docs/runtime.md "A world of several ranks")
@@ -1657,7 +1680,7 @@ class Interpreter final : public RankPort {
     if (me == d->end()) unsupported(c, "runs on a rank outside its window's domain");
     world_->deposits.resize(static_cast<std::size_t>(world_->size));
     world_->deposits[static_cast<std::size_t>(rank_)] = gift(args);
-    all_ranks_arrive(c);
+    ranks_meet(c, *d);
     std::vector<std::vector<Value>> given;
     for (const std::int64_t device : *d)
       given.push_back(world_->deposits[static_cast<std::size_t>(device)]);
@@ -1665,7 +1688,7 @@ class Interpreter final : public RankPort {
                       counts ? args[4].buffer.get() : nullptr);
     write(*args[t].buffer);
     if (counts) write(*args[4].buffer);
-    all_ranks_arrive(c);
+    ranks_meet(c, *d);
     world_->deposits[static_cast<std::size_t>(rank_)].clear();  // every rank has read it
     return args[t];
   }
@@ -2182,7 +2205,10 @@ class Interpreter final : public RankPort {
         return Value{};
       case OpId::pld_tensor_barrier:
         if (world_size() > 1 && rank_ < 0 && !devices_.empty()) run_devices();
-        if (world_size() > 1 && world_task_) all_ranks_arrive(c);
+        if (world_size() > 1 && world_task_) {
+          const std::vector<std::int64_t>* d = domain(args.at(0).buffer);
+          ranks_meet(c, d ? *d : all_ranks());
+        }
         return args.at(0);
       case OpId::pld_tensor_allreduce:
       case OpId::pld_tensor_reduce_scatter:
