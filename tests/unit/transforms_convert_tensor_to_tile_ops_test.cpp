@@ -1158,6 +1158,36 @@ class After:
 )");
 }
 
+TEST_CASE("tensor to tile: a BF16 matmul without out_dtype is narrowed to its BF16 type") {
+  // The cube's product is FP32; the tensor op's type (upstream's promotion of its operands) is
+  // BF16, so the FP32 product is cast, keeping what the program computes.
+  check_convert(R"(
+import pypto.language as pl
+@pl.program
+class Before:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.BF16], w: pl.Tensor[[64, 32], pl.BF16], acc: pl.Tensor[[16, 32], pl.FP32], o: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        s = pl.add(acc, pl.matmul(x, w))
+        o1 = pl.tensor.assemble(o, s, [0, 0])
+        return o
+)",
+                R"(
+import pypto.language as pl
+@pl.program
+class After:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.BF16], w: pl.Tensor[[64, 32], pl.BF16], acc: pl.Tensor[[16, 32], pl.FP32], o: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        acc_tile = pl.tile.load(acc, [0, 0], [16, 32])
+        x_mat = pl.tile.load(x, [0, 0], [16, 64], target_memory=pl.MemorySpace.Mat)
+        w_mat = pl.tile.load(w, [0, 0], [64, 32], target_memory=pl.MemorySpace.Mat)
+        matmul_product = pl.tile.matmul(x_mat, w_mat)
+        matmul_tile = pl.tile.cast(matmul_product, target_type=pl.BF16)
+        s_tile = pl.tile.add(acc_tile, matmul_tile)
+        o1 = pl.tile.store(s_tile, [0, 0], o)
+        return o
+)");
+}
+
 TEST_CASE(
     "tensor to tile: a row reduction reads a scratch tile at least 128 wide, an arg-reduction one "
     "of its operand's shape, and a compare selects ones and zeros through its packed mask") {
