@@ -2052,6 +2052,15 @@ TEST_CASE("cpu pipeline: a syncall is the barrier of a launch's blocks, compiled
   CHECK(run_identical(*inline_scope, args)[2].buffer->f32 == want);
 }
 
+TEST_CASE("cpu pipeline: get_block_num is the launch's block count, compiled and interpreted") {
+  // Each block finds its neighbour modulo the block count instead of the literal 4.
+  const ir::ProgramRef input = pypto::text::parse_program(
+      replaced(kRotate, "nxt = (b + 1) % 4", "nxt = (b + 1) % pl.tile.get_block_num()"));
+  std::vector<float> want;
+  const std::vector<rt::Value> args = rotate_inputs(*input, want);
+  CHECK(run_identical(*input, args)[2].buffer->f32 == want);
+}
+
 TEST_CASE("cpu pipeline: a block that ends without reaching the syncall is a deadlock error") {
   const std::string text = replaced(kRotate, "        pl.system.syncall(",
                                     "        if b == 0:\n            pl.system.syncall(");

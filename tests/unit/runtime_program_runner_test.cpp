@@ -291,7 +291,8 @@ TEST_CASE("interpreter call hook: consulted for kernels only, nullopt interprets
   const ir::ProgramRef p = pypto::text::parse_program(kLoopProgram);
   std::vector<std::string> seen;
   rt::RunOptions options;
-  options.call_hook = [&](const ir::Function& fn, std::vector<Value>& args, std::int64_t) {
+  options.call_hook = [&](const ir::Function& fn, std::vector<Value>& args, std::int64_t,
+                          std::int64_t) {
     seen.push_back(fn.name + "/" + std::to_string(args.size()));
     return std::optional<std::vector<Value>>();
   };

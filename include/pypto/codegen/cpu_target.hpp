@@ -206,6 +206,7 @@ struct CpuTarget {
   static std::string tile_at(const TileRef& t, std::string_view flat);
   static std::string tile_add_bias(const TileRef& dst, const TileRef& bias, std::string_view rows);
   static std::string block_idx();
+  static std::string block_num();
   /// One in-order thread: every instruction sees the effects of the ones before it.
   static constexpr bool one_in_order_unit = true;
   static std::string pipe_sync(Pipe, Pipe);

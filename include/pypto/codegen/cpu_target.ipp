@@ -501,8 +501,9 @@ inline void matmul_mx(float* c, const float* acc, const A* a, const S* sa, const
   if (bias) add_bias(c, bias, m, n);
 }
 
-/// The block index of the running instance; a runtime that launches blocks sets it first.
+/// The block the running instance is, of how many its launch has; the runtime sets both first.
 static std::int64_t block_idx = 0;
+static std::int64_t block_num = 1;
 
 /// Where tpush / tpop go: the runtime's pipes between the members of a mixed task.
 static pypto::codegen::KernelPipe pipe = nullptr;
@@ -515,7 +516,7 @@ static void* world_context = nullptr;
 /// This instance's state, put back when a call into the runtime returns: while it waits (a pop
 /// from an empty pipe, a barrier, a signal), other instances of this kernel may run.
 struct Saved {
-  std::int64_t block = block_idx;
+  std::int64_t block = block_idx, blocks = block_num;
   pypto::codegen::KernelPipe to = pipe;
   void* context = pipe_context;
   pypto::codegen::KernelWorld in = world;
@@ -523,6 +524,7 @@ struct Saved {
   pypto::codegen::KernelFault faulted = fault_state;
   ~Saved() {
     block_idx = block;
+    block_num = blocks;
     pipe = to;
     pipe_context = context;
     world = in;
@@ -660,8 +662,10 @@ inline void tpop(pypto::codegen::PipeOp op, std::int64_t id, std::vector<E>& til
 
 }  // namespace pk
 
-extern "C" __attribute__((visibility("default"))) void pypto_kernel_set_block_idx(std::int64_t b) {
+extern "C" __attribute__((visibility("default"))) void pypto_kernel_set_block(std::int64_t b,
+                                                                             std::int64_t n) {
   pk::block_idx = b;
+  pk::block_num = n;
 }
 
 extern "C" __attribute__((visibility("default"))) void pypto_kernel_set_pipe(
@@ -1035,6 +1039,7 @@ PYPTO_DECL std::string CpuTarget::tile_transpose(const TileRef& dst, const TileR
 }
 
 PYPTO_DECL std::string CpuTarget::block_idx() { return "pk::block_idx"; }
+PYPTO_DECL std::string CpuTarget::block_num() { return "pk::block_num"; }
 
 PYPTO_DECL std::string CpuTarget::pipe_sync(Pipe, Pipe) { return {}; }
 

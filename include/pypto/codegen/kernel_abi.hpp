@@ -242,11 +242,12 @@ struct KernelFault {
 using KernelFaultRecord = KernelFault* (*)();
 inline constexpr const char* kKernelFaultSymbol = "pypto_kernel_fault";
 
-/// Optional export `extern "C" void pypto_kernel_set_block_idx(std::int64_t)`: the block index
-/// the next entry call runs (tile.get_block_idx). A runtime calls it before every launch of a
-/// multi-block call; a kernel without it does not read its block index.
-using KernelSetBlockIdx = void (*)(std::int64_t block_idx);
-inline constexpr const char* kKernelSetBlockIdxSymbol = "pypto_kernel_set_block_idx";
+/// Optional export `extern "C" void pypto_kernel_set_block(std::int64_t, std::int64_t)`: the
+/// block the next entry call runs and the launch's block count (tile.get_block_idx,
+/// tile.get_block_num). A runtime calls it before every entry call; a kernel without it reads
+/// neither.
+using KernelSetBlock = void (*)(std::int64_t block_idx, std::int64_t block_num);
+inline constexpr const char* kKernelSetBlockSymbol = "pypto_kernel_set_block";
 
 /// A 2-D tile crossing a cross-core pipe between the members of a mixed task: its elements in
 /// the encoding of a tensor of its dtype (`dtype`: the value of core::DataType), its extents and

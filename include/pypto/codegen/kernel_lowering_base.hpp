@@ -465,6 +465,8 @@ class LoweringBase {
     }
     if (op == ir::OpId::tile_get_block_idx)
       return define(core::DataType::INDEX, T::block_idx(), &c.span);
+    if (op == ir::OpId::tile_get_block_num)
+      return define(core::DataType::INDEX, T::block_num(), &c.span);
     // One in-order unit runs a mixed task's AIV member as one lane, a split-AIV region's lanes
     // one after the other; a pipe buffer's address means nothing there (interpreter.ipp).
     if (T::one_in_order_unit &&

@@ -237,6 +237,7 @@ struct NpuTarget {
   static std::string tile_at(const TileRef& t, std::string_view flat);
   static std::string tile_add_bias(const TileRef& dst, const TileRef& bias, std::string_view rows);
   static std::string block_idx();
+  static std::string block_num();
 
   // ---- synchronization -------------------------------------------------------------------
 

@@ -252,6 +252,9 @@ PYPTO_DECL std::string NpuTarget::tile_transpose(const TileRef&, const TileRef&)
 PYPTO_DECL std::string NpuTarget::block_idx() {
   return "static_cast<std::int64_t>(get_block_idx())";
 }
+PYPTO_DECL std::string NpuTarget::block_num() {
+  return "static_cast<std::int64_t>(get_block_num())";
+}
 
 PYPTO_DECL std::string NpuTarget::pipe_sync(Pipe from, Pipe to) {
   const std::string args =

@@ -201,6 +201,7 @@ concept TargetTraits = requires(const TileRef& tile, const TensorRef& tensor,
     T::tile_elementwise(kernel::Op::Add, tile, tile, text, flag)
     } -> std::convertible_to<std::string>;
   { T::block_idx() } -> std::convertible_to<std::string>;
+  { T::block_num() } -> std::convertible_to<std::string>;
   // synchronization: before an instruction on pipe `to` that follows one on pipe `from`, and at
   // control-flow boundaries (all pipes drained); "" when the target runs in order
   { T::pipe_sync(Pipe::Mte2, Pipe::Vector) } -> std::convertible_to<std::string>;

@@ -261,10 +261,12 @@ class RankPort {
 /// AIC or AIV function (a kernel): results it returns replace interpreting the body (the CPU
 /// runtime dispatches kernels to compiled code this way, program_runner.hpp); nullopt interprets
 /// it. `args` holds one value per parameter (omitted trailing outputs already allocated);
-/// `block_idx` is the block the launch runs (0 unless the call has a core_num).
+/// `block_idx` is the block the launch runs, of `block_num` (0 of 1 unless the call has a
+/// core_num).
 struct RunOptions {
   std::function<std::optional<std::vector<Value>>(const ir::Function& callee,
-                                                  std::vector<Value>& args, std::int64_t block_idx)>
+                                                  std::vector<Value>& args, std::int64_t block_idx,
+                                                  std::int64_t block_num)>
       call_hook;
   /// A run that executes more statements than this is a RuntimeError (0: no limit), so a host
   /// running programs it did not write bounds the time a run can take.

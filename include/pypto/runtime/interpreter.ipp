@@ -1185,7 +1185,7 @@ class Interpreter final : public RankPort {
   /// distributed ops (RankPort::current()) and the kernel's views of windows are the rank's own
   /// for the call: written back before the other ranks run, refreshed after.
   std::optional<std::vector<Value>> hooked_call(const ir::Function& fn, std::vector<Value>& args) {
-    if (!world_task_) return options_->call_hook(fn, args, block_idx_);
+    if (!world_task_) return options_->call_hook(fn, args, block_idx_, block_num_);
     struct Restore {  // the blocks of a launch share the list: each takes out its own
       std::vector<std::shared_ptr<Buffer>>& views;
       std::vector<const Buffer*> added;
@@ -1205,7 +1205,7 @@ class Interpreter final : public RankPort {
         restore.added.push_back(a.buffer.get());
       }
     current_rank_port() = this;
-    return options_->call_hook(fn, args, block_idx_);
+    return options_->call_hook(fn, args, block_idx_, block_num_);
   }
 
   /// Device `r` joins the communication domain of window buffer `host`.

@@ -65,10 +65,10 @@ class Kernel {
   codegen::KernelEntry entry() const { return entry_; }
 
   /// Runs the kernel: `tensors` in signature order, then `scalars` (their bits), as block
-  /// `block_idx` of its launch. A call that faults throws KernelFaultError.
+  /// `block_idx` of a launch of `block_num` blocks. A call that faults throws KernelFaultError.
   PYPTO_DECL void operator()(std::span<const codegen::TensorArg> tensors,
-                             std::span<const std::uint64_t> scalars,
-                             std::int64_t block_idx = 0) const;
+                             std::span<const std::uint64_t> scalars, std::int64_t block_idx = 0,
+                             std::int64_t block_num = 1) const;
 
   /// Where the kernel's next calls send their cross-core pushes and pops (nothing for a kernel
   /// without pipe ops).
@@ -82,10 +82,10 @@ class Kernel {
   codegen::KernelRegistration registration_;
   std::shared_ptr<SharedLibrary> library_;
   codegen::KernelEntry entry_ = nullptr;
-  codegen::KernelSetBlockIdx set_block_idx_ = nullptr;  ///< optional export
-  codegen::KernelFaultRecord fault_record_ = nullptr;   ///< optional export
-  codegen::KernelSetPipe set_pipe_ = nullptr;           ///< optional export
-  codegen::KernelSetWorld set_world_ = nullptr;         ///< optional export
+  codegen::KernelSetBlock set_block_ = nullptr;        ///< optional export
+  codegen::KernelFaultRecord fault_record_ = nullptr;  ///< optional export
+  codegen::KernelSetPipe set_pipe_ = nullptr;          ///< optional export
+  codegen::KernelSetWorld set_world_ = nullptr;        ///< optional export
 };
 
 enum class LoadMode : std::uint8_t {

@@ -41,8 +41,8 @@ PYPTO_DECL Kernel::Kernel(codegen::KernelRegistration registration,
   } catch (const LoadError& e) {
     throw LoadError("kernel " + registration_text(registration_) + ": " + e.what());
   }
-  set_block_idx_ = reinterpret_cast<codegen::KernelSetBlockIdx>(
-      library_->find_symbol(codegen::kKernelSetBlockIdxSymbol));
+  set_block_ = reinterpret_cast<codegen::KernelSetBlock>(
+      library_->find_symbol(codegen::kKernelSetBlockSymbol));
   fault_record_ = reinterpret_cast<codegen::KernelFaultRecord>(
       library_->find_symbol(codegen::kKernelFaultSymbol));
   set_pipe_ = reinterpret_cast<codegen::KernelSetPipe>(
@@ -86,8 +86,8 @@ PYPTO_DECL std::string kernel_fault_text(const codegen::KernelFault& f) {
 }
 
 PYPTO_DECL void Kernel::operator()(std::span<const codegen::TensorArg> tensors,
-                                   std::span<const std::uint64_t> scalars,
-                                   std::int64_t block_idx) const {
+                                   std::span<const std::uint64_t> scalars, std::int64_t block_idx,
+                                   std::int64_t block_num) const {
   if (tensors.size() != registration_.signature.size())
     fail("takes " + std::to_string(registration_.signature.size()) + " tensors, got " +
          std::to_string(tensors.size()));
@@ -113,7 +113,7 @@ PYPTO_DECL void Kernel::operator()(std::span<const codegen::TensorArg> tensors,
     packed.push_back(reinterpret_cast<std::uintptr_t>(&local[k]));
   }
   packed.insert(packed.end(), scalars.begin(), scalars.end());
-  if (set_block_idx_) set_block_idx_(block_idx);
+  if (set_block_) set_block_(block_idx, block_num);
   codegen::KernelFault* fault = fault_record_ ? fault_record_() : nullptr;
   if (fault) *fault = {};
   entry_(packed.data());

@@ -73,7 +73,7 @@ class ProgramRunner {
   PYPTO_DECL static void unpack(const std::vector<unsigned char>& in, std::size_t width, Buffer& b);
 
   PYPTO_DECL std::vector<Value> call_kernel(const ir::Function& fn, std::vector<Value>& args,
-                                            std::int64_t block_idx);
+                                            std::int64_t block_idx, std::int64_t block_num);
 
   /// A tensor argument packed for the kernel (integer and 16-bit float elements at their width).
   struct Staged {

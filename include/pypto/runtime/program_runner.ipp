@@ -32,8 +32,9 @@ PYPTO_DECL std::vector<Value> ProgramRunner::run(std::string_view function, std:
                                                  std::int64_t world_size) {
   RunOptions options;
   options.world_size = world_size;
-  options.call_hook = [this](const ir::Function& fn, std::vector<Value>& a, std::int64_t block) {
-    return std::optional<std::vector<Value>>(call_kernel(fn, a, block));
+  options.call_hook = [this](const ir::Function& fn, std::vector<Value>& a, std::int64_t block,
+                             std::int64_t blocks) {
+    return std::optional<std::vector<Value>>(call_kernel(fn, a, block, blocks));
   };
   return runtime::run(program_, function, std::move(args), options);
 }
@@ -145,7 +146,8 @@ PYPTO_DECL void ProgramRunner::unpack(const std::vector<unsigned char>& in, std:
 
 PYPTO_DECL std::vector<Value> ProgramRunner::call_kernel(const ir::Function& fn,
                                                          std::vector<Value>& args,
-                                                         std::int64_t block_idx) {
+                                                         std::int64_t block_idx,
+                                                         std::int64_t block_num) {
   auto id = func_ids_.find(fn.name);
   if (id == func_ids_.end()) fail(fn, "has no kernel registration (no func_id for it)");
   const Kernel* kernel = library_.find(id->second);
@@ -192,7 +194,7 @@ PYPTO_DECL std::vector<Value> ProgramRunner::call_kernel(const ir::Function& fn,
   kernel->set_pipe(&ProgramRunner::pipe_entry, &call);
   kernel->set_world(RankPort::current() ? &ProgramRunner::world_entry : nullptr, &call);
   try {
-    (*kernel)(tensors, scalars, block_idx);
+    (*kernel)(tensors, scalars, block_idx, block_num);
   } catch (const KernelFaultError& e) {
     if (call.error) std::rethrow_exception(call.error);
     // The kernel's text names its sites by number only; lowering `fn` again says which is which.
