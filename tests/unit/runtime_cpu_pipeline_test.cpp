@@ -1848,6 +1848,62 @@ TEST_CASE("cpu pipeline: compiled kernels in a world of several ranks reach thei
                   "waits for the signal [0, 0] to be >= 4, and it holds 3"});
 }
 
+namespace {
+
+/// The handshake's ranks with a chip orchestration in which each rank's consumer depends on a
+/// deferred wait that only a later task of its peer satisfies: rank r's `use` (and `again`,
+/// which depends on it) must wait while its `send` runs first. outs[r] = 2 xs[r - 1] + xs[r].
+std::string deferred_ring() {
+  std::string text = handshake();
+  const std::size_t from = text.find("    @pl.function(type=pl.FunctionType.InCore)");
+  const std::size_t to = text.find("    @pl.function(level=pl.Level.HOST");
+  REQUIRE(from < to);
+  return text.replace(from, to - from, R"(    @pl.function(type=pl.FunctionType.Orchestration)
+    def chip(self, x: pl.Tensor[[1, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 8], pl.FP32]], data: pl.InOut[pld.DistributedTensor[[1, 8], pl.FP32]], sig: pl.InOut[pld.DistributedTensor[[1, 1], pl.INT32]]) -> pl.Tensor[[1, 8], pl.FP32]:
+        with pl.manual_scope():
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="arrival") as arrived:
+                pld.system.defer_wait(sig, offsets=[0, 0], expected=5, cmp=pld.WaitCmp.Ge)
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="use", deps=[arrived]) as used:
+                got = pl.load(data, [0, 0], [1, 8])
+                out = pl.store(pl.add(got, got), [0, 0], out)
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="again", deps=[used]):
+                row = pl.load(out, [0, 0], [1, 8])
+                out = pl.store(pl.add(row, pl.load(x, [0, 0], [1, 8])), [0, 0], out)
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="send"):
+                ctx = pld.get_comm_ctx(data)
+                peer = (pld.rank(ctx) + 1) % pld.nranks(ctx)
+                pld.tile.remote_store(pl.load(x, [0, 0], [1, 8]), data, peer, [0, 0])
+                pld.system.notify(sig, peer=peer, offsets=[0, 0], value=5, op=pld.NotifyOp.Set)
+        return out
+
+)");
+}
+
+}  // namespace
+
+TEST_CASE("cpu pipeline: a deferred wait's dependents run after the later tasks that satisfy it") {
+  const ir::ProgramRef input = pypto::text::parse_program(deferred_ring());
+  for (const std::int64_t n : {2, 3}) {
+    CAPTURE(n);
+    std::vector<rt::Value> args =
+        rt::seeded_inputs(*input->find("main"), 1, {}, rt::SymbolExtents{{"NR", n}});
+    const std::vector<float>& xs = args[0].buffer->f32;
+    const std::vector<rt::Value> compiled = run_identical(*input, args, {}, n);
+    for (std::int64_t r = 0; r < n; ++r)
+      for (std::size_t k = 0; k < 8; ++k) {
+        const auto at = [k](std::int64_t rank) { return static_cast<std::size_t>(rank) * 8 + k; };
+        const float from = xs[at((r + n - 1) % n)];
+        CAPTURE(r);
+        CHECK(compiled[1].buffer->f32[at(r)] == from + from + xs[at(r)]);
+      }
+  }
+  // A condition no task satisfies leaves its dependents waiting: a deadlock, compiled and
+  // interpreted, once nothing else can run.
+  check_both_say(run_errors(replaced(deferred_ring(), "expected=5", "expected=6"), {{"NR", 2}}, 2),
+                 {"world: every member that has not ended waits",
+                  "a deferred completion waits for the signal to be >= 6, and it holds 5"});
+}
+
 TEST_CASE("cpu pipeline: a kernel's collectives in a world of three, compiled as interpreted") {
   // Each rank r gives its x (3 x 4) and one row: all_to_all hands row d of rank s's stage to
   // rank d's row s; allgather puts rank s's row at row s; reduce_scatter leaves row r the sum

@@ -202,15 +202,19 @@ class Interpreter final : public RankPort {
       Interpreter& self;
       Frame* f;
       Where w;
+      const Frame* ending;
       ~Restore() {
         self.frame_ = f;
         self.where_ = w;
         --self.depth_;
+        // After an error, what was postponed here never runs (its frame is gone).
+        std::erase_if(self.postponed_, [&](const Postponed& p) { return p.home == ending; });
       }
-    } restore{*this, saved, saved_where};
+    } restore{*this, saved, saved_where, &frame};
     bind_shape_symbols(fn);
     const Flow flow =
         fn.func_type == ir::FunctionType::Group ? exec_group(*fn.body) : exec(*fn.body);
+    drain(true);  // a function returns when its tasks have completed
     if (devices_frame_ == &frame) run_devices();  // a host returns when its devices are done
     if (flow != Flow::Return) {
       if (!fn.return_types.empty())
@@ -413,26 +417,7 @@ class Interpreter final : public RankPort {
       case K::IfStmt: return exec_if(static_cast<const ir::IfStmt&>(s));
       case K::SpmdScopeStmt: {
         const auto& sc = static_cast<const ir::SpmdScopeStmt&>(s);
-        const std::int64_t n = as_int(eval(*sc.core_num), "the Spmd core_num");
-        bind_task_id(sc);
-        // A false predicate skips the dispatch: what the body would write keeps its value.
-        if (const ir::ExprRef p = ir::scope_attr::expr(sc.attrs, ir::scope_attr::kPredicate))
-          if (!as_bool(eval(*p), "the Spmd predicate")) return Flow::Normal;
-        if (n <= 1 || !syncs(*sc.body))
-          return per_block(n, &block_idx_, [&] { return exec(*sc.body); });
-        // Each block in its own copy of the frame (tensors shared, scalars its own); the names
-        // the last block binds stay bound after the scope, as in a run of one block at a time.
-        std::vector<Frame> frames(static_cast<std::size_t>(n), *frame_);
-        std::vector<Flow> flows(frames.size(), Flow::Normal);
-        blocks_side_by_side(n, [&](Interpreter& block, std::size_t b) {
-          block.frame_ = &frames[b];
-          flows[b] = block.exec(*sc.body);
-          return std::vector<Value>{};
-        });
-        *frame_ = std::move(frames.back());
-        for (const Flow f : flows)
-          if (f != Flow::Normal) return f;
-        return Flow::Normal;
+        return as_task(sc, [this, &sc] { return exec_spmd(sc); });
       }
       case K::SplitAivScopeStmt: {
         const auto& sc = static_cast<const ir::SplitAivScopeStmt&>(s);
@@ -443,7 +428,10 @@ class Interpreter final : public RankPort {
         });
       }
       case K::InCoreScopeStmt:
-      case K::ClusterScopeStmt:
+      case K::ClusterScopeStmt: {
+        const auto& sc = static_cast<const ir::ScopeStmt&>(s);
+        return as_task(sc, [this, &sc] { return exec(*sc.body); });
+      }
       case K::HierarchyScopeStmt:
       case K::RuntimeScopeStmt: {
         const auto& sc = static_cast<const ir::ScopeStmt&>(s);
@@ -456,6 +444,178 @@ class Interpreter final : public RankPort {
             "not IR");
       default: fail("cannot execute the statement kind " + std::string(ir::kind_name(s.kind())));
     }
+  }
+
+  /// An Spmd scope's blocks (its task id bound by as_task).
+  Flow exec_spmd(const ir::SpmdScopeStmt& sc) {
+    const std::int64_t n = as_int(eval(*sc.core_num), "the Spmd core_num");
+    // A false predicate skips the dispatch: what the body would write keeps its value.
+    if (const ir::ExprRef p = ir::scope_attr::expr(sc.attrs, ir::scope_attr::kPredicate))
+      if (!as_bool(eval(*p), "the Spmd predicate")) return Flow::Normal;
+    if (n <= 1 || !syncs(*sc.body))
+      return per_block(n, &block_idx_, [&] { return exec(*sc.body); });
+    // Each block in its own copy of the frame (tensors shared, scalars its own); the names
+    // the last block binds stay bound after the scope, as in a run of one block at a time.
+    std::vector<Frame> frames(static_cast<std::size_t>(n), *frame_);
+    std::vector<Flow> flows(frames.size(), Flow::Normal);
+    blocks_side_by_side(n, [&](Interpreter& block, std::size_t b) {
+      block.frame_ = &frames[b];
+      flows[b] = block.exec(*sc.body);
+      return std::vector<Value>{};
+    });
+    *frame_ = std::move(frames.back());
+    for (const Flow f : flows)
+      if (f != Flow::Normal) return f;
+    return Flow::Normal;
+  }
+
+  // ---- tasks and deferred completion ---------------------------------------------------------
+  // Tasks (task scopes, Submits, kernel calls outside a task) run in program order, except
+  // that `pld.system.defer_wait` in a task registers its condition and returns, leaving the
+  // task incomplete until the condition holds; a task whose deps name an incomplete task is
+  // postponed, and the tasks after it run first (upstream's scheduler dispatches a task when
+  // its deps complete). A postponed task runs, in program order, as soon as its deps complete
+  // (looked at after every task) and at the latest when the program needs what it produces:
+  // before a name it binds is read, an op outside a task reads a tensor, or a function other
+  // than a kernel is called, and before the function returns, which also waits for every
+  // registered condition (docs/runtime.md, "Deferred completion").
+
+  /// A registered condition: `signal[at]` >= `expected` (== with `eq`).
+  struct Condition {
+    Value signal;
+    std::size_t at;
+    std::int64_t expected;
+    bool eq;
+    const ir::Call* site;
+  };
+  /// A task waiting for its deps: its id, their ids, and what runs it.
+  struct Postponed {
+    std::int64_t id;
+    std::vector<std::int64_t> deps;
+    std::function<void()> run;
+    const Frame* home;  // the frame it binds names in (dropped when that frame ends)
+  };
+
+  bool holds(Condition& c) {
+    Buffer& b = *c.signal.buffer;
+    if (b.origin) refresh_view(b);
+    return c.eq ? b.ints[c.at] == c.expected : b.ints[c.at] >= c.expected;
+  }
+  void await(Condition& c) {
+    wait_for_peers(
+        *c.site, *c.signal.buffer, [&] { return holds(c); },
+        "a deferred completion waits for the signal to be " + std::string(c.eq ? "== " : ">= ") +
+            std::to_string(c.expected) + ", and it holds " +
+            std::to_string(c.signal.buffer->ints[c.at]));
+  }
+
+  /// True when task `id` has completed: not postponed, every condition it registered holds.
+  bool complete(std::int64_t id) {
+    for (const Postponed& p : postponed_)
+      if (p.id == id) return false;
+    auto it = deferred_.find(id);
+    if (it == deferred_.end()) return true;
+    std::erase_if(it->second, [&](Condition& c) { return holds(c); });
+    if (!it->second.empty()) return false;
+    deferred_.erase(it);
+    return true;
+  }
+  bool ready(const std::vector<std::int64_t>& deps) {
+    return std::all_of(deps.begin(), deps.end(), [&](std::int64_t d) { return complete(d); });
+  }
+
+  /// Runs `body` as task `id`: a defer_wait in it registers under `id`.
+  template <class Body>
+  decltype(auto) run_task(std::int64_t id, Body&& body) {
+    struct Restore {
+      std::optional<std::int64_t>& slot;
+      std::optional<std::int64_t> saved;
+      ~Restore() { slot = saved; }
+    } restore{running_task_, running_task_};
+    running_task_ = id;
+    return body();
+  }
+
+  /// Runs the postponed tasks whose deps have completed, in program order, until none can.
+  void advance() {
+    for (auto it = postponed_.begin(); it != postponed_.end();) {
+      if (!ready(it->deps)) {
+        ++it;
+        continue;
+      }
+      Postponed p = std::move(*it);
+      postponed_.erase(it);
+      run_task(p.id, p.run);
+      it = postponed_.begin();  // the task may have completed what an earlier one waits for
+    }
+  }
+
+  /// Waits until every postponed task has run (`all`: and every registered condition holds).
+  void drain(bool all) {
+    if (running_task_) return;  // a task's own body never waits for later tasks
+    advance();
+    while (!postponed_.empty()) {
+      for (const std::int64_t d : postponed_.front().deps)
+        if (auto it = deferred_.find(d); it != deferred_.end()) {
+          for (Condition& c : it->second) await(c);
+          deferred_.erase(it);
+        }
+      advance();
+    }
+    if (!all) return;
+    for (auto& [id, conditions] : deferred_)
+      for (Condition& c : conditions) await(c);
+    deferred_.clear();
+  }
+
+  /// The ids `deps` evaluate to.
+  std::vector<std::int64_t> task_ids(const std::vector<ir::ExprRef>& deps) {
+    std::vector<std::int64_t> ids;
+    for (const auto& d : deps) {
+      const Value v = eval(*d);
+      if (v.kind != ValueKind::Scalar || v.dtype != DataType::TASK_ID)
+        fail("a task's deps must be task ids (Scalar[TASK_ID])");
+      ids.push_back(v.i);
+    }
+    return ids;
+  }
+
+  /// A task scope: runs `body` as a task, or postpones it (in a copy of this frame; the names
+  /// it binds are bound here when it has run) while a task its deps name is incomplete.
+  template <class Body>
+  Flow as_task(const ir::ScopeStmt& sc, Body body) {
+    const std::int64_t id = sc.task_id ? next_task_id_ : --anonymous_task_;
+    bind_task_id(sc);
+    if (running_task_) return body();  // a scope inside a task is part of it
+    std::vector<std::int64_t> deps =
+        task_ids(ir::scope_attr::exprs(sc.attrs, ir::scope_attr::kDeps));
+    if (ready(deps)) {
+      const Flow flow = run_task(id, body);
+      advance();
+      return flow;
+    }
+    auto copy = std::make_shared<Frame>(*frame_);
+    Frame* home = frame_;
+    postponed_.push_back({id, std::move(deps),
+                          [this, copy, home, body] {
+                            // Names bound since (by the tasks it waited for) are seen too.
+                            for (const auto& [var, value] : home->env)
+                              copy->env.try_emplace(var, value);
+                            std::unordered_map<const ir::Var*, Value> before = copy->env;
+                            Frame* saved = frame_;
+                            frame_ = copy.get();
+                            struct Restore {
+                              Frame*& slot;
+                              Frame* saved;
+                              ~Restore() { slot = saved; }
+                            } restore{frame_, saved};
+                            body();
+                            // Each name is one key: the order of this walk decides nothing.
+                            for (const auto& [var, value] : copy->env)
+                              if (!before.count(var)) home->env[var] = value;
+                          },
+                          home});
+    return Flow::Normal;
   }
 
   /// A Group's body: each run of consecutive calls of its AIC / AIV members is one mixed task
@@ -782,7 +942,11 @@ class Interpreter final : public RankPort {
     using K = ir::NodeKind;
     switch (e.kind()) {
       case K::Var:
-      case K::IterArg: return lookup(static_cast<const ir::Var&>(e));
+      case K::IterArg: {
+        const auto& v = static_cast<const ir::Var&>(e);
+        if (!postponed_.empty() && !frame_->env.count(resolve(v))) drain(false);  // bound later
+        return lookup(v);
+      }
       case K::ConstInt: {
         const auto& c = static_cast<const ir::ConstInt&>(e);
         return Value::scalar_int(c.value, c.dtype());
@@ -1021,14 +1185,15 @@ class Interpreter final : public RankPort {
     return v ? std::optional<std::int64_t>(int_attr(*v, "core_num")) : std::nullopt;
   }
 
-  /// The results of a task whose predicate is false: it does not run, so each result is the
-  /// parameter the callee returns, untouched (its argument, or a zero buffer the runtime
-  /// allocates for an omitted output). A callee that returns anything but its parameters has no
-  /// such result: an error.
-  std::vector<Value> skipped_task_results(const ir::Function& fn, std::vector<Value> args,
-                                          std::string_view what =
-                                              "a Submit whose predicate is "
-                                              "false: ") {
+  /// The results of a task before it runs: each is the parameter the callee returns (its
+  /// argument, or a zero buffer the runtime allocates for an omitted output, appended to
+  /// `args`). A callee that returns anything but its parameters has no such result: an error
+  /// starting with `what`.
+  std::vector<Value> results_before_running(const ir::Function& fn, std::vector<Value>& args,
+                                            std::string_view what) {
+    for (std::size_t k = args.size(); k < fn.params.size(); ++k)
+      args.push_back(allocate(*fn.params[k]->type,
+                              "omitted parameter '" + fn.params[k]->name_hint + "' of " + fn.name));
     std::vector<Value> results;
     if (fn.return_types.empty()) return results;
     if (!lineage_) lineage_ = std::make_unique<transforms::ReturnLineage>(&program_);
@@ -1037,30 +1202,42 @@ class Interpreter final : public RankPort {
         fail(std::string(what) + fn.name +
              " returns a value that is not one of its parameters, so the task has no result "
              "before it runs");
-      const std::size_t k = *returned;
-      if (k < args.size()) {
-        check_arg(fn, *fn.params[k], args[k]);
-        results.push_back(args[k]);
-      } else {
-        results.push_back(
-            allocate(*fn.params[k]->type,
-                     "omitted parameter '" + fn.params[k]->name_hint + "' of " + fn.name));
-      }
+      check_arg(fn, *fn.params[*returned], args.at(*returned));
+      results.push_back(args[*returned]);
     }
     return results;
   }
 
+  /// The results of a task whose predicate is false: it does not run, so each result is the
+  /// parameter the callee returns, untouched.
+  std::vector<Value> skipped_task_results(const ir::Function& fn, std::vector<Value> args,
+                                          std::string_view what =
+                                              "a Submit whose predicate is "
+                                              "false: ") {
+    return results_before_running(fn, args, what);
+  }
+
   Value eval_submit(const ir::Submit& s) {
     const ir::Function& fn = callee(*s.op);
-    for (const auto& d : s.deps) eval(*d);  // dependencies are satisfied: tasks run in order
+    std::vector<std::int64_t> deps = task_ids(s.deps);
     const bool run = !s.predicate || as_bool(eval(*s.predicate), "the Submit predicate");
     std::optional<std::int64_t> n;
     if (s.core_num) n = as_int(eval(*s.core_num), "the Submit core_num");
     std::vector<Value> args;
     for (const auto& a : s.args) args.push_back(eval(*a));
-    std::vector<Value> results =
-        run ? dispatch(fn, std::move(args), n) : skipped_task_results(fn, std::move(args));
-    results.push_back(Value::scalar_int(next_task_id_++, DataType::TASK_ID));
+    const std::int64_t id = next_task_id_++;
+    std::vector<Value> results;
+    if (!run) {
+      results = skipped_task_results(fn, std::move(args));
+    } else if (running_task_ || ready(deps)) {
+      results = run_task(id, [&] { return dispatch(fn, std::move(args), n); });
+      advance();
+    } else {  // its results are the parameters it returns (held now, written when it runs)
+      results = results_before_running(fn, args, "a Submit postponed until its deps complete: ");
+      postponed_.push_back(
+          {id, std::move(deps), [this, &fn, args, n] { dispatch(fn, args, n); }, frame_});
+    }
+    results.push_back(Value::scalar_int(id, DataType::TASK_ID));
     return Value::tuple(std::move(results));
   }
 
@@ -1086,10 +1263,21 @@ class Interpreter final : public RankPort {
                  ": that needs the other ranks running beside it, and a single process runs "
                  "a world of one rank (device 0)");
       }
-      return pack(dispatch(fn, std::move(args), core_num_attr(c.attrs)));
+      const std::optional<std::int64_t> n = core_num_attr(c.attrs);
+      if (running_task_ || !ir::is_device_function(fn.func_type)) {
+        drain(false);
+        return pack(dispatch(fn, std::move(args), n));
+      }
+      Value results =
+          pack(run_task(--anonymous_task_, [&] { return dispatch(fn, std::move(args), n); }));
+      advance();
+      return results;
     }
     std::vector<Value> args;
     for (const auto& a : c.args) args.push_back(eval(*a));
+    if (!postponed_.empty() &&
+        std::any_of(args.begin(), args.end(), [](const Value& v) { return v.is_shaped(); }))
+      drain(false);
     Value result;
     try {
       result = builtin(c, args);
@@ -1440,6 +1628,10 @@ class Interpreter final : public RankPort {
     const std::size_t at = flat_index(c, sig, idx);
     const auto cmp = c.kwargs.get<ir::WaitCmp>("cmp");
     const bool eq = cmp && *cmp == ir::WaitCmp::Eq;
+    if (c.op->id == ir::OpId::pld_system_defer_wait && running_task_) {
+      deferred_[*running_task_].push_back({signal, at, expected, eq, &c});
+      return;
+    }
     wait_for_peers(
         c, sig, [&] { return eq ? sig.ints[at] == expected : sig.ints[at] >= expected; },
         "waits for the signal " + shape_text(idx) + " to be " + (eq ? "== " : ">= ") +
@@ -3882,6 +4074,10 @@ class Interpreter final : public RankPort {
   std::unordered_map<const ir::Call*, Value> gathered_;  // lookup only: never iterated
   const ir::AssignStmt* assigned_ = nullptr;  // the assignment executing (a pop's annotation)
   std::int64_t next_task_id_ = 0;
+  std::int64_t anonymous_task_ = -1;          // ids of tasks without `as tid`: -2, -3, ...
+  std::optional<std::int64_t> running_task_;  // the task running now (none: orchestration)
+  std::map<std::int64_t, std::vector<Condition>> deferred_;  // conditions not yet seen to hold
+  std::vector<Postponed> postponed_;                         // in program order
   std::map<std::string, bool, std::less<>> syncs_;  // by function name: it may reach a syncall
   std::map<std::string, std::string, std::less<>> distributed_ops_;  // distributed_op, by name
   std::unique_ptr<transforms::ReturnLineage> lineage_;  // a skipped task's results, made once
