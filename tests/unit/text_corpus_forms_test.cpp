@@ -425,4 +425,26 @@ class Dsl:
   expect_error(replaced(dsl, "m = n + 1", "m = n not in [1]"), 7, 13,
                "the operator 'not in' has no scalar meaning");
   expect_error(replaced(dsl, "m = n + 1", "assert"), 7, 16, "an expression");
+  expect_error(replaced(dsl, "m = n + 1", "raise ValueError(n) from None"), 7, 9,
+               "`raise` is host code: a HOST sub-worker's");
+  // An f-string is a template the DSL never evaluates: no string of the DSL may be one.
+  expect_error(replaced(dsl, "m = n + 1",
+                        "with pl.at(level=pl.Level.CORE_GROUP, name_hint=f\"k\"):\n"
+                        "            m = n + 1"),
+               7, 57, "a string name hint");
+}
+
+TEST_CASE("corpus forms: a sub-worker raises with f-strings and raw strings, kept as written") {
+  const std::string text =
+      replaced(kSubWorker, "        assert f is not None, \"no tensor\"\n",
+               "        if f is None:\n"
+               "            raise ValueError(f'no {f!r}: {\"x\"}' rb\"\\d\\\"\")\n"
+               "        raise\n");
+  const ProgramRef p = text::parse_program(text);
+  const auto* body = as<InlineStmt>(p->find("verify")->body.get());
+  REQUIRE(body);
+  CHECK(body->body ==
+        "if f is None:\n    raise ValueError(f'no {f!r}: {\"x\"}' rb\"\\d\\\"\")\nraise\n"
+        "assert 3 not in [1, 2] and f is f");
+  text::check_round_trip(*p);
 }

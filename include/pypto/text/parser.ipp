@@ -2157,6 +2157,9 @@ class Builder {
       case StmtKind::Assert:
         throw ParseError(s.pos, "assert",
                          "a statement of the DSL (`assert` is host code: a HOST sub-worker's)");
+      case StmtKind::Raise:
+        throw ParseError(s.pos, "raise",
+                         "a statement of the DSL (`raise` is host code: a HOST sub-worker's)");
     }
   }
 

@@ -37,6 +37,7 @@ enum class ExprKind : std::uint8_t {
   Int,        ///< int_value (a magnitude: a sign is a Unary `-`)
   Float,      ///< float_value
   String,     ///< text = the decoded value
+  FString,    ///< text = an f-string's template as written (host code only; not evaluated)
   True,
   False,
   None,
@@ -116,6 +117,7 @@ enum class StmtKind : std::uint8_t {
   ClassDef,     ///< decorators class name: body
   Import,       ///< text = module, name = alias
   Assert,       ///< assert value [, target] (target: the message)
+  Raise,        ///< raise [value [from target]]
 };
 
 struct Stmt;

@@ -28,6 +28,7 @@ enum class TokenKind : std::uint8_t {
   Int,
   Float,
   String,
+  FString,  ///< an f-string: its text as written between the quotes, not evaluated
   Punct,
   Newline,
   Indent,
@@ -75,7 +76,7 @@ class Lexer {
       } else if (is_digit(c) || (c == '.' && is_digit(peek(1)))) {
         number();
       } else if (c == '"' || c == '\'') {
-        string();
+        string(pos());
       } else {
         punct();
       }
@@ -231,7 +232,22 @@ class Lexer {
     // identifier classes are not checked): such a name can only name a variable, whose printed
     // name the printer makes ASCII.
     while (const std::size_t n = name_char(i_)) i_ += n;
-    emit(TokenKind::Name, at, std::string(s_.substr(b, i_ - b)));
+    const std::string_view word = s_.substr(b, i_ - b);
+    if (i_ < s_.size() && (s_[i_] == '"' || s_[i_] == '\'') && is_string_prefix(word)) {
+      const bool raw = word.find_first_of("rR") != std::string_view::npos;
+      const bool formatted = word.find_first_of("fF") != std::string_view::npos;
+      string(at, raw || formatted, formatted ? TokenKind::FString : TokenKind::String);
+      return;
+    }
+    emit(TokenKind::Name, at, std::string(word));
+  }
+
+  /// Python's string prefixes: r, u, b, f and the two-letter rb / br / fr / rf, any case.
+  static bool is_string_prefix(std::string_view w) {
+    std::string lower;
+    for (const char c : w) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    return lower == "r" || lower == "u" || lower == "b" || lower == "f" || lower == "rb" ||
+           lower == "br" || lower == "fr" || lower == "rf";
   }
 
   void number() {
@@ -286,8 +302,9 @@ class Lexer {
     return -1;
   }
 
-  void string() {
-    const TextPos at = pos();
+  /// A string literal from its opening quote; `raw`: backslashes stay as written (a raw or
+  /// formatted string, whose text is kept unevaluated).
+  void string(TextPos at, bool raw = false, TokenKind kind = TokenKind::String) {
     const char q = s_[i_];
     const bool triple = peek(1) == q && peek(2) == q;
     i_ += triple ? 3 : 1;
@@ -307,9 +324,10 @@ class Lexer {
         newline_seen();
         continue;
       }
-      if (c != '\\') {
+      if (c != '\\' || raw) {
         value += c;
         ++i_;
+        if (c == '\\' && i_ < s_.size() && s_[i_] != '\n') value += s_[i_++];  // \" stays in
         continue;
       }
       const TextPos esc = pos();
@@ -335,7 +353,7 @@ class Lexer {
           fail(esc, std::string("\\") + e, "an escape: \\\\ \\' \\\" \\n \\t \\r \\0 or \\xHH");
       }
     }
-    emit(TokenKind::String, at, std::move(value));
+    emit(kind, at, std::move(value));
   }
 
   void punct() {
@@ -432,6 +450,7 @@ class Parser {
       case TokenKind::Dedent: return "dedent";
       case TokenKind::End: return "end of input";
       case TokenKind::String: return "\"" + t.text + "\"";
+      case TokenKind::FString: return "f\"" + t.text + "\"";
       default: return t.text;
     }
   }
@@ -525,6 +544,16 @@ class Parser {
       ++k_;
       s->value = expression();
       if (accept_punct(",")) s->target = expression();
+      return s;
+    }
+    if (at_name("raise")) {
+      auto s = make_stmt(StmtKind::Raise, first);
+      ++k_;
+      if (!at(TokenKind::Newline)) s->value = expression();
+      if (s->value && at_name("from")) {
+        ++k_;
+        s->target = expression();
+      }
       return s;
     }
     if (at_name("break")) return ++k_, make_stmt(StmtKind::Break, first);
@@ -971,10 +1000,13 @@ class Parser {
         n->text = take().text;
         return n;
       }
-      case TokenKind::String: {
+      case TokenKind::String:
+      case TokenKind::FString: {  // adjacent literals concatenate; one f-string makes all one
         auto n = node(ExprKind::String, tok.pos);
-        n->text = take().text;
-        while (at(TokenKind::String)) n->text += take().text;  // implicit concatenation
+        while (at(TokenKind::String) || at(TokenKind::FString)) {
+          if (cur().kind == TokenKind::FString) n->kind = ExprKind::FString;
+          n->text += take().text;
+        }
         return n;
       }
       case TokenKind::Punct: break;
