@@ -1904,6 +1904,38 @@ TEST_CASE("cpu pipeline: a deferred wait's dependents run after the later tasks 
                   "a deferred completion waits for the signal to be >= 6, and it holds 5"});
 }
 
+TEST_CASE("cpu pipeline: deps name arrays of task ids, an unset entry naming no task") {
+  const ir::ProgramRef input = pypto::text::parse_program(R"(import pypto.language as pl
+
+@pl.program
+class Phases:
+    @pl.function(type=pl.FunctionType.InCore)
+    def bump(self, data: pl.Tensor[[4, 8], pl.FP32], row: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        t = pl.load(data, [row, 0], [1, 8])
+        return pl.store(pl.add(t, 1.0), [row, 0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, data: pl.Tensor[[4, 8], pl.FP32], out: pl.Out[pl.Tensor[[4, 8], pl.FP32]]) -> pl.Tensor[[4, 8], pl.FP32]:
+        with pl.manual_scope():
+            tids = pl.array.create(3, pl.TASK_ID)
+            for b in pl.range(2):
+                out, tid = pl.submit(self.bump, data, b, out, deps=[tids])
+                tids[b] = tid
+            with pl.at(level=pl.Level.CORE_GROUP, deps=[tids]):
+                t = pl.load(out, [0, 0], [2, 8])
+                out = pl.store(pl.mul(t, 2.0), [2, 0], out)
+        return out
+)");
+  const std::vector<rt::Value> args = rt::seeded_inputs(*input->find("main"), 1);
+  const std::vector<float>& data = args[0].buffer->f32;
+  const std::vector<rt::Value> got = run_identical(*input, args);
+  for (std::size_t k = 0; k < 16; ++k) {
+    CAPTURE(k);
+    CHECK(got[1].buffer->f32[k] == data[k] + 1.0f);
+    CHECK(got[1].buffer->f32[16 + k] == (data[k] + 1.0f) * 2.0f);
+  }
+}
+
 TEST_CASE("cpu pipeline: a kernel's collectives in a world of three, compiled as interpreted") {
   // Each rank r gives its x (3 x 4) and one row: all_to_all hands row d of rank s's stage to
   // rank d's row s; allgather puts rank s's row at row s; reduce_scatter leaves row r the sum

@@ -568,14 +568,19 @@ class Interpreter final : public RankPort {
     deferred_.clear();
   }
 
-  /// The ids `deps` evaluate to.
+  /// The ids `deps` evaluate to: task ids and arrays of them (an array's invalid ids, -1, name
+  /// no task).
   std::vector<std::int64_t> task_ids(const std::vector<ir::ExprRef>& deps) {
     std::vector<std::int64_t> ids;
+    const auto add = [&](const Value& v) {
+      if (v.kind != ValueKind::Scalar || v.dtype != DataType::TASK_ID)
+        fail("a task's deps must be task ids (Scalar[TASK_ID] or an Array of them)");
+      if (v.i != -1) ids.push_back(v.i);
+    };
     for (const auto& d : deps) {
       const Value v = eval(*d);
-      if (v.kind != ValueKind::Scalar || v.dtype != DataType::TASK_ID)
-        fail("a task's deps must be task ids (Scalar[TASK_ID])");
-      ids.push_back(v.i);
+      if (v.kind != ValueKind::Array) add(v);
+      for (const Value& e : v.elements) add(e);
     }
     return ids;
   }
