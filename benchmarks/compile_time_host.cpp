@@ -5,6 +5,8 @@
 #include <fstream>
 #include <iterator>
 #include <pypto/dedup.hpp>
+#include <pypto/text/parser.hpp>
+#include <pypto/text/printer.hpp>
 #include <pypto/transforms/convert_to_ssa.hpp>
 #include <pypto/transforms/outline_cluster_scopes.hpp>
 #include <pypto/transforms/outline_incore_scopes.hpp>

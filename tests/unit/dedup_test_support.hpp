@@ -18,6 +18,8 @@
 #include <utility>
 
 #include "pypto/dedup.hpp"
+#include "pypto/text/parser.hpp"
+#include "pypto/text/printer.hpp"
 #include "pypto/transforms/pass_instruments.hpp"
 
 namespace dedup_test {
