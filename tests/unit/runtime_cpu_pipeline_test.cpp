@@ -1883,7 +1883,8 @@ std::string deferred_ring() {
 
 TEST_CASE("cpu pipeline: a deferred wait's dependents run after the later tasks that satisfy it") {
   const ir::ProgramRef input = pypto::text::parse_program(deferred_ring());
-  for (const std::int64_t n : {2, 3}) {
+  // In a world of one the rank is its own peer: only the order of its tasks lets it finish.
+  for (const std::int64_t n : {1, 2, 3}) {
     CAPTURE(n);
     std::vector<rt::Value> args =
         rt::seeded_inputs(*input->find("main"), 1, {}, rt::SymbolExtents{{"NR", n}});

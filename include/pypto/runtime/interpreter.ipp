@@ -740,20 +740,24 @@ class Interpreter final : public RankPort {
   }
 
   /// True when running `root` may reach a system.syncall, in it or in a function it calls.
-  bool syncs(const ir::Node& root) {
+  bool syncs(const ir::Node& root) { return reaches(root, ir::OpId::system_syncall, syncs_); }
+
+  /// True when `root` reaches a call of op `id`, in it or in a function it calls or submits;
+  /// `memo` holds the answer by function name.
+  bool reaches(const ir::Node& root, ir::OpId id, std::map<std::string, bool, std::less<>>& memo) {
     bool found = false;
     ir::for_each_node(ir::NodeRef(&root), [&](const ir::Node& n) {
       const auto* c = ir::as<ir::Call>(&n);
       if (found || !c) return;
       if (!ir::isa<ir::GlobalVar>(*c->op)) {
-        found = c->op->id == ir::OpId::system_syncall;
+        found = c->op->id == id;
         return;
       }
-      const auto [it, fresh] = syncs_.try_emplace(c->op->name, false);  // false while it runs
+      const auto [it, fresh] = memo.try_emplace(c->op->name, false);  // false while it runs
       if (fresh) {
         const ir::FunctionRef fn = program_.find(c->op->name);
-        const bool s = fn && fn->body && syncs(*fn->body);
-        syncs_[c->op->name] = s;
+        const bool s = fn && fn->body && reaches(*fn->body, id, memo);
+        memo[c->op->name] = s;
         found = s;
       } else {
         found = it->second;
@@ -1378,7 +1382,19 @@ class Interpreter final : public RankPort {
   /// distributed ops (RankPort::current()) and the kernel's views of windows are the rank's own
   /// for the call: written back before the other ranks run, refreshed after.
   std::optional<std::vector<Value>> hooked_call(const ir::Function& fn, std::vector<Value>& args) {
-    if (!world_task_) return options_->call_hook(fn, args, block_idx_, block_num_);
+    if (!world_task_) {
+      // A task's deferred wait registers here in a world of one rank too: the kernel asks this
+      // interpreter (its RankPort) as a rank's kernel does.
+      if (!running_task_ || !fn.body ||
+          !reaches(*fn.body, ir::OpId::pld_system_defer_wait, defers_))
+        return options_->call_hook(fn, args, block_idx_, block_num_);
+      struct Restore {
+        RankPort* port;
+        ~Restore() { current_rank_port() = port; }
+      } restore{current_rank_port()};
+      current_rank_port() = this;
+      return options_->call_hook(fn, args, block_idx_, block_num_);
+    }
     struct Restore {  // the blocks of a launch share the list: each takes out its own
       std::vector<std::shared_ptr<Buffer>>& views;
       std::vector<const Buffer*> added;
@@ -4083,7 +4099,8 @@ class Interpreter final : public RankPort {
   std::optional<std::int64_t> running_task_;  // the task running now (none: orchestration)
   std::map<std::int64_t, std::vector<Condition>> deferred_;  // conditions not yet seen to hold
   std::vector<Postponed> postponed_;                         // in program order
-  std::map<std::string, bool, std::less<>> syncs_;  // by function name: it may reach a syncall
+  std::map<std::string, bool, std::less<>> syncs_;   // by function name: it may reach a syncall
+  std::map<std::string, bool, std::less<>> defers_;  // by function name: it may reach a defer_wait
   std::map<std::string, std::string, std::less<>> distributed_ops_;  // distributed_op, by name
   std::unique_ptr<transforms::ReturnLineage> lineage_;  // a skipped task's results, made once
 
