@@ -1388,10 +1388,12 @@ class Interpreter final : public RankPort {
       if (!running_task_ || !fn.body ||
           !reaches(*fn.body, ir::OpId::pld_system_defer_wait, defers_))
         return options_->call_hook(fn, args, block_idx_, block_num_);
-      struct Restore {
+      // (Named apart from the Restore below: two local classes of one name in one function
+      // share a mangled name under clang, which then runs the wrong destructor.)
+      struct RestorePort {
         RankPort* port;
-        ~Restore() { current_rank_port() = port; }
-      } restore{current_rank_port()};
+        ~RestorePort() { current_rank_port() = port; }
+      } restore_port{current_rank_port()};
       current_rank_port() = this;
       return options_->call_hook(fn, args, block_idx_, block_num_);
     }
