@@ -834,12 +834,11 @@ class KernelConverter {
     if (!written) {
       // The cube's product is FP32; a matmul typed otherwise (BF16 operands, no out_dtype) is
       // narrowed to its type, which upstream's conversion leaves out (its device keeps FP32).
-      std::vector<ir::ExprRef> operands = args;
       ir::ExprRef product = emit.call(tile_op, std::move(args));
       const auto* declared = ir::as<ir::ShapedType>(c.type.get());
       const auto* made = ir::as<ir::ShapedType>(product->type.get());
       if (acc || !declared || !made || declared->dtype == made->dtype) return product;
-      return emit.call("tile.cast", {emit.bind("matmul_product", tile_op, std::move(operands))},
+      return emit.call("tile.cast", {emit.bind("matmul_product", std::move(product))},
                        ir::Attrs().with("target_type", declared->dtype));
     }
     const ir::ExprRef product = emit.bind("matmul_acc_tile", tile_op, std::move(args));

@@ -53,7 +53,11 @@ class Emitter {
   /// `name = op(args, kwargs)` appended; the variable.
   ir::VarRef bind(std::string name, std::string_view op, std::vector<ir::ExprRef> args,
                   ir::Attrs kw = {}) const {
-    ir::ExprRef value = call(op, std::move(args), std::move(kw));
+    return bind(std::move(name), call(op, std::move(args), std::move(kw)));
+  }
+
+  /// `name = value` appended; the variable.
+  ir::VarRef bind(std::string name, ir::ExprRef value) const {
     ir::VarRef v = ir::Var::make(std::move(name), value->type, span_);
     out_->push_back(ir::AssignStmt::make(v, std::move(value), span_));
     return v;
